@@ -1,0 +1,1 @@
+//! Compat tests against real Apache Kafka.

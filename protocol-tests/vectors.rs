@@ -1,0 +1,1 @@
+//! Golden-vector round trips.
