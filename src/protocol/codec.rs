@@ -10,7 +10,11 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DecodeError {
     /// The input ended before a field was complete.
-    Truncated { what: &'static str, needed: usize, remaining: usize },
+    Truncated {
+        what: &'static str,
+        needed: usize,
+        remaining: usize,
+    },
     /// A length or count is negative (and not the null marker where null is allowed) or too large.
     BadLength { what: &'static str, length: i64 },
     /// A null where the schema forbids one at this version.
@@ -28,7 +32,11 @@ pub enum DecodeError {
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            DecodeError::Truncated { what, needed, remaining } => write!(
+            DecodeError::Truncated {
+                what,
+                needed,
+                remaining,
+            } => write!(
                 f,
                 "truncated input while reading {what}: needed {needed} bytes, {remaining} remain"
             ),
@@ -51,13 +59,25 @@ impl std::error::Error for DecodeError {}
 /// Why a value could not be encoded at a version (Kafka's UnsupportedVersionException cases).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EncodeError {
-    UnsupportedVersion { what: &'static str, version: i16 },
+    UnsupportedVersion {
+        what: &'static str,
+        version: i16,
+    },
     /// A field that this version cannot carry holds a non-default value.
-    FieldNotInVersion { what: &'static str, version: i16 },
+    FieldNotInVersion {
+        what: &'static str,
+        version: i16,
+    },
     /// A null in a field that is not nullable at this version.
-    NullNotAllowed { what: &'static str, version: i16 },
+    NullNotAllowed {
+        what: &'static str,
+        version: i16,
+    },
     /// A string, bytes or array longer than the encoding can express.
-    TooLong { what: &'static str, length: usize },
+    TooLong {
+        what: &'static str,
+        length: usize,
+    },
 }
 
 impl fmt::Display for EncodeError {
@@ -67,7 +87,10 @@ impl fmt::Display for EncodeError {
                 write!(f, "{what} does not support version {version}")
             }
             EncodeError::FieldNotInVersion { what, version } => {
-                write!(f, "{what} has a non-default value but version {version} cannot carry it")
+                write!(
+                    f,
+                    "{what} has a non-default value but version {version} cannot carry it"
+                )
             }
             EncodeError::NullNotAllowed { what, version } => {
                 write!(f, "{what} is null but not nullable at version {version}")
@@ -102,10 +125,12 @@ impl Uuid {
         use base64::Engine;
         let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
             .decode(s.as_bytes())
-            .map_err(|e| format!("'{s}' is not a Kafka uuid (22 url-safe base64 characters): {e}"))?;
-        let arr: [u8; 16] = bytes.try_into().map_err(|_| {
-            format!("'{s}' is not a Kafka uuid: it does not decode to 16 bytes")
-        })?;
+            .map_err(|e| {
+                format!("'{s}' is not a Kafka uuid (22 url-safe base64 characters): {e}")
+            })?;
+        let arr: [u8; 16] = bytes
+            .try_into()
+            .map_err(|_| format!("'{s}' is not a Kafka uuid: it does not decode to 16 bytes"))?;
         Ok(Uuid(arr))
     }
 }
@@ -158,7 +183,11 @@ impl<'a> Reader<'a> {
 
     pub fn take(&mut self, n: usize, what: &'static str) -> R<&'a [u8]> {
         if n > self.remaining() {
-            return Err(DecodeError::Truncated { what, needed: n, remaining: self.remaining() });
+            return Err(DecodeError::Truncated {
+                what,
+                needed: n,
+                remaining: self.remaining(),
+            });
         }
         let s = &self.buf[self.pos..self.pos + n];
         self.pos += n;
@@ -256,7 +285,11 @@ impl<'a> Reader<'a> {
         }
         let len = len as usize;
         if len > self.remaining() {
-            return Err(DecodeError::Truncated { what, needed: len, remaining: self.remaining() });
+            return Err(DecodeError::Truncated {
+                what,
+                needed: len,
+                remaining: self.remaining(),
+            });
         }
         Ok(Some(len))
     }
@@ -273,7 +306,8 @@ impl<'a> Reader<'a> {
     }
 
     pub fn string(&mut self, compact: bool, what: &'static str) -> R<String> {
-        self.nullable_string(compact, what)?.ok_or(DecodeError::UnexpectedNull { what })
+        self.nullable_string(compact, what)?
+            .ok_or(DecodeError::UnexpectedNull { what })
     }
 
     pub fn nullable_bytes(&mut self, compact: bool, what: &'static str) -> R<Option<Vec<u8>>> {
@@ -284,14 +318,18 @@ impl<'a> Reader<'a> {
     }
 
     pub fn bytes(&mut self, compact: bool, what: &'static str) -> R<Vec<u8>> {
-        self.nullable_bytes(compact, what)?.ok_or(DecodeError::UnexpectedNull { what })
+        self.nullable_bytes(compact, what)?
+            .ok_or(DecodeError::UnexpectedNull { what })
     }
 
     /// An array element count. Like Kafka, refuses a count larger than the bytes that remain,
     /// so the caller may reserve `count` slots without trusting the wire.
     pub fn array_len(&mut self, compact: bool, what: &'static str) -> R<Option<usize>> {
-        let len: i64 =
-            if compact { self.unsigned_varint(what)? as i64 - 1 } else { self.i32(what)? as i64 };
+        let len: i64 = if compact {
+            self.unsigned_varint(what)? as i64 - 1
+        } else {
+            self.i32(what)? as i64
+        };
         if len < -1 {
             return Err(DecodeError::BadLength { what, length: len });
         }
@@ -313,7 +351,10 @@ impl<'a> Reader<'a> {
     ) -> R<Vec<RawTaggedField>> {
         let count = self.unsigned_varint(what)? as usize;
         if count > self.remaining() {
-            return Err(DecodeError::BadLength { what, length: count as i64 });
+            return Err(DecodeError::BadLength {
+                what,
+                length: count as i64,
+            });
         }
         let mut unknown = Vec::new();
         let mut last: Option<u32> = None;
@@ -338,7 +379,10 @@ impl<'a> Reader<'a> {
                     )));
                 }
             } else {
-                unknown.push(RawTaggedField { tag, data: body.to_vec() });
+                unknown.push(RawTaggedField {
+                    tag,
+                    data: body.to_vec(),
+                });
             }
         }
         Ok(unknown)

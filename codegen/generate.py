@@ -1,0 +1,769 @@
+#!/usr/bin/env python3
+"""Generates kraftd's bounded Rust codecs from Kafka's JSON message schemas.
+
+The schemas ship as resources inside the pinned Kafka jars (kafka-clients: common/message,
+kafka-metadata: common/metadata, kafka-raft: QuorumStateData). They are read from the jars at
+generation time and never committed; the generated Rust is committed. A new Kafka release is a
+re-run: `make codegen` (see codegen/README.md).
+
+Usage: generate.py --jar JAR [--jar JAR ...] --messages codegen/messages.txt --out src/protocol/messages
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+import zipfile
+
+RUST_KEYWORDS = {
+    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for",
+    "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return",
+    "self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where",
+    "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro",
+    "override", "priv", "typeof", "unsized", "virtual", "yield", "try",
+}
+PRIMITIVES = {"bool", "int8", "int16", "uint16", "int32", "uint32", "int64", "float64",
+              "string", "bytes", "uuid", "records"}
+RUST_PRIM = {"bool": "bool", "int8": "i8", "int16": "i16", "uint16": "u16", "int32": "i32",
+             "uint32": "u32", "int64": "i64", "float64": "f64", "string": "String",
+             "bytes": "Vec<u8>", "uuid": "Uuid", "records": "Vec<u8>"}
+# Names the generated modules must not shadow.
+RESERVED_TYPES = {"Option", "Result", "Vec", "String", "Box", "Uuid", "Reader", "Writer",
+                  "Message", "RawTaggedField", "DecodeError", "EncodeError", "Value"}
+MAX_VERSION = 0x7FFF
+
+
+class Versions:
+    """A Kafka version range: "0+", "1-3", "2", or "none"."""
+
+    def __init__(self, text):
+        text = str(text).strip()
+        if text == "none":
+            self.lo, self.hi = None, None
+        elif text.endswith("+"):
+            self.lo, self.hi = int(text[:-1]), MAX_VERSION
+        elif "-" in text:
+            a, b = text.split("-")
+            self.lo, self.hi = int(a), int(b)
+        else:
+            self.lo = self.hi = int(text)
+
+    def empty(self):
+        return self.lo is None
+
+    def intersect(self, other):
+        if self.empty() or other.empty():
+            return Versions("none")
+        lo, hi = max(self.lo, other.lo), min(self.hi, other.hi)
+        if lo > hi:
+            return Versions("none")
+        v = Versions("none")
+        v.lo, v.hi = lo, hi
+        return v
+
+    def cond(self, var="version", within=None):
+        """A Rust boolean for `var` in range; `within` is the range the caller already knows."""
+        if self.empty():
+            return "false"
+        lo_known = within is not None and not within.empty() and within.lo >= self.lo
+        hi_known = within is not None and not within.empty() and within.hi <= self.hi
+        parts = []
+        if self.lo > 0 and not lo_known:
+            parts.append(f"{var} >= {self.lo}")
+        if self.hi < MAX_VERSION and not hi_known:
+            parts.append(f"{var} <= {self.hi}")
+        return " && ".join(parts) if parts else "true"
+
+
+def strip_comments(text):
+    return "\n".join(l for l in text.splitlines() if not l.strip().startswith("//"))
+
+
+def snake(name):
+    s = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)
+    s = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s)
+    s = s.lower()
+    return s + "_" if s in RUST_KEYWORDS else s
+
+
+def camel(name):
+    return name[0].lower() + name[1:]
+
+
+class Field:
+    def __init__(self, spec, msg):
+        self.name = spec["name"]
+        self.rust = snake(self.name)
+        self.json = camel(self.name)
+        raw_type = spec["type"]
+        self.is_array = raw_type.startswith("[]")
+        self.elem = raw_type[2:] if self.is_array else raw_type
+        self.versions = Versions(spec.get("versions", "0+"))
+        self.nullable = Versions(spec.get("nullableVersions", "none"))
+        self.tagged = Versions(spec.get("taggedVersions", "none"))
+        self.tag = spec.get("tag")
+        self.ignorable = bool(spec.get("ignorable", False))
+        self.default = spec.get("default")
+        self.about = spec.get("about", "").strip()
+        self.struct = None  # resolved struct for struct-typed fields
+        if "fields" in spec:
+            if self.elem in PRIMITIVES:
+                raise SystemExit(f"{msg}.{self.name}: primitive type with nested fields")
+            self.struct = msg.add_struct(self.elem, spec["fields"], spec.get("versions", "0+"))
+        if not self.tagged.empty() and self.tag is None:
+            raise SystemExit(f"{msg.name}.{self.name}: taggedVersions without tag")
+
+    @property
+    def is_struct(self):
+        return self.elem not in PRIMITIVES
+
+    def any_nullable(self):
+        return not self.nullable.empty()
+
+    def elem_rust(self):
+        return RUST_PRIM[self.elem] if self.elem in PRIMITIVES else self.elem
+
+    def rust_type(self):
+        t = f"Vec<{self.elem_rust()}>" if self.is_array else self.elem_rust()
+        return f"Option<{t}>" if self.any_nullable() else t
+
+    def default_expr(self):
+        d = self.default
+        nullable = self.any_nullable()
+        if self.is_array:
+            if d == "null":
+                return "None"
+            return "Some(Vec::new())" if nullable else "Vec::new()"
+        if self.is_struct:
+            if d == "null":
+                return "None"
+            return f"Some({self.elem}::default())" if nullable else f"{self.elem}::default()"
+        t = self.elem
+        if t == "records":
+            if nullable:
+                return "None" if d in (None, "null") else "Some(Vec::new())"
+            return "Vec::new()"
+        if d == "null" or (d is None and nullable and t in ("string", "bytes")):
+            if d == "null":
+                return "None"
+        if t == "bool":
+            v = "true" if str(d).lower() == "true" else "false"
+        elif t in ("int8", "int16", "uint16", "int32", "uint32", "int64"):
+            if d is None or d == "":
+                v = "0"
+            else:
+                s = str(d)
+                n = int(s, 16) if s.lower().startswith(("0x", "-0x")) else int(s)
+                v = str(n)
+            v = f"{v}{RUST_PRIM[t]}" if not v.startswith("-") else f"({v}{RUST_PRIM[t]})"
+        elif t == "float64":
+            v = f"{float(d) if d not in (None, '') else 0.0!r}f64"
+        elif t == "string":
+            v = f"String::from({json.dumps(d if d else '')})"
+        elif t == "bytes":
+            v = "Vec::new()"
+        elif t == "uuid":
+            v = "Uuid::ZERO" if not d else f"Uuid::parse({json.dumps(d)}).unwrap()"
+        else:
+            raise SystemExit(f"unknown type {t}")
+        return f"Some({v})" if nullable else v
+
+
+class Struct:
+    def __init__(self, name, fields_spec, versions, msg):
+        self.name = name
+        self.versions = Versions(versions)
+        self.fields = [Field(f, msg) for f in fields_spec]
+        tags = [f.tag for f in self.fields if f.tag is not None]
+        if len(tags) != len(set(tags)):
+            raise SystemExit(f"{msg.name}.{name}: duplicate tags")
+
+
+class Schema:
+    def __init__(self, spec):
+        self.name = spec["name"]
+        self.kind = spec["type"]
+        self.api_key = spec.get("apiKey")
+        self.valid = Versions(spec["validVersions"])
+        self.flexible = Versions(spec.get("flexibleVersions", "none"))
+        self.unstable = bool(spec.get("latestVersionUnstable", False))
+        self.structs = {}
+        self.order = []
+        self.common = {c["name"]: c for c in spec.get("commonStructs", [])}
+        self.root = Struct(self.name, spec["fields"], spec["validVersions"], self)
+        for cname, c in self.common.items():
+            if cname not in self.structs:
+                self.add_struct(cname, c["fields"], c.get("versions", "0+"))
+        self.resolve(self.root)
+
+    def add_struct(self, name, fields_spec, versions):
+        if name in RESERVED_TYPES:
+            raise SystemExit(f"{self.name}: struct name {name} clashes with a Rust type")
+        if name in self.structs:
+            raise SystemExit(f"{self.name}: duplicate struct {name}")
+        s = Struct(name, fields_spec, versions, self)
+        self.structs[name] = s
+        self.order.append(name)
+        return s
+
+    def resolve(self, st):
+        for f in st.fields:
+            if f.is_struct and f.struct is None:
+                if f.elem in self.structs:
+                    f.struct = self.structs[f.elem]
+                elif f.elem in self.common:
+                    c = self.common[f.elem]
+                    f.struct = self.add_struct(f.elem, c["fields"], c.get("versions", "0+"))
+                else:
+                    raise SystemExit(f"{self.name}.{f.name}: unknown type {f.elem}")
+            if f.struct is not None and f.struct is not st:
+                self.resolve(f.struct)
+
+
+# ---------------------------------------------------------------------------------------------
+# Rust emission
+
+
+def read_scalar(t, what, compact, nullable):
+    """Expression reading one value of primitive type t from `r`. nullable: Option result."""
+    if t in ("string",):
+        return f"r.nullable_string({compact}, {what})?" if nullable else f"r.string({compact}, {what})?"
+    if t in ("bytes", "records"):
+        return f"r.nullable_bytes({compact}, {what})?" if nullable else f"r.bytes({compact}, {what})?"
+    m = {"bool": "bool", "int8": "i8", "int16": "i16", "uint16": "u16", "int32": "i32",
+         "uint32": "u32", "int64": "i64", "float64": "f64", "uuid": "uuid"}[t]
+    return f"r.{m}({what})?"
+
+
+def write_scalar(t, val, what, compact, nullable):
+    """Statement writing primitive value `val` (a reference expression or Option<&T>)."""
+    if t == "string":
+        return (f"w.nullable_string({val}, {compact}, {what})?;" if nullable
+                else f"w.string({val}, {compact}, {what})?;")
+    if t in ("bytes", "records"):
+        return (f"w.nullable_bytes({val}, {compact}, {what})?;" if nullable
+                else f"w.bytes({val}, {compact}, {what})?;")
+    m = {"bool": "bool", "int8": "i8", "int16": "i16", "uint16": "u16", "int32": "i32",
+         "uint32": "u32", "int64": "i64", "float64": "f64", "uuid": "uuid"}[t]
+    if t == "uuid":
+        return f"w.uuid({val});"
+    return f"w.{m}(*{val});"
+
+
+class Emitter:
+    def __init__(self, schema):
+        self.s = schema
+        self.out = []
+
+    def line(self, text=""):
+        self.out.append(text)
+
+    def flex_cond(self):
+        return self.s.flexible.cond()
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def read_field_value(self, f, compact):
+        """Lines that read field f into `value` (of f.rust_type()), given `version` and `r`."""
+        what = json.dumps(f"{self.cur}.{f.name}")
+        nullable_here = f.nullable.cond()
+        lines = []
+        if f.is_array:
+            elem_read = self.read_elem(f, compact)
+            lines.append(f"let value = match r.array_len({compact}, {what})? {{")
+            if f.any_nullable():
+                lines.append(f"    None if {nullable_here} => None,")
+            lines.append(f"    None => return Err(DecodeError::UnexpectedNull {{ what: {what} }}),")
+            lines.append("    Some(n) => {")
+            min = self.min_size(f)
+            if min > 1:
+                # Each element needs at least `min` bytes: refuse counts the input cannot hold.
+                lines.append(f"        if n > r.remaining() / {min} {{")
+                lines.append(f"            return Err(DecodeError::BadLength {{ what: {what}, length: n as i64 }});")
+                lines.append("        }")
+            # Capacity is capped so that a large in-memory element type cannot amplify the count.
+            lines.append("        let mut items = Vec::with_capacity(n.min(1024));")
+            lines.append("        for _ in 0..n {")
+            lines.append(f"            items.push({elem_read});")
+            lines.append("        }")
+            lines.append("        " + ("Some(items)" if f.any_nullable() else "items"))
+            lines.append("    }")
+            lines.append("};")
+        elif f.is_struct:
+            if f.any_nullable():
+                lines.append(f"let value = if {nullable_here} {{")
+                lines.append(f"    if r.i8({what})? < 0 {{ None }} else {{ Some({f.elem}::decode(r, version)?) }}")
+                lines.append(f"}} else {{ Some({f.elem}::decode(r, version)?) }};")
+            else:
+                lines.append(f"let value = {f.elem}::decode(r, version)?;")
+        else:
+            t = f.elem
+            if t in ("string", "bytes", "records"):
+                if f.any_nullable():
+                    lines.append(f"let value = {read_scalar(t, what, compact, True)};")
+                    lines.append(f"if value.is_none() && !({nullable_here}) {{")
+                    lines.append(f"    return Err(DecodeError::UnexpectedNull {{ what: {what} }});")
+                    lines.append("}")
+                else:
+                    lines.append(f"let value = {read_scalar(t, what, compact, False)};")
+            else:
+                lines.append(f"let value = {read_scalar(t, what, compact, False)};")
+                if f.any_nullable():
+                    lines.append("let value = Some(value);")
+        return lines
+
+    def min_size(self, f):
+        """The fewest bytes one array element of f can take on the wire, at any version."""
+        fixed = {"bool": 1, "int8": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4,
+                 "int64": 8, "float64": 8, "uuid": 16, "string": 1, "bytes": 1, "records": 1}
+        if not f.is_struct:
+            return fixed[f.elem]
+        # A struct: its fields valid in every version would add up; stay conservative and count
+        # only fields present in all versions of the schema, and a tag buffer byte if always flexible.
+        total = 0
+        for g in f.struct.fields:
+            if g.versions.empty() or not g.tagged.empty():
+                continue
+            if g.versions.lo <= self.s.valid.lo and g.versions.hi >= self.s.valid.hi:
+                # Arrays take at least a 1-byte compact length; a nested struct may be empty.
+                total += 1 if g.is_array else (0 if g.is_struct else fixed[g.elem])
+        return total
+
+    def read_elem(self, f, compact):
+        what = json.dumps(f"{self.cur}.{f.name}[]")
+        if f.is_struct:
+            return f"{f.elem}::decode(r, version)?"
+        return read_scalar(f.elem, what, compact, False)
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def write_field_value(self, f, compact, src):
+        """Lines that write field value `src` (an expression of type &f.rust_type())."""
+        what = json.dumps(f"{self.cur}.{f.name}")
+        nullable_here = f.nullable.cond()
+        lines = []
+        if f.any_nullable():
+            lines.append(f"if {src}.is_none() && !({nullable_here}) {{")
+            lines.append(f"    return Err(EncodeError::NullNotAllowed {{ what: {what}, version }});")
+            lines.append("}")
+        if f.is_array:
+            inner = f"{src}.as_ref()" if f.any_nullable() else f"Some({src})"
+            lines.append(f"match {inner} {{")
+            lines.append(f"    None => w.array_len(None, {compact}, {what})?,")
+            lines.append("    Some(items) => {")
+            lines.append(f"        w.array_len(Some(items.len()), {compact}, {what})?;")
+            lines.append("        for item in items.iter() {")
+            if f.is_struct:
+                lines.append("            item.encode(w, version)?;")
+            else:
+                lines.append("            " + write_scalar(f.elem, "item", json.dumps(f"{self.cur}.{f.name}[]"), compact, False))
+            lines.append("        }")
+            lines.append("    }")
+            lines.append("}")
+        elif f.is_struct:
+            if f.any_nullable():
+                lines.append(f"match {src} {{")
+                lines.append(f"    None => w.i8(-1),")
+                lines.append(f"    Some(v) => {{")
+                lines.append(f"        if {nullable_here} {{ w.i8(1); }}")
+                lines.append(f"        v.encode(w, version)?;")
+                lines.append("    }")
+                lines.append("}")
+            else:
+                lines.append(f"{src}.encode(w, version)?;")
+        else:
+            t = f.elem
+            if f.any_nullable():
+                if t in ("string", "bytes", "records"):
+                    deref = ".as_deref()"
+                    lines.append(write_scalar(t, f"{src}{deref}", what, compact, True))
+                else:
+                    lines.append(f"if let Some(v) = {src}.as_ref() {{ {write_scalar(t, 'v', what, compact, False)} }}")
+            else:
+                lines.append(write_scalar(t, src, what, compact, False))
+        return lines
+
+    # -- json (mirrors Kafka's generated JsonConverter.write) -----------------------------------
+
+    def json_value(self, f, src):
+        """Expression producing a serde_json::Value from `src` (&f.rust_type())."""
+        def scalar(t, v):
+            if t == "uuid":
+                return f"Value::from({v}.to_string())"
+            if t in ("bytes", "records"):
+                return f"Value::from(base64_encode({v}))"
+            if t == "float64":
+                return f"Value::from(*{v})"
+            if t == "string":
+                return f"Value::from({v}.as_str())"
+            return f"Value::from(*{v})"
+
+        def elem(v):
+            return f"{v}.to_kafka_json(version)" if f.is_struct else scalar(f.elem, v)
+
+        if f.is_array:
+            arr = "Value::Array(items.iter().map(|x| " + elem("x") + ").collect())"
+            if f.any_nullable():
+                return f"match {src} {{ None => Value::Null, Some(items) => {arr} }}"
+            return f"{{ let items = {src}; {arr} }}"
+        if f.is_struct:
+            if f.any_nullable():
+                return f"match {src} {{ None => Value::Null, Some(x) => x.to_kafka_json(version) }}"
+            return f"{src}.to_kafka_json(version)"
+        if f.elem == "records":
+            # Kafka's converter prints a records field as its size unless asked to serialise it.
+            if f.any_nullable():
+                return f"match {src} {{ None => Value::Null, Some(x) => Value::from(x.len()) }}"
+            return f"Value::from({src}.len())"
+        if f.any_nullable():
+            return f"match {src} {{ None => Value::Null, Some(x) => {scalar(f.elem, 'x')} }}"
+        return scalar(f.elem, src)
+
+    # -- struct -------------------------------------------------------------------------------
+
+    def emit_struct(self, st, is_root):
+        s = self.s
+        self.cur = st.name
+        valid = s.valid.intersect(st.versions) if not is_root else s.valid
+        if is_root:
+            self.line(f"/// Kafka's `{s.name}` ({s.kind}" + (f", api key {s.api_key}" if s.api_key is not None else "")
+                      + f"), versions {s.valid.lo}-{s.valid.hi}" + (" (latest unstable)" if s.unstable else "") + ".")
+        self.line("#[derive(Debug, Clone, PartialEq)]")
+        self.line(f"pub struct {st.name} {{")
+        for f in st.fields:
+            if f.about:
+                for chunk in wrap(f.about, 92):
+                    self.line(f"    /// {chunk}")
+            vs = f"versions {f.versions.lo}+" if f.versions.hi == MAX_VERSION else (
+                "no versions" if f.versions.empty() else f"versions {f.versions.lo}-{f.versions.hi}")
+            extra = ""
+            if not f.tagged.empty():
+                extra += f", tag {f.tag}"
+            if f.any_nullable():
+                extra += f", nullable {f.nullable.lo}+"
+            self.line(f"    /// ({vs}{extra})")
+            self.line(f"    pub {f.rust}: {f.rust_type()},")
+        self.line("    /// Tagged fields this build does not know, kept for byte-identical re-encoding.")
+        self.line("    pub unknown_tagged_fields: Vec<RawTaggedField>,")
+        self.line("}")
+        self.line()
+        self.line(f"impl Default for {st.name} {{")
+        self.line("    fn default() -> Self {")
+        self.line("        Self {")
+        for f in st.fields:
+            self.line(f"            {f.rust}: {f.default_expr()},")
+        self.line("            unknown_tagged_fields: Vec::new(),")
+        self.line("        }")
+        self.line("    }")
+        self.line("}")
+        self.line()
+        self.emit_codec(st, is_root)
+
+    def emit_codec(self, st, is_root):
+        s = self.s
+        flex = self.flex_cond()
+        what_struct = json.dumps(st.name)
+        if is_root:
+            self.line(f"impl Message for {st.name} {{")
+            self.line(f"    const NAME: &'static str = {json.dumps(s.name)};")
+            self.line(f"    const LOWEST_VERSION: i16 = {s.valid.lo};")
+            self.line(f"    const HIGHEST_VERSION: i16 = {s.valid.hi};")
+            self.line()
+            self.line("    fn decode(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {")
+            self.line("        if !(Self::LOWEST_VERSION..=Self::HIGHEST_VERSION).contains(&version) {")
+            self.line(f"            return Err(DecodeError::UnsupportedVersion {{ what: {what_struct}, version }});")
+            self.line("        }")
+            self.line("        Self::decode_body(r, version)")
+            self.line("    }")
+            self.line()
+            self.line("    fn encode(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {")
+            self.line("        if !(Self::LOWEST_VERSION..=Self::HIGHEST_VERSION).contains(&version) {")
+            self.line(f"            return Err(EncodeError::UnsupportedVersion {{ what: {what_struct}, version }});")
+            self.line("        }")
+            self.line("        self.encode_body(w, version)")
+            self.line("    }")
+            self.line("}")
+            self.line()
+            if s.api_key is not None and s.kind in ("request", "response"):
+                self.line(f"impl ApiMessage for {st.name} {{")
+                self.line(f"    const API_KEY: i16 = {s.api_key};")
+                self.line("}")
+                self.line()
+        self.line(f"impl {st.name} {{")
+        # decode
+        self.line("    #[allow(unused_variables, unused_mut, clippy::needless_late_init)]")
+        self.line(f"    {'pub(crate) ' if not is_root else ''}fn decode{'_body' if is_root else ''}(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {{")
+        if not is_root and not st.versions.empty():
+            cond = st.versions.cond()
+            if cond != "true":
+                self.line(f"        if !({cond}) {{")
+                self.line(f"            return Err(DecodeError::UnsupportedVersion {{ what: {what_struct}, version }});")
+                self.line("        }")
+        self.line(f"        let flexible = {flex};")
+        self.line("        let mut this = Self::default();")
+        for f in st.fields:
+            if f.versions.empty():
+                continue
+            in_v = f.versions.cond()
+            tagged = f.tagged.cond()
+            self.line(f"        if {both(in_v, tagged)} {{")
+            self.line("            let compact = flexible;")
+            for l in self.read_field_value(f, "compact"):
+                self.line("            " + l)
+            self.line(f"            this.{f.rust} = value;")
+            self.line("        }")
+        self.line("        if flexible {")
+        tagged_fields = [f for f in st.fields if not f.tagged.empty()]
+        if tagged_fields:
+            self.line(f"            this.unknown_tagged_fields = r.tagged_fields({what_struct}, |tag, r| {{")
+            self.line("                match tag {")
+            for f in sorted(tagged_fields, key=lambda f: f.tag):
+                self.line(f"                    {f.tag} if {f.tagged.intersect(f.versions).cond()} => {{")
+                for l in self.read_field_value(f, "true"):
+                    self.line("                        " + l)
+                self.line(f"                        this.{f.rust} = value;")
+                self.line("                        Ok(true)")
+                self.line("                    }")
+            self.line("                    _ => Ok(false),")
+            self.line("                }")
+            self.line("            })?;")
+        else:
+            self.line(f"            this.unknown_tagged_fields = r.tagged_fields({what_struct}, |_, _| Ok(false))?;")
+        self.line("        }")
+        self.line("        Ok(this)")
+        self.line("    }")
+        self.line()
+        # encode
+        self.line("    #[allow(unused_variables)]")
+        self.line(f"    {'pub(crate) ' if not is_root else ''}fn encode{'_body' if is_root else ''}(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {{")
+        self.line(f"        let flexible = {flex};")
+        self.line("        let defaults = Self::default();")
+        for f in st.fields:
+            what = json.dumps(f"{st.name}.{f.name}")
+            in_v = f.versions.cond()
+            tagged = f.tagged.cond()
+            if not f.versions.empty():
+                self.line(f"        if {both(in_v, tagged)} {{")
+                self.line("            let compact = flexible;")
+                for l in self.write_field_value(f, "compact", f"(&self.{f.rust})"):
+                    self.line("            " + l)
+                # A field present at this version but tagged is written in the tag section below.
+                self.line("        } else {" if tagged == "false" else f"        }} else if !({in_v}) {{")
+            else:
+                self.line("        {")
+            if f.ignorable:
+                self.line("            // Ignorable: silently dropped at versions that cannot carry it.")
+            else:
+                self.line(f"            if self.{f.rust} != defaults.{f.rust} {{")
+                self.line(f"                return Err(EncodeError::FieldNotInVersion {{ what: {what}, version }});")
+                self.line("            }")
+            self.line("        }")
+        self.line("        if flexible {")
+        self.line("            #[allow(unused_mut)]")
+        self.line("            let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();")
+        for f in sorted(tagged_fields, key=lambda f: f.tag):
+            self.line(f"            if {f.tagged.intersect(f.versions).cond()} && self.{f.rust} != defaults.{f.rust} {{")
+            self.line("                let mut sub = Writer::new();")
+            self.line("                let w = &mut sub;")
+            for l in self.write_field_value(f, "true", f"(&self.{f.rust})"):
+                self.line("                " + l)
+            self.line(f"                tagged.push(({f.tag}, sub.into_inner()));")
+            self.line("            }")
+        self.line("            w.tagged_fields(tagged, &self.unknown_tagged_fields);")
+        self.line("        } else {")
+        self.line("            if !self.unknown_tagged_fields.is_empty() {")
+        self.line(f"                return Err(EncodeError::FieldNotInVersion {{ what: \"{st.name} tagged fields\", version }});")
+        self.line("            }")
+        self.line("        }")
+        self.line("        Ok(())")
+        self.line("    }")
+        self.line()
+        # json
+        self.line("    /// The same JSON document that Kafka's generated JsonConverter writes for this version.")
+        self.line("    #[allow(unused_variables)]")
+        self.line("    pub fn to_kafka_json(&self, version: i16) -> Value {")
+        self.line("        let mut map = serde_json::Map::new();")
+        self.line("        let defaults = Self::default();")
+        for f in st.fields:
+            if f.versions.empty():
+                continue
+            cond = f.versions.cond()
+            if not f.tagged.empty():
+                cond += f" && (!({f.tagged.cond()}) || self.{f.rust} != defaults.{f.rust})"
+            self.line(f"        if {cond} {{")
+            self.line(f"            map.insert({json.dumps(f.json)}.into(), {self.json_value(f, '(&self.' + f.rust + ')')});")
+            self.line("        }")
+        self.line("        Value::Object(map)")
+        self.line("    }")
+        self.line("}")
+        self.line()
+
+    def emit(self):
+        s = self.s
+        self.line(f"//! Generated by codegen/generate.py from Kafka's `{s.name}.json`. Do not edit.")
+        self.line()
+        self.line("#![allow(clippy::all, clippy::pedantic, unused_imports, unused_comparisons, unused_parens, unused_mut)]")
+        self.line()
+        self.line("use serde_json::Value;")
+        self.line()
+        self.line("use crate::protocol::codec::{ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer};")
+        self.line("use crate::protocol::messages::base64_encode;")
+        self.line()
+        self.emit_struct(s.root, True)
+        for name in s.order:
+            self.emit_struct(s.structs[name], False)
+        return "\n".join(self.out).rstrip() + "\n"
+
+
+def both(in_v, tagged):
+    """Rust condition: the field is present at this version and not in the tagged section."""
+    if tagged == "false":
+        return in_v
+    if in_v == "true":
+        return f"!({tagged})"
+    return f"{in_v} && !({tagged})"
+
+
+def wrap(text, width):
+    words = text.split()
+    lines, cur = [], ""
+    for w in words:
+        if cur and len(cur) + 1 + len(w) > width:
+            lines.append(cur)
+            cur = w
+        else:
+            cur = f"{cur} {w}" if cur else w
+    if cur:
+        lines.append(cur)
+    return lines
+
+
+def load_schemas(jars):
+    found = {}
+    for jar in jars:
+        with zipfile.ZipFile(jar) as z:
+            for n in z.namelist():
+                if n.endswith(".json") and ("common/message/" in n or "common/metadata/" in n):
+                    spec = json.loads(strip_comments(z.read(n).decode("utf-8")))
+                    if "name" in spec and "validVersions" in spec:
+                        found[spec["name"]] = spec
+    return found
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--jar", action="append", required=True)
+    ap.add_argument("--messages", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--kafka-version", required=True)
+    args = ap.parse_args()
+    schemas = load_schemas(args.jar)
+    wanted = []
+    for line in open(args.messages):
+        line = line.split("#")[0].strip()
+        if line:
+            wanted.append(line)
+    missing = [w for w in wanted if w not in schemas]
+    if missing:
+        sys.exit(f"schemas not found in the jars: {', '.join(missing)}")
+    os.makedirs(args.out, exist_ok=True)
+    for f in os.listdir(args.out):
+        if f.endswith(".rs"):
+            os.remove(os.path.join(args.out, f))
+    parsed = []
+    for name in wanted:
+        sch = Schema(schemas[name])
+        code = Emitter(sch).emit()
+        mod = snake(name)
+        with open(os.path.join(args.out, mod + ".rs"), "w") as fh:
+            fh.write(code)
+        parsed.append((mod, sch))
+    emit_mod(args.out, parsed, args.kafka_version)
+
+
+def emit_mod(out, parsed, kafka_version):
+    L = []
+    L.append(f"//! Codecs generated by codegen/generate.py from the message schemas of Apache Kafka {kafka_version}.")
+    L.append("//! Do not edit: change codegen/messages.txt or the generator, then `make codegen`.")
+    L.append("")
+    L.append("use crate::protocol::codec::{DecodeError, Message, Reader, Writer};")
+    L.append("")
+    L.append(f"/// The Kafka release these codecs were generated from.")
+    L.append(f"pub const KAFKA_VERSION: &str = {json.dumps(kafka_version)};")
+    L.append("")
+    for mod, _ in parsed:
+        L.append(f"pub mod {mod};")
+    L.append("")
+    for mod, sch in parsed:
+        L.append(f"pub use {mod}::{sch.name};")
+    L.append("")
+    L.append("pub(crate) fn base64_encode(bytes: &[u8]) -> String {")
+    L.append("    use base64::Engine;")
+    L.append("    base64::engine::general_purpose::STANDARD.encode(bytes)")
+    L.append("}")
+    L.append("")
+    L.append("/// What kind of schema a generated message comes from.")
+    L.append("#[derive(Debug, Clone, Copy, PartialEq, Eq)]")
+    L.append("pub enum SchemaKind { Request, Response, Header, Metadata, Data }")
+    L.append("")
+    L.append("/// One generated message, for generic tools: golden-vector tests, fuzzing, dump-log.")
+    L.append("pub struct SchemaEntry {")
+    L.append("    pub name: &'static str,")
+    L.append("    pub kind: SchemaKind,")
+    L.append("    /// The API key of a request or response, or the record type of a metadata record.")
+    L.append("    pub api_key: Option<i16>,")
+    L.append("    pub lowest_version: i16,")
+    L.append("    pub highest_version: i16,")
+    L.append("    /// The first flexible version, if any.")
+    L.append("    pub first_flexible_version: Option<i16>,")
+    L.append("    /// Whether Kafka marks the highest version unstable (not served by default).")
+    L.append("    pub latest_version_unstable: bool,")
+    L.append("    /// Decodes exactly the given bytes, then re-encodes at the same version.")
+    L.append("    pub round_trip: fn(&[u8], i16) -> Result<Vec<u8>, String>,")
+    L.append("    /// Encodes the default value at a version (a smoke test of every version's layout).")
+    L.append("    pub encode_default: fn(i16) -> Result<Vec<u8>, String>,")
+    L.append("    /// Decodes exactly the given bytes and renders Kafka's JSON form.")
+    L.append("    pub to_kafka_json: fn(&[u8], i16) -> Result<serde_json::Value, DecodeError>,")
+    L.append("}")
+    L.append("")
+    L.append("fn round_trip<M: Message>(bytes: &[u8], version: i16) -> Result<Vec<u8>, String> {")
+    L.append("    let m = M::decode_exact(bytes, version).map_err(|e| format!(\"decode: {e}\"))?;")
+    L.append("    let mut w = Writer::new();")
+    L.append("    m.encode(&mut w, version).map_err(|e| format!(\"encode: {e}\"))?;")
+    L.append("    Ok(w.into_inner())")
+    L.append("}")
+    L.append("")
+    L.append("/// Every generated message, in codegen/messages.txt order.")
+    L.append("pub static REGISTRY: &[SchemaEntry] = &[")
+    kinds = {"request": "Request", "response": "Response", "header": "Header", "metadata": "Metadata", "data": "Data"}
+    for mod, sch in parsed:
+        ff = "None" if sch.flexible.empty() else f"Some({sch.flexible.lo})"
+        ak = "None" if sch.api_key is None else f"Some({sch.api_key})"
+        L.append("    SchemaEntry {")
+        L.append(f"        name: {json.dumps(sch.name)},")
+        L.append(f"        kind: SchemaKind::{kinds[sch.kind]},")
+        L.append(f"        api_key: {ak},")
+        L.append(f"        lowest_version: {sch.valid.lo},")
+        L.append(f"        highest_version: {sch.valid.hi},")
+        L.append(f"        first_flexible_version: {ff},")
+        L.append(f"        latest_version_unstable: {'true' if sch.unstable else 'false'},")
+        L.append(f"        round_trip: round_trip::<{sch.name}>,")
+        L.append(f"        encode_default: |v| {sch.name}::default().encode_to_vec(v).map_err(|e| e.to_string()),")
+        L.append(f"        to_kafka_json: |b, v| {sch.name}::decode_exact(b, v).map(|m| m.to_kafka_json(v)),")
+        L.append("    },")
+    L.append("];")
+    L.append("")
+    L.append("/// Looks a generated message up by its schema name.")
+    L.append("pub fn schema(name: &str) -> Option<&'static SchemaEntry> {")
+    L.append("    REGISTRY.iter().find(|e| e.name == name)")
+    L.append("}")
+    L.append("")
+    L.append("#[allow(dead_code)]")
+    L.append("fn _assert_reader_used(_: Reader<'_>) {}")
+    with open(os.path.join(out, "mod.rs"), "w") as fh:
+        fh.write("\n".join(L) + "\n")
+
+
+if __name__ == "__main__":
+    main()
