@@ -105,6 +105,8 @@ class Field:
         self.tag = spec.get("tag")
         self.ignorable = bool(spec.get("ignorable", False))
         self.default = spec.get("default")
+        # A field may override the message's flexible versions (RequestHeader.ClientId: "none").
+        self.flexible = Versions(spec["flexibleVersions"]) if "flexibleVersions" in spec else None
         self.about = spec.get("about", "").strip()
         self.struct = None  # resolved struct for struct-typed fields
         if "fields" in spec:
@@ -508,7 +510,7 @@ class Emitter:
             in_v = f.versions.cond()
             tagged = f.tagged.cond()
             self.line(f"        if {both(in_v, tagged)} {{")
-            self.line("            let compact = flexible;")
+            self.line(f"            let compact = {compact_expr(f)};")
             for l in self.read_field_value(f, "compact"):
                 self.line("            " + l)
             self.line(f"            this.{f.rust} = value;")
@@ -545,7 +547,7 @@ class Emitter:
             tagged = f.tagged.cond()
             if not f.versions.empty():
                 self.line(f"        if {both(in_v, tagged)} {{")
-                self.line("            let compact = flexible;")
+                self.line(f"            let compact = {compact_expr(f)};")
                 for l in self.write_field_value(f, "compact", f"(&self.{f.rust})"):
                     self.line("            " + l)
                 # A field present at this version but tagged is written in the tag section below.
@@ -614,6 +616,13 @@ class Emitter:
         for name in s.order:
             self.emit_struct(s.structs[name], False)
         return "\n".join(self.out).rstrip() + "\n"
+
+
+def compact_expr(f):
+    """Whether field f uses compact encodings: the message is flexible, unless the field opts out."""
+    if f.flexible is None:
+        return "flexible"
+    return f"flexible && ({f.flexible.cond()})"
 
 
 def both(in_v, tagged):

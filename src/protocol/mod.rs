@@ -1,7 +1,8 @@
 //! Bytes to typed Kafka messages and back. The leaf of the module graph.
 pub mod codec;
+pub mod errors;
+pub mod frame;
 pub mod messages;
-
 #[cfg(test)]
 mod tests {
     use super::messages::REGISTRY;

@@ -94,7 +94,7 @@ impl RequestHeader {
             this.correlation_id = value;
         }
         if version >= 1 {
-            let compact = flexible;
+            let compact = flexible && (false);
             let value = r.nullable_string(compact, "RequestHeader.ClientId")?;
             if value.is_none() && !(version >= 1) {
                 return Err(DecodeError::UnexpectedNull {
@@ -147,7 +147,7 @@ impl RequestHeader {
             }
         }
         if version >= 1 {
-            let compact = flexible;
+            let compact = flexible && (false);
             if (&self.client_id).is_none() && !(version >= 1) {
                 return Err(EncodeError::NullNotAllowed {
                     what: "RequestHeader.ClientId",

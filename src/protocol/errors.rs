@@ -1,0 +1,58 @@
+//! Kafka's error codes (the `Errors` enum), by the names Kafka gives them.
+//!
+//! Only the codes kraftd sends or acts on are listed; the numbers are Kafka's wire values.
+
+/// A Kafka error code as carried in responses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ErrorCode(pub i16);
+
+macro_rules! error_codes {
+    ($($name:ident = $code:expr;)*) => {
+        impl ErrorCode {
+            $(pub const $name: ErrorCode = ErrorCode($code);)*
+
+            /// Kafka's name for the code, e.g. `UNSUPPORTED_VERSION`.
+            pub fn name(self) -> &'static str {
+                match self.0 {
+                    $($code => stringify!($name),)*
+                    _ => "UNKNOWN_ERROR_CODE",
+                }
+            }
+        }
+    };
+}
+
+error_codes! {
+    UNKNOWN_SERVER_ERROR = -1;
+    NONE = 0;
+    CORRUPT_MESSAGE = 2;
+    UNKNOWN_TOPIC_OR_PARTITION = 3;
+    NOT_LEADER_OR_FOLLOWER = 6;
+    REQUEST_TIMED_OUT = 7;
+    BROKER_NOT_AVAILABLE = 8;
+    CLUSTER_AUTHORIZATION_FAILED = 31;
+    UNSUPPORTED_VERSION = 35;
+    NOT_CONTROLLER = 41;
+    INVALID_REQUEST = 42;
+    FENCED_LEADER_EPOCH = 74;
+    UNKNOWN_LEADER_EPOCH = 75;
+    STALE_BROKER_EPOCH = 77;
+    INCONSISTENT_VOTER_SET = 94;
+    SNAPSHOT_NOT_FOUND = 98;
+    DUPLICATE_BROKER_REGISTRATION = 101;
+    BROKER_ID_NOT_REGISTERED = 102;
+    INCONSISTENT_CLUSTER_ID = 104;
+    MISMATCHED_ENDPOINT_TYPE = 114;
+    UNSUPPORTED_ENDPOINT_TYPE = 115;
+    UNKNOWN_CONTROLLER_ID = 116;
+    INVALID_REGISTRATION = 119;
+    INVALID_VOTER_KEY = 125;
+    DUPLICATE_VOTER = 126;
+    VOTER_NOT_FOUND = 127;
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.name(), self.0)
+    }
+}

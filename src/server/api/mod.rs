@@ -1,0 +1,179 @@
+//! The Kafka APIs kraftd serves on its controller listeners: which ones, at which versions, and
+//! the dispatch from a request frame to a response frame (or a closed connection).
+//!
+//! The catalogue below is the single source of truth: ApiVersions advertises exactly it, and
+//! dispatch refuses anything outside it the way Java's controller does.
+
+mod api_versions;
+mod describe_cluster;
+
+use std::fmt;
+
+use crate::protocol::codec::{EncodeError, Message};
+use crate::protocol::frame::{self, ParsedRequest, API_VERSIONS_KEY};
+
+pub use api_versions::supported_features;
+
+use super::context::ServerContext;
+
+/// An API kraftd serves, with the versions it implements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServedApi {
+    pub key: i16,
+    pub name: &'static str,
+    pub min_version: i16,
+    pub max_version: i16,
+}
+
+/// Every API kraftd serves, in api-key order. ApiVersions advertises exactly this list.
+pub const SERVED_APIS: &[ServedApi] = &[
+    // v5 (Kafka 4.3+) is answered with the v0 UNSUPPORTED_VERSION fallback; clients retry at v4.
+    ServedApi {
+        key: API_VERSIONS_KEY,
+        name: "ApiVersions",
+        min_version: 0,
+        max_version: 4,
+    },
+    ServedApi {
+        key: 60,
+        name: "DescribeCluster",
+        min_version: 0,
+        max_version: 2,
+    },
+];
+
+pub fn served_api(key: i16) -> Option<&'static ServedApi> {
+    SERVED_APIS.iter().find(|a| a.key == key)
+}
+
+/// What the connection does with one request frame.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Write this complete response frame (size prefix included).
+    Respond(Vec<u8>),
+    /// Close the connection; the reason is logged once, as Java logs it.
+    Close(CloseReason),
+}
+
+/// Why a connection is closed instead of answered.
+#[derive(Debug, PartialEq, Eq)]
+pub enum CloseReason {
+    BadHeader(frame::HeaderError),
+    NotServed {
+        api_key: i16,
+        api_version: i16,
+        correlation_id: i32,
+    },
+    UnsupportedVersion {
+        api_key: i16,
+        api_version: i16,
+        correlation_id: i32,
+    },
+    BadBody {
+        api_key: i16,
+        api_version: i16,
+        correlation_id: i32,
+        error: String,
+    },
+    Encode {
+        api_key: i16,
+        api_version: i16,
+        error: EncodeError,
+    },
+}
+
+impl fmt::Display for CloseReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CloseReason::BadHeader(e) => write!(f, "{e}"),
+            CloseReason::NotServed { api_key, api_version, correlation_id } => write!(
+                f,
+                "api key {api_key} ({}) version {api_version} (correlation id {correlation_id}) \
+                 is not served on a controller listener",
+                frame::api_name(*api_key)
+            ),
+            CloseReason::UnsupportedVersion { api_key, api_version, correlation_id } => {
+                let api = served_api(*api_key).expect("only served apis reach version checks");
+                write!(
+                    f,
+                    "unsupported {} version {api_version} (correlation id {correlation_id}); \
+                     kraftd serves versions {}-{}",
+                    api.name, api.min_version, api.max_version
+                )
+            }
+            CloseReason::BadBody { api_key, api_version, correlation_id, error } => write!(
+                f,
+                "malformed {} v{api_version} request body (correlation id {correlation_id}): {error}",
+                frame::api_name(*api_key)
+            ),
+            CloseReason::Encode { api_key, api_version, error } => write!(
+                f,
+                "could not encode the {} v{api_version} response: {error}",
+                frame::api_name(*api_key)
+            ),
+        }
+    }
+}
+
+/// Handles one request frame (size prefix removed) received on a controller listener.
+pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
+    let request = match frame::parse_request(bytes) {
+        Ok(r) => r,
+        Err(e) => return Outcome::Close(CloseReason::BadHeader(e)),
+    };
+    let (api_key, api_version, correlation_id) = (
+        request.api_key(),
+        request.api_version(),
+        request.correlation_id(),
+    );
+    let Some(api) = served_api(api_key) else {
+        return Outcome::Close(CloseReason::NotServed {
+            api_key,
+            api_version,
+            correlation_id,
+        });
+    };
+    if !(api.min_version..=api.max_version).contains(&api_version) {
+        if api_key == API_VERSIONS_KEY {
+            // KIP-511: answer in v0 so any client can read it, naming the versions we serve.
+            return respond(&request, &api_versions::unsupported_version_response(), 0);
+        }
+        return Outcome::Close(CloseReason::UnsupportedVersion {
+            api_key,
+            api_version,
+            correlation_id,
+        });
+    }
+    let result = match api_key {
+        API_VERSIONS_KEY => api_versions::handle(ctx, &request),
+        60 => describe_cluster::handle(ctx, listener, &request),
+        _ => unreachable!("every served api has a handler"),
+    };
+    match result {
+        Ok(outcome) => outcome,
+        Err(error) => Outcome::Close(CloseReason::BadBody {
+            api_key,
+            api_version,
+            correlation_id,
+            error: error.to_string(),
+        }),
+    }
+}
+
+/// Encodes `body` as the response to `request` at `body_version`.
+fn respond<M: Message>(request: &ParsedRequest<'_>, body: &M, body_version: i16) -> Outcome {
+    match frame::encode_response(
+        request.api_key(),
+        request.api_version(),
+        request.correlation_id(),
+        body,
+        body_version,
+    ) {
+        Ok(bytes) => Outcome::Respond(bytes),
+        Err(error) => Outcome::Close(CloseReason::Encode {
+            api_key: request.api_key(),
+            api_version: request.api_version(),
+            error,
+        }),
+    }
+}

@@ -1,0 +1,108 @@
+//! What request handlers may read about this node: identity, endpoints, features and the
+//! quorum's current view. Shared by every connection; the node loop updates the quorum view.
+
+use std::collections::BTreeMap;
+use std::sync::RwLock;
+
+/// A feature's supported range, as ApiVersions and registrations advertise it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeatureRange {
+    pub name: &'static str,
+    pub min: i16,
+    pub max: i16,
+}
+
+/// Finalized feature levels and the offset they were read at (-1: none known yet).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FinalizedFeatures {
+    pub epoch: i64,
+    pub levels: BTreeMap<String, i16>,
+}
+
+impl Default for FinalizedFeatures {
+    fn default() -> Self {
+        FinalizedFeatures {
+            epoch: -1,
+            levels: BTreeMap::new(),
+        }
+    }
+}
+
+/// A controller's address on one listener.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ControllerEndpoint {
+    pub node_id: i32,
+    pub listener: String,
+    pub host: String,
+    pub port: u16,
+}
+
+/// The quorum as this node currently sees it. Until consensus runs, only this node is known.
+#[derive(Debug, Clone, Default)]
+pub struct QuorumView {
+    pub leader_id: Option<i32>,
+    /// Every known controller's endpoints, this node's included.
+    pub controllers: Vec<ControllerEndpoint>,
+    pub finalized: FinalizedFeatures,
+}
+
+#[derive(Debug)]
+pub struct ServerContext {
+    pub node_id: i32,
+    /// From meta.properties; None while the metadata log dir is unformatted.
+    pub cluster_id: Option<String>,
+    pub supported_features: Vec<FeatureRange>,
+    /// Largest request frame accepted (`socket.request.max.bytes`).
+    pub max_request_bytes: usize,
+    quorum: RwLock<QuorumView>,
+}
+
+impl ServerContext {
+    pub fn new(
+        node_id: i32,
+        cluster_id: Option<String>,
+        max_request_bytes: usize,
+        quorum: QuorumView,
+    ) -> Self {
+        ServerContext {
+            node_id,
+            cluster_id,
+            supported_features: super::api::supported_features(),
+            max_request_bytes,
+            quorum: RwLock::new(quorum),
+        }
+    }
+
+    fn view(&self) -> std::sync::RwLockReadGuard<'_, QuorumView> {
+        // A panic while holding the lock cannot leave the view half-written (writers replace
+        // whole fields), so a poisoned lock is still safe to read.
+        self.quorum.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn leader_id(&self) -> Option<i32> {
+        self.view().leader_id
+    }
+
+    pub fn finalized_features(&self) -> FinalizedFeatures {
+        self.view().finalized.clone()
+    }
+
+    /// The controllers' endpoints on `listener`, in node id order.
+    pub fn controller_endpoints(&self, listener: &str) -> Vec<ControllerEndpoint> {
+        let mut v: Vec<_> = self
+            .view()
+            .controllers
+            .iter()
+            .filter(|c| c.listener == listener)
+            .cloned()
+            .collect();
+        v.sort_by_key(|c| c.node_id);
+        v
+    }
+
+    /// Replaces the quorum view (called by the node loop when leadership or voters change).
+    pub fn update_quorum(&self, f: impl FnOnce(&mut QuorumView)) {
+        let mut guard = self.quorum.write().unwrap_or_else(|p| p.into_inner());
+        f(&mut guard);
+    }
+}

@@ -1,0 +1,153 @@
+//! The socket side of the wire front end: one tokio listener per controller listener, one task
+//! per connection. A connection handles its requests one at a time, in order, as Kafka does
+//! (it stops reading a connection while a request is in flight), so pipelined requests are
+//! answered in the order they were sent.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::{TcpListener, TcpStream};
+use tracing::{debug, info, warn};
+
+use super::api::{self, Outcome};
+use super::context::ServerContext;
+
+/// Kafka's `connections.max.idle.ms` default: an idle connection is closed after this long.
+pub const CONNECTION_MAX_IDLE: Duration = Duration::from_secs(600);
+
+/// Bytes read into a frame buffer before more is known to be coming; a frame's claimed size
+/// never sizes an allocation by itself.
+const FRAME_READ_CHUNK: usize = 64 * 1024;
+
+/// Binds a controller listener. Errors name the listener and address.
+pub async fn bind(name: &str, addr: &str) -> Result<TcpListener, String> {
+    TcpListener::bind(addr).await.map_err(|e| {
+        format!(
+            "could not bind listener {name} to {addr}: {e}; check that the port is free and the \
+             address is local"
+        )
+    })
+}
+
+/// Accepts connections forever, serving each on its own task.
+pub async fn serve(listener: TcpListener, name: String, ctx: Arc<ServerContext>) {
+    let local = listener
+        .local_addr()
+        .map(|a| a.to_string())
+        .unwrap_or_default();
+    info!(target: "kraftd::socket", "[SocketServer listenerType=CONTROLLER, nodeId={}] Listening for {name} on {local}", ctx.node_id);
+    loop {
+        match listener.accept().await {
+            Ok((stream, peer)) => {
+                let _ = stream.set_nodelay(true);
+                let ctx = ctx.clone();
+                let name = name.clone();
+                tokio::spawn(async move { serve_connection(stream, peer, &name, ctx).await });
+            }
+            Err(e) => {
+                // Usually fd exhaustion: back off rather than spin.
+                warn!(target: "kraftd::socket", "[SocketServer listenerType=CONTROLLER, nodeId={}] accept on {name} failed: {e}", ctx.node_id);
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    }
+}
+
+/// How reading one frame ended.
+#[derive(Debug)]
+enum Read {
+    Frame(Vec<u8>),
+    /// Clean close between frames.
+    Eof,
+    /// Anything else that ends the connection, with the log line's reason.
+    Fail(String),
+}
+
+async fn read_frame<R: AsyncRead + Unpin>(rd: &mut R, max: usize) -> Read {
+    let mut size_buf = [0u8; 4];
+    let mut got = 0;
+    while got < 4 {
+        match rd.read(&mut size_buf[got..]).await {
+            Ok(0) if got == 0 => return Read::Eof,
+            Ok(0) => {
+                return Read::Fail(format!(
+                    "connection closed inside a size prefix ({got} of 4 bytes)"
+                ))
+            }
+            Ok(n) => got += n,
+            Err(e) => return Read::Fail(format!("read failed: {e}")),
+        }
+    }
+    let size = i32::from_be_bytes(size_buf);
+    if size < 0 {
+        return Read::Fail(format!("invalid request size {size}"));
+    }
+    let size = size as usize;
+    if size > max {
+        return Read::Fail(format!(
+            "request size {size} is larger than the maximum {max} (socket.request.max.bytes)"
+        ));
+    }
+    let mut frame = Vec::with_capacity(size.min(FRAME_READ_CHUNK));
+    match rd.take(size as u64).read_to_end(&mut frame).await {
+        Ok(n) if n == size => Read::Frame(frame),
+        Ok(n) => Read::Fail(format!(
+            "connection closed after {n} of a {size}-byte request"
+        )),
+        Err(e) => Read::Fail(format!(
+            "read failed after {} of a {size}-byte request: {e}",
+            frame.len()
+        )),
+    }
+}
+
+async fn serve_connection(
+    stream: TcpStream,
+    peer: SocketAddr,
+    listener: &str,
+    ctx: Arc<ServerContext>,
+) {
+    let node = ctx.node_id;
+    debug!(target: "kraftd::socket", "[SocketServer listenerType=CONTROLLER, nodeId={node}] Accepted connection from {peer} on {listener}");
+    let (rd, mut wr) = stream.into_split();
+    let mut rd = BufReader::new(rd);
+    loop {
+        let read = match tokio::time::timeout(
+            CONNECTION_MAX_IDLE,
+            read_frame(&mut rd, ctx.max_request_bytes),
+        )
+        .await
+        {
+            Ok(r) => r,
+            Err(_) => {
+                debug!(target: "kraftd::socket", "[SocketServer listenerType=CONTROLLER, nodeId={node}] Closing idle connection from {peer}");
+                return;
+            }
+        };
+        let frame = match read {
+            Read::Frame(f) => f,
+            Read::Eof => {
+                debug!(target: "kraftd::socket", "[SocketServer listenerType=CONTROLLER, nodeId={node}] Connection from {peer} closed");
+                return;
+            }
+            Read::Fail(reason) => {
+                warn!(target: "kraftd::socket", "[SocketServer listenerType=CONTROLLER, nodeId={node}] Closing connection from {peer}: {reason}");
+                return;
+            }
+        };
+        match api::handle(&ctx, listener, &frame) {
+            Outcome::Respond(bytes) => {
+                if let Err(e) = wr.write_all(&bytes).await {
+                    debug!(target: "kraftd::socket", "[SocketServer listenerType=CONTROLLER, nodeId={node}] Write to {peer} failed: {e}");
+                    return;
+                }
+            }
+            Outcome::Close(reason) => {
+                warn!(target: "kraftd::socket", "[SocketServer listenerType=CONTROLLER, nodeId={node}] Closing connection from {peer}: {reason}");
+                return;
+            }
+        }
+    }
+}
