@@ -414,10 +414,7 @@ class Emitter:
                 return f"match {src} {{ None => Value::Null, Some(x) => x.to_kafka_json(version) }}"
             return f"{src}.to_kafka_json(version)"
         if f.elem == "records":
-            # Kafka's converter prints a records field as its size unless asked to serialise it.
-            if f.any_nullable():
-                return f"match {src} {{ None => Value::Null, Some(x) => Value::from(x.len()) }}"
-            return f"Value::from({src}.len())"
+            raise AssertionError("records fields are rendered by json_records")
         if f.any_nullable():
             return f"match {src} {{ None => Value::Null, Some(x) => {scalar(f.elem, 'x')} }}"
         return scalar(f.elem, src)
@@ -594,7 +591,19 @@ class Emitter:
             if not f.tagged.empty():
                 cond += f" && (!({f.tagged.cond()}) || self.{f.rust} != defaults.{f.rust})"
             self.line(f"        if {cond} {{")
-            self.line(f"            map.insert({json.dumps(f.json)}.into(), {self.json_value(f, '(&self.' + f.rust + ')')});")
+            if f.elem == "records" and not f.is_array:
+                # Kafka's converter (not serialising records) writes the size under
+                # `<name>SizeInBytes`, and `<name>: null` for a null records field.
+                size_key = json.dumps(f.json + "SizeInBytes")
+                if f.any_nullable():
+                    self.line(f"            match &self.{f.rust} {{")
+                    self.line(f"                None => {{ map.insert({json.dumps(f.json)}.into(), Value::Null); }}")
+                    self.line(f"                Some(x) => {{ map.insert({size_key}.into(), Value::from(x.len())); }}")
+                    self.line("            }")
+                else:
+                    self.line(f"            map.insert({size_key}.into(), Value::from(self.{f.rust}.len()));")
+            else:
+                self.line(f"            map.insert({json.dumps(f.json)}.into(), {self.json_value(f, '(&self.' + f.rust + ')')});")
             self.line("        }")
         self.line("        Value::Object(map)")
         self.line("    }")

@@ -38,10 +38,21 @@ impl std::fmt::Display for HeaderError {
                 f,
                 "request header is {len} bytes, shorter than the {MIN_REQUEST_HEADER_LEN}-byte minimum"
             ),
-            HeaderError::UnknownApiKey { api_key, api_version, correlation_id } => write!(
-                f,
-                "unknown api key {api_key} (version {api_version}, correlation id {correlation_id})"
-            ),
+            HeaderError::UnknownApiKey { api_key, api_version, correlation_id } => {
+                match kafka_api_name(*api_key) {
+                    // Kafka knows it, kraftd has no codec for it: not a controller API.
+                    Some(name) => write!(
+                        f,
+                        "api key {api_key} ({name}) version {api_version} (correlation id \
+                         {correlation_id}) is not served on a controller listener"
+                    ),
+                    None => write!(
+                        f,
+                        "unknown api key {api_key} (version {api_version}, correlation id \
+                         {correlation_id})"
+                    ),
+                }
+            }
             HeaderError::Malformed { api_key, api_version, correlation_id, error } => write!(
                 f,
                 "malformed request header for api key {api_key} version {api_version} \
@@ -195,11 +206,116 @@ pub fn knows_api(api_key: i16) -> bool {
     request_schema(api_key).is_some()
 }
 
-/// The schema name of a request, for log lines.
+/// Every API key Apache Kafka 4.4.0 defines (its `ApiKeys` enum), by name, for log lines.
+const KAFKA_API_NAMES: &[(i16, &str)] = &[
+    (0, "Produce"),
+    (1, "Fetch"),
+    (2, "ListOffsets"),
+    (3, "Metadata"),
+    (4, "LeaderAndIsr"),
+    (5, "StopReplica"),
+    (6, "UpdateMetadata"),
+    (7, "ControlledShutdown"),
+    (8, "OffsetCommit"),
+    (9, "OffsetFetch"),
+    (10, "FindCoordinator"),
+    (11, "JoinGroup"),
+    (12, "Heartbeat"),
+    (13, "LeaveGroup"),
+    (14, "SyncGroup"),
+    (15, "DescribeGroups"),
+    (16, "ListGroups"),
+    (17, "SaslHandshake"),
+    (18, "ApiVersions"),
+    (19, "CreateTopics"),
+    (20, "DeleteTopics"),
+    (21, "DeleteRecords"),
+    (22, "InitProducerId"),
+    (23, "OffsetForLeaderEpoch"),
+    (24, "AddPartitionsToTxn"),
+    (25, "AddOffsetsToTxn"),
+    (26, "EndTxn"),
+    (27, "WriteTxnMarkers"),
+    (28, "TxnOffsetCommit"),
+    (29, "DescribeAcls"),
+    (30, "CreateAcls"),
+    (31, "DeleteAcls"),
+    (32, "DescribeConfigs"),
+    (33, "AlterConfigs"),
+    (34, "AlterReplicaLogDirs"),
+    (35, "DescribeLogDirs"),
+    (36, "SaslAuthenticate"),
+    (37, "CreatePartitions"),
+    (38, "CreateDelegationToken"),
+    (39, "RenewDelegationToken"),
+    (40, "ExpireDelegationToken"),
+    (41, "DescribeDelegationToken"),
+    (42, "DeleteGroups"),
+    (43, "ElectLeaders"),
+    (44, "IncrementalAlterConfigs"),
+    (45, "AlterPartitionReassignments"),
+    (46, "ListPartitionReassignments"),
+    (47, "OffsetDelete"),
+    (48, "DescribeClientQuotas"),
+    (49, "AlterClientQuotas"),
+    (50, "DescribeUserScramCredentials"),
+    (51, "AlterUserScramCredentials"),
+    (52, "Vote"),
+    (53, "BeginQuorumEpoch"),
+    (54, "EndQuorumEpoch"),
+    (55, "DescribeQuorum"),
+    (56, "AlterPartition"),
+    (57, "UpdateFeatures"),
+    (58, "Envelope"),
+    (59, "FetchSnapshot"),
+    (60, "DescribeCluster"),
+    (61, "DescribeProducers"),
+    (62, "BrokerRegistration"),
+    (63, "BrokerHeartbeat"),
+    (64, "UnregisterBroker"),
+    (65, "DescribeTransactions"),
+    (66, "ListTransactions"),
+    (67, "AllocateProducerIds"),
+    (68, "ConsumerGroupHeartbeat"),
+    (69, "ConsumerGroupDescribe"),
+    (70, "ControllerRegistration"),
+    (71, "GetTelemetrySubscriptions"),
+    (72, "PushTelemetry"),
+    (73, "AssignReplicasToDirs"),
+    (74, "ListConfigResources"),
+    (75, "DescribeTopicPartitions"),
+    (76, "ShareGroupHeartbeat"),
+    (77, "ShareGroupDescribe"),
+    (78, "ShareFetch"),
+    (79, "ShareAcknowledge"),
+    (80, "AddRaftVoter"),
+    (81, "RemoveRaftVoter"),
+    (82, "UpdateRaftVoter"),
+    (83, "InitializeShareGroupState"),
+    (84, "ReadShareGroupState"),
+    (85, "WriteShareGroupState"),
+    (86, "DeleteShareGroupState"),
+    (87, "ReadShareGroupStateSummary"),
+    (88, "StreamsGroupHeartbeat"),
+    (89, "StreamsGroupDescribe"),
+    (90, "DescribeShareGroupOffsets"),
+    (91, "AlterShareGroupOffsets"),
+    (92, "DeleteShareGroupOffsets"),
+    (93, "StreamsGroupTopologyDescriptionUpdate"),
+    (94, "UnregisterController"),
+];
+
+/// Kafka's name for an API key, or None for a key Kafka does not define.
+pub fn kafka_api_name(api_key: i16) -> Option<&'static str> {
+    KAFKA_API_NAMES
+        .iter()
+        .find(|(k, _)| *k == api_key)
+        .map(|(_, n)| *n)
+}
+
+/// Kafka's name for an API key, for log lines ("Unknown" for keys Kafka does not define).
 pub fn api_name(api_key: i16) -> &'static str {
-    request_schema(api_key)
-        .map(|e| e.name.trim_end_matches("Request"))
-        .unwrap_or("Unknown")
+    kafka_api_name(api_key).unwrap_or("Unknown")
 }
 
 #[cfg(test)]

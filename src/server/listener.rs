@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
-use tracing::{debug, info, warn};
+use tracing::{debug, info, warn, Instrument};
 
 use super::api::{self, Outcome};
 use super::context::ServerContext;
@@ -33,22 +33,35 @@ pub async fn bind(name: &str, addr: &str) -> Result<TcpListener, String> {
 
 /// Accepts connections forever, serving each on its own task.
 pub async fn serve(listener: TcpListener, name: String, ctx: Arc<ServerContext>) {
+    // Kafka's prefix for its socket server, so that existing greps find these lines.
+    let prefix = format!(
+        "SocketServer listenerType=CONTROLLER, nodeId={}",
+        ctx.node_id
+    );
+    let span = tracing::error_span!("component", component = prefix.as_str());
+    serve_on(listener, name, ctx).instrument(span).await
+}
+
+async fn serve_on(listener: TcpListener, name: String, ctx: Arc<ServerContext>) {
     let local = listener
         .local_addr()
         .map(|a| a.to_string())
         .unwrap_or_default();
-    info!(target: "kraftd::socket", "[SocketServer listenerType=CONTROLLER, nodeId={}] Listening for {name} on {local}", ctx.node_id);
+    info!(target: "kraftd::socket", "Listening for {name} on {local}");
     loop {
         match listener.accept().await {
             Ok((stream, peer)) => {
                 let _ = stream.set_nodelay(true);
                 let ctx = ctx.clone();
                 let name = name.clone();
-                tokio::spawn(async move { serve_connection(stream, peer, &name, ctx).await });
+                tokio::spawn(
+                    async move { serve_connection(stream, peer, &name, ctx).await }
+                        .in_current_span(),
+                );
             }
             Err(e) => {
                 // Usually fd exhaustion: back off rather than spin.
-                warn!(target: "kraftd::socket", "[SocketServer listenerType=CONTROLLER, nodeId={}] accept on {name} failed: {e}", ctx.node_id);
+                warn!(target: "kraftd::socket", "accept on {name} failed: {e}");
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
         }
@@ -109,8 +122,7 @@ async fn serve_connection(
     listener: &str,
     ctx: Arc<ServerContext>,
 ) {
-    let node = ctx.node_id;
-    debug!(target: "kraftd::socket", "[SocketServer listenerType=CONTROLLER, nodeId={node}] Accepted connection from {peer} on {listener}");
+    debug!(target: "kraftd::socket", "Accepted connection from {peer} on {listener}");
     let (rd, mut wr) = stream.into_split();
     let mut rd = BufReader::new(rd);
     loop {
@@ -122,30 +134,30 @@ async fn serve_connection(
         {
             Ok(r) => r,
             Err(_) => {
-                debug!(target: "kraftd::socket", "[SocketServer listenerType=CONTROLLER, nodeId={node}] Closing idle connection from {peer}");
+                debug!(target: "kraftd::socket", "Closing idle connection from {peer}");
                 return;
             }
         };
         let frame = match read {
             Read::Frame(f) => f,
             Read::Eof => {
-                debug!(target: "kraftd::socket", "[SocketServer listenerType=CONTROLLER, nodeId={node}] Connection from {peer} closed");
+                debug!(target: "kraftd::socket", "Connection from {peer} closed");
                 return;
             }
             Read::Fail(reason) => {
-                warn!(target: "kraftd::socket", "[SocketServer listenerType=CONTROLLER, nodeId={node}] Closing connection from {peer}: {reason}");
+                warn!(target: "kraftd::socket", "Closing connection from {peer}: {reason}");
                 return;
             }
         };
         match api::handle(&ctx, listener, &frame) {
             Outcome::Respond(bytes) => {
                 if let Err(e) = wr.write_all(&bytes).await {
-                    debug!(target: "kraftd::socket", "[SocketServer listenerType=CONTROLLER, nodeId={node}] Write to {peer} failed: {e}");
+                    debug!(target: "kraftd::socket", "Write to {peer} failed: {e}");
                     return;
                 }
             }
             Outcome::Close(reason) => {
-                warn!(target: "kraftd::socket", "[SocketServer listenerType=CONTROLLER, nodeId={node}] Closing connection from {peer}: {reason}");
+                warn!(target: "kraftd::socket", "Closing connection from {peer}: {reason}");
                 return;
             }
         }

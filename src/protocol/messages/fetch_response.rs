@@ -1115,13 +1115,14 @@ impl PartitionData {
             );
         }
         if true {
-            map.insert(
-                "records".into(),
-                match (&self.records) {
-                    None => Value::Null,
-                    Some(x) => Value::from(x.len()),
-                },
-            );
+            match &self.records {
+                None => {
+                    map.insert("records".into(), Value::Null);
+                }
+                Some(x) => {
+                    map.insert("recordsSizeInBytes".into(), Value::from(x.len()));
+                }
+            }
         }
         Value::Object(map)
     }

@@ -720,8 +720,8 @@ impl PartitionSnapshot {
         }
         if true {
             map.insert(
-                "unalignedRecords".into(),
-                Value::from((&self.unaligned_records).len()),
+                "unalignedRecordsSizeInBytes".into(),
+                Value::from(self.unaligned_records.len()),
             );
         }
         Value::Object(map)

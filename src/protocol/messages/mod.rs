@@ -100,6 +100,7 @@ pub mod user_scram_credential_record;
 pub mod vote_request;
 pub mod vote_response;
 pub mod voters_record;
+pub mod zk_migration_state_record;
 
 pub use abort_transaction_record::AbortTransactionRecord;
 pub use access_control_entry_record::AccessControlEntryRecord;
@@ -195,6 +196,7 @@ pub use user_scram_credential_record::UserScramCredentialRecord;
 pub use vote_request::VoteRequest;
 pub use vote_response::VoteResponse;
 pub use voters_record::VotersRecord;
+pub use zk_migration_state_record::ZkMigrationStateRecord;
 
 pub(crate) fn base64_encode(bytes: &[u8]) -> String {
     use base64::Engine;
@@ -1833,6 +1835,24 @@ pub static REGISTRY: &[SchemaEntry] = &[
         },
         to_kafka_json: |b, v| {
             UserScramCredentialRecord::decode_exact(b, v).map(|m| m.to_kafka_json(v))
+        },
+    },
+    SchemaEntry {
+        name: "ZkMigrationStateRecord",
+        kind: SchemaKind::Metadata,
+        api_key: Some(21),
+        lowest_version: 0,
+        highest_version: 0,
+        first_flexible_version: Some(0),
+        latest_version_unstable: false,
+        round_trip: round_trip::<ZkMigrationStateRecord>,
+        encode_default: |v| {
+            ZkMigrationStateRecord::default()
+                .encode_to_vec(v)
+                .map_err(|e| e.to_string())
+        },
+        to_kafka_json: |b, v| {
+            ZkMigrationStateRecord::decode_exact(b, v).map(|m| m.to_kafka_json(v))
         },
     },
 ];

@@ -1,0 +1,50 @@
+# kraftd: the two set-up commands are `make run` and `make test` (see README.md).
+SHELL := /bin/bash
+CARGO ?= cargo
+KAFKA_VERSION ?= 4.4.0
+export KAFKA_VERSION
+CONFIG ?= config/controller.properties
+# Compat tests start JVMs; two at a time suits a 2-core machine.
+COMPAT_THREADS ?= 2
+FUZZ_SECONDS ?= 60
+
+.PHONY: run build test unit compat-deps compat vectors-test fmt-check clippy fuzz codegen vectors help
+
+help:
+	@echo "make run          start a single-node controller from $(CONFIG)"
+	@echo "make test         everything CI runs: format check, unit, protocol vectors, fuzz smoke, compat against Kafka $(KAFKA_VERSION)"
+	@echo "make fuzz         run each cargo-fuzz target for FUZZ_SECONDS (needs nightly and cargo-fuzz)"
+	@echo "make codegen      regenerate src/protocol/messages from the pinned Kafka jars"
+	@echo "make vectors      recapture protocol-tests/vectors from real Kafka"
+
+build:
+	$(CARGO) build --release
+
+run: build
+	./target/release/kraftd start $(CONFIG)
+
+test: fmt-check unit compat
+
+fmt-check:
+	$(CARGO) fmt --all -- --check
+
+# Unit, handler, protocol-vector and wire-robustness tests, and the fuzz bodies as property tests.
+unit:
+	$(CARGO) test --release --lib --bins --test protocol_vectors --test wire
+
+compat-deps:
+	compat/resolve-kafka
+
+# Real Apache Kafka against kraftd. Never skipped: a missing Java or Kafka fails the run.
+compat: compat-deps
+	$(CARGO) test --release --test compat -- --test-threads=$(COMPAT_THREADS)
+
+fuzz:
+	cd fuzz && $(CARGO) +nightly fuzz run request_frame -- -max_total_time=$(FUZZ_SECONDS)
+	cd fuzz && $(CARGO) +nightly fuzz run message -- -max_total_time=$(FUZZ_SECONDS)
+
+codegen:
+	codegen/run.sh
+
+vectors:
+	protocol-tests/capture/capture.sh

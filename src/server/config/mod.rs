@@ -1,0 +1,624 @@
+//! kraftd's configuration: Kafka's `server.properties` keys and semantics for a KRaft
+//! controller, read into a typed [`ControllerConfig`].
+//!
+//! ```no_run
+//! use kraftd::server::config::ControllerConfig;
+//! let overrides = vec![("node.id".to_string(), "2".to_string())];
+//! let config = ControllerConfig::load("config/controller.properties".as_ref(), &overrides)?;
+//! println!("node {} listens on {:?}", config.node_id, config.listeners);
+//! # Ok::<(), kraftd::server::config::ConfigError>(())
+//! ```
+//!
+//! Defaults and validators were checked against Kafka 4.4.0's `KafkaConfig.configDef()` and by
+//! feeding edge cases to `KafkaConfig.fromProps`. Where kraftd is stricter than Kafka (ports
+//! out of range, duplicate voters, negative voter ids, voters at 0.0.0.0, a controller listener
+//! that is not PLAINTEXT, combined broker+controller roles) the error says so.
+
+mod error;
+mod keys;
+pub mod properties;
+mod values;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+pub use error::ConfigError;
+pub use keys::{classify, KeyKind};
+pub use properties::Properties;
+pub use values::{Endpoint, HostPort, QuorumVoter, SecurityProtocol};
+
+use values::{parse_bool, parse_int, parse_list, parse_long, trim_java};
+
+/// Kafka's default for `listeners` when unset.
+pub const DEFAULT_LISTENERS: &str = "PLAINTEXT://:9092";
+/// Kafka's default for `log.dir` (used when neither `log.dirs` nor `log.dir` is set).
+pub const DEFAULT_LOG_DIR: &str = "/tmp/kafka-logs";
+
+/// Everything a kraftd controller node reads from its configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ControllerConfig {
+    /// `node.id` (required, >= 0).
+    pub node_id: i32,
+    /// `listeners`; for a controller every entry is a controller listener.
+    pub listeners: Vec<Endpoint>,
+    /// `advertised.listeners` as configured (may be empty; see [`Self::advertised_controller_endpoints`]).
+    pub advertised_listeners: Vec<Endpoint>,
+    /// `controller.listener.names`; the first is the default listener for raft traffic.
+    pub controller_listener_names: Vec<String>,
+    /// Effective `listener.security.protocol.map` (Kafka's defaulting rules applied).
+    pub listener_security_protocols: BTreeMap<String, SecurityProtocol>,
+    pub quorum: QuorumConfig,
+    /// `log.dirs`, else `log.dir`, else `/tmp/kafka-logs`. Relative paths are relative to the
+    /// working directory, as in Kafka.
+    pub log_dirs: Vec<PathBuf>,
+    /// `metadata.log.dir`, else the first of `log_dirs`.
+    pub metadata_log_dir: PathBuf,
+    /// `socket.request.max.bytes`: the largest request frame accepted (default 100 MiB).
+    pub socket_request_max_bytes: u32,
+    pub metadata_log: MetadataLogConfig,
+    pub controller: ControllerSettings,
+    /// Kafka keys present but not used by kraftd (logged at debug).
+    pub ignored_keys: Vec<String>,
+    /// Keys Kafka does not know either (each logged as a warning).
+    pub unknown_keys: Vec<String>,
+}
+
+/// The `controller.quorum.*` settings (Kafka's `QuorumConfig`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QuorumConfig {
+    /// `controller.quorum.voters`: a static quorum when non-empty.
+    pub voters: Vec<QuorumVoter>,
+    /// `controller.quorum.bootstrap.servers`: discovery addresses of a dynamic quorum.
+    pub bootstrap_servers: Vec<HostPort>,
+    pub election_timeout_ms: u32,
+    pub fetch_timeout_ms: u32,
+    pub election_backoff_max_ms: u32,
+    pub append_linger_ms: u32,
+    pub request_timeout_ms: u32,
+    pub retry_backoff_ms: u32,
+    pub auto_join_enable: bool,
+    pub fetch_max_bytes: u32,
+    pub fetch_snapshot_max_bytes: u32,
+}
+
+/// The `metadata.*` settings of the metadata log and its snapshots (Kafka's `MetadataLogConfig`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MetadataLogConfig {
+    /// `metadata.log.segment.bytes` (>= 8 MiB); see [`Self::effective_segment_bytes`].
+    pub segment_bytes: u32,
+    pub segment_ms: i64,
+    /// `metadata.max.retention.bytes`; -1 means no size limit.
+    pub max_retention_bytes: i64,
+    /// `metadata.max.retention.ms`; -1 means no age limit.
+    pub max_retention_ms: i64,
+    /// `metadata.max.idle.interval.ms`: NoOpRecord period; 0 disables.
+    pub max_idle_interval_ms: u32,
+    pub max_record_bytes_between_snapshots: u64,
+    /// `metadata.log.max.snapshot.interval.ms`; 0 disables time-based snapshots.
+    pub max_snapshot_interval_ms: u64,
+    /// `internal.metadata.log.segment.bytes`: Kafka's test-only override that skips the 8 MiB floor.
+    pub internal_segment_bytes: Option<u32>,
+    /// `internal.metadata.max.batch.size.in.bytes` (8 MiB).
+    pub internal_max_batch_size_bytes: u32,
+    /// `internal.metadata.delete.delay.millis`: delay before deleting files marked deleted.
+    pub internal_delete_delay_ms: i64,
+}
+
+impl MetadataLogConfig {
+    pub fn effective_segment_bytes(&self) -> u32 {
+        self.internal_segment_bytes.unwrap_or(self.segment_bytes)
+    }
+}
+
+/// Broker-facing settings the controller state machine itself applies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ControllerSettings {
+    /// `broker.session.timeout.ms`: a broker without heartbeats this long is fenced.
+    pub broker_session_timeout_ms: u32,
+    /// `broker.heartbeat.interval.ms`.
+    pub broker_heartbeat_interval_ms: u32,
+    /// `num.partitions`: partitions of a CreateTopics request that asks for the default.
+    pub num_partitions: u32,
+    /// `default.replication.factor`, likewise.
+    pub default_replication_factor: u32,
+    /// `delete.topic.enable`.
+    pub delete_topic_enable: bool,
+}
+
+/// Looks up raw values and applies Kafka's defaults and validators.
+struct Reader<'a>(&'a Properties);
+
+impl Reader<'_> {
+    fn raw(&self, key: &str) -> Option<&str> {
+        self.0.get(key)
+    }
+    fn int(&self, key: &str, default: i32, min: i32) -> Result<i32, ConfigError> {
+        self.raw(key)
+            .map_or(Ok(default), |v| parse_int(key, v, min))
+    }
+    /// An INT whose validator is `atLeast(min >= 0)`, as u32.
+    fn uint(&self, key: &str, default: u32, min: u32) -> Result<u32, ConfigError> {
+        let min = i32::try_from(min).unwrap_or(i32::MAX);
+        self.int(key, default as i32, min).map(|v| v as u32)
+    }
+    fn long(&self, key: &str, default: i64, min: i64) -> Result<i64, ConfigError> {
+        self.raw(key)
+            .map_or(Ok(default), |v| parse_long(key, v, min))
+    }
+    fn bool(&self, key: &str, default: bool) -> Result<bool, ConfigError> {
+        self.raw(key).map_or(Ok(default), |v| parse_bool(key, v))
+    }
+    fn list(&self, key: &str) -> Result<Option<Vec<String>>, ConfigError> {
+        self.raw(key).map(|v| parse_list(key, v)).transpose()
+    }
+}
+
+impl ControllerConfig {
+    /// Reads `path` (Kafka's `.properties` format), applies `overrides` (they win) and validates.
+    pub fn load(path: &Path, overrides: &[(String, String)]) -> Result<Self, ConfigError> {
+        let shown = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|e| ConfigError::Io {
+            path: shown.clone(),
+            reason: e.to_string(),
+        })?;
+        Self::parse_named(&shown, &properties::decode_bytes(&bytes), overrides)
+    }
+
+    /// Like [`Self::load`] for text already in memory (tests, embedded configs).
+    pub fn parse(text: &str, overrides: &[(String, String)]) -> Result<Self, ConfigError> {
+        Self::parse_named("<config>", text, overrides)
+    }
+
+    fn parse_named(
+        name: &str,
+        text: &str,
+        overrides: &[(String, String)],
+    ) -> Result<Self, ConfigError> {
+        let props = Properties::parse(text).map_err(|source| ConfigError::Syntax {
+            path: name.to_owned(),
+            source,
+        })?;
+        Self::from_properties(&props, overrides)
+    }
+
+    /// Builds the configuration from parsed properties plus `--override` pairs.
+    pub fn from_properties(
+        props: &Properties,
+        overrides: &[(String, String)],
+    ) -> Result<Self, ConfigError> {
+        let mut props = props.clone();
+        for (k, v) in overrides {
+            props.insert(k.clone(), v.clone());
+        }
+        let (ignored_keys, unknown_keys) = report_keys(&props);
+        let r = Reader(&props);
+
+        let node_id = match r.raw("node.id") {
+            Some(v) => parse_int("node.id", v, 0)?,
+            None => {
+                return Err(ConfigError::missing(
+                    "node.id",
+                    "set node.id=<a non-negative integer unique in the cluster>",
+                ))
+            }
+        };
+        check_roles(&r)?;
+        if let Some(v) = r.raw("broker.id") {
+            let broker_id = parse_int("broker.id", v, i32::MIN)?;
+            if broker_id != node_id {
+                return Err(ConfigError::Inconsistent(format!(
+                    "broker.id={broker_id} differs from node.id={node_id}: broker.id is the \
+                     deprecated name of node.id; remove it or give it the same value"
+                )));
+            }
+        }
+
+        let listeners_defaulted = r.raw("listeners").is_none();
+        let listeners = parse_endpoints(&r, "listeners", DEFAULT_LISTENERS)?;
+        if listeners.is_empty() {
+            return Err(ConfigError::missing(
+                "listeners",
+                "set listeners=CONTROLLER://host:port",
+            ));
+        }
+        let controller_listener_names = match r.list("controller.listener.names")? {
+            Some(names) if !names.is_empty() => names,
+            _ => {
+                return Err(ConfigError::missing(
+                    "controller.listener.names",
+                    "set it to the names of this node's listeners, e.g. controller.listener.names=CONTROLLER",
+                ))
+            }
+        };
+        check_controller_listeners(&listeners, &controller_listener_names, listeners_defaulted)?;
+        let advertised_listeners = parse_endpoints(&r, "advertised.listeners", "")?;
+        check_advertised(&advertised_listeners, &listeners)?;
+        let listener_security_protocols =
+            security_protocols(&r, &listeners, &controller_listener_names)?;
+        for ep in listeners.iter().chain(&advertised_listeners) {
+            check_protocol(&listener_security_protocols, &ep.listener_name)?;
+        }
+
+        let quorum = quorum_config(&r, node_id)?;
+        let (log_dirs, metadata_log_dir) = log_dirs(&r)?;
+        let metadata_log = MetadataLogConfig {
+            segment_bytes: r.uint("metadata.log.segment.bytes", 1 << 30, 8 * 1024 * 1024)?,
+            segment_ms: r.long("metadata.log.segment.ms", 7 * 24 * 3_600_000, i64::MIN)?,
+            max_retention_bytes: r.long(
+                "metadata.max.retention.bytes",
+                100 * 1024 * 1024,
+                i64::MIN,
+            )?,
+            max_retention_ms: r.long("metadata.max.retention.ms", 7 * 24 * 3_600_000, i64::MIN)?,
+            max_idle_interval_ms: r.uint("metadata.max.idle.interval.ms", 500, 0)?,
+            max_record_bytes_between_snapshots: r.long(
+                "metadata.log.max.record.bytes.between.snapshots",
+                20 * 1024 * 1024,
+                1,
+            )? as u64,
+            max_snapshot_interval_ms: r.long(
+                "metadata.log.max.snapshot.interval.ms",
+                3_600_000,
+                0,
+            )? as u64,
+            internal_segment_bytes: r
+                .raw("internal.metadata.log.segment.bytes")
+                .map(|v| parse_int("internal.metadata.log.segment.bytes", v, 1).map(|n| n as u32))
+                .transpose()?,
+            internal_max_batch_size_bytes: r.uint(
+                "internal.metadata.max.batch.size.in.bytes",
+                8 * 1024 * 1024,
+                1,
+            )?,
+            internal_delete_delay_ms: r.long(
+                "internal.metadata.delete.delay.millis",
+                60_000,
+                i64::MIN,
+            )?,
+        };
+        // Kafka has no validators on these; kraftd wants them positive to stay meaningful.
+        let controller = ControllerSettings {
+            broker_session_timeout_ms: r.uint("broker.session.timeout.ms", 9000, 1)?,
+            broker_heartbeat_interval_ms: r.uint("broker.heartbeat.interval.ms", 2000, 1)?,
+            num_partitions: r.uint("num.partitions", 1, 1)?,
+            default_replication_factor: r.uint("default.replication.factor", 1, 1)?,
+            delete_topic_enable: r.bool("delete.topic.enable", true)?,
+        };
+        Ok(ControllerConfig {
+            node_id,
+            listeners,
+            advertised_listeners,
+            controller_listener_names,
+            listener_security_protocols,
+            quorum,
+            log_dirs,
+            metadata_log_dir,
+            socket_request_max_bytes: r.uint("socket.request.max.bytes", 104_857_600, 1)?,
+            metadata_log,
+            controller,
+            ignored_keys,
+            unknown_keys,
+        })
+    }
+
+    /// The default controller listener: the first of `controller.listener.names`. Raft traffic
+    /// to other voters and the endpoint in `controller.quorum.voters` refer to it.
+    pub fn default_listener_name(&self) -> &str {
+        &self.controller_listener_names[0]
+    }
+
+    /// What this node tells others for each controller listener, in `controller.listener.names`
+    /// order: the `advertised.listeners` entry of that name, else the `listeners` one. An empty
+    /// host is left for the runtime to fill in (Kafka uses the machine's host name).
+    pub fn advertised_controller_endpoints(&self) -> Vec<Endpoint> {
+        self.controller_listener_names
+            .iter()
+            .filter_map(|name| {
+                let find =
+                    |eps: &[Endpoint]| eps.iter().find(|e| &e.listener_name == name).cloned();
+                find(&self.advertised_listeners).or_else(|| find(&self.listeners))
+            })
+            .collect()
+    }
+
+    /// True for a static quorum (`controller.quorum.voters` set, kraft.version 0).
+    pub fn is_static_quorum(&self) -> bool {
+        !self.quorum.voters.is_empty()
+    }
+}
+
+/// Classifies every key and logs unknown ones; returns (ignored, unknown) key lists.
+fn report_keys(props: &Properties) -> (Vec<String>, Vec<String>) {
+    let (mut ignored, mut unknown) = (Vec::new(), Vec::new());
+    for (key, entry) in props.iter() {
+        let origin = match entry.line {
+            0 => "--override".to_owned(),
+            n => format!("line {n}"),
+        };
+        match classify(key) {
+            KeyKind::Used => {}
+            KeyKind::KafkaIgnored => {
+                tracing::debug!("{key} ({origin}) is a Kafka setting kraftd does not use; ignored");
+                ignored.push(key.to_owned());
+            }
+            KeyKind::KafkaUnsupported => {
+                tracing::warn!("{key} ({origin}) is not supported by kraftd and has no effect: requests are not authorized");
+                ignored.push(key.to_owned());
+            }
+            KeyKind::Unknown { suggestion } => {
+                match suggestion {
+                    Some(s) => tracing::warn!(
+                        "unknown configuration key '{key}' ({origin}) ignored; did you mean '{s}'?"
+                    ),
+                    None => tracing::warn!("unknown configuration key '{key}' ({origin}) ignored"),
+                }
+                unknown.push(key.to_owned());
+            }
+        }
+    }
+    if !ignored.is_empty() {
+        tracing::info!(
+            "{} Kafka settings that kraftd does not use were ignored (listed at debug level)",
+            ignored.len()
+        );
+    }
+    (ignored, unknown)
+}
+
+fn check_roles(r: &Reader<'_>) -> Result<(), ConfigError> {
+    const HINT: &str = "set process.roles=controller";
+    let raw = r.raw("process.roles").map(trim_java).unwrap_or_default();
+    let roles = r.list("process.roles")?.unwrap_or_default();
+    if roles.is_empty() {
+        return Err(ConfigError::missing("process.roles", HINT));
+    }
+    if let Some(bad) = roles.iter().find(|x| *x != "broker" && *x != "controller") {
+        return Err(ConfigError::invalid(
+            "process.roles",
+            raw,
+            format!("a list of the roles broker and controller (lower case); '{bad}' is not one"),
+        ));
+    }
+    let broker = roles.iter().any(|x| x == "broker");
+    if !roles.iter().any(|x| x == "controller") {
+        return Err(ConfigError::Unsupported(format!(
+            "process.roles={raw}: kraftd runs only the controller role; {HINT} and run brokers with Java Kafka"
+        )));
+    }
+    if broker {
+        return Err(ConfigError::Unsupported(format!(
+            "process.roles={raw}: kraftd cannot co-locate a broker with the controller; {HINT} \
+             and run the broker as a separate Java Kafka process"
+        )));
+    }
+    Ok(())
+}
+
+fn parse_endpoints(r: &Reader<'_>, key: &str, default: &str) -> Result<Vec<Endpoint>, ConfigError> {
+    let items = parse_list(key, r.raw(key).unwrap_or(default))?;
+    let eps = items
+        .iter()
+        .map(|e| values::parse_endpoint(key, e))
+        .collect::<Result<Vec<_>, _>>()?;
+    for (i, a) in eps.iter().enumerate() {
+        for b in &eps[..i] {
+            if a.listener_name == b.listener_name {
+                return Err(ConfigError::Inconsistent(format!(
+                    "{key} names listener {} twice ({b} and {a}): each listener needs its own name",
+                    a.listener_name
+                )));
+            }
+            if key == "listeners"
+                && a.port == b.port
+                && a.port != 0
+                && !values::ports_may_be_shared(a, b)
+            {
+                return Err(ConfigError::Inconsistent(format!(
+                    "{key}: {b} and {a} use the same port {}: give each listener its own port",
+                    a.port
+                )));
+            }
+        }
+    }
+    Ok(eps)
+}
+
+/// Kafka's rules for `process.roles=controller`: every controller listener name is a listener,
+/// and every listener is a controller listener.
+fn check_controller_listeners(
+    listeners: &[Endpoint],
+    names: &[String],
+    defaulted: bool,
+) -> Result<(), ConfigError> {
+    let shown: Vec<String> = listeners.iter().map(ToString::to_string).collect();
+    let shown = shown.join(",");
+    let default_hint = if defaulted {
+        " (listeners is unset, so Kafka's default PLAINTEXT://:9092 applies; set listeners=CONTROLLER://host:port)"
+    } else {
+        ""
+    };
+    for name in names {
+        if listeners.iter().any(|l| &l.listener_name == name) {
+            continue;
+        }
+        let case_hint = if listeners
+            .iter()
+            .any(|l| l.listener_name.eq_ignore_ascii_case(name))
+        {
+            format!(
+                " (Kafka upper-cases listener names: write {})",
+                name.to_ascii_uppercase()
+            )
+        } else {
+            String::new()
+        };
+        return Err(ConfigError::Inconsistent(format!(
+            "controller.listener.names contains {name}, which is not a listener in listeners={shown}{case_hint}; \
+             add a {name}://host:port listener or remove {name}{default_hint}"
+        )));
+    }
+    if let Some(extra) = listeners.iter().find(|l| !names.contains(&l.listener_name)) {
+        return Err(ConfigError::Inconsistent(format!(
+            "listeners contains {extra}, but {} is not in controller.listener.names={}: a controller-only \
+             node has only controller listeners{default_hint}",
+            extra.listener_name,
+            names.join(",")
+        )));
+    }
+    Ok(())
+}
+
+fn check_advertised(advertised: &[Endpoint], listeners: &[Endpoint]) -> Result<(), ConfigError> {
+    for ep in advertised {
+        if ep.host == "0.0.0.0" || ep.host == "::" {
+            return Err(ConfigError::invalid(
+                "advertised.listeners",
+                &ep.to_string(),
+                "a routable host: others cannot connect to 0.0.0.0 or ::; use this node's host name or IP",
+            ));
+        }
+        if !listeners
+            .iter()
+            .any(|l| l.listener_name == ep.listener_name)
+        {
+            // Kafka accepts this too; it has no effect on a controller.
+            tracing::warn!(
+                "advertised.listeners entry {ep} names no listener in listeners; it has no effect"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The effective protocol map. When the key is unset Kafka starts from its default map and, unless
+/// an SSL or SASL listener is in play, maps every controller listener name to PLAINTEXT.
+fn security_protocols(
+    r: &Reader<'_>,
+    listeners: &[Endpoint],
+    controller_names: &[String],
+) -> Result<BTreeMap<String, SecurityProtocol>, ConfigError> {
+    const KEY: &str = "listener.security.protocol.map";
+    if let Some(v) = r.raw(KEY) {
+        return values::parse_protocol_map(KEY, v);
+    }
+    let mut map: BTreeMap<String, SecurityProtocol> = SecurityProtocol::ALL
+        .iter()
+        .map(|p| (p.name().to_owned(), *p))
+        .collect();
+    let secure = |n: &str| matches!(n, "SSL" | "SASL_SSL" | "SASL_PLAINTEXT");
+    let any_secure = controller_names.iter().any(|n| secure(n))
+        || listeners.iter().any(|l| secure(&l.listener_name));
+    if !any_secure {
+        for name in controller_names {
+            map.entry(name.clone())
+                .or_insert(SecurityProtocol::Plaintext);
+        }
+    }
+    Ok(map)
+}
+
+fn check_protocol(map: &BTreeMap<String, SecurityProtocol>, name: &str) -> Result<(), ConfigError> {
+    match map.get(name) {
+        None => Err(ConfigError::Inconsistent(format!(
+            "listener {name} has no security protocol: add {name}:PLAINTEXT to listener.security.protocol.map"
+        ))),
+        Some(SecurityProtocol::Plaintext) => Ok(()),
+        Some(p) => Err(ConfigError::Unsupported(format!(
+            "listener {name} uses security protocol {p} (listener.security.protocol.map), but kraftd supports \
+             only PLAINTEXT so far; map {name} to PLAINTEXT"
+        ))),
+    }
+}
+
+fn quorum_config(r: &Reader<'_>, node_id: i32) -> Result<QuorumConfig, ConfigError> {
+    const VOTERS: &str = "controller.quorum.voters";
+    const BOOTSTRAP: &str = "controller.quorum.bootstrap.servers";
+    let voters = r.list(VOTERS)?.unwrap_or_default();
+    let voters = voters
+        .iter()
+        .map(|v| values::parse_voter(VOTERS, v))
+        .collect::<Result<Vec<_>, _>>()?;
+    for (i, v) in voters.iter().enumerate() {
+        if let Some(dup) = voters[..i].iter().find(|d| d.id == v.id) {
+            return Err(ConfigError::Inconsistent(format!(
+                "{VOTERS} lists voter {} twice ({dup} and {v}): each voter id must appear once",
+                v.id
+            )));
+        }
+    }
+    let bootstrap = r.list(BOOTSTRAP)?.unwrap_or_default();
+    let bootstrap_servers = bootstrap
+        .iter()
+        .map(|b| values::parse_host_port(BOOTSTRAP, b, "localhost:9093"))
+        .collect::<Result<Vec<_>, _>>()?;
+    if voters.is_empty() && bootstrap_servers.is_empty() {
+        return Err(ConfigError::missing(
+            "controller.quorum.bootstrap.servers or controller.quorum.voters",
+            "set controller.quorum.bootstrap.servers=host:port,... (dynamic quorum) or \
+             controller.quorum.voters=id@host:port,... (static quorum)",
+        ));
+    }
+    if !voters.is_empty() && !voters.iter().any(|v| v.id == node_id) {
+        let list: Vec<String> = voters.iter().map(ToString::to_string).collect();
+        return Err(ConfigError::Inconsistent(format!(
+            "node.id={node_id} is not in {VOTERS}={}: a controller of a static quorum must be one of \
+             its voters; add {node_id}@host:port, or use {BOOTSTRAP} for a dynamic quorum",
+            list.join(",")
+        )));
+    }
+    Ok(QuorumConfig {
+        voters,
+        bootstrap_servers,
+        election_timeout_ms: r.uint("controller.quorum.election.timeout.ms", 1000, 0)?,
+        fetch_timeout_ms: r.uint("controller.quorum.fetch.timeout.ms", 2000, 0)?,
+        election_backoff_max_ms: r.uint("controller.quorum.election.backoff.max.ms", 1000, 0)?,
+        append_linger_ms: r.uint("controller.quorum.append.linger.ms", 25, 0)?,
+        request_timeout_ms: r.uint("controller.quorum.request.timeout.ms", 2000, 0)?,
+        retry_backoff_ms: r.uint("controller.quorum.retry.backoff.ms", 20, 0)?,
+        auto_join_enable: r.bool("controller.quorum.auto.join.enable", false)?,
+        fetch_max_bytes: r.uint("controller.quorum.fetch.max.bytes", 1024 * 1024, 1)?,
+        fetch_snapshot_max_bytes: r.uint(
+            "controller.quorum.fetch.snapshot.max.bytes",
+            1024 * 1024,
+            1,
+        )?,
+    })
+}
+
+/// `log.dirs` wins over `log.dir`; `metadata.log.dir` defaults to the first log dir.
+fn log_dirs(r: &Reader<'_>) -> Result<(Vec<PathBuf>, PathBuf), ConfigError> {
+    let key = if r.raw("log.dirs").is_some() {
+        "log.dirs"
+    } else {
+        "log.dir"
+    };
+    let dirs = parse_list(key, r.raw(key).unwrap_or(DEFAULT_LOG_DIR))?;
+    if dirs.is_empty() {
+        return Err(ConfigError::missing(
+            key,
+            format!("set {key}=<directory>[,<directory>...]"),
+        ));
+    }
+    if r.raw("log.dirs").is_none()
+        && r.raw("log.dir").is_none()
+        && r.raw("metadata.log.dir").is_none()
+    {
+        tracing::warn!("neither log.dirs nor metadata.log.dir is set: the metadata log goes to Kafka's default {DEFAULT_LOG_DIR}, which may not survive a reboot");
+    }
+    let log_dirs: Vec<PathBuf> = dirs.into_iter().map(PathBuf::from).collect();
+    let metadata_log_dir = match r.raw("metadata.log.dir").map(trim_java) {
+        Some("") => {
+            return Err(ConfigError::invalid(
+                "metadata.log.dir",
+                "",
+                "a directory path (remove the line to use the first of log.dirs)",
+            ))
+        }
+        Some(dir) => PathBuf::from(dir),
+        None => log_dirs[0].clone(),
+    };
+    Ok((log_dirs, metadata_log_dir))
+}

@@ -1,0 +1,641 @@
+//! ControllerConfig: every key's parsing, Kafka's defaults, overrides, errors, and the shipped
+//! files under `config/`. Expected behaviour was checked against Kafka 4.4.0's KafkaConfig.
+
+use super::*;
+
+const BASE: &str = "process.roles=controller
+node.id=1
+listeners=CONTROLLER://127.0.0.1:9093
+controller.listener.names=CONTROLLER
+controller.quorum.bootstrap.servers=127.0.0.1:9093
+log.dirs=/var/kraftd
+";
+
+fn with(extra: &str) -> Result<ControllerConfig, ConfigError> {
+    ControllerConfig::parse(&format!("{BASE}{extra}\n"), &[])
+}
+
+/// BASE with the line starting with `key=` removed.
+fn without(key: &str) -> String {
+    BASE.lines()
+        .filter(|l| !l.starts_with(&format!("{key}=")))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+fn err(text: &str) -> String {
+    ControllerConfig::parse(text, &[]).unwrap_err().to_string()
+}
+
+fn err_with(extra: &str) -> String {
+    with(extra).unwrap_err().to_string()
+}
+
+fn ov(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+#[test]
+fn minimal_config_gets_kafka_defaults() {
+    let c = with("").unwrap();
+    assert_eq!(c.node_id, 1);
+    assert_eq!(
+        c.listeners,
+        vec![Endpoint {
+            listener_name: "CONTROLLER".into(),
+            host: "127.0.0.1".into(),
+            port: 9093
+        }]
+    );
+    assert!(c.advertised_listeners.is_empty());
+    assert_eq!(c.controller_listener_names, vec!["CONTROLLER"]);
+    assert_eq!(c.default_listener_name(), "CONTROLLER");
+    assert_eq!(c.log_dirs, vec![PathBuf::from("/var/kraftd")]);
+    assert_eq!(c.metadata_log_dir, PathBuf::from("/var/kraftd"));
+    assert_eq!(c.socket_request_max_bytes, 104_857_600);
+    assert!(!c.is_static_quorum());
+    let q = &c.quorum;
+    assert_eq!(
+        q.bootstrap_servers,
+        vec![HostPort {
+            host: "127.0.0.1".into(),
+            port: 9093
+        }]
+    );
+    assert_eq!(
+        (
+            q.election_timeout_ms,
+            q.fetch_timeout_ms,
+            q.election_backoff_max_ms,
+            q.append_linger_ms
+        ),
+        (1000, 2000, 1000, 25)
+    );
+    assert_eq!((q.request_timeout_ms, q.retry_backoff_ms), (2000, 20));
+    assert!(!q.auto_join_enable);
+    assert_eq!(
+        (q.fetch_max_bytes, q.fetch_snapshot_max_bytes),
+        (1_048_576, 1_048_576)
+    );
+    let m = &c.metadata_log;
+    assert_eq!(m.segment_bytes, 1_073_741_824);
+    assert_eq!(m.segment_ms, 604_800_000);
+    assert_eq!(m.max_retention_bytes, 104_857_600);
+    assert_eq!(m.max_retention_ms, 604_800_000);
+    assert_eq!(m.max_idle_interval_ms, 500);
+    assert_eq!(m.max_record_bytes_between_snapshots, 20_971_520);
+    assert_eq!(m.max_snapshot_interval_ms, 3_600_000);
+    assert_eq!(
+        (m.internal_segment_bytes, m.internal_max_batch_size_bytes),
+        (None, 8_388_608)
+    );
+    assert_eq!(m.internal_delete_delay_ms, 60_000);
+    assert_eq!(m.effective_segment_bytes(), 1_073_741_824);
+    let s = &c.controller;
+    assert_eq!(
+        (s.broker_session_timeout_ms, s.broker_heartbeat_interval_ms),
+        (9000, 2000)
+    );
+    assert_eq!(
+        (
+            s.num_partitions,
+            s.default_replication_factor,
+            s.delete_topic_enable
+        ),
+        (1, 1, true)
+    );
+    // Kafka's default map, with the controller listener added as PLAINTEXT.
+    let names: Vec<&str> = c
+        .listener_security_protocols
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "CONTROLLER",
+            "PLAINTEXT",
+            "SASL_PLAINTEXT",
+            "SASL_SSL",
+            "SSL"
+        ]
+    );
+    assert_eq!(
+        c.listener_security_protocols["CONTROLLER"],
+        SecurityProtocol::Plaintext
+    );
+    assert!(c.ignored_keys.is_empty() && c.unknown_keys.is_empty());
+}
+
+#[test]
+fn every_numeric_key_parses_and_validates() {
+    // (key, a valid value, what the field then holds, an invalid value)
+    type Get = fn(&ControllerConfig) -> i64;
+    let cases: &[(&str, &str, Get, &str)] = &[
+        (
+            "controller.quorum.election.timeout.ms",
+            "0",
+            |c| c.quorum.election_timeout_ms.into(),
+            "-1",
+        ),
+        (
+            "controller.quorum.fetch.timeout.ms",
+            "5000",
+            |c| c.quorum.fetch_timeout_ms.into(),
+            "x",
+        ),
+        (
+            "controller.quorum.election.backoff.max.ms",
+            "7",
+            |c| c.quorum.election_backoff_max_ms.into(),
+            "-5",
+        ),
+        (
+            "controller.quorum.append.linger.ms",
+            "0",
+            |c| c.quorum.append_linger_ms.into(),
+            "1.5",
+        ),
+        (
+            "controller.quorum.request.timeout.ms",
+            "3000",
+            |c| c.quorum.request_timeout_ms.into(),
+            "",
+        ),
+        (
+            "controller.quorum.retry.backoff.ms",
+            "100",
+            |c| c.quorum.retry_backoff_ms.into(),
+            "2147483648",
+        ),
+        (
+            "controller.quorum.fetch.max.bytes",
+            "1",
+            |c| c.quorum.fetch_max_bytes.into(),
+            "0",
+        ),
+        (
+            "controller.quorum.fetch.snapshot.max.bytes",
+            "2",
+            |c| c.quorum.fetch_snapshot_max_bytes.into(),
+            "0",
+        ),
+        (
+            "socket.request.max.bytes",
+            "1000",
+            |c| c.socket_request_max_bytes.into(),
+            "0",
+        ),
+        (
+            "metadata.log.segment.bytes",
+            "8388608",
+            |c| c.metadata_log.segment_bytes.into(),
+            "8388607",
+        ),
+        (
+            "metadata.log.segment.ms",
+            "-1",
+            |c| c.metadata_log.segment_ms,
+            "1d",
+        ),
+        (
+            "metadata.max.retention.bytes",
+            "-1",
+            |c| c.metadata_log.max_retention_bytes,
+            "lots",
+        ),
+        (
+            "metadata.max.retention.ms",
+            "-1",
+            |c| c.metadata_log.max_retention_ms,
+            "9223372036854775808",
+        ),
+        (
+            "metadata.max.idle.interval.ms",
+            "0",
+            |c| c.metadata_log.max_idle_interval_ms.into(),
+            "-1",
+        ),
+        (
+            "metadata.log.max.record.bytes.between.snapshots",
+            "1",
+            |c| c.metadata_log.max_record_bytes_between_snapshots as i64,
+            "0",
+        ),
+        (
+            "metadata.log.max.snapshot.interval.ms",
+            "0",
+            |c| c.metadata_log.max_snapshot_interval_ms as i64,
+            "-1",
+        ),
+        (
+            "internal.metadata.log.segment.bytes",
+            "1024",
+            |c| c.metadata_log.effective_segment_bytes().into(),
+            "0",
+        ),
+        (
+            "internal.metadata.max.batch.size.in.bytes",
+            "4096",
+            |c| c.metadata_log.internal_max_batch_size_bytes.into(),
+            "0",
+        ),
+        (
+            "internal.metadata.delete.delay.millis",
+            "0",
+            |c| c.metadata_log.internal_delete_delay_ms,
+            "soon",
+        ),
+        (
+            "broker.session.timeout.ms",
+            "18000",
+            |c| c.controller.broker_session_timeout_ms.into(),
+            "0",
+        ),
+        (
+            "broker.heartbeat.interval.ms",
+            "500",
+            |c| c.controller.broker_heartbeat_interval_ms.into(),
+            "-1",
+        ),
+        (
+            "num.partitions",
+            "3",
+            |c| c.controller.num_partitions.into(),
+            "0",
+        ),
+        (
+            "default.replication.factor",
+            "3",
+            |c| c.controller.default_replication_factor.into(),
+            "0",
+        ),
+    ];
+    for (key, good, get, bad) in cases {
+        let c = with(&format!("{key}= {good} ")).unwrap_or_else(|e| panic!("{key}={good}: {e}"));
+        assert_eq!(get(&c), good.parse::<i64>().unwrap(), "{key}");
+        let m = err_with(&format!("{key}={bad}"));
+        assert!(
+            m.starts_with(&format!("invalid value '{bad}' for {key}: expected ")),
+            "{m}"
+        );
+    }
+}
+
+#[test]
+fn booleans() {
+    let c = with("controller.quorum.auto.join.enable=TRUE\ndelete.topic.enable=false").unwrap();
+    assert!(c.quorum.auto_join_enable);
+    assert!(!c.controller.delete_topic_enable);
+    assert_eq!(
+        err_with("controller.quorum.auto.join.enable=yes"),
+        "invalid value 'yes' for controller.quorum.auto.join.enable: expected true or false"
+    );
+}
+
+#[test]
+fn node_id() {
+    assert_eq!(
+        err(&without("node.id")),
+        "missing required configuration node.id: set node.id=<a non-negative integer unique in the cluster>"
+    );
+    assert_eq!(
+        err_with("node.id=abc"),
+        "invalid value 'abc' for node.id: expected a non-negative integer"
+    );
+    assert!(err_with("node.id=-1").contains("expected a non-negative integer"));
+    // broker.id is node.id's deprecated alias: allowed when equal.
+    assert!(with("broker.id=1").is_ok());
+    assert!(err_with("broker.id=2").starts_with("broker.id=2 differs from node.id=1"));
+}
+
+#[test]
+fn process_roles() {
+    assert!(
+        err(&without("process.roles")).starts_with("missing required configuration process.roles")
+    );
+    assert!(err_with("process.roles=").starts_with("missing required configuration process.roles"));
+    assert!(with("process.roles= controller , controller").is_ok());
+    let m = err_with("process.roles=broker,controller");
+    assert!(
+        m.contains("cannot co-locate a broker") && m.contains("set process.roles=controller"),
+        "{m}"
+    );
+    assert!(err_with("process.roles=broker").contains("kraftd runs only the controller role"));
+    assert!(err_with("process.roles=Controller")
+        .starts_with("invalid value 'Controller' for process.roles"));
+    assert!(err_with("process.roles=controller,").contains("without empty entries"));
+}
+
+#[test]
+fn listeners_and_names() {
+    let two = "listeners=CONTROLLER://:9093,c2://[::1]:0\ncontroller.listener.names=C2,CONTROLLER";
+    let c = with(two).unwrap();
+    assert_eq!(
+        c.listeners[1],
+        Endpoint {
+            listener_name: "C2".into(),
+            host: "::1".into(),
+            port: 0
+        }
+    );
+    assert_eq!(c.default_listener_name(), "C2");
+    assert!(err_with("listeners=CONTROLLER://h:70000").contains("expected NAME://host:port"));
+    assert!(err_with("listeners=").starts_with("missing required configuration listeners"));
+    assert!(err_with("listeners=CONTROLLER://:1,CONTROLLER://:2")
+        .contains("names listener CONTROLLER twice"));
+    assert!(
+        err_with("listeners=CONTROLLER://:1,C2://:1\ncontroller.listener.names=CONTROLLER,C2")
+            .contains("same port 1")
+    );
+    assert!(with(
+        "listeners=CONTROLLER://127.0.0.1:1,C2://[::1]:1\ncontroller.listener.names=CONTROLLER,C2"
+    )
+    .is_ok());
+    // Defaulted listeners are PLAINTEXT://:9092, which is no controller listener.
+    let m = err(&without("listeners"));
+    assert!(
+        m.contains("listeners=PLAINTEXT://:9092") && m.contains("Kafka's default"),
+        "{m}"
+    );
+    // ...which is fine if it is named as the controller listener (Kafka agrees).
+    let text = without("listeners").replace(
+        "controller.listener.names=CONTROLLER",
+        "controller.listener.names=PLAINTEXT",
+    );
+    let c = ControllerConfig::parse(&text, &[]).unwrap();
+    assert_eq!(c.listeners[0].to_string(), "PLAINTEXT://:9092");
+    let m = err_with("listeners=CONTROLLER://:9093,PLAINTEXT://:9092");
+    assert!(
+        m.contains("a controller-only node has only controller listeners"),
+        "{m}"
+    );
+}
+
+#[test]
+fn controller_listener_names() {
+    let m = err(&without("controller.listener.names"));
+    assert!(
+        m.starts_with("missing required configuration controller.listener.names"),
+        "{m}"
+    );
+    assert!(err_with("controller.listener.names=").starts_with("missing required"));
+    let m = err_with("controller.listener.names=CONTROLLER,FOO");
+    assert!(
+        m.starts_with("controller.listener.names contains FOO, which is not a listener"),
+        "{m}"
+    );
+    // Kafka compares these names case-sensitively with the upper-cased listener names.
+    let m = err_with("controller.listener.names=controller");
+    assert!(m.contains("write CONTROLLER"), "{m}");
+}
+
+#[test]
+fn security_protocol_map() {
+    let c = with("listener.security.protocol.map=controller:plaintext").unwrap();
+    assert_eq!(
+        c.listener_security_protocols.len(),
+        1,
+        "an explicit map replaces the default"
+    );
+    let m = err_with("listener.security.protocol.map=PLAINTEXT:PLAINTEXT");
+    assert_eq!(m, "listener CONTROLLER has no security protocol: add CONTROLLER:PLAINTEXT to listener.security.protocol.map");
+    let m = err_with("listener.security.protocol.map=CONTROLLER:SSL");
+    assert!(
+        m.contains("uses security protocol SSL") && m.contains("supports only PLAINTEXT"),
+        "{m}"
+    );
+    assert!(err_with("listener.security.protocol.map=CONTROLLER:BOGUS").contains("got 'BOGUS'"));
+    // A listener literally named SSL is SSL under the default map.
+    let m = err_with("listeners=SSL://:9093\ncontroller.listener.names=SSL");
+    assert!(m.contains("uses security protocol SSL"), "{m}");
+    // With an SSL/SASL name in play Kafka adds no PLAINTEXT mapping for controller names.
+    let m = err_with(
+        "listeners=CONTROLLER://:9093,SSL://:9094\ncontroller.listener.names=CONTROLLER,SSL",
+    );
+    assert!(
+        m.starts_with("listener CONTROLLER has no security protocol"),
+        "{m}"
+    );
+}
+
+#[test]
+fn advertised_listeners() {
+    let c = with("advertised.listeners=CONTROLLER://ctrl-1.example.com:19093").unwrap();
+    assert_eq!(
+        c.advertised_controller_endpoints()[0].to_string(),
+        "CONTROLLER://ctrl-1.example.com:19093"
+    );
+    let c = with("").unwrap();
+    assert_eq!(
+        c.advertised_controller_endpoints(),
+        c.listeners,
+        "falls back to listeners"
+    );
+    let m = err_with("advertised.listeners=CONTROLLER://0.0.0.0:9093");
+    assert!(m.starts_with("invalid value 'CONTROLLER://0.0.0.0:9093' for advertised.listeners: expected a routable host"), "{m}");
+    assert!(err_with("advertised.listeners=CONTROLLER://a:1,CONTROLLER://b:1").contains("twice"));
+    assert!(err_with("advertised.listeners=FOO://a:1")
+        .starts_with("listener FOO has no security protocol"));
+    assert!(
+        with("advertised.listeners=CONTROLLER://:9093").is_ok(),
+        "empty host: filled in at runtime"
+    );
+}
+
+#[test]
+fn quorum_voters_and_bootstrap() {
+    let voters = "controller.quorum.voters=1@127.0.0.1:9093, 2@h2:9093,3@[::1]:9093";
+    let c = with(voters).unwrap();
+    assert!(c.is_static_quorum());
+    assert_eq!(c.quorum.voters.len(), 3);
+    assert_eq!(c.quorum.voters[2].to_string(), "3@[::1]:9093");
+    assert_eq!(
+        c.quorum.bootstrap_servers.len(),
+        1,
+        "both may be set, as in Kafka"
+    );
+    let base = without("controller.quorum.bootstrap.servers");
+    assert!(ControllerConfig::parse(&format!("{base}{voters}"), &[]).is_ok());
+    let m = err(&base);
+    assert!(
+        m.contains("controller.quorum.bootstrap.servers=host:port")
+            && m.contains("controller.quorum.voters=id@host:port"),
+        "{m}"
+    );
+    assert!(err(&format!("{base}controller.quorum.voters=")).starts_with("missing required"));
+    let m = err(&format!("{base}controller.quorum.voters=2@h:1,3@h:2"));
+    assert!(
+        m.starts_with("node.id=1 is not in controller.quorum.voters=2@h:1,3@h:2")
+            && m.contains("add 1@host:port"),
+        "{m}"
+    );
+    assert!(err_with("controller.quorum.voters=1@a:1,1@b:2").contains("lists voter 1 twice"));
+    for bad in ["1@h", "x@h:1", "1@h:1,", "1@0.0.0.0:9093"] {
+        let m = err_with(&format!("controller.quorum.voters={bad}"));
+        assert!(m.starts_with("invalid value"), "{bad}: {m}");
+    }
+    let c = with("controller.quorum.bootstrap.servers=a:1,[::1]:2").unwrap();
+    assert_eq!(
+        c.quorum.bootstrap_servers[1],
+        HostPort {
+            host: "::1".into(),
+            port: 2
+        }
+    );
+    for bad in ["a", "a:", ":1", "a:0", "a:65536", "a:1,"] {
+        assert!(
+            err_with(&format!("controller.quorum.bootstrap.servers={bad}"))
+                .starts_with("invalid value"),
+            "{bad}"
+        );
+    }
+}
+
+#[test]
+fn log_dirs() {
+    let c = with("log.dirs= /a , ./b ").unwrap();
+    assert_eq!(c.log_dirs, vec![PathBuf::from("/a"), PathBuf::from("./b")]);
+    assert_eq!(c.metadata_log_dir, PathBuf::from("/a"));
+    let c = with("metadata.log.dir=/meta").unwrap();
+    assert_eq!(c.metadata_log_dir, PathBuf::from("/meta"));
+    let base = without("log.dirs");
+    let c = ControllerConfig::parse(&format!("{base}log.dir=/single"), &[]).unwrap();
+    assert_eq!(c.log_dirs, vec![PathBuf::from("/single")]);
+    let c =
+        ControllerConfig::parse(&format!("{base}log.dir=/single\nlog.dirs=/x,/y"), &[]).unwrap();
+    assert_eq!(
+        c.log_dirs,
+        vec![PathBuf::from("/x"), PathBuf::from("/y")],
+        "log.dirs wins"
+    );
+    let c = ControllerConfig::parse(&base, &[]).unwrap();
+    assert_eq!(
+        c.log_dirs,
+        vec![PathBuf::from("/tmp/kafka-logs")],
+        "Kafka's default"
+    );
+    assert!(err_with("log.dirs=").starts_with("missing required configuration log.dirs"));
+    assert!(err_with("log.dirs=/a,").contains("without empty entries"));
+    assert!(
+        err_with("metadata.log.dir=  ").contains("remove the line to use the first of log.dirs")
+    );
+}
+
+#[test]
+fn overrides_win_and_are_validated() {
+    let o = ov(&[
+        ("node.id", "7"),
+        ("controller.quorum.voters", "7@h:1"),
+        ("controller.quorum.append.linger.ms", "5"),
+    ]);
+    let c = ControllerConfig::parse(BASE, &o).unwrap();
+    assert_eq!((c.node_id, c.quorum.append_linger_ms), (7, 5));
+    assert_eq!(c.quorum.voters[0].id, 7);
+    let m = ControllerConfig::parse(BASE, &ov(&[("node.id", "x")]))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        m,
+        "invalid value 'x' for node.id: expected a non-negative integer"
+    );
+    let c = ControllerConfig::parse(BASE, &ov(&[("node.idd", "3")])).unwrap();
+    assert_eq!(c.unknown_keys, vec!["node.idd"]);
+}
+
+#[test]
+fn unknown_and_ignored_keys() {
+    let c = with("node.idd=3\nlog.retention.hours=1\nlistener.name.controller.ssl.keystore.type=JKS\nfoo=bar").unwrap();
+    assert_eq!(c.unknown_keys, vec!["foo", "node.idd"]);
+    assert_eq!(
+        c.ignored_keys,
+        vec![
+            "listener.name.controller.ssl.keystore.type",
+            "log.retention.hours"
+        ]
+    );
+}
+
+#[test]
+fn used_keys_match_what_the_builder_reads() {
+    // Every key in USED_KEYS must change the outcome when given a bad value: proof it is read.
+    // Paths are free-form text, and log.dir loses to log.dirs, so those are checked elsewhere.
+    let free_form = ["log.dir", "log.dirs", "metadata.log.dir"];
+    for key in keys::USED_KEYS.iter().filter(|k| !free_form.contains(k)) {
+        let r = with(&format!("{key}=\\u0000not valid"));
+        assert!(
+            r.is_err(),
+            "{key} is listed as used but a bad value was accepted"
+        );
+    }
+}
+
+#[test]
+fn syntax_and_io_errors() {
+    let m = err("node.id=1\nbad=\\uZZZZ");
+    assert_eq!(m, "<config>: line 2: malformed \\uXXXX escape '\\uZZZZ'");
+    let m = ControllerConfig::load(Path::new("/nonexistent/server.properties"), &[])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        m.starts_with("cannot read /nonexistent/server.properties: "),
+        "{m}"
+    );
+}
+
+#[test]
+fn shipped_config_files_parse_and_validate() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("config");
+    let mut files = Vec::new();
+    let mut dirs = vec![root];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "properties") {
+                files.push(path);
+            }
+        }
+    }
+    assert!(
+        files.len() >= 4,
+        "expected the single-node and three quorum files, found {files:?}"
+    );
+    for f in &files {
+        let c = ControllerConfig::load(f, &[]).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        assert!(
+            c.unknown_keys.is_empty(),
+            "{}: unknown keys {:?}",
+            f.display(),
+            c.unknown_keys
+        );
+        assert!(
+            c.metadata_log_dir.is_relative(),
+            "{}: keep data dirs relative",
+            f.display()
+        );
+    }
+    let single = ControllerConfig::load(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("config/controller.properties"),
+        &[],
+    )
+    .unwrap();
+    assert_eq!(single.metadata_log_dir, PathBuf::from("./data/kraftd-1"));
+    assert!(!single.is_static_quorum());
+    for i in 1..=3 {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("config/quorum/controller-{i}.properties"));
+        let c = ControllerConfig::load(&path, &[]).unwrap();
+        assert_eq!(c.node_id, i);
+        assert_eq!(c.quorum.voters.len(), 3);
+        let me = c.quorum.voters.iter().find(|v| v.id == i).unwrap();
+        assert_eq!(
+            me.address.port, c.listeners[0].port,
+            "node {i}'s voter entry is its own listener"
+        );
+    }
+}

@@ -1,0 +1,373 @@
+//! The wire front end of a real kraftd process under bad input. After each bad input the
+//! process must still answer ApiVersions on a new connection, and it must have said why it
+//! closed the bad connection in one log line.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use kraftd::protocol::codec::Message;
+use kraftd::protocol::errors::ErrorCode;
+use kraftd::protocol::frame::encode_request;
+use kraftd::protocol::messages::{
+    ApiVersionsRequest, ApiVersionsResponse, DescribeClusterRequest, DescribeClusterResponse,
+    ResponseHeader,
+};
+
+const CLUSTER_ID: &str = "MkU3OEVBNTcwNTJENDM2Qk";
+
+/// A kraftd process on a free loopback port, killed when dropped.
+struct Kraftd {
+    child: Child,
+    port: u16,
+    dir: PathBuf,
+}
+
+impl Kraftd {
+    fn start(name: &str) -> Kraftd {
+        let dir = std::env::temp_dir().join(format!("kraftd-wire-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let data = dir.join("data");
+        std::fs::create_dir_all(&data).unwrap();
+        std::fs::write(
+            data.join("meta.properties"),
+            format!("version=1\nnode.id=1\ncluster.id={CLUSTER_ID}\n"),
+        )
+        .unwrap();
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let props = dir.join("controller.properties");
+        std::fs::write(
+            &props,
+            format!(
+                "process.roles=controller\nnode.id=1\nlisteners=CONTROLLER://127.0.0.1:{port}\n\
+                 controller.listener.names=CONTROLLER\n\
+                 controller.quorum.voters=1@127.0.0.1:{port}\nlog.dirs={}\n\
+                 socket.request.max.bytes=1048576\n",
+                data.display()
+            ),
+        )
+        .unwrap();
+        let log = std::fs::File::create(dir.join("kraftd.log")).unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_kraftd"))
+            .arg("start")
+            .arg(&props)
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("start kraftd");
+        let k = Kraftd { child, port, dir };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "kraftd did not listen:\n{}",
+                k.log()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        k
+    }
+
+    fn connect(&self) -> TcpStream {
+        let s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        s
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("kraftd.log")).unwrap_or_default()
+    }
+
+    /// The process is alive and a fresh connection gets a full, valid ApiVersions answer.
+    fn assert_serving(&mut self) {
+        assert!(
+            self.child.try_wait().unwrap().is_none(),
+            "kraftd exited:\n{}",
+            self.log()
+        );
+        let mut s = self.connect();
+        let (corr, resp) = api_versions(&mut s, 3, 42);
+        assert_eq!(corr, 42);
+        assert_eq!(resp.error_code, 0);
+        assert!(resp
+            .api_keys
+            .iter()
+            .any(|k| k.api_key == 18 && k.max_version == 4));
+    }
+
+    /// The server closed the connection (EOF, or a reset) without answering.
+    fn assert_closed(&self, mut s: TcpStream, why: &str) {
+        let mut buf = [0u8; 64];
+        match s.read(&mut buf) {
+            Ok(0) => {}
+            Ok(n) => panic!(
+                "{why}: expected a closed connection, got {n} bytes: {:?}",
+                &buf[..n]
+            ),
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
+            Err(e) => panic!(
+                "{why}: expected a closed connection, got {e}\n{}",
+                self.log()
+            ),
+        }
+    }
+
+    fn wait_for_log(&self, needle: &str) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !self.log().contains(needle) {
+            assert!(
+                Instant::now() < deadline,
+                "log never said {needle:?}:\n{}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Kraftd {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if std::thread::panicking() {
+            eprintln!("--- kraftd log ---\n{}", self.log());
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn read_frame(s: &mut TcpStream) -> Vec<u8> {
+    let mut size = [0u8; 4];
+    s.read_exact(&mut size).expect("response size");
+    let mut frame = vec![0u8; i32::from_be_bytes(size) as usize];
+    s.read_exact(&mut frame).expect("response body");
+    frame
+}
+
+fn api_versions(s: &mut TcpStream, version: i16, corr: i32) -> (i32, ApiVersionsResponse) {
+    let req = ApiVersionsRequest {
+        client_software_name: "kraftd-wire-test".into(),
+        client_software_version: "1.0".into(),
+        ..Default::default()
+    };
+    s.write_all(&encode_request(18, version, corr, Some("t"), &req).unwrap())
+        .unwrap();
+    let frame = read_frame(s);
+    let mut r = kraftd::protocol::codec::Reader::new(&frame);
+    let header = ResponseHeader::decode(&mut r, 0).unwrap();
+    let body = ApiVersionsResponse::decode_exact(r.rest(), version).unwrap();
+    (header.correlation_id, body)
+}
+
+fn frame_with_size(size: i32, body: &[u8]) -> Vec<u8> {
+    let mut v = size.to_be_bytes().to_vec();
+    v.extend_from_slice(body);
+    v
+}
+
+#[test]
+fn api_versions_lists_exactly_what_kraftd_serves() {
+    let k = Kraftd::start("exact");
+    let mut s = k.connect();
+    for version in 0..=4 {
+        let (_, resp) = api_versions(&mut s, version, version as i32);
+        let listed: Vec<(i16, i16, i16)> = resp
+            .api_keys
+            .iter()
+            .map(|a| (a.api_key, a.min_version, a.max_version))
+            .collect();
+        let served: Vec<(i16, i16, i16)> = kraftd::server::api::SERVED_APIS
+            .iter()
+            .map(|a| (a.key, a.min_version, a.max_version))
+            .collect();
+        assert_eq!(listed, served, "v{version}");
+        // Each advertised range is one the codec implements, and the dispatcher answers.
+        assert_eq!(listed, vec![(18, 0, 4), (60, 0, 2)]);
+        if version >= 3 {
+            let names: Vec<_> = resp
+                .supported_features
+                .iter()
+                .map(|f| f.name.as_str())
+                .collect();
+            assert!(names.contains(&"metadata.version"), "v{version}: {names:?}");
+            // kraft.version's minimum is 0, which clients before v4 cannot parse.
+            assert_eq!(
+                names.contains(&"kraft.version"),
+                version >= 4,
+                "v{version}: {names:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_newer_api_versions_gets_the_v0_unsupported_version_fallback() {
+    let k = Kraftd::start("fallback");
+    let mut s = k.connect();
+    // A v5 request, as Kafka 4.3+ clients send first.
+    let req = ApiVersionsRequest {
+        client_software_name: "apache-kafka-java".into(),
+        client_software_version: "4.4.0".into(),
+        ..Default::default()
+    };
+    s.write_all(&encode_request(18, 5, 9, Some("c"), &req).unwrap())
+        .unwrap();
+    let frame = read_frame(&mut s);
+    let mut r = kraftd::protocol::codec::Reader::new(&frame);
+    assert_eq!(ResponseHeader::decode(&mut r, 0).unwrap().correlation_id, 9);
+    let body = ApiVersionsResponse::decode_exact(r.rest(), 0).unwrap();
+    assert_eq!(body.error_code, ErrorCode::UNSUPPORTED_VERSION.0);
+    let keys: Vec<_> = body
+        .api_keys
+        .iter()
+        .map(|a| (a.api_key, a.min_version, a.max_version))
+        .collect();
+    assert_eq!(keys, vec![(18, 0, 4)]);
+    // The connection stays open: the client retries at v4 on it.
+    let (corr, resp) = api_versions(&mut s, 4, 10);
+    assert_eq!((corr, resp.error_code), (10, 0));
+}
+
+#[test]
+fn pipelined_requests_are_answered_in_order() {
+    let k = Kraftd::start("pipeline");
+    let mut s = k.connect();
+    let av = ApiVersionsRequest::default();
+    let dc = DescribeClusterRequest {
+        endpoint_type: 2,
+        ..Default::default()
+    };
+    let mut batch = Vec::new();
+    for corr in 0..20 {
+        if corr % 2 == 0 {
+            batch.extend(encode_request(18, 2, corr, Some("p"), &av).unwrap());
+        } else {
+            batch.extend(encode_request(60, 1, corr, Some("p"), &dc).unwrap());
+        }
+    }
+    s.write_all(&batch).unwrap();
+    for corr in 0..20 {
+        let frame = read_frame(&mut s);
+        let header_version = if corr % 2 == 0 { 0 } else { 1 };
+        let mut r = kraftd::protocol::codec::Reader::new(&frame);
+        assert_eq!(
+            ResponseHeader::decode(&mut r, header_version)
+                .unwrap()
+                .correlation_id,
+            corr
+        );
+        if corr % 2 == 1 {
+            let body = DescribeClusterResponse::decode_exact(r.rest(), 1).unwrap();
+            assert_eq!(body.cluster_id, CLUSTER_ID);
+            assert_eq!(body.endpoint_type, 2);
+            assert_eq!(body.brokers.len(), 1);
+            assert_eq!(body.brokers[0].port, k.port as i32);
+        }
+    }
+}
+
+#[test]
+fn bad_input_closes_the_connection_and_the_process_keeps_serving() {
+    let mut k = Kraftd::start("bad-input");
+
+    // 1. The 9-byte Vote body that aborts kafka-protocol 0.18: Vote v2 header, then 9 bytes
+    //    whose counts claim far more than is present.
+    let mut vote = Vec::new();
+    vote.extend_from_slice(&52i16.to_be_bytes());
+    vote.extend_from_slice(&2i16.to_be_bytes());
+    vote.extend_from_slice(&1i32.to_be_bytes());
+    vote.extend_from_slice(&(-1i16).to_be_bytes()); // client id: null
+    vote.push(0); // header tagged fields
+    vote.extend_from_slice(&[0x01, 0xff, 0xff, 0xff, 0x0f, 0x00, 0x00, 0x00, 0x01]);
+    let mut s = k.connect();
+    s.write_all(&frame_with_size(vote.len() as i32, &vote))
+        .unwrap();
+    k.assert_closed(s, "9-byte Vote body");
+    k.wait_for_log("Vote");
+    k.assert_serving();
+
+    // 2. A truncated frame: 100 bytes promised, 10 sent, then the client goes away.
+    let mut s = k.connect();
+    s.write_all(&frame_with_size(100, &[0, 18, 0, 3, 0, 0, 0, 1, 0, 0]))
+        .unwrap();
+    drop(s);
+    k.wait_for_log("after 10 of a 100-byte request");
+    k.assert_serving();
+
+    // 3. A frame claiming 2 GiB, and one with a negative size.
+    for size in [i32::MAX, i32::MIN] {
+        let mut s = k.connect();
+        s.write_all(&size.to_be_bytes()).unwrap();
+        k.assert_closed(s, "2 GiB frame");
+    }
+    k.wait_for_log("larger than the maximum 1048576 (socket.request.max.bytes)");
+    k.wait_for_log("invalid request size -2147483648");
+    k.assert_serving();
+
+    // 4. A header shorter than 8 bytes.
+    let mut s = k.connect();
+    s.write_all(&frame_with_size(5, &[0, 18, 0, 3, 0])).unwrap();
+    k.assert_closed(s, "short header");
+    k.wait_for_log("shorter than the 8-byte minimum");
+    k.assert_serving();
+
+    // 5. An unknown API key, and a known one a controller does not serve (Produce).
+    let mut s = k.connect();
+    s.write_all(&frame_with_size(
+        10,
+        &[0x7f, 0x11, 0, 0, 0, 0, 0, 5, 0xff, 0xff],
+    ))
+    .unwrap();
+    k.assert_closed(s, "unknown api key");
+    k.wait_for_log("unknown api key 32529");
+    let mut s = k.connect();
+    s.write_all(&frame_with_size(10, &[0, 0, 0, 9, 0, 0, 0, 6, 0xff, 0xff]))
+        .unwrap();
+    k.assert_closed(s, "produce");
+    k.wait_for_log("api key 0 (Produce) version 9 (correlation id 6) is not served");
+    k.assert_serving();
+
+    // 6. An unsupported version of a served API other than ApiVersions.
+    let mut s = k.connect();
+    let dc = encode_request(60, 2, 3, None, &DescribeClusterRequest::default()).unwrap();
+    let mut bumped = dc.clone();
+    bumped[6..8].copy_from_slice(&9i16.to_be_bytes());
+    s.write_all(&bumped).unwrap();
+    k.assert_closed(s, "DescribeCluster v9");
+    k.wait_for_log("unsupported DescribeCluster version 9");
+    k.assert_serving();
+
+    // 7. Random garbage, in several shapes, from a fixed seed.
+    let mut seed: u64 = 0x5eed_cafe;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for round in 0..50 {
+        let len = (next() % 300) as usize;
+        let garbage: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+        let mut s = k.connect();
+        // Half the rounds get a plausible size prefix so the garbage reaches the parser.
+        let bytes = if round % 2 == 0 {
+            frame_with_size(len as i32, &garbage)
+        } else {
+            garbage
+        };
+        let _ = s.write_all(&bytes);
+        drop(s);
+    }
+    k.assert_serving();
+    assert!(
+        k.child.try_wait().unwrap().is_none(),
+        "kraftd died:\n{}",
+        k.log()
+    );
+}
