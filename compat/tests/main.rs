@@ -1,1 +1,8 @@
-//! Compat tests against real Apache Kafka.
+//! Compat tests against real Apache Kafka (resolved by `compat/resolve-kafka`; see
+//! `compat/harness/mod.rs`). Run with limited parallelism, JVMs are CPU-hungry:
+//! `cargo test --test compat -- --test-threads=2`.
+
+#[path = "../harness/mod.rs"]
+mod harness;
+
+mod harness_selftest;

@@ -1,0 +1,336 @@
+//! Real Kafka servers (controller, broker or combined) run from a generated `server.properties`.
+//!
+//! ```ignore
+//! let dir = TestDir::new();
+//! let mut controller = JavaController::builder(1).start(&dir); // formatted --standalone
+//! controller.wait_until_leader(Duration::from_secs(60));
+//! ```
+
+use std::ops::{Deref, DerefMut};
+use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use super::kafka::{Kafka, Tool};
+use super::process::{describe_status, ChildGuard};
+use super::props::Properties;
+use super::server_builder::{Quorum, ServerBuilder, Spec};
+use super::testdir::TestDir;
+use super::tools::QuorumStatus;
+
+/// JVM options for servers: a modest heap and a single-threaded GC, as the test machine has two
+/// cores shared by several JVMs; the JIT stays at its defaults.
+const SERVER_JVM_OPTS: &[&str] = &[
+    "-Xmx512m",
+    "-XX:+UseSerialGC",
+    "-XX:+ExitOnOutOfMemoryError",
+    "-Djava.awt.headless=true",
+];
+
+/// Pause between two `describe --status` polls.
+const QUORUM_POLL_INTERVAL: Duration = Duration::from_millis(500);
+
+/// A running (or stopped) `kafka.Kafka` process. Dropping it SIGKILLs the JVM.
+pub struct JavaServer {
+    spec: Spec,
+    config: PathBuf,
+    data_dir: PathBuf,
+    guard: ChildGuard,
+}
+
+impl JavaServer {
+    pub(super) fn start(spec: Spec, dir: &TestDir) -> JavaServer {
+        let kafka = Kafka::get();
+        let node_dir = dir.subdir(&spec.name);
+        let config = node_dir.join("server.properties");
+        let mut props = spec.props.clone();
+        if props.get("log.dirs").is_none() {
+            props.set("log.dirs", node_dir.join("data").display().to_string());
+        }
+        // Kafka keeps the metadata log (and its meta.properties) in metadata.log.dir, else in
+        // the first of log.dirs.
+        let data_dir = props
+            .get("metadata.log.dir")
+            .or_else(|| {
+                props
+                    .get("log.dirs")
+                    .and_then(|dirs| dirs.split(',').next())
+            })
+            .map(PathBuf::from)
+            .expect("log.dirs is set above");
+        props.write(&config);
+        if spec.format {
+            let out = kafka.storage_format(&config, &spec.cluster_id, &spec.flag, &[]);
+            assert!(
+                out.success(),
+                "kafka-storage format of {} failed ({}):\n{out}",
+                spec.name,
+                config.display()
+            );
+        }
+        let guard = spawn_server(kafka, &spec, &config, dir);
+        JavaServer {
+            spec,
+            config,
+            data_dir,
+            guard,
+        }
+    }
+
+    /// Starts the server again on the same config and data (no reformat). It must be stopped.
+    pub fn restart(&mut self, dir: &TestDir) {
+        assert!(
+            !self.guard.is_running(),
+            "{} is still running; stop it before restart",
+            self.spec.name
+        );
+        self.guard = spawn_server(Kafka::get(), &self.spec, &self.config, dir);
+    }
+
+    pub fn name(&self) -> &str {
+        &self.spec.name
+    }
+
+    pub fn node_id(&self) -> i32 {
+        self.spec.node_id
+    }
+
+    pub fn cluster_id(&self) -> &str {
+        &self.spec.cluster_id
+    }
+
+    /// The controller port for controllers (and combined nodes), the broker port for brokers.
+    pub fn port(&self) -> u16 {
+        self.spec
+            .controller_port
+            .or(self.spec.broker_port)
+            .expect("a server has a listener")
+    }
+
+    pub fn controller_port(&self) -> Option<u16> {
+        self.spec.controller_port
+    }
+
+    pub fn broker_port(&self) -> Option<u16> {
+        self.spec.broker_port
+    }
+
+    /// `127.0.0.1:<controller port>`; panics for a broker-only node.
+    pub fn controller_endpoint(&self) -> String {
+        let port = self
+            .spec
+            .controller_port
+            .unwrap_or_else(|| panic!("{} has no controller listener", self.spec.name));
+        format!("127.0.0.1:{port}")
+    }
+
+    /// `127.0.0.1:<broker port>` for `--bootstrap-server`; panics for a controller-only node.
+    pub fn bootstrap_server(&self) -> String {
+        let port = self
+            .spec
+            .broker_port
+            .unwrap_or_else(|| panic!("{} has no broker listener", self.spec.name));
+        format!("127.0.0.1:{port}")
+    }
+
+    /// The quorum's controllers as `host:port,...`, for `--bootstrap-controller`.
+    pub fn bootstrap_controllers(&self) -> &str {
+        &self.spec.bootstrap_controllers
+    }
+
+    pub fn config_path(&self) -> &Path {
+        &self.config
+    }
+
+    /// The `server.properties` the server was started with.
+    pub fn config(&self) -> Properties {
+        Properties::read(&self.config)
+    }
+
+    /// The directory holding the metadata log and its `meta.properties`.
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+
+    /// `<data>/__cluster_metadata-0`, the KRaft log.
+    pub fn metadata_log_dir(&self) -> PathBuf {
+        self.data_dir.join("__cluster_metadata-0")
+    }
+
+    /// The directory id that `kafka-storage format` wrote into `meta.properties`.
+    pub fn directory_id(&self) -> String {
+        let meta = Properties::read(&self.data_dir.join("meta.properties"));
+        meta.get("directory.id")
+            .unwrap_or_else(|| panic!("{}: meta.properties has no directory.id", self.spec.name))
+            .to_string()
+    }
+
+    pub fn log_path(&self) -> &Path {
+        self.guard
+            .log_path()
+            .expect("servers are spawned with a log")
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.guard.pid()
+    }
+
+    pub fn is_running(&mut self) -> bool {
+        self.guard.is_running()
+    }
+
+    /// SIGKILLs the JVM (a crash: no shutdown hook, no flush) and reaps it.
+    pub fn kill9(&mut self) -> ExitStatus {
+        self.guard.kill9()
+    }
+
+    /// Sends SIGTERM (Kafka's shutdown hook runs a controlled shutdown); does not wait.
+    pub fn sigterm(&mut self) {
+        self.guard.sigterm()
+    }
+
+    /// Waits for the JVM to exit; SIGKILLs it and panics after `timeout`.
+    #[track_caller]
+    pub fn wait_exit(&mut self, timeout: Duration) -> ExitStatus {
+        self.guard.wait_exit(timeout)
+    }
+
+    /// SIGTERM, then [`Self::wait_exit`].
+    #[track_caller]
+    pub fn stop(&mut self, timeout: Duration) -> ExitStatus {
+        self.sigterm();
+        self.wait_exit(timeout)
+    }
+
+    /// Waits until the server's log contains `needle`.
+    pub fn wait_for_log(&mut self, needle: &str, timeout: Duration) -> bool {
+        self.guard.wait_for_log(needle, timeout)
+    }
+
+    /// Waits for Kafka's `Kafka Server started` log line, which every role logs once its startup
+    /// finished; panics on timeout or if the server exits first.
+    #[track_caller]
+    pub fn wait_until_started(&mut self, timeout: Duration) {
+        if !self.guard.wait_for_log("Kafka Server started", timeout) {
+            let state = match self.guard.try_status() {
+                Some(status) => format!("exited ({})", describe_status(status)),
+                None => format!("still not started after {timeout:?}"),
+            };
+            panic!(
+                "{} {state}; log: {}",
+                self.spec.name,
+                self.guard.log_display()
+            );
+        }
+    }
+
+    /// Polls `kafka-metadata-quorum describe --status` until this node is the leader.
+    #[track_caller]
+    pub fn wait_until_leader(&mut self, timeout: Duration) -> QuorumStatus {
+        let id = self.node_id();
+        self.wait_for_quorum(timeout, &format!("node {id} to lead"), |s| {
+            s.leader_id == id
+        })
+    }
+
+    /// Polls `kafka-metadata-quorum describe --status` until the quorum has any leader.
+    #[track_caller]
+    pub fn wait_for_leader(&mut self, timeout: Duration) -> QuorumStatus {
+        self.wait_for_quorum(timeout, "a leader", |s| s.leader_id >= 0)
+    }
+
+    /// Polls `describe --status` (against this node if it is a controller, else against the
+    /// quorum) until `done` holds; panics on timeout or if this server exits meanwhile.
+    #[track_caller]
+    pub fn wait_for_quorum(
+        &mut self,
+        timeout: Duration,
+        what: &str,
+        done: impl Fn(&QuorumStatus) -> bool,
+    ) -> QuorumStatus {
+        let kafka = Kafka::get();
+        let target = match self.spec.controller_port {
+            Some(_) => self.controller_endpoint(),
+            None => self.spec.bootstrap_controllers.clone(),
+        };
+        let deadline = Instant::now() + timeout;
+        let mut last;
+        loop {
+            if let Some(status) = self.guard.try_status() {
+                panic!(
+                    "{} exited ({}) while waiting for {what}; log: {}",
+                    self.spec.name,
+                    describe_status(status),
+                    self.guard.log_display()
+                );
+            }
+            match kafka.quorum_status(&target) {
+                Ok(status) if done(&status) => return status,
+                Ok(status) => last = format!("{status:?}"),
+                Err(out) => last = out.to_string(),
+            }
+            if Instant::now() >= deadline {
+                panic!("timed out after {timeout:?} waiting for {what} (asked {target}); last describe --status:\n{last}");
+            }
+            thread::sleep(QUORUM_POLL_INTERVAL);
+        }
+    }
+}
+
+fn spawn_server(kafka: &Kafka, spec: &Spec, config: &Path, dir: &TestDir) -> ChildGuard {
+    let mut jvm_opts: Vec<String> = SERVER_JVM_OPTS.iter().map(|s| s.to_string()).collect();
+    jvm_opts.extend(spec.jvm_opts.iter().cloned());
+    let mut cmd = kafka.java_command(
+        kafka.main_class(Tool::Server),
+        &kafka.server_log4j_config(),
+        &jvm_opts,
+    );
+    cmd.arg(config);
+    let log = dir.log_path(&spec.name);
+    ChildGuard::spawn_logged(&spec.name, cmd, &log)
+        .unwrap_or_else(|e| panic!("cannot start {} (java kafka.Kafka): {e}", spec.name))
+}
+
+/// A Java KRaft controller (or a combined node built with `.also_broker()`).
+pub struct JavaController(JavaServer);
+
+impl JavaController {
+    /// A controller with node id `node_id`, by default a standalone single-node quorum.
+    pub fn builder(node_id: i32) -> ServerBuilder<JavaController> {
+        ServerBuilder::new(node_id, true, false, Quorum::Standalone)
+    }
+}
+
+/// A Java broker; give it the quorum it joins (`Quorum::Bootstrap`, `InitialControllers` or `StaticVoters`).
+pub struct JavaBroker(JavaServer);
+
+impl JavaBroker {
+    pub fn builder(node_id: i32, quorum: Quorum) -> ServerBuilder<JavaBroker> {
+        ServerBuilder::new(node_id, false, true, quorum)
+    }
+}
+
+macro_rules! server_handle {
+    ($handle:ident) => {
+        impl From<JavaServer> for $handle {
+            fn from(server: JavaServer) -> Self {
+                $handle(server)
+            }
+        }
+        impl Deref for $handle {
+            type Target = JavaServer;
+            fn deref(&self) -> &JavaServer {
+                &self.0
+            }
+        }
+        impl DerefMut for $handle {
+            fn deref_mut(&mut self) -> &mut JavaServer {
+                &mut self.0
+            }
+        }
+    };
+}
+
+server_handle!(JavaController);
+server_handle!(JavaBroker);

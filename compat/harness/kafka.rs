@@ -1,0 +1,306 @@
+//! The resolved Apache Kafka release: classpath, logging configs, and running its tools.
+
+use std::collections::HashSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use super::process::{run_command, try_run_command, Output};
+use super::testdir::scratch_dir;
+
+/// Kafka release used when `KAFKA_VERSION` is not set.
+pub const DEFAULT_KAFKA_VERSION: &str = "4.4.0";
+
+/// Default timeout of one tool run (a JVM start is 1-2 s on a quiet 2-core machine).
+pub const TOOL_TIMEOUT: Duration = Duration::from_secs(90);
+
+/// Resolving may download ~55 MB from Maven Central on a first run.
+const RESOLVE_TIMEOUT: Duration = Duration::from_secs(900);
+
+/// JVM options for tools: short-lived, so favour start-up time over peak speed.
+const TOOL_JVM_OPTS: &[&str] = &[
+    "-Xmx256m",
+    "-XX:+UseSerialGC",
+    "-XX:TieredStopAtLevel=1",
+    "-Djava.awt.headless=true",
+];
+
+/// Admin-client settings for tools polling a quorum that may not be up yet: fail fast instead of
+/// retrying for the default 60 s, so that a wait loop can poll again (and notice a dead process).
+const FAST_ADMIN_PROPS: &str = "request.timeout.ms=5000\ndefault.api.timeout.ms=10000\n\
+                                 socket.connection.setup.timeout.ms=2000\nsocket.connection.setup.timeout.max.ms=3000\n";
+
+/// Kafka's command-line tools, by the main class of their `bin/*.sh` script. Some classes moved
+/// between releases, so each tool lists candidates and [`Kafka::main_class`] picks the first one
+/// present in the resolved jars.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tool {
+    /// `kafka-server-start.sh`
+    Server,
+    /// `kafka-storage.sh`
+    Storage,
+    /// `kafka-metadata-quorum.sh`
+    MetadataQuorum,
+    /// `kafka-dump-log.sh`
+    DumpLog,
+    /// `kafka-broker-api-versions.sh`
+    BrokerApiVersions,
+    /// `kafka-topics.sh`
+    Topics,
+    /// `kafka-features.sh`
+    Features,
+    /// `kafka-console-producer.sh`
+    ConsoleProducer,
+    /// `kafka-console-consumer.sh`
+    ConsoleConsumer,
+}
+
+impl Tool {
+    pub fn candidates(self) -> &'static [&'static str] {
+        match self {
+            Tool::Server => &["kafka.Kafka"],
+            Tool::Storage => &[
+                "kafka.tools.StorageTool",
+                "org.apache.kafka.tools.StorageTool",
+            ],
+            Tool::MetadataQuorum => &["org.apache.kafka.tools.MetadataQuorumCommand"],
+            // kafka.tools.* up to 4.0; org.apache.kafka.tools.* in 4.4.
+            Tool::DumpLog => &[
+                "org.apache.kafka.tools.DumpLogSegments",
+                "kafka.tools.DumpLogSegments",
+            ],
+            Tool::BrokerApiVersions => &["org.apache.kafka.tools.BrokerApiVersionsCommand"],
+            Tool::Topics => &["org.apache.kafka.tools.TopicCommand"],
+            Tool::Features => &["org.apache.kafka.tools.FeatureCommand"],
+            Tool::ConsoleProducer => &[
+                "org.apache.kafka.tools.ConsoleProducer",
+                "kafka.tools.ConsoleProducer",
+            ],
+            Tool::ConsoleConsumer => &[
+                "org.apache.kafka.tools.consumer.ConsoleConsumer",
+                "kafka.tools.ConsoleConsumer",
+            ],
+        }
+    }
+}
+
+/// Options of one tool run.
+#[derive(Debug, Clone)]
+pub struct ToolOptions {
+    pub timeout: Duration,
+    /// Bytes fed to the tool's stdin (stdin is empty otherwise).
+    pub stdin: Option<Vec<u8>>,
+    /// Extra JVM options, e.g. `-Dfoo=bar`.
+    pub jvm_opts: Vec<String>,
+}
+
+impl Default for ToolOptions {
+    fn default() -> Self {
+        ToolOptions {
+            timeout: TOOL_TIMEOUT,
+            stdin: None,
+            jvm_opts: Vec::new(),
+        }
+    }
+}
+
+/// The Kafka release under test, resolved once per test binary by `compat/resolve-kafka`.
+pub struct Kafka {
+    version: String,
+    java: PathBuf,
+    classpath: String,
+    cache_dir: PathBuf,
+    classes: HashSet<String>,
+}
+
+impl Kafka {
+    /// The resolved release. The first call runs `compat/resolve-kafka` (Maven; reuses its cache)
+    /// and checks Java; if either fails, this and every later call panics saying why: compat
+    /// tests fail loudly rather than skip.
+    pub fn get() -> &'static Kafka {
+        static KAFKA: OnceLock<Result<Kafka, String>> = OnceLock::new();
+        match KAFKA.get_or_init(Kafka::resolve) {
+            Ok(kafka) => kafka,
+            Err(message) => panic!("compat harness: cannot use Apache Kafka: {message}"),
+        }
+    }
+
+    fn resolve() -> Result<Kafka, String> {
+        let version =
+            std::env::var("KAFKA_VERSION").unwrap_or_else(|_| DEFAULT_KAFKA_VERSION.to_string());
+        let java = match std::env::var_os("JAVA_HOME") {
+            Some(home) => Path::new(&home).join("bin").join("java"),
+            None => PathBuf::from("java"),
+        };
+        check_java(&java)?;
+
+        let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("compat")
+            .join("resolve-kafka");
+        let mut cmd = Command::new(&script);
+        cmd.env("KAFKA_VERSION", &version);
+        let out = run_command(
+            cmd,
+            script.display().to_string(),
+            None,
+            RESOLVE_TIMEOUT,
+            &scratch_dir(),
+        );
+        if !out.success() {
+            return Err(format!("compat/resolve-kafka failed for Kafka {version}; run it by hand to see why.\n{out}"));
+        }
+        let classpath_file = PathBuf::from(out.stdout.trim().lines().last().unwrap_or_default());
+        let classpath = read(&classpath_file)?.trim().to_string();
+        let cache_dir = classpath_file
+            .parent()
+            .ok_or("classpath file has no parent directory")?
+            .to_path_buf();
+        let classes = read(&cache_dir.join("classes.txt"))?
+            .lines()
+            .map(str::to_string)
+            .collect();
+        write_atomically(&cache_dir.join("admin-fast.properties"), FAST_ADMIN_PROPS)?;
+        Ok(Kafka {
+            version,
+            java,
+            classpath,
+            cache_dir,
+            classes,
+        })
+    }
+
+    pub fn version(&self) -> &str {
+        &self.version
+    }
+
+    pub fn classpath(&self) -> &str {
+        &self.classpath
+    }
+
+    /// `target/compat/kafka-<version>/`, where the classpath and logging configs live.
+    pub fn cache_dir(&self) -> &Path {
+        &self.cache_dir
+    }
+
+    /// log4j2 config for servers: stdout, WARN, with Kafka's server/raft/controller loggers at INFO.
+    pub fn server_log4j_config(&self) -> PathBuf {
+        self.cache_dir.join("log4j2.properties")
+    }
+
+    /// log4j2 config for tools: WARN on stderr, so tools' stdout holds only their output.
+    pub fn tools_log4j_config(&self) -> PathBuf {
+        self.cache_dir.join("log4j2-tools.properties")
+    }
+
+    /// Admin-client config (`--command-config`) with short timeouts, for polling.
+    pub fn fast_admin_config(&self) -> PathBuf {
+        self.cache_dir.join("admin-fast.properties")
+    }
+
+    /// Whether a class (e.g. `kafka.tools.StorageTool`) is in the resolved Kafka jars.
+    pub fn has_class(&self, class: &str) -> bool {
+        self.classes.contains(class)
+    }
+
+    /// The main class of `tool` in this release.
+    pub fn main_class(&self, tool: Tool) -> &'static str {
+        let candidates = tool.candidates();
+        candidates.iter().copied().find(|class| self.has_class(class)).unwrap_or_else(|| {
+            panic!("none of {candidates:?} ({tool:?}) is in the Kafka {} jars; update Tool::candidates", self.version)
+        })
+    }
+
+    /// A `java` command running `main_class` with the Kafka classpath (passed as `CLASSPATH`, to
+    /// keep command lines readable), the given log4j2 config and JVM options. Add the arguments.
+    pub fn java_command(
+        &self,
+        main_class: &str,
+        log4j_config: &Path,
+        jvm_opts: &[String],
+    ) -> Command {
+        let mut cmd = Command::new(&self.java);
+        cmd.env("CLASSPATH", &self.classpath);
+        cmd.args(jvm_opts);
+        cmd.arg(format!(
+            "-Dlog4j2.configurationFile={}",
+            log4j_config.display()
+        ));
+        cmd.arg(main_class);
+        cmd
+    }
+
+    /// Runs a Kafka tool by main class, e.g. `kafka.tool("kafka.tools.StorageTool", &["random-uuid"])`,
+    /// with the default timeout; the result may be a failure (see [`Output::assert_success`]).
+    pub fn tool(&self, main_class: &str, args: &[&str]) -> Output {
+        self.tool_with(main_class, args, &ToolOptions::default())
+    }
+
+    pub fn tool_with(&self, main_class: &str, args: &[&str], options: &ToolOptions) -> Output {
+        assert!(
+            self.has_class(main_class),
+            "{main_class} is not in the Kafka {} jars",
+            self.version
+        );
+        let mut jvm_opts: Vec<String> = TOOL_JVM_OPTS.iter().map(|s| s.to_string()).collect();
+        jvm_opts.extend(options.jvm_opts.iter().cloned());
+        let mut cmd = self.java_command(main_class, &self.tools_log4j_config(), &jvm_opts);
+        cmd.args(args);
+        let display = format!("java {main_class} {}", args.join(" "));
+        run_command(
+            cmd,
+            display,
+            options.stdin.as_deref(),
+            options.timeout,
+            &scratch_dir(),
+        )
+    }
+
+    /// Runs `tool` (main class picked for this release) with the default options.
+    pub fn run(&self, tool: Tool, args: &[&str]) -> Output {
+        self.tool(self.main_class(tool), args)
+    }
+}
+
+/// Fails unless `java -version` runs and reports Java 17 or newer (Kafka 4 servers need 17).
+fn check_java(java: &Path) -> Result<(), String> {
+    let mut cmd = Command::new(java);
+    cmd.arg("-version");
+    let display = format!("{} -version", java.display());
+    let out = try_run_command(cmd, &display, None, Duration::from_secs(60), &scratch_dir()).map_err(|e| {
+        format!("cannot run `{display}` ({e}); install Java 17 (e.g. apt-get install openjdk-17-jdk-headless) or set JAVA_HOME")
+    })?;
+    let text = &out.stderr;
+    // e.g. `openjdk version "17.0.15" 2025-04-15`; Java 8 said "1.8.0_392".
+    let major = text
+        .split('"')
+        .nth(1)
+        .and_then(|v| v.split('.').next())
+        .and_then(|m| m.parse::<u32>().ok())
+        .ok_or_else(|| {
+            format!(
+                "cannot read the version from `{} -version`:\n{text}",
+                java.display()
+            )
+        })?;
+    if major < 17 {
+        return Err(format!(
+            "{} is Java {major}; Kafka 4 needs Java 17 or newer (set JAVA_HOME)",
+            java.display()
+        ));
+    }
+    Ok(())
+}
+
+fn read(path: &Path) -> Result<String, String> {
+    fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+/// Writes via a temporary file and a rename, so concurrent test binaries never see half a file.
+pub(crate) fn write_atomically(path: &Path, contents: &str) -> Result<(), String> {
+    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+    fs::write(&tmp, contents)
+        .and_then(|()| fs::rename(&tmp, path))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}

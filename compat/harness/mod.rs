@@ -1,0 +1,38 @@
+//! The real-Kafka compat harness: resolves Apache Kafka (see `compat/resolve-kafka`), runs its
+//! tools and servers, and runs kraftd next to them.
+//!
+//! Rules the harness enforces:
+//! - Compat tests never skip: if Java or Kafka cannot be resolved, [`Kafka::get`] panics saying why.
+//! - No process outlives its test: every child is owned by a [`ChildGuard`] (killed with its
+//!   process group on drop, and by the kernel if the test binary dies); every wait has a timeout.
+//! - Failures are diagnosable: each test's processes log into its [`TestDir`], whose tails are
+//!   printed when the test panics.
+//!
+//! Each JVM needs ~1-2 s of CPU to start and the test machine has 2 cores: run the suite with
+//! `cargo test --test compat -- --test-threads=2`.
+//!
+//! Environment: `KAFKA_VERSION` (default 4.4.0), `JAVA_HOME` (default: `java` on PATH),
+//! `KRAFTD_COMPAT_KEEP=1` keeps the directories of passing tests too.
+
+// Each test module uses a different part of the harness.
+#![allow(dead_code, unused_imports)]
+
+mod java_server;
+mod kafka;
+mod kraftd;
+mod ports;
+mod process;
+mod props;
+mod server_builder;
+mod testdir;
+mod tools;
+
+pub use java_server::{JavaBroker, JavaController, JavaServer};
+pub use kafka::{Kafka, Tool, ToolOptions, DEFAULT_KAFKA_VERSION, TOOL_TIMEOUT};
+pub use kraftd::{KraftdProcess, KRAFTD_COMMAND_TIMEOUT};
+pub use ports::free_port;
+pub use process::{describe_status, run_command, ChildGuard, Output};
+pub use props::Properties;
+pub use server_builder::{voters, Quorum, ServerBuilder, Voter};
+pub use testdir::{runs_root, TestDir, KEEP_ENV};
+pub use tools::{parse_finalized_features, random_kafka_uuid, FormatFlag, QuorumStatus};

@@ -1,0 +1,366 @@
+//! Proves the harness itself: process hygiene without Kafka, then real Kafka tools and a real
+//! Java controller.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crate::harness::{
+    free_port, random_kafka_uuid, run_command, voters, ChildGuard, JavaBroker, JavaController,
+    Kafka, KraftdProcess, Quorum, TestDir, Tool, KRAFTD_COMMAND_TIMEOUT,
+};
+
+/// Generous for one JVM on a loaded 2-core machine, still far below "hung".
+const START_TIMEOUT: Duration = Duration::from_secs(90);
+const STOP_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// True once `pid` is gone or a zombie (a container's pid 1 may never reap orphans).
+fn is_dead(pid: u32) -> bool {
+    match fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the parenthesised command name: "1234 (sleep) S ...".
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+        Err(_) => true,
+    }
+}
+
+fn wait_dead(pid: u32, timeout: Duration) -> bool {
+    let deadline = Instant::now() + timeout;
+    while !is_dead(pid) {
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    true
+}
+
+#[test]
+fn child_guard_kills_the_whole_process_group_on_drop() {
+    let dir = TestDir::new();
+    let log = dir.log_path("sh");
+    let mut cmd = Command::new("sh");
+    // A grandchild in the background: killing only `sh` would leave it running.
+    cmd.args(["-c", "sleep 300 & echo $!; wait"]);
+    let mut guard = ChildGuard::spawn_logged("sh", cmd, &log).expect("spawn sh");
+    let started = Instant::now();
+    let grandchild: u32 = loop {
+        if let Some(pid) = fs::read_to_string(&log)
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+        {
+            break pid;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "sh never printed its background pid"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let child = guard.pid();
+    assert!(guard.is_running());
+    drop(guard);
+    assert!(
+        wait_dead(child, Duration::from_secs(5)),
+        "sh (pid {child}) survived the guard"
+    );
+    assert!(
+        wait_dead(grandchild, Duration::from_secs(5)),
+        "background sleep (pid {grandchild}) survived the guard"
+    );
+}
+
+#[test]
+fn timed_out_command_is_killed_and_reported() {
+    let dir = TestDir::new();
+    let mut cmd = Command::new("sleep");
+    cmd.arg("300");
+    let out = run_command(
+        cmd,
+        "sleep 300".into(),
+        None,
+        Duration::from_millis(500),
+        dir.path(),
+    );
+    assert!(out.timed_out(), "{out}");
+    assert!(!out.success());
+    assert!(
+        out.elapsed < Duration::from_secs(10),
+        "took {:?}",
+        out.elapsed
+    );
+    assert!(out.to_string().contains("timed out"), "{out}");
+}
+
+#[test]
+fn wait_exit_kills_and_panics_on_timeout() {
+    let dir = TestDir::new();
+    let mut cmd = Command::new("sleep");
+    cmd.arg("300");
+    let mut guard =
+        ChildGuard::spawn_logged("sleep", cmd, &dir.log_path("sleep")).expect("spawn sleep");
+    let pid = guard.pid();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        guard.wait_exit(Duration::from_millis(200))
+    }));
+    let message = *result
+        .expect_err("wait_exit must panic on timeout")
+        .downcast::<String>()
+        .expect("a String panic");
+    assert!(message.contains("did not exit within"), "{message}");
+    assert!(
+        wait_dead(pid, Duration::from_secs(5)),
+        "sleep (pid {pid}) survived wait_exit's timeout"
+    );
+}
+
+#[test]
+fn test_dir_is_kept_with_its_logs_when_the_test_panics() {
+    let (path_tx, path_rx) = std::sync::mpsc::channel();
+    let result = std::thread::spawn(move || {
+        let dir = TestDir::named("selftest-failing");
+        fs::write(dir.log_path("proc"), "line 1\nline 2\n").expect("write log");
+        path_tx.send(dir.path().to_path_buf()).expect("send path");
+        panic!("deliberate failure to exercise TestDir's drop");
+    })
+    .join();
+    assert!(result.is_err());
+    let kept = path_rx.recv().expect("the thread sent its dir");
+    assert!(
+        kept.join("logs/proc.log").exists(),
+        "{} was not kept",
+        kept.display()
+    );
+    fs::remove_dir_all(&kept).expect("clean up the kept dir");
+
+    let passing = TestDir::named("selftest-passing");
+    let path = passing.path().to_path_buf();
+    drop(passing);
+    assert!(
+        std::env::var_os(crate::harness::KEEP_ENV).is_some() || !path.exists(),
+        "a passing test's dir is removed"
+    );
+}
+
+#[test]
+fn free_ports_are_distinct_and_bindable() {
+    let ports: Vec<u16> = (0..50).map(|_| free_port()).collect();
+    let mut unique = ports.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(
+        unique.len(),
+        ports.len(),
+        "a port was handed out twice: {ports:?}"
+    );
+    std::net::TcpListener::bind(("127.0.0.1", ports[0])).expect("a free port can be bound");
+}
+
+#[test]
+fn kafka_storage_random_uuid_prints_a_22_char_id() {
+    let kafka = Kafka::get();
+    // Through the generic runner, with the main class from Kafka's bin/kafka-storage.sh ...
+    let out = kafka.tool("kafka.tools.StorageTool", &["random-uuid"]);
+    out.assert_success();
+    let id = out.stdout.trim();
+    assert_eq!(id.len(), 22, "not a 22-char id: {id:?}\n{out}");
+    assert!(
+        id.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'),
+        "{id:?}"
+    );
+    // ... and through the wrapper, which also checks it decodes to 16 bytes.
+    assert_ne!(kafka.random_uuid(), id);
+}
+
+#[test]
+fn every_tool_main_class_exists_in_the_resolved_jars() {
+    let kafka = Kafka::get();
+    for tool in [
+        Tool::Server,
+        Tool::Storage,
+        Tool::MetadataQuorum,
+        Tool::DumpLog,
+        Tool::BrokerApiVersions,
+        Tool::Topics,
+        Tool::Features,
+        Tool::ConsoleProducer,
+        Tool::ConsoleConsumer,
+    ] {
+        let class = kafka.main_class(tool); // panics if none of the candidates exists
+        assert!(kafka.has_class(class));
+    }
+}
+
+#[test]
+fn standalone_java_controller_leads_then_stops_on_sigterm() {
+    let kafka = Kafka::get();
+    let dir = TestDir::new();
+    let mut controller = JavaController::builder(1).start(&dir);
+
+    let status = controller.wait_until_leader(START_TIMEOUT);
+    assert_eq!(status.leader_id, 1);
+    assert_eq!(status.cluster_id, controller.cluster_id());
+    assert!(status.leader_epoch >= 1, "{status:?}");
+    let voters = &status.fields["CurrentVoters"];
+    assert!(
+        voters.contains(&format!(
+            "CONTROLLER://{}",
+            controller.controller_endpoint()
+        )),
+        "{voters}"
+    );
+    assert!(voters.contains(&controller.directory_id()), "{voters}");
+    assert!(
+        controller.wait_for_log("Completed transition to Leader", Duration::from_secs(5)),
+        "no leader line in the server log"
+    );
+
+    // --standalone writes a voter set into the log, which needs kraft.version 1.
+    let features = kafka.finalized_features(&controller.controller_endpoint());
+    assert_eq!(features["kraft.version"], "1", "{features:?}");
+
+    controller.sigterm();
+    let exit = controller.wait_exit(STOP_TIMEOUT);
+    assert!(!controller.is_running());
+    // The JVM runs Kafka's shutdown hook, then exits with status 143.
+    assert_eq!(
+        exit.code(),
+        Some(143),
+        "a SIGTERMed JVM exits with 128 + 15 after its shutdown hooks"
+    );
+
+    // The stopped controller's metadata log decodes with Kafka's own dump tool.
+    let segments = metadata_segments(&controller.metadata_log_dir());
+    let paths: Vec<&Path> = segments.iter().map(|p| p.as_path()).collect();
+    let dump = kafka.dump_log(&paths, &["--cluster-metadata-decoder"]);
+    dump.assert_success();
+    assert!(
+        dump.stdout.contains("FEATURE_LEVEL_RECORD") || dump.stdout.contains("FeatureLevel"),
+        "{dump}"
+    );
+}
+
+fn metadata_segments(log_dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files: Vec<_> = fs::read_dir(log_dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", log_dir.display()))
+        .map(|entry| entry.expect("dir entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "log"))
+        .collect();
+    files.sort();
+    assert!(
+        !files.is_empty(),
+        "no .log segment in {}",
+        log_dir.display()
+    );
+    files
+}
+
+#[test]
+fn java_broker_joins_a_standalone_controller_and_serves_a_topic() {
+    let kafka = Kafka::get();
+    let dir = TestDir::new();
+    let mut controller = JavaController::builder(1).start(&dir);
+    let mut broker =
+        JavaBroker::builder(2, Quorum::Bootstrap(vec![controller.controller_endpoint()]))
+            .cluster_id(controller.cluster_id())
+            .start(&dir);
+    controller.wait_until_leader(START_TIMEOUT);
+    broker.wait_until_started(START_TIMEOUT);
+
+    let bootstrap = broker.bootstrap_server();
+    kafka.broker_api_versions(&bootstrap).assert_success();
+    kafka
+        .topics(
+            &bootstrap,
+            &[
+                "--create",
+                "--topic",
+                "t",
+                "--partitions",
+                "1",
+                "--replication-factor",
+                "1",
+            ],
+        )
+        .assert_success();
+    kafka
+        .console_produce(&bootstrap, "t", &["a", "b", "c"])
+        .assert_success();
+    let consumed = kafka.console_consume(&bootstrap, "t", 3, 20_000);
+    consumed.assert_success();
+    assert_eq!(
+        consumed.stdout.lines().collect::<Vec<_>>(),
+        ["a", "b", "c"],
+        "{consumed}"
+    );
+}
+
+#[test]
+fn three_java_controllers_with_initial_controllers_elect_a_leader() {
+    let dir = TestDir::new();
+    let quorum = voters(1..=3);
+    let cluster_id = random_kafka_uuid();
+    let mut nodes: Vec<JavaController> = quorum
+        .iter()
+        .map(|v| {
+            JavaController::builder(v.id)
+                .quorum(Quorum::InitialControllers(quorum.clone()))
+                .cluster_id(&cluster_id)
+                .start(&dir)
+        })
+        .collect();
+    let status = nodes[0].wait_for_leader(START_TIMEOUT);
+    assert!((1..=3).contains(&status.leader_id), "{status:?}");
+    for node in &nodes {
+        assert_eq!(
+            node.directory_id(),
+            quorum[(node.node_id() - 1) as usize].directory_id
+        );
+    }
+    nodes.iter_mut().for_each(|n| n.sigterm());
+    for node in &mut nodes {
+        node.wait_exit(STOP_TIMEOUT);
+    }
+}
+
+#[test]
+fn kraftd_binary_runs_under_the_harness() {
+    let dir = TestDir::new();
+    // One-shot: `kraftd --help` (every kraftd command has --help; see architecture.md).
+    let out = KraftdProcess::run(&["--help"], &[], KRAFTD_COMMAND_TIMEOUT);
+    out.assert_success();
+    // Long-running launcher: same binary, logged into the TestDir, reaped on exit or drop.
+    let mut process =
+        KraftdProcess::start(&dir, "kraftd-help", &["--help"], &[("RUST_LOG", "debug")]);
+    let status = process.wait_exit(KRAFTD_COMMAND_TIMEOUT);
+    assert!(
+        status.success(),
+        "kraftd --help exited with {status:?}; log {}",
+        process.log_path().display()
+    );
+    assert!(!process.is_running());
+}
+
+#[test]
+fn static_quorum_java_controller_leads_with_kraft_version_0() {
+    let kafka = Kafka::get();
+    let dir = TestDir::new();
+    let mut controller = JavaController::builder(1)
+        .quorum(Quorum::StaticVoters(voters([1])))
+        .start(&dir);
+    controller.wait_until_leader(START_TIMEOUT);
+    let voters_prop = controller
+        .config()
+        .get("controller.quorum.voters")
+        .map(str::to_string);
+    assert_eq!(
+        voters_prop,
+        Some(format!("1@{}", controller.controller_endpoint()))
+    );
+    // A static quorum (no voter set in the log) finalizes kraft.version 0.
+    let features = kafka.finalized_features(&controller.controller_endpoint());
+    assert_eq!(features["kraft.version"], "0", "{features:?}");
+}
