@@ -8,7 +8,7 @@ CONFIG ?= config/controller.properties
 COMPAT_THREADS ?= 2
 FUZZ_SECONDS ?= 60
 
-.PHONY: run build test unit compat-deps compat vectors-test fmt-check clippy fuzz codegen vectors help
+.PHONY: run build test run-smoke unit compat-deps compat vectors-test fmt-check clippy fuzz codegen vectors help
 
 help:
 	@echo "make run          start a single-node controller from $(CONFIG)"
@@ -23,7 +23,7 @@ build:
 run: build
 	./target/release/kraftd start $(CONFIG)
 
-test: fmt-check unit compat
+test: fmt-check unit run-smoke compat
 
 fmt-check:
 	$(CARGO) fmt --all -- --check
@@ -31,6 +31,14 @@ fmt-check:
 # Unit, handler, protocol-vector and wire-robustness tests, and the fuzz bodies as property tests.
 unit:
 	$(CARGO) test --release --lib --bins --test protocol_vectors --test wire
+
+# `make run` as a fresh checkout would do it: it must come up and answer ApiVersions on 9093.
+run-smoke: build
+	@rm -rf target/run-smoke && mkdir -p target/run-smoke
+	@set -m; ( $(MAKE) --no-print-directory run > target/run-smoke/make-run.log 2>&1 & echo $$! > target/run-smoke/pid ); \
+	  ok=0; python3 compat/api-versions-probe.py 127.0.0.1 9093 120 || ok=$$?; \
+	  kill -TERM -- -$$(cat target/run-smoke/pid) 2>/dev/null; sleep 1; kill -KILL -- -$$(cat target/run-smoke/pid) 2>/dev/null; \
+	  if [ $$ok -ne 0 ]; then echo "make run did not answer ApiVersions:"; cat target/run-smoke/make-run.log; exit 1; fi
 
 compat-deps:
 	compat/resolve-kafka

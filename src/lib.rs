@@ -1,11 +1,9 @@
 //! kraftd: a KRaft controller that speaks Kafka's binary protocol.
 //!
-//! Modules depend one way: `protocol` is the leaf; `server` uses everything and nothing uses it.
+//! Modules depend one way: `protocol` and `properties` are leaves, `log` uses `protocol`, and
+//! `server` uses everything while nothing uses it.
 pub mod log;
-pub mod properties {
-    //! Java `.properties` parsing, shared by configuration and `meta.properties`.
-    pub use crate::server::config::properties::*;
-}
+pub mod properties;
 pub mod protocol;
 pub mod server;
 

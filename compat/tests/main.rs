@@ -5,4 +5,5 @@
 #[path = "../harness/mod.rs"]
 mod harness;
 
+mod front_end;
 mod harness_selftest;

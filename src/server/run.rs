@@ -107,7 +107,7 @@ async fn serve(config: ControllerConfig) -> Result<(), String> {
         cluster_id.clone(),
         config.socket_request_max_bytes as usize,
         QuorumView {
-            leader_id: None,
+            leader_id: sole_voter_leader(&config),
             controllers,
             ..Default::default()
         },
@@ -124,6 +124,25 @@ async fn serve(config: ControllerConfig) -> Result<(), String> {
     wait_for_shutdown_signal().await?;
     info!(target: "kraftd::server", "shutting down");
     Ok(())
+}
+
+/// The leader that needs no election: this node, when the configured quorum is this node alone
+/// (static voters naming only itself, or bootstrap servers naming only its own listener).
+/// Admin clients that bootstrap from controllers send their calls to the active controller, so
+/// one must be named. Until consensus runs, no other leader is ever claimed.
+fn sole_voter_leader(config: &ControllerConfig) -> Option<i32> {
+    let own = config
+        .listeners
+        .iter()
+        .find(|e| e.listener_name == config.default_listener_name())?;
+    let is_own =
+        |host: &str, port: u16| port == own.port && (host == own.host || own.host.is_empty());
+    let alone = if config.is_static_quorum() {
+        matches!(config.quorum.voters.as_slice(), [v] if v.id == config.node_id)
+    } else {
+        matches!(config.quorum.bootstrap_servers.as_slice(), [b] if is_own(&b.host, b.port))
+    };
+    alone.then_some(config.node_id)
 }
 
 async fn wait_for_shutdown_signal() -> Result<(), String> {

@@ -20,8 +20,10 @@
 //! tracing::info!("Completed transition to Leader"); // -> "INFO [RaftManager id=1] Completed ..."
 //! ```
 //!
-//! or, from the server module, [`component_span`]`("QuorumController", Some(1))`. The innermost
-//! component span wins. Spans without a `component` field add nothing to the line.
+//! or, from the server module, [`component_span`]`("QuorumController", Some(1))`. Where Kafka's
+//! prefix has another shape, put all of it in `component` and leave out `id`, e.g.
+//! `component = "SocketServer listenerType=CONTROLLER, nodeId=1"` or `"KafkaRaftServer nodeId=1"`.
+//! The innermost component span wins. Spans without a `component` field add nothing.
 
 use std::fmt::{self, Write as _};
 use std::time::{SystemTime, UNIX_EPOCH};

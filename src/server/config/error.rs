@@ -12,7 +12,7 @@ pub enum ConfigError {
     Syntax {
         path: String,
         #[source]
-        source: super::properties::SyntaxError,
+        source: crate::properties::SyntaxError,
     },
     /// A value does not parse or is out of range; `expected` says what is allowed.
     #[error("invalid value '{value}' for {key}: expected {expected}")]
