@@ -207,6 +207,80 @@ fn api_versions_lists_exactly_what_kraftd_serves() {
 }
 
 #[test]
+fn every_advertised_api_version_is_answered_and_the_next_one_is_not() {
+    let k = Kraftd::start("implemented");
+    let mut s = k.connect();
+    let (_, advertised) = api_versions(&mut s, 4, 1);
+    for api in &advertised.api_keys {
+        for version in api.min_version..=api.max_version + 1 {
+            let frame = match api.api_key {
+                18 => encode_request(
+                    18,
+                    version.min(4),
+                    77,
+                    Some("v"),
+                    &ApiVersionsRequest {
+                        client_software_name: "kraftd-wire-test".into(),
+                        client_software_version: "1.0".into(),
+                        ..Default::default()
+                    },
+                ),
+                60 => encode_request(
+                    60,
+                    version.min(2),
+                    77,
+                    Some("v"),
+                    &DescribeClusterRequest {
+                        // v0 cannot name the controller endpoint type; it means brokers.
+                        endpoint_type: if version >= 1 { 2 } else { 1 },
+                        ..Default::default()
+                    },
+                ),
+                other => panic!("kraftd advertises api {other}, which this test does not know"),
+            };
+            let mut frame = frame.unwrap();
+            frame[6..8].copy_from_slice(&version.to_be_bytes());
+            let mut c = k.connect();
+            c.write_all(&frame).unwrap();
+            let mut size = [0u8; 4];
+            let answered = c.read_exact(&mut size).is_ok();
+            let beyond = version > api.max_version;
+            match (api.api_key, beyond) {
+                // ApiVersions answers every version; beyond its range with the v0 fallback.
+                (18, _) => assert!(answered, "ApiVersions v{version} not answered"),
+                (_, false) => assert!(answered, "api {} v{version} not answered", api.api_key),
+                (_, true) => assert!(!answered, "api {} v{version} answered", api.api_key),
+            }
+            if answered {
+                let mut body = vec![0u8; i32::from_be_bytes(size) as usize];
+                c.read_exact(&mut body).unwrap();
+                let mut r = kraftd::protocol::codec::Reader::new(&body);
+                let header_version = if api.api_key == 18 { 0 } else { 1 };
+                assert_eq!(
+                    ResponseHeader::decode(&mut r, header_version)
+                        .unwrap()
+                        .correlation_id,
+                    77
+                );
+                let ok = match (api.api_key, beyond) {
+                    (18, true) => ApiVersionsResponse::decode_exact(r.rest(), 0).is_ok(),
+                    (18, false) => ApiVersionsResponse::decode_exact(r.rest(), version).is_ok(),
+                    _ => DescribeClusterResponse::decode_exact(r.rest(), version)
+                        // A controller answers v0 with INVALID_REQUEST, as Java does.
+                        .map(|b| b.error_code == if version == 0 { 42 } else { 0 })
+                        .unwrap_or(false),
+                };
+                assert!(
+                    ok,
+                    "api {} v{version}: answer does not decode as expected",
+                    api.api_key
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn a_newer_api_versions_gets_the_v0_unsupported_version_fallback() {
     let k = Kraftd::start("fallback");
     let mut s = k.connect();
