@@ -1,0 +1,533 @@
+//! Outbound requests to other controllers: one connection per peer, an ApiVersions handshake on
+//! each new connection (as Java's NetworkClient does), correlation ids, request timeouts, and
+//! reconnection with exponential backoff.
+//!
+//! The node loop hands requests in and gets completions back on a channel; nothing here knows
+//! about raft. Responses on a Kafka connection come back in request order, so each connection
+//! keeps a FIFO of what is in flight.
+
+use std::collections::{HashMap, VecDeque};
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+use tokio::sync::mpsc;
+use tokio::time::{timeout, Instant};
+use tracing::{debug, warn};
+
+use crate::protocol::codec::{EncodeError, Message, Reader};
+use crate::protocol::frame::{encode_request, response_header_version, API_VERSIONS_KEY};
+use crate::protocol::messages::{ApiVersionsRequest, ApiVersionsResponse, ResponseHeader};
+
+/// Largest response frame accepted from a peer (a Fetch answer is bounded by
+/// `controller.quorum.fetch.max.bytes`; this leaves room for headers and snapshots).
+const MAX_RESPONSE_BYTES: usize = 128 * 1024 * 1024;
+
+/// Builds a request body at the version negotiated with the peer.
+pub type EncodeBody = Box<dyn Fn(i16) -> Result<Vec<u8>, EncodeError> + Send + Sync>;
+
+/// A request for one peer.
+pub struct OutboundRequest {
+    /// The caller's handle for matching the completion.
+    pub token: u64,
+    pub api_key: i16,
+    /// The versions this build can send; the highest the peer also serves is used.
+    pub min_version: i16,
+    pub max_version: i16,
+    pub encode_body: EncodeBody,
+}
+
+/// What became of an outbound request.
+#[derive(Debug)]
+pub enum Completion {
+    /// The response body (header removed) and the version it is encoded at.
+    Response {
+        peer: i32,
+        token: u64,
+        version: i16,
+        body: Vec<u8>,
+    },
+    /// No response: connection failure, timeout, or no common version. The reason is for logs.
+    Failed {
+        peer: i32,
+        token: u64,
+        reason: String,
+    },
+}
+
+/// Timeouts and backoff, from the `controller.quorum.*` settings.
+#[derive(Debug, Clone, Copy)]
+pub struct PeerSettings {
+    pub request_timeout: Duration,
+    pub retry_backoff: Duration,
+    pub max_backoff: Duration,
+    pub client_id: &'static str,
+}
+
+impl Default for PeerSettings {
+    fn default() -> Self {
+        PeerSettings {
+            request_timeout: Duration::from_millis(2000),
+            retry_backoff: Duration::from_millis(20),
+            max_backoff: Duration::from_millis(1000),
+            client_id: "raft-client",
+        }
+    }
+}
+
+/// Handles to the per-peer tasks.
+pub struct Peers {
+    senders: HashMap<i32, mpsc::UnboundedSender<OutboundRequest>>,
+}
+
+impl Peers {
+    /// Starts one task per peer (id, "host:port"). Completions arrive on `completions`.
+    pub fn start(
+        peers: Vec<(i32, String)>,
+        settings: PeerSettings,
+        completions: mpsc::UnboundedSender<Completion>,
+    ) -> Peers {
+        let mut senders = HashMap::new();
+        for (id, address) in peers {
+            let (tx, rx) = mpsc::unbounded_channel();
+            tokio::spawn(peer_task(id, address, settings, rx, completions.clone()));
+            senders.insert(id, tx);
+        }
+        Peers { senders }
+    }
+
+    /// Queues a request for `peer`. An unknown peer completes as failed at once.
+    pub fn send(
+        &self,
+        peer: i32,
+        request: OutboundRequest,
+        completions: &mpsc::UnboundedSender<Completion>,
+    ) {
+        match self.senders.get(&peer) {
+            Some(tx) => {
+                if let Err(mpsc::error::SendError(r)) = tx.send(request) {
+                    let _ = completions.send(Completion::Failed {
+                        peer,
+                        token: r.token,
+                        reason: "peer task stopped".into(),
+                    });
+                }
+            }
+            None => {
+                let _ = completions.send(Completion::Failed {
+                    peer,
+                    token: request.token,
+                    reason: format!("no address known for node {peer}"),
+                });
+            }
+        }
+    }
+}
+
+/// One open connection and what is in flight on it.
+struct Connection {
+    /// Frames read by the connection's reader task. Reading happens on its own task because a
+    /// half-read frame must never be abandoned when another event wins a `select!`.
+    frames: mpsc::UnboundedReceiver<Result<Vec<u8>, String>>,
+    reader_task: tokio::task::JoinHandle<()>,
+    writer: tokio::net::tcp::OwnedWriteHalf,
+    /// The peer's served version range per API, from its ApiVersions answer.
+    versions: HashMap<i16, (i16, i16)>,
+    next_correlation: i32,
+}
+
+async fn read_frame(
+    reader: &mut BufReader<tokio::net::tcp::OwnedReadHalf>,
+) -> Result<Vec<u8>, String> {
+    let size = reader.read_i32().await.map_err(|e| format!("read: {e}"))?;
+    if size < 0 || size as usize > MAX_RESPONSE_BYTES {
+        return Err(format!("invalid response size {size}"));
+    }
+    let mut frame = Vec::with_capacity((size as usize).min(64 * 1024));
+    let n = reader
+        .take(size as u64)
+        .read_to_end(&mut frame)
+        .await
+        .map_err(|e| format!("read: {e}"))?;
+    if n != size as usize {
+        return Err(format!(
+            "connection closed after {n} of a {size}-byte response"
+        ));
+    }
+    Ok(frame)
+}
+
+/// Splits a response frame into correlation id and body.
+fn split_response(frame: &[u8], api_key: i16, version: i16) -> Result<(i32, Vec<u8>), String> {
+    let mut r = Reader::new(frame);
+    let header = ResponseHeader::decode(&mut r, response_header_version(api_key, version))
+        .map_err(|e| format!("bad response header: {e}"))?;
+    Ok((header.correlation_id, r.rest().to_vec()))
+}
+
+async fn connect(address: &str, settings: &PeerSettings) -> Result<Connection, String> {
+    let stream = timeout(settings.request_timeout, TcpStream::connect(address))
+        .await
+        .map_err(|_| format!("connect to {address} timed out"))?
+        .map_err(|e| format!("connect to {address}: {e}"))?;
+    let _ = stream.set_nodelay(true);
+    let (rd, mut writer) = stream.into_split();
+    let mut reader = BufReader::new(rd);
+    // Handshake at v3 (flexible, understood by every Kafka 4.x and by kraftd).
+    let request = ApiVersionsRequest {
+        client_software_name: "kraftd".into(),
+        client_software_version: env!("CARGO_PKG_VERSION").into(),
+        ..Default::default()
+    };
+    let frame = encode_request(API_VERSIONS_KEY, 3, 0, Some(settings.client_id), &request)
+        .map_err(|e| e.to_string())?;
+    writer
+        .write_all(&frame)
+        .await
+        .map_err(|e| format!("write: {e}"))?;
+    let answer = timeout(settings.request_timeout, read_frame(&mut reader))
+        .await
+        .map_err(|_| "ApiVersions handshake timed out".to_string())??;
+    let (_, body) = split_response(&answer, API_VERSIONS_KEY, 3)?;
+    let response = ApiVersionsResponse::decode_exact(&body, 3)
+        .map_err(|e| format!("ApiVersions answer: {e}"))?;
+    if response.error_code != 0 {
+        return Err(format!(
+            "ApiVersions handshake refused with error code {}",
+            response.error_code
+        ));
+    }
+    let (tx, frames) = mpsc::unbounded_channel();
+    let reader_task = tokio::spawn(async move {
+        loop {
+            let frame = read_frame(&mut reader).await;
+            let failed = frame.is_err();
+            if tx.send(frame).is_err() || failed {
+                return;
+            }
+        }
+    });
+    Ok(Connection {
+        frames,
+        reader_task,
+        writer,
+        versions: response
+            .api_keys
+            .iter()
+            .map(|k| (k.api_key, (k.min_version, k.max_version)))
+            .collect(),
+        next_correlation: 1,
+    })
+}
+
+/// The highest version both sides serve.
+fn negotiate(conn: &Connection, request: &OutboundRequest) -> Result<i16, String> {
+    let (their_min, their_max) = *conn
+        .versions
+        .get(&request.api_key)
+        .ok_or_else(|| format!("peer does not serve api key {}", request.api_key))?;
+    let version = request.max_version.min(their_max);
+    if version < request.min_version.max(their_min) {
+        return Err(format!(
+            "no common version of api key {}: we send {}-{}, the peer serves {their_min}-{their_max}",
+            request.api_key, request.min_version, request.max_version
+        ));
+    }
+    Ok(version)
+}
+
+async fn peer_task(
+    peer: i32,
+    address: String,
+    settings: PeerSettings,
+    mut requests: mpsc::UnboundedReceiver<OutboundRequest>,
+    completions: mpsc::UnboundedSender<Completion>,
+) {
+    let fail = |token: u64, reason: String| {
+        let _ = completions.send(Completion::Failed {
+            peer,
+            token,
+            reason,
+        });
+    };
+    let mut backoff = settings.retry_backoff;
+    let mut conn: Option<Connection> = None;
+    // (correlation id, token, api key, version, deadline)
+    let mut in_flight: VecDeque<(i32, u64, i16, i16, Instant)> = VecDeque::new();
+    loop {
+        if conn.is_none() {
+            // Wait for work before connecting, so idle peers hold no sockets.
+            let Some(first) = requests.recv().await else {
+                return;
+            };
+            match connect(&address, &settings).await {
+                Ok(c) => {
+                    debug!(target: "kraftd::peer", "connected to node {peer} at {address}");
+                    backoff = settings.retry_backoff;
+                    conn = Some(c);
+                    // Put the request back at the front of our own handling below.
+                    if let Err(reason) =
+                        send_one(conn.as_mut().unwrap(), &first, &settings, &mut in_flight).await
+                    {
+                        fail(first.token, reason);
+                        conn = None;
+                    }
+                }
+                Err(reason) => {
+                    debug!(target: "kraftd::peer", "node {peer} at {address}: {reason}; retrying in {backoff:?}");
+                    fail(first.token, reason);
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(settings.max_backoff);
+                }
+            }
+            continue;
+        }
+        let c = conn.as_mut().unwrap();
+        let next_deadline = in_flight.front().map(|f| f.4);
+        tokio::select! {
+            request = requests.recv() => {
+                let Some(request) = request else { return };
+                if let Err(reason) = send_one(c, &request, &settings, &mut in_flight).await {
+                    fail(request.token, reason);
+                    drop_connection(&mut conn, &mut in_flight, &fail, "write failed");
+                }
+            }
+            frame = c.frames.recv() => {
+                let frame = frame.unwrap_or_else(|| Err("reader stopped".into()));
+                let Some((correlation, token, api_key, version, _)) = in_flight.pop_front() else {
+                    let why = frame.err().unwrap_or_else(|| "unsolicited response".into());
+                    drop_connection(&mut conn, &mut in_flight, &fail, &why);
+                    continue;
+                };
+                let outcome = frame.and_then(|f| split_response(&f, api_key, version));
+                match outcome {
+                    Ok((got, body)) if got == correlation => {
+                        let _ = completions.send(Completion::Response { peer, token, version, body });
+                    }
+                    Ok((got, _)) => {
+                        fail(token, format!("correlation id {got} does not match the expected {correlation}"));
+                        drop_connection(&mut conn, &mut in_flight, &fail, "out-of-order response");
+                    }
+                    Err(reason) => {
+                        fail(token, reason.clone());
+                        drop_connection(&mut conn, &mut in_flight, &fail, &reason);
+                    }
+                }
+            }
+            _ = tokio::time::sleep_until(next_deadline.unwrap_or_else(Instant::now)), if next_deadline.is_some() => {
+                // Kafka disconnects a connection whose request timed out.
+                warn!(target: "kraftd::peer", "request to node {peer} timed out after {:?}; reconnecting", settings.request_timeout);
+                drop_connection(&mut conn, &mut in_flight, &fail, "request timed out");
+            }
+        }
+    }
+}
+
+async fn send_one(
+    conn: &mut Connection,
+    request: &OutboundRequest,
+    settings: &PeerSettings,
+    in_flight: &mut VecDeque<(i32, u64, i16, i16, Instant)>,
+) -> Result<(), String> {
+    let version = negotiate(conn, request)?;
+    let body = (request.encode_body)(version).map_err(|e| format!("encode: {e}"))?;
+    let correlation = conn.next_correlation;
+    conn.next_correlation = conn.next_correlation.wrapping_add(1);
+    let frame = encode_request(
+        request.api_key,
+        version,
+        correlation,
+        Some(settings.client_id),
+        &RawBody(body),
+    )
+    .map_err(|e| e.to_string())?;
+    conn.writer
+        .write_all(&frame)
+        .await
+        .map_err(|e| format!("write: {e}"))?;
+    in_flight.push_back((
+        correlation,
+        request.token,
+        request.api_key,
+        version,
+        Instant::now() + settings.request_timeout,
+    ));
+    Ok(())
+}
+
+fn drop_connection(
+    conn: &mut Option<Connection>,
+    in_flight: &mut VecDeque<(i32, u64, i16, i16, Instant)>,
+    fail: &impl Fn(u64, String),
+    why: &str,
+) {
+    if let Some(c) = conn.take() {
+        c.reader_task.abort();
+    }
+    for (_, token, ..) in in_flight.drain(..) {
+        fail(token, format!("connection dropped: {why}"));
+    }
+}
+
+/// An already-encoded body, so `encode_request` can frame bytes built at the negotiated version.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct RawBody(Vec<u8>);
+
+impl Message for RawBody {
+    const NAME: &'static str = "RawBody";
+    const LOWEST_VERSION: i16 = 0;
+    const HIGHEST_VERSION: i16 = i16::MAX;
+    fn decode(
+        r: &mut Reader<'_>,
+        _version: i16,
+    ) -> Result<Self, crate::protocol::codec::DecodeError> {
+        Ok(RawBody(r.rest().to_vec()))
+    }
+    fn encode(
+        &self,
+        w: &mut crate::protocol::codec::Writer,
+        _version: i16,
+    ) -> Result<(), EncodeError> {
+        w.raw(&self.0);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::messages::{DescribeClusterRequest, DescribeClusterResponse};
+    use crate::server::context::{ControllerEndpoint, QuorumView, ServerContext};
+    use std::sync::Arc;
+
+    async fn local_controller() -> u16 {
+        let socket = crate::server::listener::bind("CONTROLLER", "127.0.0.1:0")
+            .await
+            .unwrap();
+        let port = socket.local_addr().unwrap().port();
+        let view = QuorumView {
+            leader_id: Some(1),
+            controllers: vec![ControllerEndpoint {
+                node_id: 1,
+                listener: "CONTROLLER".into(),
+                host: "127.0.0.1".into(),
+                port,
+            }],
+            ..Default::default()
+        };
+        let ctx = Arc::new(ServerContext::new(1, Some("c".into()), 1 << 20, view));
+        tokio::spawn(crate::server::listener::serve(
+            socket,
+            "CONTROLLER".into(),
+            ctx,
+        ));
+        port
+    }
+
+    fn describe_cluster(token: u64) -> OutboundRequest {
+        OutboundRequest {
+            token,
+            api_key: 60,
+            min_version: 0,
+            max_version: 9, // more than the peer serves: negotiation picks its maximum
+            encode_body: Box::new(|v| {
+                DescribeClusterRequest {
+                    endpoint_type: 2,
+                    ..Default::default()
+                }
+                .encode_to_vec(v)
+            }),
+        }
+    }
+
+    #[tokio::test]
+    async fn requests_complete_in_order_at_the_negotiated_version() {
+        let port = local_controller().await;
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let peers = Peers::start(
+            vec![(1, format!("127.0.0.1:{port}"))],
+            PeerSettings::default(),
+            tx.clone(),
+        );
+        for token in 0..5 {
+            peers.send(1, describe_cluster(token), &tx);
+        }
+        for token in 0..5 {
+            match rx.recv().await.unwrap() {
+                Completion::Response {
+                    peer,
+                    token: got,
+                    version,
+                    body,
+                } => {
+                    assert_eq!((peer, got, version), (1, token, 2));
+                    let r = DescribeClusterResponse::decode_exact(&body, version).unwrap();
+                    assert_eq!((r.error_code, r.controller_id), (0, 1));
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_peer_fails_fast_and_an_unknown_one_at_once() {
+        // Bind then drop: nothing listens on this port.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let peers = Peers::start(
+            vec![(2, format!("127.0.0.1:{port}"))],
+            PeerSettings::default(),
+            tx.clone(),
+        );
+        peers.send(2, describe_cluster(7), &tx);
+        peers.send(3, describe_cluster(8), &tx);
+        let mut failed = Vec::new();
+        for _ in 0..2 {
+            match rx.recv().await.unwrap() {
+                Completion::Failed { peer, token, .. } => failed.push((peer, token)),
+                other => panic!("{other:?}"),
+            }
+        }
+        failed.sort();
+        assert_eq!(failed, vec![(2, 7), (3, 8)]);
+    }
+
+    #[tokio::test]
+    async fn a_silent_peer_times_out_and_the_connection_is_dropped() {
+        // Accepts, answers the handshake, then never answers again.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            let (mut s, _) = listener.accept().await.unwrap();
+            let mut size = [0u8; 4];
+            s.read_exact(&mut size).await.unwrap();
+            let mut req = vec![0u8; i32::from_be_bytes(size) as usize];
+            s.read_exact(&mut req).await.unwrap();
+            let ctx = ServerContext::new(9, None, 1 << 20, QuorumView::default());
+            if let crate::server::api::Outcome::Respond(bytes) =
+                crate::server::api::handle(&ctx, "C", &req)
+            {
+                s.write_all(&bytes).await.unwrap();
+            }
+            tokio::time::sleep(Duration::from_secs(30)).await;
+        });
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let settings = PeerSettings {
+            request_timeout: Duration::from_millis(200),
+            ..Default::default()
+        };
+        let peers = Peers::start(vec![(9, format!("127.0.0.1:{port}"))], settings, tx.clone());
+        peers.send(9, describe_cluster(1), &tx);
+        match rx.recv().await.unwrap() {
+            Completion::Failed { token, reason, .. } => {
+                assert_eq!(token, 1);
+                assert!(reason.contains("timed out"), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
