@@ -12,6 +12,7 @@ Usage: generate.py --jar JAR [--jar JAR ...] --messages codegen/messages.txt --o
 import argparse
 import json
 import os
+import shutil
 import re
 import sys
 import zipfile
@@ -266,54 +267,27 @@ class Emitter:
 
     # -- reading ------------------------------------------------------------------------------
 
-    def read_field_value(self, f, compact):
-        """Lines that read field f into `value` (of f.rust_type()), given `version` and `r`."""
-        what = json.dumps(f"{self.cur}.{f.name}")
-        nullable_here = f.nullable.cond()
-        lines = []
+    def read_expr(self, f, compact):
+        """A Rust expression reading field f (of type f.rust_type()) from `r` at `version`."""
+        what = json.dumps(f.name)
+        null_ok = f.nullable.cond()
         if f.is_array:
-            elem_read = self.read_elem(f, compact)
-            lines.append(f"let value = match r.array_len({compact}, {what})? {{")
+            elem_what = json.dumps(f.name)
+            elem = (f"{f.elem}::decode(r, version)" if f.is_struct
+                    else read_scalar(f.elem, elem_what, compact, False)[:-1])
+            arr = f"r.array({compact}, {what}, {self.min_size(f)}, |r| {elem})?"
+            if not f.any_nullable():
+                return f"required({arr}, {what})?"
+            return arr if null_ok == "true" else f"null_if({null_ok}, {arr}, {what})?"
+        if f.is_struct:
             if f.any_nullable():
-                lines.append(f"    None if {nullable_here} => None,")
-            lines.append(f"    None => return Err(DecodeError::UnexpectedNull {{ what: {what} }}),")
-            lines.append("    Some(n) => {")
-            min = self.min_size(f)
-            if min > 1:
-                # Each element needs at least `min` bytes: refuse counts the input cannot hold.
-                lines.append(f"        if n > r.remaining() / {min} {{")
-                lines.append(f"            return Err(DecodeError::BadLength {{ what: {what}, length: n as i64 }});")
-                lines.append("        }")
-            # Capacity is capped so that a large in-memory element type cannot amplify the count.
-            lines.append("        let mut items = Vec::with_capacity(n.min(1024));")
-            lines.append("        for _ in 0..n {")
-            lines.append(f"            items.push({elem_read});")
-            lines.append("        }")
-            lines.append("        " + ("Some(items)" if f.any_nullable() else "items"))
-            lines.append("    }")
-            lines.append("};")
-        elif f.is_struct:
-            if f.any_nullable():
-                lines.append(f"let value = if {nullable_here} {{")
-                lines.append(f"    if r.i8({what})? < 0 {{ None }} else {{ Some({f.elem}::decode(r, version)?) }}")
-                lines.append(f"}} else {{ Some({f.elem}::decode(r, version)?) }};")
-            else:
-                lines.append(f"let value = {f.elem}::decode(r, version)?;")
-        else:
-            t = f.elem
-            if t in ("string", "bytes", "records"):
-                if f.any_nullable():
-                    lines.append(f"let value = {read_scalar(t, what, compact, True)};")
-                    lines.append(f"if value.is_none() && !({nullable_here}) {{")
-                    lines.append(f"    return Err(DecodeError::UnexpectedNull {{ what: {what} }});")
-                    lines.append("}")
-                else:
-                    lines.append(f"let value = {read_scalar(t, what, compact, False)};")
-            else:
-                lines.append(f"let value = {read_scalar(t, what, compact, False)};")
-                if f.any_nullable():
-                    lines.append("let value = Some(value);")
-        return lines
+                return f"r.nullable_struct({null_ok}, {what}, |r| {f.elem}::decode(r, version))?"
+            return f"{f.elem}::decode(r, version)?"
+        if f.elem in ("string", "bytes", "records") and f.any_nullable():
+            read = read_scalar(f.elem, what, compact, True)
+            return read if null_ok == "true" else f"null_if({null_ok}, {read}, {what})?"
+        value = read_scalar(f.elem, what, compact, False)
+        return f"Some({value})" if f.any_nullable() else value
 
     def min_size(self, f):
         """The fewest bytes one array element of f can take on the wire, at any version."""
@@ -332,59 +306,39 @@ class Emitter:
                 total += 1 if g.is_array else (0 if g.is_struct else fixed[g.elem])
         return total
 
-    def read_elem(self, f, compact):
-        what = json.dumps(f"{self.cur}.{f.name}[]")
-        if f.is_struct:
-            return f"{f.elem}::decode(r, version)?"
-        return read_scalar(f.elem, what, compact, False)
-
-    # -- writing ------------------------------------------------------------------------------
-
-    def write_field_value(self, f, compact, src):
-        """Lines that write field value `src` (an expression of type &f.rust_type())."""
-        what = json.dumps(f"{self.cur}.{f.name}")
-        nullable_here = f.nullable.cond()
-        lines = []
-        if f.any_nullable():
-            lines.append(f"if {src}.is_none() && !({nullable_here}) {{")
-            lines.append(f"    return Err(EncodeError::NullNotAllowed {{ what: {what}, version }});")
-            lines.append("}")
+    def write_stmt(self, f, compact, src):
+        """One Rust statement writing field value `src` (a place of type f.rust_type())."""
+        what = json.dumps(f.name)
+        null_ok = f.nullable.cond() if f.any_nullable() else "false"
         if f.is_array:
-            inner = f"{src}.as_ref()" if f.any_nullable() else f"Some({src})"
-            lines.append(f"match {inner} {{")
-            lines.append(f"    None => w.array_len(None, {compact}, {what})?,")
-            lines.append("    Some(items) => {")
-            lines.append(f"        w.array_len(Some(items.len()), {compact}, {what})?;")
-            lines.append("        for item in items.iter() {")
+            items = f"{src}.as_deref()" if f.any_nullable() else f"Some(&{src}[..])"
+            elem_what = json.dumps(f.name)
             if f.is_struct:
-                lines.append("            item.encode(w, version)?;")
+                elem = "x.encode(w, version)"
+            elif f.elem in ("string",):
+                elem = f"w.string(x, {compact}, {elem_what})"
+            elif f.elem in ("bytes", "records"):
+                elem = f"w.bytes(x, {compact}, {elem_what})"
             else:
-                lines.append("            " + write_scalar(f.elem, "item", json.dumps(f"{self.cur}.{f.name}[]"), compact, False))
-            lines.append("        }")
-            lines.append("    }")
-            lines.append("}")
-        elif f.is_struct:
+                elem = "{ " + write_scalar(f.elem, "x", elem_what, compact, False) + " Ok(()) }"
+            return f"w.array({items}, {null_ok}, {compact}, {what}, version, |w, x| {elem})?;"
+        if f.is_struct:
             if f.any_nullable():
-                lines.append(f"match {src} {{")
-                lines.append(f"    None => w.i8(-1),")
-                lines.append(f"    Some(v) => {{")
-                lines.append(f"        if {nullable_here} {{ w.i8(1); }}")
-                lines.append(f"        v.encode(w, version)?;")
-                lines.append("    }")
-                lines.append("}")
-            else:
-                lines.append(f"{src}.encode(w, version)?;")
-        else:
-            t = f.elem
+                return (f"w.nullable_struct({src}.as_ref(), {null_ok}, {what}, version, "
+                        f"|w, x| x.encode(w, version))?;")
+            return f"{src}.encode(w, version)?;"
+        t = f.elem
+        if t == "string":
             if f.any_nullable():
-                if t in ("string", "bytes", "records"):
-                    deref = ".as_deref()"
-                    lines.append(write_scalar(t, f"{src}{deref}", what, compact, True))
-                else:
-                    lines.append(f"if let Some(v) = {src}.as_ref() {{ {write_scalar(t, 'v', what, compact, False)} }}")
-            else:
-                lines.append(write_scalar(t, src, what, compact, False))
-        return lines
+                return f"w.opt_string({src}.as_deref(), {null_ok}, {compact}, {what}, version)?;"
+            return f"w.string(&{src}, {compact}, {what})?;"
+        if t in ("bytes", "records"):
+            if f.any_nullable():
+                return f"w.opt_bytes({src}.as_deref(), {null_ok}, {compact}, {what}, version)?;"
+            return f"w.bytes(&{src}, {compact}, {what})?;"
+        if f.any_nullable():
+            return f"if let Some(v) = {src}.as_ref() {{ {write_scalar(t, 'v', what, compact, False)} }}"
+        return write_scalar(t, f"(&{src})", what, compact, False)
 
     # -- json (mirrors Kafka's generated JsonConverter.write) -----------------------------------
 
@@ -504,24 +458,25 @@ class Emitter:
         for f in st.fields:
             if f.versions.empty():
                 continue
-            in_v = f.versions.cond()
-            tagged = f.tagged.cond()
-            self.line(f"        if {both(in_v, tagged)} {{")
-            self.line(f"            let compact = {compact_expr(f)};")
-            for l in self.read_field_value(f, "compact"):
-                self.line("            " + l)
-            self.line(f"            this.{f.rust} = value;")
-            self.line("        }")
+            cond = both(f.versions.cond(), f.tagged.cond(), f)
+            if cond == "false":
+                continue
+            expr = self.read_expr(f, compact_expr(f))
+            if cond == "true":
+                self.line(f"        this.{f.rust} = {expr};")
+            else:
+                self.line(f"        if {cond} {{")
+                self.line(f"            this.{f.rust} = {expr};")
+                self.line("        }")
         self.line("        if flexible {")
         tagged_fields = [f for f in st.fields if not f.tagged.empty()]
         if tagged_fields:
             self.line(f"            this.unknown_tagged_fields = r.tagged_fields({what_struct}, |tag, r| {{")
             self.line("                match tag {")
             for f in sorted(tagged_fields, key=lambda f: f.tag):
-                self.line(f"                    {f.tag} if {f.tagged.intersect(f.versions).cond()} => {{")
-                for l in self.read_field_value(f, "true"):
-                    self.line("                        " + l)
-                self.line(f"                        this.{f.rust} = value;")
+                guard = f.tagged.intersect(f.versions).cond()
+                self.line(f"                    {f.tag}{'' if guard == 'true' else ' if ' + guard} => {{")
+                self.line(f"                        this.{f.rust} = {self.read_expr(f, 'true')};")
                 self.line("                        Ok(true)")
                 self.line("                    }")
             self.line("                    _ => Ok(false),")
@@ -539,35 +494,42 @@ class Emitter:
         self.line(f"        let flexible = {flex};")
         self.line("        let defaults = Self::default();")
         for f in st.fields:
-            what = json.dumps(f"{st.name}.{f.name}")
-            in_v = f.versions.cond()
-            tagged = f.tagged.cond()
-            if not f.versions.empty():
-                self.line(f"        if {both(in_v, tagged)} {{")
-                self.line(f"            let compact = {compact_expr(f)};")
-                for l in self.write_field_value(f, "compact", f"(&self.{f.rust})"):
-                    self.line("            " + l)
+            what = json.dumps(f.name)
+            in_v, tagged = f.versions.cond(), f.tagged.cond()
+            check = f"check_default(self.{f.rust} == defaults.{f.rust}, {what}, version)?;"
+            if f.versions.empty():
+                if not f.ignorable:
+                    self.line(f"        {check}")
+                continue
+            cond = both(in_v, tagged, f)
+            if cond == "false":
+                # Always tagged where it exists; elsewhere it must keep its default.
+                if not f.ignorable and in_v != "true":
+                    self.line(f"        if !({in_v}) {{")
+                    self.line(f"            {check}")
+                    self.line("        }")
+                continue
+            stmt = self.write_stmt(f, compact_expr(f), f"self.{f.rust}")
+            if cond == "true":
+                self.line(f"        {stmt}")
+                continue
+            self.line(f"        if {cond} {{")
+            self.line(f"            {stmt}")
+            if f.ignorable:
+                # Ignorable: silently dropped at versions that cannot carry it.
+                self.line("        }")
+            else:
                 # A field present at this version but tagged is written in the tag section below.
                 self.line("        } else {" if tagged == "false" else f"        }} else if !({in_v}) {{")
-            else:
-                self.line("        {")
-            if f.ignorable:
-                self.line("            // Ignorable: silently dropped at versions that cannot carry it.")
-            else:
-                self.line(f"            if self.{f.rust} != defaults.{f.rust} {{")
-                self.line(f"                return Err(EncodeError::FieldNotInVersion {{ what: {what}, version }});")
-                self.line("            }")
-            self.line("        }")
+                self.line(f"            {check}")
+                self.line("        }")
         self.line("        if flexible {")
         self.line("            #[allow(unused_mut)]")
         self.line("            let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();")
         for f in sorted(tagged_fields, key=lambda f: f.tag):
             self.line(f"            if {f.tagged.intersect(f.versions).cond()} && self.{f.rust} != defaults.{f.rust} {{")
-            self.line("                let mut sub = Writer::new();")
-            self.line("                let w = &mut sub;")
-            for l in self.write_field_value(f, "true", f"(&self.{f.rust})"):
-                self.line("                " + l)
-            self.line(f"                tagged.push(({f.tag}, sub.into_inner()));")
+            stmt = self.write_stmt(f, "true", f"self.{f.rust}")
+            self.line(f"                tagged.push(({f.tag}, Writer::sub(|w| {{ {stmt} Ok(()) }})?));")
             self.line("            }")
         self.line("            w.tagged_fields(tagged, &self.unknown_tagged_fields);")
         self.line("        } else {")
@@ -610,21 +572,45 @@ class Emitter:
         self.line("}")
         self.line()
 
-    def emit(self):
+    HEADER_IMPORTS = [
+        "#![allow(clippy::all, clippy::pedantic, unused_imports, unused_comparisons, unused_parens, unused_mut)]",
+        "",
+        "use serde_json::Value;",
+        "",
+        "use crate::protocol::codec::{check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer};",
+        "use crate::protocol::messages::base64_encode;",
+    ]
+
+    def emit_files(self):
+        """{relative path: source}. A message with nested structs becomes a directory with one
+        file per struct, so no generated file grows past a reviewable size."""
         s = self.s
-        self.line(f"//! Generated by codegen/generate.py from Kafka's `{s.name}.json`. Do not edit.")
-        self.line()
-        self.line("#![allow(clippy::all, clippy::pedantic, unused_imports, unused_comparisons, unused_parens, unused_mut)]")
-        self.line()
-        self.line("use serde_json::Value;")
-        self.line()
-        self.line("use crate::protocol::codec::{ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer};")
-        self.line("use crate::protocol::messages::base64_encode;")
+        mod = snake(s.name)
+        files = {}
+        self.out = [f"//! Generated by codegen/generate.py from Kafka's `{s.name}.json`. Do not edit.", ""]
+        self.out += self.HEADER_IMPORTS
+        nested = list(s.order)
+        if nested:
+            self.line()
+            for name in nested:
+                self.line(f"mod {snake(name)};")
+            for name in nested:
+                self.line(f"pub use {snake(name)}::{name};")
         self.line()
         self.emit_struct(s.root, True)
-        for name in s.order:
+        root = "\n".join(self.out).rstrip() + "\n"
+        if not nested:
+            return {f"{mod}.rs": root}
+        files[f"{mod}/mod.rs"] = root
+        for name in nested:
+            self.out = [f"//! `{s.name}.{name}`, generated by codegen/generate.py. Do not edit.", ""]
+            self.out += self.HEADER_IMPORTS
+            self.line("#[allow(unused_imports)]")
+            self.line("use super::*;")
+            self.line()
             self.emit_struct(s.structs[name], False)
-        return "\n".join(self.out).rstrip() + "\n"
+            files[f"{mod}/{snake(name)}.rs"] = "\n".join(self.out).rstrip() + "\n"
+        return files
 
 
 def compact_expr(f):
@@ -634,8 +620,11 @@ def compact_expr(f):
     return f"flexible && ({f.flexible.cond()})"
 
 
-def both(in_v, tagged):
+def both(in_v, tagged, f=None):
     """Rust condition: the field is present at this version and not in the tagged section."""
+    if f is not None and not f.tagged.empty() and not f.versions.empty() \
+            and f.tagged.lo <= f.versions.lo and f.tagged.hi >= f.versions.hi:
+        return "false"  # tagged in every version it exists in
     if tagged == "false":
         return in_v
     if in_v == "true":
@@ -687,15 +676,20 @@ def main():
         sys.exit(f"schemas not found in the jars: {', '.join(missing)}")
     os.makedirs(args.out, exist_ok=True)
     for f in os.listdir(args.out):
+        path = os.path.join(args.out, f)
         if f.endswith(".rs"):
-            os.remove(os.path.join(args.out, f))
+            os.remove(path)
+        elif os.path.isdir(path):
+            shutil.rmtree(path)
     parsed = []
     for name in wanted:
         sch = Schema(schemas[name])
-        code = Emitter(sch).emit()
         mod = snake(name)
-        with open(os.path.join(args.out, mod + ".rs"), "w") as fh:
-            fh.write(code)
+        for rel, code in Emitter(sch).emit_files().items():
+            path = os.path.join(args.out, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as fh:
+                fh.write(code)
         parsed.append((mod, sch))
     emit_mod(args.out, parsed, args.kafka_version)
 
@@ -752,24 +746,32 @@ def emit_mod(out, parsed, kafka_version):
     L.append("    Ok(w.into_inner())")
     L.append("}")
     L.append("")
+    L.append("/// One registry entry: type, kind, api key, versions, first flexible version, unstable.")
+    L.append("macro_rules! entry {")
+    L.append("    ($ty:ident, $kind:ident, $key:expr, $lo:expr, $hi:expr, $flex:expr, $unstable:expr) => {")
+    L.append("        SchemaEntry {")
+    L.append("            name: stringify!($ty),")
+    L.append("            kind: SchemaKind::$kind,")
+    L.append("            api_key: $key,")
+    L.append("            lowest_version: $lo,")
+    L.append("            highest_version: $hi,")
+    L.append("            first_flexible_version: $flex,")
+    L.append("            latest_version_unstable: $unstable,")
+    L.append("            round_trip: round_trip::<$ty>,")
+    L.append("            encode_default: |v| $ty::default().encode_to_vec(v).map_err(|e| e.to_string()),")
+    L.append("            to_kafka_json: |b, v| $ty::decode_exact(b, v).map(|m| m.to_kafka_json(v)),")
+    L.append("        }")
+    L.append("    };")
+    L.append("}")
+    L.append("")
     L.append("/// Every generated message, in codegen/messages.txt order.")
+    L.append("#[rustfmt::skip]")
     L.append("pub static REGISTRY: &[SchemaEntry] = &[")
     kinds = {"request": "Request", "response": "Response", "header": "Header", "metadata": "Metadata", "data": "Data"}
     for mod, sch in parsed:
         ff = "None" if sch.flexible.empty() else f"Some({sch.flexible.lo})"
         ak = "None" if sch.api_key is None else f"Some({sch.api_key})"
-        L.append("    SchemaEntry {")
-        L.append(f"        name: {json.dumps(sch.name)},")
-        L.append(f"        kind: SchemaKind::{kinds[sch.kind]},")
-        L.append(f"        api_key: {ak},")
-        L.append(f"        lowest_version: {sch.valid.lo},")
-        L.append(f"        highest_version: {sch.valid.hi},")
-        L.append(f"        first_flexible_version: {ff},")
-        L.append(f"        latest_version_unstable: {'true' if sch.unstable else 'false'},")
-        L.append(f"        round_trip: round_trip::<{sch.name}>,")
-        L.append(f"        encode_default: |v| {sch.name}::default().encode_to_vec(v).map_err(|e| e.to_string()),")
-        L.append(f"        to_kafka_json: |b, v| {sch.name}::decode_exact(b, v).map(|m| m.to_kafka_json(v)),")
-        L.append("    },")
+        L.append(f"    entry!({sch.name}, {kinds[sch.kind]}, {ak}, {sch.valid.lo}, {sch.valid.hi}, {ff}, {'true' if sch.unstable else 'false'}),")
     L.append("];")
     L.append("")
     L.append("/// Looks a generated message up by its schema name.")

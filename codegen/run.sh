@@ -13,4 +13,4 @@ python3 codegen/generate.py \
   --jar "$repo/kafka-metadata/$version/kafka-metadata-$version.jar" \
   --jar "$repo/kafka-raft/$version/kafka-raft-$version.jar" \
   --messages codegen/messages.txt --out src/protocol/messages --kafka-version "$version"
-rustfmt --edition 2021 src/protocol/messages/*.rs
+find src/protocol/messages -name "*.rs" -print0 | xargs -0 rustfmt --edition 2021

@@ -194,7 +194,7 @@ impl<'a> Reader<'a> {
         Ok(s)
     }
 
-    fn array<const N: usize>(&mut self, what: &'static str) -> R<[u8; N]> {
+    fn fixed<const N: usize>(&mut self, what: &'static str) -> R<[u8; N]> {
         let s = self.take(N, what)?;
         let mut a = [0u8; N];
         a.copy_from_slice(s);
@@ -202,38 +202,38 @@ impl<'a> Reader<'a> {
     }
 
     pub fn i8(&mut self, what: &'static str) -> R<i8> {
-        Ok(i8::from_be_bytes(self.array(what)?))
+        Ok(i8::from_be_bytes(self.fixed(what)?))
     }
     pub fn bool(&mut self, what: &'static str) -> R<bool> {
         Ok(self.i8(what)? != 0)
     }
     pub fn i16(&mut self, what: &'static str) -> R<i16> {
-        Ok(i16::from_be_bytes(self.array(what)?))
+        Ok(i16::from_be_bytes(self.fixed(what)?))
     }
     pub fn u16(&mut self, what: &'static str) -> R<u16> {
-        Ok(u16::from_be_bytes(self.array(what)?))
+        Ok(u16::from_be_bytes(self.fixed(what)?))
     }
     pub fn i32(&mut self, what: &'static str) -> R<i32> {
-        Ok(i32::from_be_bytes(self.array(what)?))
+        Ok(i32::from_be_bytes(self.fixed(what)?))
     }
     pub fn u32(&mut self, what: &'static str) -> R<u32> {
-        Ok(u32::from_be_bytes(self.array(what)?))
+        Ok(u32::from_be_bytes(self.fixed(what)?))
     }
     pub fn i64(&mut self, what: &'static str) -> R<i64> {
-        Ok(i64::from_be_bytes(self.array(what)?))
+        Ok(i64::from_be_bytes(self.fixed(what)?))
     }
     pub fn f64(&mut self, what: &'static str) -> R<f64> {
-        Ok(f64::from_be_bytes(self.array(what)?))
+        Ok(f64::from_be_bytes(self.fixed(what)?))
     }
     pub fn uuid(&mut self, what: &'static str) -> R<Uuid> {
-        Ok(Uuid(self.array(what)?))
+        Ok(Uuid(self.fixed(what)?))
     }
 
     /// Unsigned LEB128 varint of at most 5 bytes (32 bits).
     pub fn unsigned_varint(&mut self, what: &'static str) -> R<u32> {
         let mut value: u32 = 0;
         for i in 0..5 {
-            let b = self.array::<1>(what)?[0];
+            let b = self.fixed::<1>(what)?[0];
             if i == 4 && b > 0x0f {
                 return Err(DecodeError::BadVarint { what });
             }
@@ -255,7 +255,7 @@ impl<'a> Reader<'a> {
     pub fn varlong(&mut self, what: &'static str) -> R<i64> {
         let mut value: u64 = 0;
         for i in 0..10 {
-            let b = self.array::<1>(what)?[0];
+            let b = self.fixed::<1>(what)?[0];
             if i == 9 && b > 0x01 {
                 return Err(DecodeError::BadVarint { what });
             }
@@ -342,6 +342,46 @@ impl<'a> Reader<'a> {
         Ok(Some(len as usize))
     }
 
+    /// A whole array: its count (refused if `min_element_size` bytes per element cannot fit in
+    /// what remains), then each element. None for a null array. The capacity reserved up front
+    /// is capped, so a large in-memory element type cannot amplify a count from the wire.
+    pub fn array<T>(
+        &mut self,
+        compact: bool,
+        what: &'static str,
+        min_element_size: usize,
+        mut element: impl FnMut(&mut Reader<'a>) -> R<T>,
+    ) -> R<Option<Vec<T>>> {
+        let Some(n) = self.array_len(compact, what)? else {
+            return Ok(None);
+        };
+        if min_element_size > 1 && n > self.remaining() / min_element_size {
+            return Err(DecodeError::BadLength {
+                what,
+                length: n as i64,
+            });
+        }
+        let mut items = Vec::with_capacity(n.min(1024));
+        for _ in 0..n {
+            items.push(element(self)?);
+        }
+        Ok(Some(items))
+    }
+
+    /// A struct that may be null: an int8 marker (negative for null) where `nullable`, else
+    /// always present.
+    pub fn nullable_struct<T>(
+        &mut self,
+        nullable: bool,
+        what: &'static str,
+        decode: impl FnOnce(&mut Reader<'a>) -> R<T>,
+    ) -> R<Option<T>> {
+        if nullable && self.i8(what)? < 0 {
+            return Ok(None);
+        }
+        decode(self).map(Some)
+    }
+
     /// Reads a tagged-field section, handing each known tag's bytes to `known` and keeping the
     /// rest. Tags must be strictly increasing, as Kafka writes them.
     pub fn tagged_fields(
@@ -386,6 +426,36 @@ impl<'a> Reader<'a> {
             }
         }
         Ok(unknown)
+    }
+}
+
+/// A value that must not be null at this version.
+pub fn required<T>(value: Option<T>, what: &'static str) -> Result<T, DecodeError> {
+    value.ok_or(DecodeError::UnexpectedNull { what })
+}
+
+/// A value that may be null only where `null_allowed` (the field's nullable versions).
+pub fn null_if<T>(
+    null_allowed: bool,
+    value: Option<T>,
+    what: &'static str,
+) -> Result<Option<T>, DecodeError> {
+    if value.is_none() && !null_allowed {
+        return Err(DecodeError::UnexpectedNull { what });
+    }
+    Ok(value)
+}
+
+/// A field absent at this version must hold its default, unless Kafka marks it ignorable.
+pub fn check_default(
+    is_default: bool,
+    what: &'static str,
+    version: i16,
+) -> Result<(), EncodeError> {
+    if is_default {
+        Ok(())
+    } else {
+        Err(EncodeError::FieldNotInVersion { what, version })
     }
 }
 
@@ -518,6 +588,89 @@ impl Writer {
             }
         }
         Ok(())
+    }
+
+    /// Encodes into a fresh buffer (a tagged field's body).
+    pub fn sub(encode: impl FnOnce(&mut Writer) -> W) -> Result<Vec<u8>, EncodeError> {
+        let mut w = Writer::new();
+        encode(&mut w)?;
+        Ok(w.into_inner())
+    }
+
+    fn refuse_null(present: bool, null_ok: bool, what: &'static str, version: i16) -> W {
+        if present || null_ok {
+            Ok(())
+        } else {
+            Err(EncodeError::NullNotAllowed { what, version })
+        }
+    }
+
+    /// A string that may be None, refused where the version does not allow null.
+    pub fn opt_string(
+        &mut self,
+        v: Option<&str>,
+        null_ok: bool,
+        compact: bool,
+        what: &'static str,
+        version: i16,
+    ) -> W {
+        Self::refuse_null(v.is_some(), null_ok, what, version)?;
+        self.nullable_string(v, compact, what)
+    }
+
+    /// Bytes that may be None, refused where the version does not allow null.
+    pub fn opt_bytes(
+        &mut self,
+        v: Option<&[u8]>,
+        null_ok: bool,
+        compact: bool,
+        what: &'static str,
+        version: i16,
+    ) -> W {
+        Self::refuse_null(v.is_some(), null_ok, what, version)?;
+        self.nullable_bytes(v, compact, what)
+    }
+
+    /// An array (None: null, refused unless `null_ok`), each element by `element`.
+    pub fn array<T>(
+        &mut self,
+        items: Option<&[T]>,
+        null_ok: bool,
+        compact: bool,
+        what: &'static str,
+        version: i16,
+        mut element: impl FnMut(&mut Writer, &T) -> W,
+    ) -> W {
+        Self::refuse_null(items.is_some(), null_ok, what, version)?;
+        self.array_len(items.map(<[T]>::len), compact, what)?;
+        for item in items.unwrap_or_default() {
+            element(self, item)?;
+        }
+        Ok(())
+    }
+
+    /// A struct that may be None: an int8 marker where `nullable`, else it must be present.
+    pub fn nullable_struct<T>(
+        &mut self,
+        v: Option<&T>,
+        nullable: bool,
+        what: &'static str,
+        version: i16,
+        encode: impl FnOnce(&mut Writer, &T) -> W,
+    ) -> W {
+        Self::refuse_null(v.is_some(), nullable, what, version)?;
+        match v {
+            None => {
+                self.i8(-1);
+                Ok(())
+            }
+            Some(x) => {
+                if nullable {
+                    self.i8(1);
+                }
+                encode(self, x)
+            }
+        }
     }
 
     /// Writes a tagged-field section: `known` holds (tag, encoded body) for fields with

@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -66,27 +67,11 @@ impl AbortTransactionRecord {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if !(true) {
-            let compact = flexible;
-            let value = r.nullable_string(compact, "AbortTransactionRecord.Reason")?;
-            if value.is_none() && !(true) {
-                return Err(DecodeError::UnexpectedNull {
-                    what: "AbortTransactionRecord.Reason",
-                });
-            }
-            this.reason = value;
-        }
         if flexible {
             this.unknown_tagged_fields =
                 r.tagged_fields("AbortTransactionRecord", |tag, r| match tag {
-                    0 if true => {
-                        let value = r.nullable_string(true, "AbortTransactionRecord.Reason")?;
-                        if value.is_none() && !(true) {
-                            return Err(DecodeError::UnexpectedNull {
-                                what: "AbortTransactionRecord.Reason",
-                            });
-                        }
-                        this.reason = value;
+                    0 => {
+                        this.reason = r.nullable_string(true, "Reason")?;
                         Ok(true)
                     }
                     _ => Ok(false),
@@ -99,45 +84,17 @@ impl AbortTransactionRecord {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if !(true) {
-            let compact = flexible;
-            if (&self.reason).is_none() && !(true) {
-                return Err(EncodeError::NullNotAllowed {
-                    what: "AbortTransactionRecord.Reason",
-                    version,
-                });
-            }
-            w.nullable_string(
-                (&self.reason).as_deref(),
-                compact,
-                "AbortTransactionRecord.Reason",
-            )?;
-        } else if !(true) {
-            if self.reason != defaults.reason {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "AbortTransactionRecord.Reason",
-                    version,
-                });
-            }
-        }
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();
             if true && self.reason != defaults.reason {
-                let mut sub = Writer::new();
-                let w = &mut sub;
-                if (&self.reason).is_none() && !(true) {
-                    return Err(EncodeError::NullNotAllowed {
-                        what: "AbortTransactionRecord.Reason",
-                        version,
-                    });
-                }
-                w.nullable_string(
-                    (&self.reason).as_deref(),
-                    true,
-                    "AbortTransactionRecord.Reason",
-                )?;
-                tagged.push((0, sub.into_inner()));
+                tagged.push((
+                    0,
+                    Writer::sub(|w| {
+                        w.opt_string(self.reason.as_deref(), true, true, "Reason", version)?;
+                        Ok(())
+                    })?,
+                ));
             }
             w.tagged_fields(tagged, &self.unknown_tagged_fields);
         } else {

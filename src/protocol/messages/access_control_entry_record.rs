@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -94,46 +95,14 @@ impl AccessControlEntryRecord {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.uuid("AccessControlEntryRecord.Id")?;
-            this.id = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i8("AccessControlEntryRecord.ResourceType")?;
-            this.resource_type = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.string(compact, "AccessControlEntryRecord.ResourceName")?;
-            this.resource_name = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i8("AccessControlEntryRecord.PatternType")?;
-            this.pattern_type = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.string(compact, "AccessControlEntryRecord.Principal")?;
-            this.principal = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.string(compact, "AccessControlEntryRecord.Host")?;
-            this.host = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i8("AccessControlEntryRecord.Operation")?;
-            this.operation = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i8("AccessControlEntryRecord.PermissionType")?;
-            this.permission_type = value;
-        }
+        this.id = r.uuid("Id")?;
+        this.resource_type = r.i8("ResourceType")?;
+        this.resource_name = r.string(flexible, "ResourceName")?;
+        this.pattern_type = r.i8("PatternType")?;
+        this.principal = r.string(flexible, "Principal")?;
+        this.host = r.string(flexible, "Host")?;
+        this.operation = r.i8("Operation")?;
+        this.permission_type = r.i8("PermissionType")?;
         if flexible {
             this.unknown_tagged_fields =
                 r.tagged_fields("AccessControlEntryRecord", |_, _| Ok(false))?;
@@ -145,102 +114,14 @@ impl AccessControlEntryRecord {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.uuid((&self.id));
-        } else {
-            if self.id != defaults.id {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "AccessControlEntryRecord.Id",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.i8(*(&self.resource_type));
-        } else {
-            if self.resource_type != defaults.resource_type {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "AccessControlEntryRecord.ResourceType",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.string(
-                (&self.resource_name),
-                compact,
-                "AccessControlEntryRecord.ResourceName",
-            )?;
-        } else {
-            if self.resource_name != defaults.resource_name {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "AccessControlEntryRecord.ResourceName",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.i8(*(&self.pattern_type));
-        } else {
-            if self.pattern_type != defaults.pattern_type {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "AccessControlEntryRecord.PatternType",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.string(
-                (&self.principal),
-                compact,
-                "AccessControlEntryRecord.Principal",
-            )?;
-        } else {
-            if self.principal != defaults.principal {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "AccessControlEntryRecord.Principal",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.string((&self.host), compact, "AccessControlEntryRecord.Host")?;
-        } else {
-            if self.host != defaults.host {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "AccessControlEntryRecord.Host",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.i8(*(&self.operation));
-        } else {
-            if self.operation != defaults.operation {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "AccessControlEntryRecord.Operation",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.i8(*(&self.permission_type));
-        } else {
-            if self.permission_type != defaults.permission_type {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "AccessControlEntryRecord.PermissionType",
-                    version,
-                });
-            }
-        }
+        w.uuid((&self.id));
+        w.i8(*(&self.resource_type));
+        w.string(&self.resource_name, flexible, "ResourceName")?;
+        w.i8(*(&self.pattern_type));
+        w.string(&self.principal, flexible, "Principal")?;
+        w.string(&self.host, flexible, "Host")?;
+        w.i8(*(&self.operation));
+        w.i8(*(&self.permission_type));
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();

@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -74,16 +75,8 @@ impl AllocateProducerIdsRequest {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.i32("AllocateProducerIdsRequest.BrokerId")?;
-            this.broker_id = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i64("AllocateProducerIdsRequest.BrokerEpoch")?;
-            this.broker_epoch = value;
-        }
+        this.broker_id = r.i32("BrokerId")?;
+        this.broker_epoch = r.i64("BrokerEpoch")?;
         if flexible {
             this.unknown_tagged_fields =
                 r.tagged_fields("AllocateProducerIdsRequest", |_, _| Ok(false))?;
@@ -95,28 +88,8 @@ impl AllocateProducerIdsRequest {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.i32(*(&self.broker_id));
-        } else {
-            if self.broker_id != defaults.broker_id {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "AllocateProducerIdsRequest.BrokerId",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.i64(*(&self.broker_epoch));
-        } else {
-            if self.broker_epoch != defaults.broker_epoch {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "AllocateProducerIdsRequest.BrokerEpoch",
-                    version,
-                });
-            }
-        }
+        w.i32(*(&self.broker_id));
+        w.i64(*(&self.broker_epoch));
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();

@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -83,26 +84,10 @@ impl AllocateProducerIdsResponse {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.i32("AllocateProducerIdsResponse.ThrottleTimeMs")?;
-            this.throttle_time_ms = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i16("AllocateProducerIdsResponse.ErrorCode")?;
-            this.error_code = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i64("AllocateProducerIdsResponse.ProducerIdStart")?;
-            this.producer_id_start = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i32("AllocateProducerIdsResponse.ProducerIdLen")?;
-            this.producer_id_len = value;
-        }
+        this.throttle_time_ms = r.i32("ThrottleTimeMs")?;
+        this.error_code = r.i16("ErrorCode")?;
+        this.producer_id_start = r.i64("ProducerIdStart")?;
+        this.producer_id_len = r.i32("ProducerIdLen")?;
         if flexible {
             this.unknown_tagged_fields =
                 r.tagged_fields("AllocateProducerIdsResponse", |_, _| Ok(false))?;
@@ -114,50 +99,10 @@ impl AllocateProducerIdsResponse {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.i32(*(&self.throttle_time_ms));
-        } else {
-            if self.throttle_time_ms != defaults.throttle_time_ms {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "AllocateProducerIdsResponse.ThrottleTimeMs",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.i16(*(&self.error_code));
-        } else {
-            if self.error_code != defaults.error_code {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "AllocateProducerIdsResponse.ErrorCode",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.i64(*(&self.producer_id_start));
-        } else {
-            if self.producer_id_start != defaults.producer_id_start {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "AllocateProducerIdsResponse.ProducerIdStart",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.i32(*(&self.producer_id_len));
-        } else {
-            if self.producer_id_len != defaults.producer_id_len {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "AllocateProducerIdsResponse.ProducerIdLen",
-                    version,
-                });
-            }
-        }
+        w.i32(*(&self.throttle_time_ms));
+        w.i16(*(&self.error_code));
+        w.i64(*(&self.producer_id_start));
+        w.i32(*(&self.producer_id_len));
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();

@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -84,29 +85,20 @@ impl ApiVersionsRequest {
         let flexible = version >= 3;
         let mut this = Self::default();
         if version >= 3 {
-            let compact = flexible;
-            let value = r.string(compact, "ApiVersionsRequest.ClientSoftwareName")?;
-            this.client_software_name = value;
+            this.client_software_name = r.string(flexible, "ClientSoftwareName")?;
         }
         if version >= 3 {
-            let compact = flexible;
-            let value = r.string(compact, "ApiVersionsRequest.ClientSoftwareVersion")?;
-            this.client_software_version = value;
+            this.client_software_version = r.string(flexible, "ClientSoftwareVersion")?;
         }
         if version >= 5 {
-            let compact = flexible;
-            let value = r.nullable_string(compact, "ApiVersionsRequest.ClusterId")?;
-            if value.is_none() && !(version >= 5) {
-                return Err(DecodeError::UnexpectedNull {
-                    what: "ApiVersionsRequest.ClusterId",
-                });
-            }
-            this.cluster_id = value;
+            this.cluster_id = null_if(
+                version >= 5,
+                r.nullable_string(flexible, "ClusterId")?,
+                "ClusterId",
+            )?;
         }
         if version >= 5 {
-            let compact = flexible;
-            let value = r.i32("ApiVersionsRequest.NodeId")?;
-            this.node_id = value;
+            this.node_id = r.i32("NodeId")?;
         }
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields("ApiVersionsRequest", |_, _| Ok(false))?;
@@ -119,46 +111,26 @@ impl ApiVersionsRequest {
         let flexible = version >= 3;
         let defaults = Self::default();
         if version >= 3 {
-            let compact = flexible;
-            w.string(
-                (&self.client_software_name),
-                compact,
-                "ApiVersionsRequest.ClientSoftwareName",
-            )?;
-        } else {
-            // Ignorable: silently dropped at versions that cannot carry it.
+            w.string(&self.client_software_name, flexible, "ClientSoftwareName")?;
         }
         if version >= 3 {
-            let compact = flexible;
             w.string(
-                (&self.client_software_version),
-                compact,
-                "ApiVersionsRequest.ClientSoftwareVersion",
+                &self.client_software_version,
+                flexible,
+                "ClientSoftwareVersion",
             )?;
-        } else {
-            // Ignorable: silently dropped at versions that cannot carry it.
         }
         if version >= 5 {
-            let compact = flexible;
-            if (&self.cluster_id).is_none() && !(version >= 5) {
-                return Err(EncodeError::NullNotAllowed {
-                    what: "ApiVersionsRequest.ClusterId",
-                    version,
-                });
-            }
-            w.nullable_string(
-                (&self.cluster_id).as_deref(),
-                compact,
-                "ApiVersionsRequest.ClusterId",
+            w.opt_string(
+                self.cluster_id.as_deref(),
+                version >= 5,
+                flexible,
+                "ClusterId",
+                version,
             )?;
-        } else {
-            // Ignorable: silently dropped at versions that cannot carry it.
         }
         if version >= 5 {
-            let compact = flexible;
             w.i32(*(&self.node_id));
-        } else {
-            // Ignorable: silently dropped at versions that cannot carry it.
         }
         if flexible {
             #[allow(unused_mut)]

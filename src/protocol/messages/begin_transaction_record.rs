@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -66,27 +67,11 @@ impl BeginTransactionRecord {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if !(true) {
-            let compact = flexible;
-            let value = r.nullable_string(compact, "BeginTransactionRecord.Name")?;
-            if value.is_none() && !(true) {
-                return Err(DecodeError::UnexpectedNull {
-                    what: "BeginTransactionRecord.Name",
-                });
-            }
-            this.name = value;
-        }
         if flexible {
             this.unknown_tagged_fields =
                 r.tagged_fields("BeginTransactionRecord", |tag, r| match tag {
-                    0 if true => {
-                        let value = r.nullable_string(true, "BeginTransactionRecord.Name")?;
-                        if value.is_none() && !(true) {
-                            return Err(DecodeError::UnexpectedNull {
-                                what: "BeginTransactionRecord.Name",
-                            });
-                        }
-                        this.name = value;
+                    0 => {
+                        this.name = r.nullable_string(true, "Name")?;
                         Ok(true)
                     }
                     _ => Ok(false),
@@ -99,41 +84,17 @@ impl BeginTransactionRecord {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if !(true) {
-            let compact = flexible;
-            if (&self.name).is_none() && !(true) {
-                return Err(EncodeError::NullNotAllowed {
-                    what: "BeginTransactionRecord.Name",
-                    version,
-                });
-            }
-            w.nullable_string(
-                (&self.name).as_deref(),
-                compact,
-                "BeginTransactionRecord.Name",
-            )?;
-        } else if !(true) {
-            if self.name != defaults.name {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "BeginTransactionRecord.Name",
-                    version,
-                });
-            }
-        }
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();
             if true && self.name != defaults.name {
-                let mut sub = Writer::new();
-                let w = &mut sub;
-                if (&self.name).is_none() && !(true) {
-                    return Err(EncodeError::NullNotAllowed {
-                        what: "BeginTransactionRecord.Name",
-                        version,
-                    });
-                }
-                w.nullable_string((&self.name).as_deref(), true, "BeginTransactionRecord.Name")?;
-                tagged.push((0, sub.into_inner()));
+                tagged.push((
+                    0,
+                    Writer::sub(|w| {
+                        w.opt_string(self.name.as_deref(), true, true, "Name", version)?;
+                        Ok(())
+                    })?,
+                ));
             }
             w.tagged_fields(tagged, &self.unknown_tagged_fields);
         } else {

@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -95,134 +96,27 @@ impl BrokerHeartbeatRequest {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.i32("BrokerHeartbeatRequest.BrokerId")?;
-            this.broker_id = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i64("BrokerHeartbeatRequest.BrokerEpoch")?;
-            this.broker_epoch = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i64("BrokerHeartbeatRequest.CurrentMetadataOffset")?;
-            this.current_metadata_offset = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.bool("BrokerHeartbeatRequest.WantFence")?;
-            this.want_fence = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.bool("BrokerHeartbeatRequest.WantShutDown")?;
-            this.want_shut_down = value;
-        }
-        if version >= 1 && !(version >= 1) {
-            let compact = flexible;
-            let value = match r.array_len(compact, "BrokerHeartbeatRequest.OfflineLogDirs")? {
-                None => {
-                    return Err(DecodeError::UnexpectedNull {
-                        what: "BrokerHeartbeatRequest.OfflineLogDirs",
-                    })
-                }
-                Some(n) => {
-                    if n > r.remaining() / 16 {
-                        return Err(DecodeError::BadLength {
-                            what: "BrokerHeartbeatRequest.OfflineLogDirs",
-                            length: n as i64,
-                        });
-                    }
-                    let mut items = Vec::with_capacity(n.min(1024));
-                    for _ in 0..n {
-                        items.push(r.uuid("BrokerHeartbeatRequest.OfflineLogDirs[]")?);
-                    }
-                    items
-                }
-            };
-            this.offline_log_dirs = value;
-        }
-        if version >= 2 && !(version >= 2) {
-            let compact = flexible;
-            let value = match r.array_len(compact, "BrokerHeartbeatRequest.CordonedLogDirs")? {
-                None if version >= 2 => None,
-                None => {
-                    return Err(DecodeError::UnexpectedNull {
-                        what: "BrokerHeartbeatRequest.CordonedLogDirs",
-                    })
-                }
-                Some(n) => {
-                    if n > r.remaining() / 16 {
-                        return Err(DecodeError::BadLength {
-                            what: "BrokerHeartbeatRequest.CordonedLogDirs",
-                            length: n as i64,
-                        });
-                    }
-                    let mut items = Vec::with_capacity(n.min(1024));
-                    for _ in 0..n {
-                        items.push(r.uuid("BrokerHeartbeatRequest.CordonedLogDirs[]")?);
-                    }
-                    Some(items)
-                }
-            };
-            this.cordoned_log_dirs = value;
-        }
+        this.broker_id = r.i32("BrokerId")?;
+        this.broker_epoch = r.i64("BrokerEpoch")?;
+        this.current_metadata_offset = r.i64("CurrentMetadataOffset")?;
+        this.want_fence = r.bool("WantFence")?;
+        this.want_shut_down = r.bool("WantShutDown")?;
         if flexible {
             this.unknown_tagged_fields =
                 r.tagged_fields("BrokerHeartbeatRequest", |tag, r| match tag {
                     0 if version >= 1 => {
-                        let value = match r
-                            .array_len(true, "BrokerHeartbeatRequest.OfflineLogDirs")?
-                        {
-                            None => {
-                                return Err(DecodeError::UnexpectedNull {
-                                    what: "BrokerHeartbeatRequest.OfflineLogDirs",
-                                })
-                            }
-                            Some(n) => {
-                                if n > r.remaining() / 16 {
-                                    return Err(DecodeError::BadLength {
-                                        what: "BrokerHeartbeatRequest.OfflineLogDirs",
-                                        length: n as i64,
-                                    });
-                                }
-                                let mut items = Vec::with_capacity(n.min(1024));
-                                for _ in 0..n {
-                                    items.push(r.uuid("BrokerHeartbeatRequest.OfflineLogDirs[]")?);
-                                }
-                                items
-                            }
-                        };
-                        this.offline_log_dirs = value;
+                        this.offline_log_dirs = required(
+                            r.array(true, "OfflineLogDirs", 16, |r| r.uuid("OfflineLogDirs"))?,
+                            "OfflineLogDirs",
+                        )?;
                         Ok(true)
                     }
                     1 if version >= 2 => {
-                        let value = match r
-                            .array_len(true, "BrokerHeartbeatRequest.CordonedLogDirs")?
-                        {
-                            None if version >= 2 => None,
-                            None => {
-                                return Err(DecodeError::UnexpectedNull {
-                                    what: "BrokerHeartbeatRequest.CordonedLogDirs",
-                                })
-                            }
-                            Some(n) => {
-                                if n > r.remaining() / 16 {
-                                    return Err(DecodeError::BadLength {
-                                        what: "BrokerHeartbeatRequest.CordonedLogDirs",
-                                        length: n as i64,
-                                    });
-                                }
-                                let mut items = Vec::with_capacity(n.min(1024));
-                                for _ in 0..n {
-                                    items.push(r.uuid("BrokerHeartbeatRequest.CordonedLogDirs[]")?);
-                                }
-                                Some(items)
-                            }
-                        };
-                        this.cordoned_log_dirs = value;
+                        this.cordoned_log_dirs = null_if(
+                            version >= 2,
+                            r.array(true, "CordonedLogDirs", 16, |r| r.uuid("CordonedLogDirs"))?,
+                            "CordonedLogDirs",
+                        )?;
                         Ok(true)
                     }
                     _ => Ok(false),
@@ -235,157 +129,65 @@ impl BrokerHeartbeatRequest {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.i32(*(&self.broker_id));
-        } else {
-            if self.broker_id != defaults.broker_id {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "BrokerHeartbeatRequest.BrokerId",
-                    version,
-                });
-            }
+        w.i32(*(&self.broker_id));
+        w.i64(*(&self.broker_epoch));
+        w.i64(*(&self.current_metadata_offset));
+        w.bool(*(&self.want_fence));
+        w.bool(*(&self.want_shut_down));
+        if !(version >= 1) {
+            check_default(
+                self.offline_log_dirs == defaults.offline_log_dirs,
+                "OfflineLogDirs",
+                version,
+            )?;
         }
-        if true {
-            let compact = flexible;
-            w.i64(*(&self.broker_epoch));
-        } else {
-            if self.broker_epoch != defaults.broker_epoch {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "BrokerHeartbeatRequest.BrokerEpoch",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.i64(*(&self.current_metadata_offset));
-        } else {
-            if self.current_metadata_offset != defaults.current_metadata_offset {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "BrokerHeartbeatRequest.CurrentMetadataOffset",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.bool(*(&self.want_fence));
-        } else {
-            if self.want_fence != defaults.want_fence {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "BrokerHeartbeatRequest.WantFence",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.bool(*(&self.want_shut_down));
-        } else {
-            if self.want_shut_down != defaults.want_shut_down {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "BrokerHeartbeatRequest.WantShutDown",
-                    version,
-                });
-            }
-        }
-        if version >= 1 && !(version >= 1) {
-            let compact = flexible;
-            match Some((&self.offline_log_dirs)) {
-                None => w.array_len(None, compact, "BrokerHeartbeatRequest.OfflineLogDirs")?,
-                Some(items) => {
-                    w.array_len(
-                        Some(items.len()),
-                        compact,
-                        "BrokerHeartbeatRequest.OfflineLogDirs",
-                    )?;
-                    for item in items.iter() {
-                        w.uuid(item);
-                    }
-                }
-            }
-        } else if !(version >= 1) {
-            if self.offline_log_dirs != defaults.offline_log_dirs {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "BrokerHeartbeatRequest.OfflineLogDirs",
-                    version,
-                });
-            }
-        }
-        if version >= 2 && !(version >= 2) {
-            let compact = flexible;
-            if (&self.cordoned_log_dirs).is_none() && !(version >= 2) {
-                return Err(EncodeError::NullNotAllowed {
-                    what: "BrokerHeartbeatRequest.CordonedLogDirs",
-                    version,
-                });
-            }
-            match (&self.cordoned_log_dirs).as_ref() {
-                None => w.array_len(None, compact, "BrokerHeartbeatRequest.CordonedLogDirs")?,
-                Some(items) => {
-                    w.array_len(
-                        Some(items.len()),
-                        compact,
-                        "BrokerHeartbeatRequest.CordonedLogDirs",
-                    )?;
-                    for item in items.iter() {
-                        w.uuid(item);
-                    }
-                }
-            }
-        } else if !(version >= 2) {
-            if self.cordoned_log_dirs != defaults.cordoned_log_dirs {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "BrokerHeartbeatRequest.CordonedLogDirs",
-                    version,
-                });
-            }
+        if !(version >= 2) {
+            check_default(
+                self.cordoned_log_dirs == defaults.cordoned_log_dirs,
+                "CordonedLogDirs",
+                version,
+            )?;
         }
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();
             if version >= 1 && self.offline_log_dirs != defaults.offline_log_dirs {
-                let mut sub = Writer::new();
-                let w = &mut sub;
-                match Some((&self.offline_log_dirs)) {
-                    None => w.array_len(None, true, "BrokerHeartbeatRequest.OfflineLogDirs")?,
-                    Some(items) => {
-                        w.array_len(
-                            Some(items.len()),
+                tagged.push((
+                    0,
+                    Writer::sub(|w| {
+                        w.array(
+                            Some(&self.offline_log_dirs[..]),
+                            false,
                             true,
-                            "BrokerHeartbeatRequest.OfflineLogDirs",
+                            "OfflineLogDirs",
+                            version,
+                            |w, x| {
+                                w.uuid(x);
+                                Ok(())
+                            },
                         )?;
-                        for item in items.iter() {
-                            w.uuid(item);
-                        }
-                    }
-                }
-                tagged.push((0, sub.into_inner()));
+                        Ok(())
+                    })?,
+                ));
             }
             if version >= 2 && self.cordoned_log_dirs != defaults.cordoned_log_dirs {
-                let mut sub = Writer::new();
-                let w = &mut sub;
-                if (&self.cordoned_log_dirs).is_none() && !(version >= 2) {
-                    return Err(EncodeError::NullNotAllowed {
-                        what: "BrokerHeartbeatRequest.CordonedLogDirs",
-                        version,
-                    });
-                }
-                match (&self.cordoned_log_dirs).as_ref() {
-                    None => w.array_len(None, true, "BrokerHeartbeatRequest.CordonedLogDirs")?,
-                    Some(items) => {
-                        w.array_len(
-                            Some(items.len()),
+                tagged.push((
+                    1,
+                    Writer::sub(|w| {
+                        w.array(
+                            self.cordoned_log_dirs.as_deref(),
+                            version >= 2,
                             true,
-                            "BrokerHeartbeatRequest.CordonedLogDirs",
+                            "CordonedLogDirs",
+                            version,
+                            |w, x| {
+                                w.uuid(x);
+                                Ok(())
+                            },
                         )?;
-                        for item in items.iter() {
-                            w.uuid(item);
-                        }
-                    }
-                }
-                tagged.push((1, sub.into_inner()));
+                        Ok(())
+                    })?,
+                ));
             }
             w.tagged_fields(tagged, &self.unknown_tagged_fields);
         } else {

@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -87,31 +88,11 @@ impl BrokerHeartbeatResponse {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.i32("BrokerHeartbeatResponse.ThrottleTimeMs")?;
-            this.throttle_time_ms = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i16("BrokerHeartbeatResponse.ErrorCode")?;
-            this.error_code = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.bool("BrokerHeartbeatResponse.IsCaughtUp")?;
-            this.is_caught_up = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.bool("BrokerHeartbeatResponse.IsFenced")?;
-            this.is_fenced = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.bool("BrokerHeartbeatResponse.ShouldShutDown")?;
-            this.should_shut_down = value;
-        }
+        this.throttle_time_ms = r.i32("ThrottleTimeMs")?;
+        this.error_code = r.i16("ErrorCode")?;
+        this.is_caught_up = r.bool("IsCaughtUp")?;
+        this.is_fenced = r.bool("IsFenced")?;
+        this.should_shut_down = r.bool("ShouldShutDown")?;
         if flexible {
             this.unknown_tagged_fields =
                 r.tagged_fields("BrokerHeartbeatResponse", |_, _| Ok(false))?;
@@ -123,61 +104,11 @@ impl BrokerHeartbeatResponse {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.i32(*(&self.throttle_time_ms));
-        } else {
-            if self.throttle_time_ms != defaults.throttle_time_ms {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "BrokerHeartbeatResponse.ThrottleTimeMs",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.i16(*(&self.error_code));
-        } else {
-            if self.error_code != defaults.error_code {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "BrokerHeartbeatResponse.ErrorCode",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.bool(*(&self.is_caught_up));
-        } else {
-            if self.is_caught_up != defaults.is_caught_up {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "BrokerHeartbeatResponse.IsCaughtUp",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.bool(*(&self.is_fenced));
-        } else {
-            if self.is_fenced != defaults.is_fenced {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "BrokerHeartbeatResponse.IsFenced",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.bool(*(&self.should_shut_down));
-        } else {
-            if self.should_shut_down != defaults.should_shut_down {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "BrokerHeartbeatResponse.ShouldShutDown",
-                    version,
-                });
-            }
-        }
+        w.i32(*(&self.throttle_time_ms));
+        w.i16(*(&self.error_code));
+        w.bool(*(&self.is_caught_up));
+        w.bool(*(&self.is_fenced));
+        w.bool(*(&self.should_shut_down));
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();

@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -86,142 +87,32 @@ impl BrokerRegistrationChangeRecord {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.i32("BrokerRegistrationChangeRecord.BrokerId")?;
-            this.broker_id = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i64("BrokerRegistrationChangeRecord.BrokerEpoch")?;
-            this.broker_epoch = value;
-        }
-        if !(true) {
-            let compact = flexible;
-            let value = r.i8("BrokerRegistrationChangeRecord.Fenced")?;
-            this.fenced = value;
-        }
-        if version >= 1 && !(version >= 1) {
-            let compact = flexible;
-            let value = r.i8("BrokerRegistrationChangeRecord.InControlledShutdown")?;
-            this.in_controlled_shutdown = value;
-        }
-        if version >= 2 && !(version >= 2) {
-            let compact = flexible;
-            let value = match r.array_len(compact, "BrokerRegistrationChangeRecord.LogDirs")? {
-                None => {
-                    return Err(DecodeError::UnexpectedNull {
-                        what: "BrokerRegistrationChangeRecord.LogDirs",
-                    })
-                }
-                Some(n) => {
-                    if n > r.remaining() / 16 {
-                        return Err(DecodeError::BadLength {
-                            what: "BrokerRegistrationChangeRecord.LogDirs",
-                            length: n as i64,
-                        });
-                    }
-                    let mut items = Vec::with_capacity(n.min(1024));
-                    for _ in 0..n {
-                        items.push(r.uuid("BrokerRegistrationChangeRecord.LogDirs[]")?);
-                    }
-                    items
-                }
-            };
-            this.log_dirs = value;
-        }
-        if version >= 3 && !(version >= 3) {
-            let compact = flexible;
-            let value =
-                match r.array_len(compact, "BrokerRegistrationChangeRecord.CordonedLogDirs")? {
-                    None if version >= 3 => None,
-                    None => {
-                        return Err(DecodeError::UnexpectedNull {
-                            what: "BrokerRegistrationChangeRecord.CordonedLogDirs",
-                        })
-                    }
-                    Some(n) => {
-                        if n > r.remaining() / 16 {
-                            return Err(DecodeError::BadLength {
-                                what: "BrokerRegistrationChangeRecord.CordonedLogDirs",
-                                length: n as i64,
-                            });
-                        }
-                        let mut items = Vec::with_capacity(n.min(1024));
-                        for _ in 0..n {
-                            items.push(r.uuid("BrokerRegistrationChangeRecord.CordonedLogDirs[]")?);
-                        }
-                        Some(items)
-                    }
-                };
-            this.cordoned_log_dirs = value;
-        }
+        this.broker_id = r.i32("BrokerId")?;
+        this.broker_epoch = r.i64("BrokerEpoch")?;
         if flexible {
             this.unknown_tagged_fields =
                 r.tagged_fields("BrokerRegistrationChangeRecord", |tag, r| match tag {
-                    0 if true => {
-                        let value = r.i8("BrokerRegistrationChangeRecord.Fenced")?;
-                        this.fenced = value;
+                    0 => {
+                        this.fenced = r.i8("Fenced")?;
                         Ok(true)
                     }
                     1 if version >= 1 => {
-                        let value = r.i8("BrokerRegistrationChangeRecord.InControlledShutdown")?;
-                        this.in_controlled_shutdown = value;
+                        this.in_controlled_shutdown = r.i8("InControlledShutdown")?;
                         Ok(true)
                     }
                     2 if version >= 2 => {
-                        let value = match r
-                            .array_len(true, "BrokerRegistrationChangeRecord.LogDirs")?
-                        {
-                            None => {
-                                return Err(DecodeError::UnexpectedNull {
-                                    what: "BrokerRegistrationChangeRecord.LogDirs",
-                                })
-                            }
-                            Some(n) => {
-                                if n > r.remaining() / 16 {
-                                    return Err(DecodeError::BadLength {
-                                        what: "BrokerRegistrationChangeRecord.LogDirs",
-                                        length: n as i64,
-                                    });
-                                }
-                                let mut items = Vec::with_capacity(n.min(1024));
-                                for _ in 0..n {
-                                    items.push(r.uuid("BrokerRegistrationChangeRecord.LogDirs[]")?);
-                                }
-                                items
-                            }
-                        };
-                        this.log_dirs = value;
+                        this.log_dirs = required(
+                            r.array(true, "LogDirs", 16, |r| r.uuid("LogDirs"))?,
+                            "LogDirs",
+                        )?;
                         Ok(true)
                     }
                     3 if version >= 3 => {
-                        let value = match r
-                            .array_len(true, "BrokerRegistrationChangeRecord.CordonedLogDirs")?
-                        {
-                            None if version >= 3 => None,
-                            None => {
-                                return Err(DecodeError::UnexpectedNull {
-                                    what: "BrokerRegistrationChangeRecord.CordonedLogDirs",
-                                })
-                            }
-                            Some(n) => {
-                                if n > r.remaining() / 16 {
-                                    return Err(DecodeError::BadLength {
-                                        what: "BrokerRegistrationChangeRecord.CordonedLogDirs",
-                                        length: n as i64,
-                                    });
-                                }
-                                let mut items = Vec::with_capacity(n.min(1024));
-                                for _ in 0..n {
-                                    items.push(r.uuid(
-                                        "BrokerRegistrationChangeRecord.CordonedLogDirs[]",
-                                    )?);
-                                }
-                                Some(items)
-                            }
-                        };
-                        this.cordoned_log_dirs = value;
+                        this.cordoned_log_dirs = null_if(
+                            version >= 3,
+                            r.array(true, "CordonedLogDirs", 16, |r| r.uuid("CordonedLogDirs"))?,
+                            "CordonedLogDirs",
+                        )?;
                         Ok(true)
                     }
                     _ => Ok(false),
@@ -234,164 +125,83 @@ impl BrokerRegistrationChangeRecord {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.i32(*(&self.broker_id));
-        } else {
-            if self.broker_id != defaults.broker_id {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "BrokerRegistrationChangeRecord.BrokerId",
-                    version,
-                });
-            }
+        w.i32(*(&self.broker_id));
+        w.i64(*(&self.broker_epoch));
+        if !(version >= 1) {
+            check_default(
+                self.in_controlled_shutdown == defaults.in_controlled_shutdown,
+                "InControlledShutdown",
+                version,
+            )?;
         }
-        if true {
-            let compact = flexible;
-            w.i64(*(&self.broker_epoch));
-        } else {
-            if self.broker_epoch != defaults.broker_epoch {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "BrokerRegistrationChangeRecord.BrokerEpoch",
-                    version,
-                });
-            }
+        if !(version >= 2) {
+            check_default(self.log_dirs == defaults.log_dirs, "LogDirs", version)?;
         }
-        if !(true) {
-            let compact = flexible;
-            w.i8(*(&self.fenced));
-        } else if !(true) {
-            if self.fenced != defaults.fenced {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "BrokerRegistrationChangeRecord.Fenced",
-                    version,
-                });
-            }
-        }
-        if version >= 1 && !(version >= 1) {
-            let compact = flexible;
-            w.i8(*(&self.in_controlled_shutdown));
-        } else if !(version >= 1) {
-            if self.in_controlled_shutdown != defaults.in_controlled_shutdown {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "BrokerRegistrationChangeRecord.InControlledShutdown",
-                    version,
-                });
-            }
-        }
-        if version >= 2 && !(version >= 2) {
-            let compact = flexible;
-            match Some((&self.log_dirs)) {
-                None => w.array_len(None, compact, "BrokerRegistrationChangeRecord.LogDirs")?,
-                Some(items) => {
-                    w.array_len(
-                        Some(items.len()),
-                        compact,
-                        "BrokerRegistrationChangeRecord.LogDirs",
-                    )?;
-                    for item in items.iter() {
-                        w.uuid(item);
-                    }
-                }
-            }
-        } else if !(version >= 2) {
-            if self.log_dirs != defaults.log_dirs {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "BrokerRegistrationChangeRecord.LogDirs",
-                    version,
-                });
-            }
-        }
-        if version >= 3 && !(version >= 3) {
-            let compact = flexible;
-            if (&self.cordoned_log_dirs).is_none() && !(version >= 3) {
-                return Err(EncodeError::NullNotAllowed {
-                    what: "BrokerRegistrationChangeRecord.CordonedLogDirs",
-                    version,
-                });
-            }
-            match (&self.cordoned_log_dirs).as_ref() {
-                None => w.array_len(
-                    None,
-                    compact,
-                    "BrokerRegistrationChangeRecord.CordonedLogDirs",
-                )?,
-                Some(items) => {
-                    w.array_len(
-                        Some(items.len()),
-                        compact,
-                        "BrokerRegistrationChangeRecord.CordonedLogDirs",
-                    )?;
-                    for item in items.iter() {
-                        w.uuid(item);
-                    }
-                }
-            }
-        } else if !(version >= 3) {
-            if self.cordoned_log_dirs != defaults.cordoned_log_dirs {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "BrokerRegistrationChangeRecord.CordonedLogDirs",
-                    version,
-                });
-            }
+        if !(version >= 3) {
+            check_default(
+                self.cordoned_log_dirs == defaults.cordoned_log_dirs,
+                "CordonedLogDirs",
+                version,
+            )?;
         }
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();
             if true && self.fenced != defaults.fenced {
-                let mut sub = Writer::new();
-                let w = &mut sub;
-                w.i8(*(&self.fenced));
-                tagged.push((0, sub.into_inner()));
+                tagged.push((
+                    0,
+                    Writer::sub(|w| {
+                        w.i8(*(&self.fenced));
+                        Ok(())
+                    })?,
+                ));
             }
             if version >= 1 && self.in_controlled_shutdown != defaults.in_controlled_shutdown {
-                let mut sub = Writer::new();
-                let w = &mut sub;
-                w.i8(*(&self.in_controlled_shutdown));
-                tagged.push((1, sub.into_inner()));
+                tagged.push((
+                    1,
+                    Writer::sub(|w| {
+                        w.i8(*(&self.in_controlled_shutdown));
+                        Ok(())
+                    })?,
+                ));
             }
             if version >= 2 && self.log_dirs != defaults.log_dirs {
-                let mut sub = Writer::new();
-                let w = &mut sub;
-                match Some((&self.log_dirs)) {
-                    None => w.array_len(None, true, "BrokerRegistrationChangeRecord.LogDirs")?,
-                    Some(items) => {
-                        w.array_len(
-                            Some(items.len()),
+                tagged.push((
+                    2,
+                    Writer::sub(|w| {
+                        w.array(
+                            Some(&self.log_dirs[..]),
+                            false,
                             true,
-                            "BrokerRegistrationChangeRecord.LogDirs",
+                            "LogDirs",
+                            version,
+                            |w, x| {
+                                w.uuid(x);
+                                Ok(())
+                            },
                         )?;
-                        for item in items.iter() {
-                            w.uuid(item);
-                        }
-                    }
-                }
-                tagged.push((2, sub.into_inner()));
+                        Ok(())
+                    })?,
+                ));
             }
             if version >= 3 && self.cordoned_log_dirs != defaults.cordoned_log_dirs {
-                let mut sub = Writer::new();
-                let w = &mut sub;
-                if (&self.cordoned_log_dirs).is_none() && !(version >= 3) {
-                    return Err(EncodeError::NullNotAllowed {
-                        what: "BrokerRegistrationChangeRecord.CordonedLogDirs",
-                        version,
-                    });
-                }
-                match (&self.cordoned_log_dirs).as_ref() {
-                    None => {
-                        w.array_len(None, true, "BrokerRegistrationChangeRecord.CordonedLogDirs")?
-                    }
-                    Some(items) => {
-                        w.array_len(
-                            Some(items.len()),
+                tagged.push((
+                    3,
+                    Writer::sub(|w| {
+                        w.array(
+                            self.cordoned_log_dirs.as_deref(),
+                            version >= 3,
                             true,
-                            "BrokerRegistrationChangeRecord.CordonedLogDirs",
+                            "CordonedLogDirs",
+                            version,
+                            |w, x| {
+                                w.uuid(x);
+                                Ok(())
+                            },
                         )?;
-                        for item in items.iter() {
-                            w.uuid(item);
-                        }
-                    }
-                }
-                tagged.push((3, sub.into_inner()));
+                        Ok(())
+                    })?,
+                ));
             }
             w.tagged_fields(tagged, &self.unknown_tagged_fields);
         } else {

@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -79,21 +80,9 @@ impl BrokerRegistrationResponse {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.i32("BrokerRegistrationResponse.ThrottleTimeMs")?;
-            this.throttle_time_ms = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i16("BrokerRegistrationResponse.ErrorCode")?;
-            this.error_code = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i64("BrokerRegistrationResponse.BrokerEpoch")?;
-            this.broker_epoch = value;
-        }
+        this.throttle_time_ms = r.i32("ThrottleTimeMs")?;
+        this.error_code = r.i16("ErrorCode")?;
+        this.broker_epoch = r.i64("BrokerEpoch")?;
         if flexible {
             this.unknown_tagged_fields =
                 r.tagged_fields("BrokerRegistrationResponse", |_, _| Ok(false))?;
@@ -105,39 +94,9 @@ impl BrokerRegistrationResponse {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.i32(*(&self.throttle_time_ms));
-        } else {
-            if self.throttle_time_ms != defaults.throttle_time_ms {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "BrokerRegistrationResponse.ThrottleTimeMs",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.i16(*(&self.error_code));
-        } else {
-            if self.error_code != defaults.error_code {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "BrokerRegistrationResponse.ErrorCode",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.i64(*(&self.broker_epoch));
-        } else {
-            if self.broker_epoch != defaults.broker_epoch {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "BrokerRegistrationResponse.BrokerEpoch",
-                    version,
-                });
-            }
-        }
+        w.i32(*(&self.throttle_time_ms));
+        w.i16(*(&self.error_code));
+        w.i64(*(&self.broker_epoch));
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();

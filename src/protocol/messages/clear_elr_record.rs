@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -66,11 +67,7 @@ impl ClearElrRecord {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.string(compact, "ClearElrRecord.TopicName")?;
-            this.topic_name = value;
-        }
+        this.topic_name = r.string(flexible, "TopicName")?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields("ClearElrRecord", |_, _| Ok(false))?;
         }
@@ -81,17 +78,7 @@ impl ClearElrRecord {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.string((&self.topic_name), compact, "ClearElrRecord.TopicName")?;
-        } else {
-            if self.topic_name != defaults.topic_name {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "ClearElrRecord.TopicName",
-                    version,
-                });
-            }
-        }
+        w.string(&self.topic_name, flexible, "TopicName")?;
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();

@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -78,31 +79,10 @@ impl ConfigRecord {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.i8("ConfigRecord.ResourceType")?;
-            this.resource_type = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.string(compact, "ConfigRecord.ResourceName")?;
-            this.resource_name = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.string(compact, "ConfigRecord.Name")?;
-            this.name = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.nullable_string(compact, "ConfigRecord.Value")?;
-            if value.is_none() && !(true) {
-                return Err(DecodeError::UnexpectedNull {
-                    what: "ConfigRecord.Value",
-                });
-            }
-            this.value = value;
-        }
+        this.resource_type = r.i8("ResourceType")?;
+        this.resource_name = r.string(flexible, "ResourceName")?;
+        this.name = r.string(flexible, "Name")?;
+        this.value = r.nullable_string(flexible, "Value")?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields("ConfigRecord", |_, _| Ok(false))?;
         }
@@ -113,56 +93,10 @@ impl ConfigRecord {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.i8(*(&self.resource_type));
-        } else {
-            if self.resource_type != defaults.resource_type {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "ConfigRecord.ResourceType",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.string((&self.resource_name), compact, "ConfigRecord.ResourceName")?;
-        } else {
-            if self.resource_name != defaults.resource_name {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "ConfigRecord.ResourceName",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.string((&self.name), compact, "ConfigRecord.Name")?;
-        } else {
-            if self.name != defaults.name {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "ConfigRecord.Name",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            if (&self.value).is_none() && !(true) {
-                return Err(EncodeError::NullNotAllowed {
-                    what: "ConfigRecord.Value",
-                    version,
-                });
-            }
-            w.nullable_string((&self.value).as_deref(), compact, "ConfigRecord.Value")?;
-        } else {
-            if self.value != defaults.value {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "ConfigRecord.Value",
-                    version,
-                });
-            }
-        }
+        w.i8(*(&self.resource_type));
+        w.string(&self.resource_name, flexible, "ResourceName")?;
+        w.string(&self.name, flexible, "Name")?;
+        w.opt_string(self.value.as_deref(), true, flexible, "Value", version)?;
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();

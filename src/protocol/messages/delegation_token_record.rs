@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -90,54 +91,16 @@ impl DelegationTokenRecord {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.string(compact, "DelegationTokenRecord.Owner")?;
-            this.owner = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.string(compact, "DelegationTokenRecord.Requester")?;
-            this.requester = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = match r.array_len(compact, "DelegationTokenRecord.Renewers")? {
-                None => {
-                    return Err(DecodeError::UnexpectedNull {
-                        what: "DelegationTokenRecord.Renewers",
-                    })
-                }
-                Some(n) => {
-                    let mut items = Vec::with_capacity(n.min(1024));
-                    for _ in 0..n {
-                        items.push(r.string(compact, "DelegationTokenRecord.Renewers[]")?);
-                    }
-                    items
-                }
-            };
-            this.renewers = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i64("DelegationTokenRecord.IssueTimestamp")?;
-            this.issue_timestamp = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i64("DelegationTokenRecord.MaxTimestamp")?;
-            this.max_timestamp = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i64("DelegationTokenRecord.ExpirationTimestamp")?;
-            this.expiration_timestamp = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.string(compact, "DelegationTokenRecord.TokenId")?;
-            this.token_id = value;
-        }
+        this.owner = r.string(flexible, "Owner")?;
+        this.requester = r.string(flexible, "Requester")?;
+        this.renewers = required(
+            r.array(flexible, "Renewers", 1, |r| r.string(flexible, "Renewers"))?,
+            "Renewers",
+        )?;
+        this.issue_timestamp = r.i64("IssueTimestamp")?;
+        this.max_timestamp = r.i64("MaxTimestamp")?;
+        this.expiration_timestamp = r.i64("ExpirationTimestamp")?;
+        this.token_id = r.string(flexible, "TokenId")?;
         if flexible {
             this.unknown_tagged_fields =
                 r.tagged_fields("DelegationTokenRecord", |_, _| Ok(false))?;
@@ -149,95 +112,20 @@ impl DelegationTokenRecord {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.string((&self.owner), compact, "DelegationTokenRecord.Owner")?;
-        } else {
-            if self.owner != defaults.owner {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "DelegationTokenRecord.Owner",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.string(
-                (&self.requester),
-                compact,
-                "DelegationTokenRecord.Requester",
-            )?;
-        } else {
-            if self.requester != defaults.requester {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "DelegationTokenRecord.Requester",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            match Some((&self.renewers)) {
-                None => w.array_len(None, compact, "DelegationTokenRecord.Renewers")?,
-                Some(items) => {
-                    w.array_len(Some(items.len()), compact, "DelegationTokenRecord.Renewers")?;
-                    for item in items.iter() {
-                        w.string(item, compact, "DelegationTokenRecord.Renewers[]")?;
-                    }
-                }
-            }
-        } else {
-            if self.renewers != defaults.renewers {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "DelegationTokenRecord.Renewers",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.i64(*(&self.issue_timestamp));
-        } else {
-            if self.issue_timestamp != defaults.issue_timestamp {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "DelegationTokenRecord.IssueTimestamp",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.i64(*(&self.max_timestamp));
-        } else {
-            if self.max_timestamp != defaults.max_timestamp {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "DelegationTokenRecord.MaxTimestamp",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.i64(*(&self.expiration_timestamp));
-        } else {
-            if self.expiration_timestamp != defaults.expiration_timestamp {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "DelegationTokenRecord.ExpirationTimestamp",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.string((&self.token_id), compact, "DelegationTokenRecord.TokenId")?;
-        } else {
-            if self.token_id != defaults.token_id {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "DelegationTokenRecord.TokenId",
-                    version,
-                });
-            }
-        }
+        w.string(&self.owner, flexible, "Owner")?;
+        w.string(&self.requester, flexible, "Requester")?;
+        w.array(
+            Some(&self.renewers[..]),
+            false,
+            flexible,
+            "Renewers",
+            version,
+            |w, x| w.string(x, flexible, "Renewers"),
+        )?;
+        w.i64(*(&self.issue_timestamp));
+        w.i64(*(&self.max_timestamp));
+        w.i64(*(&self.expiration_timestamp));
+        w.string(&self.token_id, flexible, "TokenId")?;
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();

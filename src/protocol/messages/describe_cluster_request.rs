@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -78,20 +79,13 @@ impl DescribeClusterRequest {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.bool("DescribeClusterRequest.IncludeClusterAuthorizedOperations")?;
-            this.include_cluster_authorized_operations = value;
-        }
+        this.include_cluster_authorized_operations =
+            r.bool("IncludeClusterAuthorizedOperations")?;
         if version >= 1 {
-            let compact = flexible;
-            let value = r.i8("DescribeClusterRequest.EndpointType")?;
-            this.endpoint_type = value;
+            this.endpoint_type = r.i8("EndpointType")?;
         }
         if version >= 2 {
-            let compact = flexible;
-            let value = r.bool("DescribeClusterRequest.IncludeFencedBrokers")?;
-            this.include_fenced_brokers = value;
+            this.include_fenced_brokers = r.bool("IncludeFencedBrokers")?;
         }
         if flexible {
             this.unknown_tagged_fields =
@@ -104,40 +98,24 @@ impl DescribeClusterRequest {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.bool(*(&self.include_cluster_authorized_operations));
-        } else {
-            if self.include_cluster_authorized_operations
-                != defaults.include_cluster_authorized_operations
-            {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "DescribeClusterRequest.IncludeClusterAuthorizedOperations",
-                    version,
-                });
-            }
-        }
+        w.bool(*(&self.include_cluster_authorized_operations));
         if version >= 1 {
-            let compact = flexible;
             w.i8(*(&self.endpoint_type));
         } else {
-            if self.endpoint_type != defaults.endpoint_type {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "DescribeClusterRequest.EndpointType",
-                    version,
-                });
-            }
+            check_default(
+                self.endpoint_type == defaults.endpoint_type,
+                "EndpointType",
+                version,
+            )?;
         }
         if version >= 2 {
-            let compact = flexible;
             w.bool(*(&self.include_fenced_brokers));
         } else {
-            if self.include_fenced_brokers != defaults.include_fenced_brokers {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "DescribeClusterRequest.IncludeFencedBrokers",
-                    version,
-                });
-            }
+            check_default(
+                self.include_fenced_brokers == defaults.include_fenced_brokers,
+                "IncludeFencedBrokers",
+                version,
+            )?;
         }
         if flexible {
             #[allow(unused_mut)]

@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 

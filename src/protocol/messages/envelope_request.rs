@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -78,26 +79,9 @@ impl EnvelopeRequest {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.bytes(compact, "EnvelopeRequest.RequestData")?;
-            this.request_data = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.nullable_bytes(compact, "EnvelopeRequest.RequestPrincipal")?;
-            if value.is_none() && !(true) {
-                return Err(DecodeError::UnexpectedNull {
-                    what: "EnvelopeRequest.RequestPrincipal",
-                });
-            }
-            this.request_principal = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.bytes(compact, "EnvelopeRequest.ClientHostAddress")?;
-            this.client_host_address = value;
-        }
+        this.request_data = r.bytes(flexible, "RequestData")?;
+        this.request_principal = r.nullable_bytes(flexible, "RequestPrincipal")?;
+        this.client_host_address = r.bytes(flexible, "ClientHostAddress")?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields("EnvelopeRequest", |_, _| Ok(false))?;
         }
@@ -108,53 +92,15 @@ impl EnvelopeRequest {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.bytes((&self.request_data), compact, "EnvelopeRequest.RequestData")?;
-        } else {
-            if self.request_data != defaults.request_data {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "EnvelopeRequest.RequestData",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            if (&self.request_principal).is_none() && !(true) {
-                return Err(EncodeError::NullNotAllowed {
-                    what: "EnvelopeRequest.RequestPrincipal",
-                    version,
-                });
-            }
-            w.nullable_bytes(
-                (&self.request_principal).as_deref(),
-                compact,
-                "EnvelopeRequest.RequestPrincipal",
-            )?;
-        } else {
-            if self.request_principal != defaults.request_principal {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "EnvelopeRequest.RequestPrincipal",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.bytes(
-                (&self.client_host_address),
-                compact,
-                "EnvelopeRequest.ClientHostAddress",
-            )?;
-        } else {
-            if self.client_host_address != defaults.client_host_address {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "EnvelopeRequest.ClientHostAddress",
-                    version,
-                });
-            }
-        }
+        w.bytes(&self.request_data, flexible, "RequestData")?;
+        w.opt_bytes(
+            self.request_principal.as_deref(),
+            true,
+            flexible,
+            "RequestPrincipal",
+            version,
+        )?;
+        w.bytes(&self.client_host_address, flexible, "ClientHostAddress")?;
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();

@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -74,21 +75,8 @@ impl EnvelopeResponse {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.nullable_bytes(compact, "EnvelopeResponse.ResponseData")?;
-            if value.is_none() && !(true) {
-                return Err(DecodeError::UnexpectedNull {
-                    what: "EnvelopeResponse.ResponseData",
-                });
-            }
-            this.response_data = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i16("EnvelopeResponse.ErrorCode")?;
-            this.error_code = value;
-        }
+        this.response_data = r.nullable_bytes(flexible, "ResponseData")?;
+        this.error_code = r.i16("ErrorCode")?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields("EnvelopeResponse", |_, _| Ok(false))?;
         }
@@ -99,38 +87,14 @@ impl EnvelopeResponse {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            if (&self.response_data).is_none() && !(true) {
-                return Err(EncodeError::NullNotAllowed {
-                    what: "EnvelopeResponse.ResponseData",
-                    version,
-                });
-            }
-            w.nullable_bytes(
-                (&self.response_data).as_deref(),
-                compact,
-                "EnvelopeResponse.ResponseData",
-            )?;
-        } else {
-            if self.response_data != defaults.response_data {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "EnvelopeResponse.ResponseData",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.i16(*(&self.error_code));
-        } else {
-            if self.error_code != defaults.error_code {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "EnvelopeResponse.ErrorCode",
-                    version,
-                });
-            }
-        }
+        w.opt_bytes(
+            self.response_data.as_deref(),
+            true,
+            flexible,
+            "ResponseData",
+            version,
+        )?;
+        w.i16(*(&self.error_code));
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();

@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -71,16 +72,8 @@ impl FeatureLevelRecord {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.string(compact, "FeatureLevelRecord.Name")?;
-            this.name = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i16("FeatureLevelRecord.FeatureLevel")?;
-            this.feature_level = value;
-        }
+        this.name = r.string(flexible, "Name")?;
+        this.feature_level = r.i16("FeatureLevel")?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields("FeatureLevelRecord", |_, _| Ok(false))?;
         }
@@ -91,28 +84,8 @@ impl FeatureLevelRecord {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.string((&self.name), compact, "FeatureLevelRecord.Name")?;
-        } else {
-            if self.name != defaults.name {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "FeatureLevelRecord.Name",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.i16(*(&self.feature_level));
-        } else {
-            if self.feature_level != defaults.feature_level {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "FeatureLevelRecord.FeatureLevel",
-                    version,
-                });
-            }
-        }
+        w.string(&self.name, flexible, "Name")?;
+        w.i16(*(&self.feature_level));
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();

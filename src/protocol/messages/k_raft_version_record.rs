@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -70,16 +71,8 @@ impl KRaftVersionRecord {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.i16("KRaftVersionRecord.Version")?;
-            this.version = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i16("KRaftVersionRecord.KRaftVersion")?;
-            this.k_raft_version = value;
-        }
+        this.version = r.i16("Version")?;
+        this.k_raft_version = r.i16("KRaftVersion")?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields("KRaftVersionRecord", |_, _| Ok(false))?;
         }
@@ -90,28 +83,8 @@ impl KRaftVersionRecord {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.i16(*(&self.version));
-        } else {
-            if self.version != defaults.version {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "KRaftVersionRecord.Version",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.i16(*(&self.k_raft_version));
-        } else {
-            if self.k_raft_version != defaults.k_raft_version {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "KRaftVersionRecord.KRaftVersion",
-                    version,
-                });
-            }
-        }
+        w.i16(*(&self.version));
+        w.i16(*(&self.k_raft_version));
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();

@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -108,396 +109,61 @@ impl PartitionChangeRecord {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.i32("PartitionChangeRecord.PartitionId")?;
-            this.partition_id = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.uuid("PartitionChangeRecord.TopicId")?;
-            this.topic_id = value;
-        }
-        if !(true) {
-            let compact = flexible;
-            let value = match r.array_len(compact, "PartitionChangeRecord.Isr")? {
-                None if true => None,
-                None => {
-                    return Err(DecodeError::UnexpectedNull {
-                        what: "PartitionChangeRecord.Isr",
-                    })
-                }
-                Some(n) => {
-                    if n > r.remaining() / 4 {
-                        return Err(DecodeError::BadLength {
-                            what: "PartitionChangeRecord.Isr",
-                            length: n as i64,
-                        });
-                    }
-                    let mut items = Vec::with_capacity(n.min(1024));
-                    for _ in 0..n {
-                        items.push(r.i32("PartitionChangeRecord.Isr[]")?);
-                    }
-                    Some(items)
-                }
-            };
-            this.isr = value;
-        }
-        if !(true) {
-            let compact = flexible;
-            let value = r.i32("PartitionChangeRecord.Leader")?;
-            this.leader = value;
-        }
-        if !(true) {
-            let compact = flexible;
-            let value = match r.array_len(compact, "PartitionChangeRecord.Replicas")? {
-                None if true => None,
-                None => {
-                    return Err(DecodeError::UnexpectedNull {
-                        what: "PartitionChangeRecord.Replicas",
-                    })
-                }
-                Some(n) => {
-                    if n > r.remaining() / 4 {
-                        return Err(DecodeError::BadLength {
-                            what: "PartitionChangeRecord.Replicas",
-                            length: n as i64,
-                        });
-                    }
-                    let mut items = Vec::with_capacity(n.min(1024));
-                    for _ in 0..n {
-                        items.push(r.i32("PartitionChangeRecord.Replicas[]")?);
-                    }
-                    Some(items)
-                }
-            };
-            this.replicas = value;
-        }
-        if !(true) {
-            let compact = flexible;
-            let value = match r.array_len(compact, "PartitionChangeRecord.RemovingReplicas")? {
-                None if true => None,
-                None => {
-                    return Err(DecodeError::UnexpectedNull {
-                        what: "PartitionChangeRecord.RemovingReplicas",
-                    })
-                }
-                Some(n) => {
-                    if n > r.remaining() / 4 {
-                        return Err(DecodeError::BadLength {
-                            what: "PartitionChangeRecord.RemovingReplicas",
-                            length: n as i64,
-                        });
-                    }
-                    let mut items = Vec::with_capacity(n.min(1024));
-                    for _ in 0..n {
-                        items.push(r.i32("PartitionChangeRecord.RemovingReplicas[]")?);
-                    }
-                    Some(items)
-                }
-            };
-            this.removing_replicas = value;
-        }
-        if !(true) {
-            let compact = flexible;
-            let value = match r.array_len(compact, "PartitionChangeRecord.AddingReplicas")? {
-                None if true => None,
-                None => {
-                    return Err(DecodeError::UnexpectedNull {
-                        what: "PartitionChangeRecord.AddingReplicas",
-                    })
-                }
-                Some(n) => {
-                    if n > r.remaining() / 4 {
-                        return Err(DecodeError::BadLength {
-                            what: "PartitionChangeRecord.AddingReplicas",
-                            length: n as i64,
-                        });
-                    }
-                    let mut items = Vec::with_capacity(n.min(1024));
-                    for _ in 0..n {
-                        items.push(r.i32("PartitionChangeRecord.AddingReplicas[]")?);
-                    }
-                    Some(items)
-                }
-            };
-            this.adding_replicas = value;
-        }
-        if !(true) {
-            let compact = flexible;
-            let value = r.i8("PartitionChangeRecord.LeaderRecoveryState")?;
-            this.leader_recovery_state = value;
-        }
-        if version >= 1 && !(version >= 1) {
-            let compact = flexible;
-            let value = match r.array_len(compact, "PartitionChangeRecord.Directories")? {
-                None if version >= 1 => None,
-                None => {
-                    return Err(DecodeError::UnexpectedNull {
-                        what: "PartitionChangeRecord.Directories",
-                    })
-                }
-                Some(n) => {
-                    if n > r.remaining() / 16 {
-                        return Err(DecodeError::BadLength {
-                            what: "PartitionChangeRecord.Directories",
-                            length: n as i64,
-                        });
-                    }
-                    let mut items = Vec::with_capacity(n.min(1024));
-                    for _ in 0..n {
-                        items.push(r.uuid("PartitionChangeRecord.Directories[]")?);
-                    }
-                    Some(items)
-                }
-            };
-            this.directories = value;
-        }
-        if version >= 2 && !(version >= 2) {
-            let compact = flexible;
-            let value =
-                match r.array_len(compact, "PartitionChangeRecord.EligibleLeaderReplicas")? {
-                    None if version >= 2 => None,
-                    None => {
-                        return Err(DecodeError::UnexpectedNull {
-                            what: "PartitionChangeRecord.EligibleLeaderReplicas",
-                        })
-                    }
-                    Some(n) => {
-                        if n > r.remaining() / 4 {
-                            return Err(DecodeError::BadLength {
-                                what: "PartitionChangeRecord.EligibleLeaderReplicas",
-                                length: n as i64,
-                            });
-                        }
-                        let mut items = Vec::with_capacity(n.min(1024));
-                        for _ in 0..n {
-                            items.push(r.i32("PartitionChangeRecord.EligibleLeaderReplicas[]")?);
-                        }
-                        Some(items)
-                    }
-                };
-            this.eligible_leader_replicas = value;
-        }
-        if version >= 2 && !(version >= 2) {
-            let compact = flexible;
-            let value = match r.array_len(compact, "PartitionChangeRecord.LastKnownElr")? {
-                None if version >= 2 => None,
-                None => {
-                    return Err(DecodeError::UnexpectedNull {
-                        what: "PartitionChangeRecord.LastKnownElr",
-                    })
-                }
-                Some(n) => {
-                    if n > r.remaining() / 4 {
-                        return Err(DecodeError::BadLength {
-                            what: "PartitionChangeRecord.LastKnownElr",
-                            length: n as i64,
-                        });
-                    }
-                    let mut items = Vec::with_capacity(n.min(1024));
-                    for _ in 0..n {
-                        items.push(r.i32("PartitionChangeRecord.LastKnownElr[]")?);
-                    }
-                    Some(items)
-                }
-            };
-            this.last_known_elr = value;
-        }
+        this.partition_id = r.i32("PartitionId")?;
+        this.topic_id = r.uuid("TopicId")?;
         if flexible {
             this.unknown_tagged_fields =
                 r.tagged_fields("PartitionChangeRecord", |tag, r| match tag {
-                    0 if true => {
-                        let value = match r.array_len(true, "PartitionChangeRecord.Isr")? {
-                            None if true => None,
-                            None => {
-                                return Err(DecodeError::UnexpectedNull {
-                                    what: "PartitionChangeRecord.Isr",
-                                })
-                            }
-                            Some(n) => {
-                                if n > r.remaining() / 4 {
-                                    return Err(DecodeError::BadLength {
-                                        what: "PartitionChangeRecord.Isr",
-                                        length: n as i64,
-                                    });
-                                }
-                                let mut items = Vec::with_capacity(n.min(1024));
-                                for _ in 0..n {
-                                    items.push(r.i32("PartitionChangeRecord.Isr[]")?);
-                                }
-                                Some(items)
-                            }
-                        };
-                        this.isr = value;
+                    0 => {
+                        this.isr = r.array(true, "Isr", 4, |r| r.i32("Isr"))?;
                         Ok(true)
                     }
-                    1 if true => {
-                        let value = r.i32("PartitionChangeRecord.Leader")?;
-                        this.leader = value;
+                    1 => {
+                        this.leader = r.i32("Leader")?;
                         Ok(true)
                     }
-                    2 if true => {
-                        let value = match r.array_len(true, "PartitionChangeRecord.Replicas")? {
-                            None if true => None,
-                            None => {
-                                return Err(DecodeError::UnexpectedNull {
-                                    what: "PartitionChangeRecord.Replicas",
-                                })
-                            }
-                            Some(n) => {
-                                if n > r.remaining() / 4 {
-                                    return Err(DecodeError::BadLength {
-                                        what: "PartitionChangeRecord.Replicas",
-                                        length: n as i64,
-                                    });
-                                }
-                                let mut items = Vec::with_capacity(n.min(1024));
-                                for _ in 0..n {
-                                    items.push(r.i32("PartitionChangeRecord.Replicas[]")?);
-                                }
-                                Some(items)
-                            }
-                        };
-                        this.replicas = value;
+                    2 => {
+                        this.replicas = r.array(true, "Replicas", 4, |r| r.i32("Replicas"))?;
                         Ok(true)
                     }
-                    3 if true => {
-                        let value = match r
-                            .array_len(true, "PartitionChangeRecord.RemovingReplicas")?
-                        {
-                            None if true => None,
-                            None => {
-                                return Err(DecodeError::UnexpectedNull {
-                                    what: "PartitionChangeRecord.RemovingReplicas",
-                                })
-                            }
-                            Some(n) => {
-                                if n > r.remaining() / 4 {
-                                    return Err(DecodeError::BadLength {
-                                        what: "PartitionChangeRecord.RemovingReplicas",
-                                        length: n as i64,
-                                    });
-                                }
-                                let mut items = Vec::with_capacity(n.min(1024));
-                                for _ in 0..n {
-                                    items.push(r.i32("PartitionChangeRecord.RemovingReplicas[]")?);
-                                }
-                                Some(items)
-                            }
-                        };
-                        this.removing_replicas = value;
+                    3 => {
+                        this.removing_replicas =
+                            r.array(true, "RemovingReplicas", 4, |r| r.i32("RemovingReplicas"))?;
                         Ok(true)
                     }
-                    4 if true => {
-                        let value = match r
-                            .array_len(true, "PartitionChangeRecord.AddingReplicas")?
-                        {
-                            None if true => None,
-                            None => {
-                                return Err(DecodeError::UnexpectedNull {
-                                    what: "PartitionChangeRecord.AddingReplicas",
-                                })
-                            }
-                            Some(n) => {
-                                if n > r.remaining() / 4 {
-                                    return Err(DecodeError::BadLength {
-                                        what: "PartitionChangeRecord.AddingReplicas",
-                                        length: n as i64,
-                                    });
-                                }
-                                let mut items = Vec::with_capacity(n.min(1024));
-                                for _ in 0..n {
-                                    items.push(r.i32("PartitionChangeRecord.AddingReplicas[]")?);
-                                }
-                                Some(items)
-                            }
-                        };
-                        this.adding_replicas = value;
+                    4 => {
+                        this.adding_replicas =
+                            r.array(true, "AddingReplicas", 4, |r| r.i32("AddingReplicas"))?;
                         Ok(true)
                     }
-                    5 if true => {
-                        let value = r.i8("PartitionChangeRecord.LeaderRecoveryState")?;
-                        this.leader_recovery_state = value;
+                    5 => {
+                        this.leader_recovery_state = r.i8("LeaderRecoveryState")?;
                         Ok(true)
                     }
                     6 if version >= 2 => {
-                        let value = match r
-                            .array_len(true, "PartitionChangeRecord.EligibleLeaderReplicas")?
-                        {
-                            None if version >= 2 => None,
-                            None => {
-                                return Err(DecodeError::UnexpectedNull {
-                                    what: "PartitionChangeRecord.EligibleLeaderReplicas",
-                                })
-                            }
-                            Some(n) => {
-                                if n > r.remaining() / 4 {
-                                    return Err(DecodeError::BadLength {
-                                        what: "PartitionChangeRecord.EligibleLeaderReplicas",
-                                        length: n as i64,
-                                    });
-                                }
-                                let mut items = Vec::with_capacity(n.min(1024));
-                                for _ in 0..n {
-                                    items.push(
-                                        r.i32("PartitionChangeRecord.EligibleLeaderReplicas[]")?,
-                                    );
-                                }
-                                Some(items)
-                            }
-                        };
-                        this.eligible_leader_replicas = value;
+                        this.eligible_leader_replicas = null_if(
+                            version >= 2,
+                            r.array(true, "EligibleLeaderReplicas", 4, |r| {
+                                r.i32("EligibleLeaderReplicas")
+                            })?,
+                            "EligibleLeaderReplicas",
+                        )?;
                         Ok(true)
                     }
                     7 if version >= 2 => {
-                        let value = match r.array_len(true, "PartitionChangeRecord.LastKnownElr")? {
-                            None if version >= 2 => None,
-                            None => {
-                                return Err(DecodeError::UnexpectedNull {
-                                    what: "PartitionChangeRecord.LastKnownElr",
-                                })
-                            }
-                            Some(n) => {
-                                if n > r.remaining() / 4 {
-                                    return Err(DecodeError::BadLength {
-                                        what: "PartitionChangeRecord.LastKnownElr",
-                                        length: n as i64,
-                                    });
-                                }
-                                let mut items = Vec::with_capacity(n.min(1024));
-                                for _ in 0..n {
-                                    items.push(r.i32("PartitionChangeRecord.LastKnownElr[]")?);
-                                }
-                                Some(items)
-                            }
-                        };
-                        this.last_known_elr = value;
+                        this.last_known_elr = null_if(
+                            version >= 2,
+                            r.array(true, "LastKnownElr", 4, |r| r.i32("LastKnownElr"))?,
+                            "LastKnownElr",
+                        )?;
                         Ok(true)
                     }
                     8 if version >= 1 => {
-                        let value = match r.array_len(true, "PartitionChangeRecord.Directories")? {
-                            None if version >= 1 => None,
-                            None => {
-                                return Err(DecodeError::UnexpectedNull {
-                                    what: "PartitionChangeRecord.Directories",
-                                })
-                            }
-                            Some(n) => {
-                                if n > r.remaining() / 16 {
-                                    return Err(DecodeError::BadLength {
-                                        what: "PartitionChangeRecord.Directories",
-                                        length: n as i64,
-                                    });
-                                }
-                                let mut items = Vec::with_capacity(n.min(1024));
-                                for _ in 0..n {
-                                    items.push(r.uuid("PartitionChangeRecord.Directories[]")?);
-                                }
-                                Some(items)
-                            }
-                        };
-                        this.directories = value;
+                        this.directories = null_if(
+                            version >= 1,
+                            r.array(true, "Directories", 16, |r| r.uuid("Directories"))?,
+                            "Directories",
+                        )?;
                         Ok(true)
                     }
                     _ => Ok(false),
@@ -510,421 +176,175 @@ impl PartitionChangeRecord {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.i32(*(&self.partition_id));
-        } else {
-            if self.partition_id != defaults.partition_id {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "PartitionChangeRecord.PartitionId",
-                    version,
-                });
-            }
+        w.i32(*(&self.partition_id));
+        w.uuid((&self.topic_id));
+        if !(version >= 1) {
+            check_default(
+                self.directories == defaults.directories,
+                "Directories",
+                version,
+            )?;
         }
-        if true {
-            let compact = flexible;
-            w.uuid((&self.topic_id));
-        } else {
-            if self.topic_id != defaults.topic_id {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "PartitionChangeRecord.TopicId",
-                    version,
-                });
-            }
+        if !(version >= 2) {
+            check_default(
+                self.eligible_leader_replicas == defaults.eligible_leader_replicas,
+                "EligibleLeaderReplicas",
+                version,
+            )?;
         }
-        if !(true) {
-            let compact = flexible;
-            if (&self.isr).is_none() && !(true) {
-                return Err(EncodeError::NullNotAllowed {
-                    what: "PartitionChangeRecord.Isr",
-                    version,
-                });
-            }
-            match (&self.isr).as_ref() {
-                None => w.array_len(None, compact, "PartitionChangeRecord.Isr")?,
-                Some(items) => {
-                    w.array_len(Some(items.len()), compact, "PartitionChangeRecord.Isr")?;
-                    for item in items.iter() {
-                        w.i32(*item);
-                    }
-                }
-            }
-        } else if !(true) {
-            if self.isr != defaults.isr {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "PartitionChangeRecord.Isr",
-                    version,
-                });
-            }
-        }
-        if !(true) {
-            let compact = flexible;
-            w.i32(*(&self.leader));
-        } else if !(true) {
-            if self.leader != defaults.leader {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "PartitionChangeRecord.Leader",
-                    version,
-                });
-            }
-        }
-        if !(true) {
-            let compact = flexible;
-            if (&self.replicas).is_none() && !(true) {
-                return Err(EncodeError::NullNotAllowed {
-                    what: "PartitionChangeRecord.Replicas",
-                    version,
-                });
-            }
-            match (&self.replicas).as_ref() {
-                None => w.array_len(None, compact, "PartitionChangeRecord.Replicas")?,
-                Some(items) => {
-                    w.array_len(Some(items.len()), compact, "PartitionChangeRecord.Replicas")?;
-                    for item in items.iter() {
-                        w.i32(*item);
-                    }
-                }
-            }
-        } else if !(true) {
-            if self.replicas != defaults.replicas {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "PartitionChangeRecord.Replicas",
-                    version,
-                });
-            }
-        }
-        if !(true) {
-            let compact = flexible;
-            if (&self.removing_replicas).is_none() && !(true) {
-                return Err(EncodeError::NullNotAllowed {
-                    what: "PartitionChangeRecord.RemovingReplicas",
-                    version,
-                });
-            }
-            match (&self.removing_replicas).as_ref() {
-                None => w.array_len(None, compact, "PartitionChangeRecord.RemovingReplicas")?,
-                Some(items) => {
-                    w.array_len(
-                        Some(items.len()),
-                        compact,
-                        "PartitionChangeRecord.RemovingReplicas",
-                    )?;
-                    for item in items.iter() {
-                        w.i32(*item);
-                    }
-                }
-            }
-        } else if !(true) {
-            if self.removing_replicas != defaults.removing_replicas {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "PartitionChangeRecord.RemovingReplicas",
-                    version,
-                });
-            }
-        }
-        if !(true) {
-            let compact = flexible;
-            if (&self.adding_replicas).is_none() && !(true) {
-                return Err(EncodeError::NullNotAllowed {
-                    what: "PartitionChangeRecord.AddingReplicas",
-                    version,
-                });
-            }
-            match (&self.adding_replicas).as_ref() {
-                None => w.array_len(None, compact, "PartitionChangeRecord.AddingReplicas")?,
-                Some(items) => {
-                    w.array_len(
-                        Some(items.len()),
-                        compact,
-                        "PartitionChangeRecord.AddingReplicas",
-                    )?;
-                    for item in items.iter() {
-                        w.i32(*item);
-                    }
-                }
-            }
-        } else if !(true) {
-            if self.adding_replicas != defaults.adding_replicas {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "PartitionChangeRecord.AddingReplicas",
-                    version,
-                });
-            }
-        }
-        if !(true) {
-            let compact = flexible;
-            w.i8(*(&self.leader_recovery_state));
-        } else if !(true) {
-            if self.leader_recovery_state != defaults.leader_recovery_state {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "PartitionChangeRecord.LeaderRecoveryState",
-                    version,
-                });
-            }
-        }
-        if version >= 1 && !(version >= 1) {
-            let compact = flexible;
-            if (&self.directories).is_none() && !(version >= 1) {
-                return Err(EncodeError::NullNotAllowed {
-                    what: "PartitionChangeRecord.Directories",
-                    version,
-                });
-            }
-            match (&self.directories).as_ref() {
-                None => w.array_len(None, compact, "PartitionChangeRecord.Directories")?,
-                Some(items) => {
-                    w.array_len(
-                        Some(items.len()),
-                        compact,
-                        "PartitionChangeRecord.Directories",
-                    )?;
-                    for item in items.iter() {
-                        w.uuid(item);
-                    }
-                }
-            }
-        } else if !(version >= 1) {
-            if self.directories != defaults.directories {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "PartitionChangeRecord.Directories",
-                    version,
-                });
-            }
-        }
-        if version >= 2 && !(version >= 2) {
-            let compact = flexible;
-            if (&self.eligible_leader_replicas).is_none() && !(version >= 2) {
-                return Err(EncodeError::NullNotAllowed {
-                    what: "PartitionChangeRecord.EligibleLeaderReplicas",
-                    version,
-                });
-            }
-            match (&self.eligible_leader_replicas).as_ref() {
-                None => w.array_len(
-                    None,
-                    compact,
-                    "PartitionChangeRecord.EligibleLeaderReplicas",
-                )?,
-                Some(items) => {
-                    w.array_len(
-                        Some(items.len()),
-                        compact,
-                        "PartitionChangeRecord.EligibleLeaderReplicas",
-                    )?;
-                    for item in items.iter() {
-                        w.i32(*item);
-                    }
-                }
-            }
-        } else if !(version >= 2) {
-            if self.eligible_leader_replicas != defaults.eligible_leader_replicas {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "PartitionChangeRecord.EligibleLeaderReplicas",
-                    version,
-                });
-            }
-        }
-        if version >= 2 && !(version >= 2) {
-            let compact = flexible;
-            if (&self.last_known_elr).is_none() && !(version >= 2) {
-                return Err(EncodeError::NullNotAllowed {
-                    what: "PartitionChangeRecord.LastKnownElr",
-                    version,
-                });
-            }
-            match (&self.last_known_elr).as_ref() {
-                None => w.array_len(None, compact, "PartitionChangeRecord.LastKnownElr")?,
-                Some(items) => {
-                    w.array_len(
-                        Some(items.len()),
-                        compact,
-                        "PartitionChangeRecord.LastKnownElr",
-                    )?;
-                    for item in items.iter() {
-                        w.i32(*item);
-                    }
-                }
-            }
-        } else if !(version >= 2) {
-            if self.last_known_elr != defaults.last_known_elr {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "PartitionChangeRecord.LastKnownElr",
-                    version,
-                });
-            }
+        if !(version >= 2) {
+            check_default(
+                self.last_known_elr == defaults.last_known_elr,
+                "LastKnownElr",
+                version,
+            )?;
         }
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();
             if true && self.isr != defaults.isr {
-                let mut sub = Writer::new();
-                let w = &mut sub;
-                if (&self.isr).is_none() && !(true) {
-                    return Err(EncodeError::NullNotAllowed {
-                        what: "PartitionChangeRecord.Isr",
-                        version,
-                    });
-                }
-                match (&self.isr).as_ref() {
-                    None => w.array_len(None, true, "PartitionChangeRecord.Isr")?,
-                    Some(items) => {
-                        w.array_len(Some(items.len()), true, "PartitionChangeRecord.Isr")?;
-                        for item in items.iter() {
-                            w.i32(*item);
-                        }
-                    }
-                }
-                tagged.push((0, sub.into_inner()));
+                tagged.push((
+                    0,
+                    Writer::sub(|w| {
+                        w.array(self.isr.as_deref(), true, true, "Isr", version, |w, x| {
+                            w.i32(*x);
+                            Ok(())
+                        })?;
+                        Ok(())
+                    })?,
+                ));
             }
             if true && self.leader != defaults.leader {
-                let mut sub = Writer::new();
-                let w = &mut sub;
-                w.i32(*(&self.leader));
-                tagged.push((1, sub.into_inner()));
+                tagged.push((
+                    1,
+                    Writer::sub(|w| {
+                        w.i32(*(&self.leader));
+                        Ok(())
+                    })?,
+                ));
             }
             if true && self.replicas != defaults.replicas {
-                let mut sub = Writer::new();
-                let w = &mut sub;
-                if (&self.replicas).is_none() && !(true) {
-                    return Err(EncodeError::NullNotAllowed {
-                        what: "PartitionChangeRecord.Replicas",
-                        version,
-                    });
-                }
-                match (&self.replicas).as_ref() {
-                    None => w.array_len(None, true, "PartitionChangeRecord.Replicas")?,
-                    Some(items) => {
-                        w.array_len(Some(items.len()), true, "PartitionChangeRecord.Replicas")?;
-                        for item in items.iter() {
-                            w.i32(*item);
-                        }
-                    }
-                }
-                tagged.push((2, sub.into_inner()));
+                tagged.push((
+                    2,
+                    Writer::sub(|w| {
+                        w.array(
+                            self.replicas.as_deref(),
+                            true,
+                            true,
+                            "Replicas",
+                            version,
+                            |w, x| {
+                                w.i32(*x);
+                                Ok(())
+                            },
+                        )?;
+                        Ok(())
+                    })?,
+                ));
             }
             if true && self.removing_replicas != defaults.removing_replicas {
-                let mut sub = Writer::new();
-                let w = &mut sub;
-                if (&self.removing_replicas).is_none() && !(true) {
-                    return Err(EncodeError::NullNotAllowed {
-                        what: "PartitionChangeRecord.RemovingReplicas",
-                        version,
-                    });
-                }
-                match (&self.removing_replicas).as_ref() {
-                    None => w.array_len(None, true, "PartitionChangeRecord.RemovingReplicas")?,
-                    Some(items) => {
-                        w.array_len(
-                            Some(items.len()),
+                tagged.push((
+                    3,
+                    Writer::sub(|w| {
+                        w.array(
+                            self.removing_replicas.as_deref(),
                             true,
-                            "PartitionChangeRecord.RemovingReplicas",
+                            true,
+                            "RemovingReplicas",
+                            version,
+                            |w, x| {
+                                w.i32(*x);
+                                Ok(())
+                            },
                         )?;
-                        for item in items.iter() {
-                            w.i32(*item);
-                        }
-                    }
-                }
-                tagged.push((3, sub.into_inner()));
+                        Ok(())
+                    })?,
+                ));
             }
             if true && self.adding_replicas != defaults.adding_replicas {
-                let mut sub = Writer::new();
-                let w = &mut sub;
-                if (&self.adding_replicas).is_none() && !(true) {
-                    return Err(EncodeError::NullNotAllowed {
-                        what: "PartitionChangeRecord.AddingReplicas",
-                        version,
-                    });
-                }
-                match (&self.adding_replicas).as_ref() {
-                    None => w.array_len(None, true, "PartitionChangeRecord.AddingReplicas")?,
-                    Some(items) => {
-                        w.array_len(
-                            Some(items.len()),
+                tagged.push((
+                    4,
+                    Writer::sub(|w| {
+                        w.array(
+                            self.adding_replicas.as_deref(),
                             true,
-                            "PartitionChangeRecord.AddingReplicas",
+                            true,
+                            "AddingReplicas",
+                            version,
+                            |w, x| {
+                                w.i32(*x);
+                                Ok(())
+                            },
                         )?;
-                        for item in items.iter() {
-                            w.i32(*item);
-                        }
-                    }
-                }
-                tagged.push((4, sub.into_inner()));
+                        Ok(())
+                    })?,
+                ));
             }
             if true && self.leader_recovery_state != defaults.leader_recovery_state {
-                let mut sub = Writer::new();
-                let w = &mut sub;
-                w.i8(*(&self.leader_recovery_state));
-                tagged.push((5, sub.into_inner()));
+                tagged.push((
+                    5,
+                    Writer::sub(|w| {
+                        w.i8(*(&self.leader_recovery_state));
+                        Ok(())
+                    })?,
+                ));
             }
             if version >= 2 && self.eligible_leader_replicas != defaults.eligible_leader_replicas {
-                let mut sub = Writer::new();
-                let w = &mut sub;
-                if (&self.eligible_leader_replicas).is_none() && !(version >= 2) {
-                    return Err(EncodeError::NullNotAllowed {
-                        what: "PartitionChangeRecord.EligibleLeaderReplicas",
-                        version,
-                    });
-                }
-                match (&self.eligible_leader_replicas).as_ref() {
-                    None => {
-                        w.array_len(None, true, "PartitionChangeRecord.EligibleLeaderReplicas")?
-                    }
-                    Some(items) => {
-                        w.array_len(
-                            Some(items.len()),
+                tagged.push((
+                    6,
+                    Writer::sub(|w| {
+                        w.array(
+                            self.eligible_leader_replicas.as_deref(),
+                            version >= 2,
                             true,
-                            "PartitionChangeRecord.EligibleLeaderReplicas",
+                            "EligibleLeaderReplicas",
+                            version,
+                            |w, x| {
+                                w.i32(*x);
+                                Ok(())
+                            },
                         )?;
-                        for item in items.iter() {
-                            w.i32(*item);
-                        }
-                    }
-                }
-                tagged.push((6, sub.into_inner()));
+                        Ok(())
+                    })?,
+                ));
             }
             if version >= 2 && self.last_known_elr != defaults.last_known_elr {
-                let mut sub = Writer::new();
-                let w = &mut sub;
-                if (&self.last_known_elr).is_none() && !(version >= 2) {
-                    return Err(EncodeError::NullNotAllowed {
-                        what: "PartitionChangeRecord.LastKnownElr",
-                        version,
-                    });
-                }
-                match (&self.last_known_elr).as_ref() {
-                    None => w.array_len(None, true, "PartitionChangeRecord.LastKnownElr")?,
-                    Some(items) => {
-                        w.array_len(
-                            Some(items.len()),
+                tagged.push((
+                    7,
+                    Writer::sub(|w| {
+                        w.array(
+                            self.last_known_elr.as_deref(),
+                            version >= 2,
                             true,
-                            "PartitionChangeRecord.LastKnownElr",
+                            "LastKnownElr",
+                            version,
+                            |w, x| {
+                                w.i32(*x);
+                                Ok(())
+                            },
                         )?;
-                        for item in items.iter() {
-                            w.i32(*item);
-                        }
-                    }
-                }
-                tagged.push((7, sub.into_inner()));
+                        Ok(())
+                    })?,
+                ));
             }
             if version >= 1 && self.directories != defaults.directories {
-                let mut sub = Writer::new();
-                let w = &mut sub;
-                if (&self.directories).is_none() && !(version >= 1) {
-                    return Err(EncodeError::NullNotAllowed {
-                        what: "PartitionChangeRecord.Directories",
-                        version,
-                    });
-                }
-                match (&self.directories).as_ref() {
-                    None => w.array_len(None, true, "PartitionChangeRecord.Directories")?,
-                    Some(items) => {
-                        w.array_len(Some(items.len()), true, "PartitionChangeRecord.Directories")?;
-                        for item in items.iter() {
-                            w.uuid(item);
-                        }
-                    }
-                }
-                tagged.push((8, sub.into_inner()));
+                tagged.push((
+                    8,
+                    Writer::sub(|w| {
+                        w.array(
+                            self.directories.as_deref(),
+                            version >= 1,
+                            true,
+                            "Directories",
+                            version,
+                            |w, x| {
+                                w.uuid(x);
+                                Ok(())
+                            },
+                        )?;
+                        Ok(())
+                    })?,
+                ));
             }
             w.tagged_fields(tagged, &self.unknown_tagged_fields);
         } else {

@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -115,264 +116,55 @@ impl PartitionRecord {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.i32("PartitionRecord.PartitionId")?;
-            this.partition_id = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.uuid("PartitionRecord.TopicId")?;
-            this.topic_id = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = match r.array_len(compact, "PartitionRecord.Replicas")? {
-                None => {
-                    return Err(DecodeError::UnexpectedNull {
-                        what: "PartitionRecord.Replicas",
-                    })
-                }
-                Some(n) => {
-                    if n > r.remaining() / 4 {
-                        return Err(DecodeError::BadLength {
-                            what: "PartitionRecord.Replicas",
-                            length: n as i64,
-                        });
-                    }
-                    let mut items = Vec::with_capacity(n.min(1024));
-                    for _ in 0..n {
-                        items.push(r.i32("PartitionRecord.Replicas[]")?);
-                    }
-                    items
-                }
-            };
-            this.replicas = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = match r.array_len(compact, "PartitionRecord.Isr")? {
-                None => {
-                    return Err(DecodeError::UnexpectedNull {
-                        what: "PartitionRecord.Isr",
-                    })
-                }
-                Some(n) => {
-                    if n > r.remaining() / 4 {
-                        return Err(DecodeError::BadLength {
-                            what: "PartitionRecord.Isr",
-                            length: n as i64,
-                        });
-                    }
-                    let mut items = Vec::with_capacity(n.min(1024));
-                    for _ in 0..n {
-                        items.push(r.i32("PartitionRecord.Isr[]")?);
-                    }
-                    items
-                }
-            };
-            this.isr = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = match r.array_len(compact, "PartitionRecord.RemovingReplicas")? {
-                None => {
-                    return Err(DecodeError::UnexpectedNull {
-                        what: "PartitionRecord.RemovingReplicas",
-                    })
-                }
-                Some(n) => {
-                    if n > r.remaining() / 4 {
-                        return Err(DecodeError::BadLength {
-                            what: "PartitionRecord.RemovingReplicas",
-                            length: n as i64,
-                        });
-                    }
-                    let mut items = Vec::with_capacity(n.min(1024));
-                    for _ in 0..n {
-                        items.push(r.i32("PartitionRecord.RemovingReplicas[]")?);
-                    }
-                    items
-                }
-            };
-            this.removing_replicas = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = match r.array_len(compact, "PartitionRecord.AddingReplicas")? {
-                None => {
-                    return Err(DecodeError::UnexpectedNull {
-                        what: "PartitionRecord.AddingReplicas",
-                    })
-                }
-                Some(n) => {
-                    if n > r.remaining() / 4 {
-                        return Err(DecodeError::BadLength {
-                            what: "PartitionRecord.AddingReplicas",
-                            length: n as i64,
-                        });
-                    }
-                    let mut items = Vec::with_capacity(n.min(1024));
-                    for _ in 0..n {
-                        items.push(r.i32("PartitionRecord.AddingReplicas[]")?);
-                    }
-                    items
-                }
-            };
-            this.adding_replicas = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i32("PartitionRecord.Leader")?;
-            this.leader = value;
-        }
-        if !(true) {
-            let compact = flexible;
-            let value = r.i8("PartitionRecord.LeaderRecoveryState")?;
-            this.leader_recovery_state = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i32("PartitionRecord.LeaderEpoch")?;
-            this.leader_epoch = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i32("PartitionRecord.PartitionEpoch")?;
-            this.partition_epoch = value;
-        }
+        this.partition_id = r.i32("PartitionId")?;
+        this.topic_id = r.uuid("TopicId")?;
+        this.replicas = required(
+            r.array(flexible, "Replicas", 4, |r| r.i32("Replicas"))?,
+            "Replicas",
+        )?;
+        this.isr = required(r.array(flexible, "Isr", 4, |r| r.i32("Isr"))?, "Isr")?;
+        this.removing_replicas = required(
+            r.array(flexible, "RemovingReplicas", 4, |r| {
+                r.i32("RemovingReplicas")
+            })?,
+            "RemovingReplicas",
+        )?;
+        this.adding_replicas = required(
+            r.array(flexible, "AddingReplicas", 4, |r| r.i32("AddingReplicas"))?,
+            "AddingReplicas",
+        )?;
+        this.leader = r.i32("Leader")?;
+        this.leader_epoch = r.i32("LeaderEpoch")?;
+        this.partition_epoch = r.i32("PartitionEpoch")?;
         if version >= 1 {
-            let compact = flexible;
-            let value = match r.array_len(compact, "PartitionRecord.Directories")? {
-                None => {
-                    return Err(DecodeError::UnexpectedNull {
-                        what: "PartitionRecord.Directories",
-                    })
-                }
-                Some(n) => {
-                    if n > r.remaining() / 16 {
-                        return Err(DecodeError::BadLength {
-                            what: "PartitionRecord.Directories",
-                            length: n as i64,
-                        });
-                    }
-                    let mut items = Vec::with_capacity(n.min(1024));
-                    for _ in 0..n {
-                        items.push(r.uuid("PartitionRecord.Directories[]")?);
-                    }
-                    items
-                }
-            };
-            this.directories = value;
-        }
-        if version >= 2 && !(version >= 2) {
-            let compact = flexible;
-            let value = match r.array_len(compact, "PartitionRecord.EligibleLeaderReplicas")? {
-                None if version >= 2 => None,
-                None => {
-                    return Err(DecodeError::UnexpectedNull {
-                        what: "PartitionRecord.EligibleLeaderReplicas",
-                    })
-                }
-                Some(n) => {
-                    if n > r.remaining() / 4 {
-                        return Err(DecodeError::BadLength {
-                            what: "PartitionRecord.EligibleLeaderReplicas",
-                            length: n as i64,
-                        });
-                    }
-                    let mut items = Vec::with_capacity(n.min(1024));
-                    for _ in 0..n {
-                        items.push(r.i32("PartitionRecord.EligibleLeaderReplicas[]")?);
-                    }
-                    Some(items)
-                }
-            };
-            this.eligible_leader_replicas = value;
-        }
-        if version >= 2 && !(version >= 2) {
-            let compact = flexible;
-            let value = match r.array_len(compact, "PartitionRecord.LastKnownElr")? {
-                None if version >= 2 => None,
-                None => {
-                    return Err(DecodeError::UnexpectedNull {
-                        what: "PartitionRecord.LastKnownElr",
-                    })
-                }
-                Some(n) => {
-                    if n > r.remaining() / 4 {
-                        return Err(DecodeError::BadLength {
-                            what: "PartitionRecord.LastKnownElr",
-                            length: n as i64,
-                        });
-                    }
-                    let mut items = Vec::with_capacity(n.min(1024));
-                    for _ in 0..n {
-                        items.push(r.i32("PartitionRecord.LastKnownElr[]")?);
-                    }
-                    Some(items)
-                }
-            };
-            this.last_known_elr = value;
+            this.directories = required(
+                r.array(flexible, "Directories", 16, |r| r.uuid("Directories"))?,
+                "Directories",
+            )?;
         }
         if flexible {
             this.unknown_tagged_fields =
                 r.tagged_fields("PartitionRecord", |tag, r| match tag {
-                    0 if true => {
-                        let value = r.i8("PartitionRecord.LeaderRecoveryState")?;
-                        this.leader_recovery_state = value;
+                    0 => {
+                        this.leader_recovery_state = r.i8("LeaderRecoveryState")?;
                         Ok(true)
                     }
                     1 if version >= 2 => {
-                        let value = match r
-                            .array_len(true, "PartitionRecord.EligibleLeaderReplicas")?
-                        {
-                            None if version >= 2 => None,
-                            None => {
-                                return Err(DecodeError::UnexpectedNull {
-                                    what: "PartitionRecord.EligibleLeaderReplicas",
-                                })
-                            }
-                            Some(n) => {
-                                if n > r.remaining() / 4 {
-                                    return Err(DecodeError::BadLength {
-                                        what: "PartitionRecord.EligibleLeaderReplicas",
-                                        length: n as i64,
-                                    });
-                                }
-                                let mut items = Vec::with_capacity(n.min(1024));
-                                for _ in 0..n {
-                                    items.push(r.i32("PartitionRecord.EligibleLeaderReplicas[]")?);
-                                }
-                                Some(items)
-                            }
-                        };
-                        this.eligible_leader_replicas = value;
+                        this.eligible_leader_replicas = null_if(
+                            version >= 2,
+                            r.array(true, "EligibleLeaderReplicas", 4, |r| {
+                                r.i32("EligibleLeaderReplicas")
+                            })?,
+                            "EligibleLeaderReplicas",
+                        )?;
                         Ok(true)
                     }
                     2 if version >= 2 => {
-                        let value = match r.array_len(true, "PartitionRecord.LastKnownElr")? {
-                            None if version >= 2 => None,
-                            None => {
-                                return Err(DecodeError::UnexpectedNull {
-                                    what: "PartitionRecord.LastKnownElr",
-                                })
-                            }
-                            Some(n) => {
-                                if n > r.remaining() / 4 {
-                                    return Err(DecodeError::BadLength {
-                                        what: "PartitionRecord.LastKnownElr",
-                                        length: n as i64,
-                                    });
-                                }
-                                let mut items = Vec::with_capacity(n.min(1024));
-                                for _ in 0..n {
-                                    items.push(r.i32("PartitionRecord.LastKnownElr[]")?);
-                                }
-                                Some(items)
-                            }
-                        };
-                        this.last_known_elr = value;
+                        this.last_known_elr = null_if(
+                            version >= 2,
+                            r.array(true, "LastKnownElr", 4, |r| r.i32("LastKnownElr"))?,
+                            "LastKnownElr",
+                        )?;
                         Ok(true)
                     }
                     _ => Ok(false),
@@ -385,277 +177,137 @@ impl PartitionRecord {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.i32(*(&self.partition_id));
-        } else {
-            if self.partition_id != defaults.partition_id {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "PartitionRecord.PartitionId",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.uuid((&self.topic_id));
-        } else {
-            if self.topic_id != defaults.topic_id {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "PartitionRecord.TopicId",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            match Some((&self.replicas)) {
-                None => w.array_len(None, compact, "PartitionRecord.Replicas")?,
-                Some(items) => {
-                    w.array_len(Some(items.len()), compact, "PartitionRecord.Replicas")?;
-                    for item in items.iter() {
-                        w.i32(*item);
-                    }
-                }
-            }
-        } else {
-            if self.replicas != defaults.replicas {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "PartitionRecord.Replicas",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            match Some((&self.isr)) {
-                None => w.array_len(None, compact, "PartitionRecord.Isr")?,
-                Some(items) => {
-                    w.array_len(Some(items.len()), compact, "PartitionRecord.Isr")?;
-                    for item in items.iter() {
-                        w.i32(*item);
-                    }
-                }
-            }
-        } else {
-            if self.isr != defaults.isr {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "PartitionRecord.Isr",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            match Some((&self.removing_replicas)) {
-                None => w.array_len(None, compact, "PartitionRecord.RemovingReplicas")?,
-                Some(items) => {
-                    w.array_len(
-                        Some(items.len()),
-                        compact,
-                        "PartitionRecord.RemovingReplicas",
-                    )?;
-                    for item in items.iter() {
-                        w.i32(*item);
-                    }
-                }
-            }
-        } else {
-            if self.removing_replicas != defaults.removing_replicas {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "PartitionRecord.RemovingReplicas",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            match Some((&self.adding_replicas)) {
-                None => w.array_len(None, compact, "PartitionRecord.AddingReplicas")?,
-                Some(items) => {
-                    w.array_len(Some(items.len()), compact, "PartitionRecord.AddingReplicas")?;
-                    for item in items.iter() {
-                        w.i32(*item);
-                    }
-                }
-            }
-        } else {
-            if self.adding_replicas != defaults.adding_replicas {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "PartitionRecord.AddingReplicas",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.i32(*(&self.leader));
-        } else {
-            if self.leader != defaults.leader {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "PartitionRecord.Leader",
-                    version,
-                });
-            }
-        }
-        if !(true) {
-            let compact = flexible;
-            w.i8(*(&self.leader_recovery_state));
-        } else if !(true) {
-            if self.leader_recovery_state != defaults.leader_recovery_state {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "PartitionRecord.LeaderRecoveryState",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.i32(*(&self.leader_epoch));
-        } else {
-            if self.leader_epoch != defaults.leader_epoch {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "PartitionRecord.LeaderEpoch",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.i32(*(&self.partition_epoch));
-        } else {
-            if self.partition_epoch != defaults.partition_epoch {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "PartitionRecord.PartitionEpoch",
-                    version,
-                });
-            }
-        }
+        w.i32(*(&self.partition_id));
+        w.uuid((&self.topic_id));
+        w.array(
+            Some(&self.replicas[..]),
+            false,
+            flexible,
+            "Replicas",
+            version,
+            |w, x| {
+                w.i32(*x);
+                Ok(())
+            },
+        )?;
+        w.array(
+            Some(&self.isr[..]),
+            false,
+            flexible,
+            "Isr",
+            version,
+            |w, x| {
+                w.i32(*x);
+                Ok(())
+            },
+        )?;
+        w.array(
+            Some(&self.removing_replicas[..]),
+            false,
+            flexible,
+            "RemovingReplicas",
+            version,
+            |w, x| {
+                w.i32(*x);
+                Ok(())
+            },
+        )?;
+        w.array(
+            Some(&self.adding_replicas[..]),
+            false,
+            flexible,
+            "AddingReplicas",
+            version,
+            |w, x| {
+                w.i32(*x);
+                Ok(())
+            },
+        )?;
+        w.i32(*(&self.leader));
+        w.i32(*(&self.leader_epoch));
+        w.i32(*(&self.partition_epoch));
         if version >= 1 {
-            let compact = flexible;
-            match Some((&self.directories)) {
-                None => w.array_len(None, compact, "PartitionRecord.Directories")?,
-                Some(items) => {
-                    w.array_len(Some(items.len()), compact, "PartitionRecord.Directories")?;
-                    for item in items.iter() {
-                        w.uuid(item);
-                    }
-                }
-            }
+            w.array(
+                Some(&self.directories[..]),
+                false,
+                flexible,
+                "Directories",
+                version,
+                |w, x| {
+                    w.uuid(x);
+                    Ok(())
+                },
+            )?;
         } else {
-            if self.directories != defaults.directories {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "PartitionRecord.Directories",
-                    version,
-                });
-            }
+            check_default(
+                self.directories == defaults.directories,
+                "Directories",
+                version,
+            )?;
         }
-        if version >= 2 && !(version >= 2) {
-            let compact = flexible;
-            if (&self.eligible_leader_replicas).is_none() && !(version >= 2) {
-                return Err(EncodeError::NullNotAllowed {
-                    what: "PartitionRecord.EligibleLeaderReplicas",
-                    version,
-                });
-            }
-            match (&self.eligible_leader_replicas).as_ref() {
-                None => w.array_len(None, compact, "PartitionRecord.EligibleLeaderReplicas")?,
-                Some(items) => {
-                    w.array_len(
-                        Some(items.len()),
-                        compact,
-                        "PartitionRecord.EligibleLeaderReplicas",
-                    )?;
-                    for item in items.iter() {
-                        w.i32(*item);
-                    }
-                }
-            }
-        } else if !(version >= 2) {
-            if self.eligible_leader_replicas != defaults.eligible_leader_replicas {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "PartitionRecord.EligibleLeaderReplicas",
-                    version,
-                });
-            }
+        if !(version >= 2) {
+            check_default(
+                self.eligible_leader_replicas == defaults.eligible_leader_replicas,
+                "EligibleLeaderReplicas",
+                version,
+            )?;
         }
-        if version >= 2 && !(version >= 2) {
-            let compact = flexible;
-            if (&self.last_known_elr).is_none() && !(version >= 2) {
-                return Err(EncodeError::NullNotAllowed {
-                    what: "PartitionRecord.LastKnownElr",
-                    version,
-                });
-            }
-            match (&self.last_known_elr).as_ref() {
-                None => w.array_len(None, compact, "PartitionRecord.LastKnownElr")?,
-                Some(items) => {
-                    w.array_len(Some(items.len()), compact, "PartitionRecord.LastKnownElr")?;
-                    for item in items.iter() {
-                        w.i32(*item);
-                    }
-                }
-            }
-        } else if !(version >= 2) {
-            if self.last_known_elr != defaults.last_known_elr {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "PartitionRecord.LastKnownElr",
-                    version,
-                });
-            }
+        if !(version >= 2) {
+            check_default(
+                self.last_known_elr == defaults.last_known_elr,
+                "LastKnownElr",
+                version,
+            )?;
         }
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();
             if true && self.leader_recovery_state != defaults.leader_recovery_state {
-                let mut sub = Writer::new();
-                let w = &mut sub;
-                w.i8(*(&self.leader_recovery_state));
-                tagged.push((0, sub.into_inner()));
+                tagged.push((
+                    0,
+                    Writer::sub(|w| {
+                        w.i8(*(&self.leader_recovery_state));
+                        Ok(())
+                    })?,
+                ));
             }
             if version >= 2 && self.eligible_leader_replicas != defaults.eligible_leader_replicas {
-                let mut sub = Writer::new();
-                let w = &mut sub;
-                if (&self.eligible_leader_replicas).is_none() && !(version >= 2) {
-                    return Err(EncodeError::NullNotAllowed {
-                        what: "PartitionRecord.EligibleLeaderReplicas",
-                        version,
-                    });
-                }
-                match (&self.eligible_leader_replicas).as_ref() {
-                    None => w.array_len(None, true, "PartitionRecord.EligibleLeaderReplicas")?,
-                    Some(items) => {
-                        w.array_len(
-                            Some(items.len()),
+                tagged.push((
+                    1,
+                    Writer::sub(|w| {
+                        w.array(
+                            self.eligible_leader_replicas.as_deref(),
+                            version >= 2,
                             true,
-                            "PartitionRecord.EligibleLeaderReplicas",
+                            "EligibleLeaderReplicas",
+                            version,
+                            |w, x| {
+                                w.i32(*x);
+                                Ok(())
+                            },
                         )?;
-                        for item in items.iter() {
-                            w.i32(*item);
-                        }
-                    }
-                }
-                tagged.push((1, sub.into_inner()));
+                        Ok(())
+                    })?,
+                ));
             }
             if version >= 2 && self.last_known_elr != defaults.last_known_elr {
-                let mut sub = Writer::new();
-                let w = &mut sub;
-                if (&self.last_known_elr).is_none() && !(version >= 2) {
-                    return Err(EncodeError::NullNotAllowed {
-                        what: "PartitionRecord.LastKnownElr",
-                        version,
-                    });
-                }
-                match (&self.last_known_elr).as_ref() {
-                    None => w.array_len(None, true, "PartitionRecord.LastKnownElr")?,
-                    Some(items) => {
-                        w.array_len(Some(items.len()), true, "PartitionRecord.LastKnownElr")?;
-                        for item in items.iter() {
-                            w.i32(*item);
-                        }
-                    }
-                }
-                tagged.push((2, sub.into_inner()));
+                tagged.push((
+                    2,
+                    Writer::sub(|w| {
+                        w.array(
+                            self.last_known_elr.as_deref(),
+                            version >= 2,
+                            true,
+                            "LastKnownElr",
+                            version,
+                            |w, x| {
+                                w.i32(*x);
+                                Ok(())
+                            },
+                        )?;
+                        Ok(())
+                    })?,
+                ));
             }
             w.tagged_fields(tagged, &self.unknown_tagged_fields);
         } else {

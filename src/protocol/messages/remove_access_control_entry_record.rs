@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -66,11 +67,7 @@ impl RemoveAccessControlEntryRecord {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.uuid("RemoveAccessControlEntryRecord.Id")?;
-            this.id = value;
-        }
+        this.id = r.uuid("Id")?;
         if flexible {
             this.unknown_tagged_fields =
                 r.tagged_fields("RemoveAccessControlEntryRecord", |_, _| Ok(false))?;
@@ -82,17 +79,7 @@ impl RemoveAccessControlEntryRecord {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.uuid((&self.id));
-        } else {
-            if self.id != defaults.id {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "RemoveAccessControlEntryRecord.Id",
-                    version,
-                });
-            }
-        }
+        w.uuid((&self.id));
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();

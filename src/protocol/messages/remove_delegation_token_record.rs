@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -66,11 +67,7 @@ impl RemoveDelegationTokenRecord {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.string(compact, "RemoveDelegationTokenRecord.TokenId")?;
-            this.token_id = value;
-        }
+        this.token_id = r.string(flexible, "TokenId")?;
         if flexible {
             this.unknown_tagged_fields =
                 r.tagged_fields("RemoveDelegationTokenRecord", |_, _| Ok(false))?;
@@ -82,21 +79,7 @@ impl RemoveDelegationTokenRecord {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.string(
-                (&self.token_id),
-                compact,
-                "RemoveDelegationTokenRecord.TokenId",
-            )?;
-        } else {
-            if self.token_id != defaults.token_id {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "RemoveDelegationTokenRecord.TokenId",
-                    version,
-                });
-            }
-        }
+        w.string(&self.token_id, flexible, "TokenId")?;
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();

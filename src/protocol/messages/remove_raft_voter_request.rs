@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -78,26 +79,9 @@ impl RemoveRaftVoterRequest {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.nullable_string(compact, "RemoveRaftVoterRequest.ClusterId")?;
-            if value.is_none() && !(true) {
-                return Err(DecodeError::UnexpectedNull {
-                    what: "RemoveRaftVoterRequest.ClusterId",
-                });
-            }
-            this.cluster_id = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i32("RemoveRaftVoterRequest.VoterId")?;
-            this.voter_id = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.uuid("RemoveRaftVoterRequest.VoterDirectoryId")?;
-            this.voter_directory_id = value;
-        }
+        this.cluster_id = r.nullable_string(flexible, "ClusterId")?;
+        this.voter_id = r.i32("VoterId")?;
+        this.voter_directory_id = r.uuid("VoterDirectoryId")?;
         if flexible {
             this.unknown_tagged_fields =
                 r.tagged_fields("RemoveRaftVoterRequest", |_, _| Ok(false))?;
@@ -109,49 +93,15 @@ impl RemoveRaftVoterRequest {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            if (&self.cluster_id).is_none() && !(true) {
-                return Err(EncodeError::NullNotAllowed {
-                    what: "RemoveRaftVoterRequest.ClusterId",
-                    version,
-                });
-            }
-            w.nullable_string(
-                (&self.cluster_id).as_deref(),
-                compact,
-                "RemoveRaftVoterRequest.ClusterId",
-            )?;
-        } else {
-            if self.cluster_id != defaults.cluster_id {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "RemoveRaftVoterRequest.ClusterId",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.i32(*(&self.voter_id));
-        } else {
-            if self.voter_id != defaults.voter_id {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "RemoveRaftVoterRequest.VoterId",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.uuid((&self.voter_directory_id));
-        } else {
-            if self.voter_directory_id != defaults.voter_directory_id {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "RemoveRaftVoterRequest.VoterDirectoryId",
-                    version,
-                });
-            }
-        }
+        w.opt_string(
+            self.cluster_id.as_deref(),
+            true,
+            flexible,
+            "ClusterId",
+            version,
+        )?;
+        w.i32(*(&self.voter_id));
+        w.uuid((&self.voter_directory_id));
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();

@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -79,26 +80,9 @@ impl RemoveRaftVoterResponse {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.i32("RemoveRaftVoterResponse.ThrottleTimeMs")?;
-            this.throttle_time_ms = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i16("RemoveRaftVoterResponse.ErrorCode")?;
-            this.error_code = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.nullable_string(compact, "RemoveRaftVoterResponse.ErrorMessage")?;
-            if value.is_none() && !(true) {
-                return Err(DecodeError::UnexpectedNull {
-                    what: "RemoveRaftVoterResponse.ErrorMessage",
-                });
-            }
-            this.error_message = value;
-        }
+        this.throttle_time_ms = r.i32("ThrottleTimeMs")?;
+        this.error_code = r.i16("ErrorCode")?;
+        this.error_message = r.nullable_string(flexible, "ErrorMessage")?;
         if flexible {
             this.unknown_tagged_fields =
                 r.tagged_fields("RemoveRaftVoterResponse", |_, _| Ok(false))?;
@@ -110,44 +94,15 @@ impl RemoveRaftVoterResponse {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.i32(*(&self.throttle_time_ms));
-        } else {
-            if self.throttle_time_ms != defaults.throttle_time_ms {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "RemoveRaftVoterResponse.ThrottleTimeMs",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.i16(*(&self.error_code));
-        } else {
-            if self.error_code != defaults.error_code {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "RemoveRaftVoterResponse.ErrorCode",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            if (&self.error_message).is_none() && !(true) {
-                return Err(EncodeError::NullNotAllowed {
-                    what: "RemoveRaftVoterResponse.ErrorMessage",
-                    version,
-                });
-            }
-            w.nullable_string(
-                (&self.error_message).as_deref(),
-                compact,
-                "RemoveRaftVoterResponse.ErrorMessage",
-            )?;
-        } else {
-            // Ignorable: silently dropped at versions that cannot carry it.
-        }
+        w.i32(*(&self.throttle_time_ms));
+        w.i16(*(&self.error_code));
+        w.opt_string(
+            self.error_message.as_deref(),
+            true,
+            flexible,
+            "ErrorMessage",
+            version,
+        )?;
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();

@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -66,11 +67,7 @@ impl RemoveTopicRecord {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.uuid("RemoveTopicRecord.TopicId")?;
-            this.topic_id = value;
-        }
+        this.topic_id = r.uuid("TopicId")?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields("RemoveTopicRecord", |_, _| Ok(false))?;
         }
@@ -81,17 +78,7 @@ impl RemoveTopicRecord {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.uuid((&self.topic_id));
-        } else {
-            if self.topic_id != defaults.topic_id {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "RemoveTopicRecord.TopicId",
-                    version,
-                });
-            }
-        }
+        w.uuid((&self.topic_id));
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();

@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -70,16 +71,8 @@ impl RemoveUserScramCredentialRecord {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.string(compact, "RemoveUserScramCredentialRecord.Name")?;
-            this.name = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i8("RemoveUserScramCredentialRecord.Mechanism")?;
-            this.mechanism = value;
-        }
+        this.name = r.string(flexible, "Name")?;
+        this.mechanism = r.i8("Mechanism")?;
         if flexible {
             this.unknown_tagged_fields =
                 r.tagged_fields("RemoveUserScramCredentialRecord", |_, _| Ok(false))?;
@@ -91,32 +84,8 @@ impl RemoveUserScramCredentialRecord {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.string(
-                (&self.name),
-                compact,
-                "RemoveUserScramCredentialRecord.Name",
-            )?;
-        } else {
-            if self.name != defaults.name {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "RemoveUserScramCredentialRecord.Name",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.i8(*(&self.mechanism));
-        } else {
-            if self.mechanism != defaults.mechanism {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "RemoveUserScramCredentialRecord.Mechanism",
-                    version,
-                });
-            }
-        }
+        w.string(&self.name, flexible, "Name")?;
+        w.i8(*(&self.mechanism));
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();

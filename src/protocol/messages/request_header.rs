@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -78,30 +79,15 @@ impl RequestHeader {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.i16("RequestHeader.RequestApiKey")?;
-            this.request_api_key = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i16("RequestHeader.RequestApiVersion")?;
-            this.request_api_version = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i32("RequestHeader.CorrelationId")?;
-            this.correlation_id = value;
-        }
+        this.request_api_key = r.i16("RequestApiKey")?;
+        this.request_api_version = r.i16("RequestApiVersion")?;
+        this.correlation_id = r.i32("CorrelationId")?;
         if version >= 1 {
-            let compact = flexible && (false);
-            let value = r.nullable_string(compact, "RequestHeader.ClientId")?;
-            if value.is_none() && !(version >= 1) {
-                return Err(DecodeError::UnexpectedNull {
-                    what: "RequestHeader.ClientId",
-                });
-            }
-            this.client_id = value;
+            this.client_id = null_if(
+                version >= 1,
+                r.nullable_string(flexible && (false), "ClientId")?,
+                "ClientId",
+            )?;
         }
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields("RequestHeader", |_, _| Ok(false))?;
@@ -113,59 +99,19 @@ impl RequestHeader {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 2;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.i16(*(&self.request_api_key));
-        } else {
-            if self.request_api_key != defaults.request_api_key {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "RequestHeader.RequestApiKey",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.i16(*(&self.request_api_version));
-        } else {
-            if self.request_api_version != defaults.request_api_version {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "RequestHeader.RequestApiVersion",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.i32(*(&self.correlation_id));
-        } else {
-            if self.correlation_id != defaults.correlation_id {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "RequestHeader.CorrelationId",
-                    version,
-                });
-            }
-        }
+        w.i16(*(&self.request_api_key));
+        w.i16(*(&self.request_api_version));
+        w.i32(*(&self.correlation_id));
         if version >= 1 {
-            let compact = flexible && (false);
-            if (&self.client_id).is_none() && !(version >= 1) {
-                return Err(EncodeError::NullNotAllowed {
-                    what: "RequestHeader.ClientId",
-                    version,
-                });
-            }
-            w.nullable_string(
-                (&self.client_id).as_deref(),
-                compact,
-                "RequestHeader.ClientId",
+            w.opt_string(
+                self.client_id.as_deref(),
+                version >= 1,
+                flexible && (false),
+                "ClientId",
+                version,
             )?;
         } else {
-            if self.client_id != defaults.client_id {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "RequestHeader.ClientId",
-                    version,
-                });
-            }
+            check_default(self.client_id == defaults.client_id, "ClientId", version)?;
         }
         if flexible {
             #[allow(unused_mut)]

@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -66,11 +67,7 @@ impl ResponseHeader {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.i32("ResponseHeader.CorrelationId")?;
-            this.correlation_id = value;
-        }
+        this.correlation_id = r.i32("CorrelationId")?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields("ResponseHeader", |_, _| Ok(false))?;
         }
@@ -81,17 +78,7 @@ impl ResponseHeader {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 1;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.i32(*(&self.correlation_id));
-        } else {
-            if self.correlation_id != defaults.correlation_id {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "ResponseHeader.CorrelationId",
-                    version,
-                });
-            }
-        }
+        w.i32(*(&self.correlation_id));
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();

@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -70,11 +71,7 @@ impl SaslAuthenticateRequest {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.bytes(compact, "SaslAuthenticateRequest.AuthBytes")?;
-            this.auth_bytes = value;
-        }
+        this.auth_bytes = r.bytes(flexible, "AuthBytes")?;
         if flexible {
             this.unknown_tagged_fields =
                 r.tagged_fields("SaslAuthenticateRequest", |_, _| Ok(false))?;
@@ -86,21 +83,7 @@ impl SaslAuthenticateRequest {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 2;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.bytes(
-                (&self.auth_bytes),
-                compact,
-                "SaslAuthenticateRequest.AuthBytes",
-            )?;
-        } else {
-            if self.auth_bytes != defaults.auth_bytes {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "SaslAuthenticateRequest.AuthBytes",
-                    version,
-                });
-            }
-        }
+        w.bytes(&self.auth_bytes, flexible, "AuthBytes")?;
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();

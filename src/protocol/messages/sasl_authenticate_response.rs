@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -83,30 +84,11 @@ impl SaslAuthenticateResponse {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.i16("SaslAuthenticateResponse.ErrorCode")?;
-            this.error_code = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.nullable_string(compact, "SaslAuthenticateResponse.ErrorMessage")?;
-            if value.is_none() && !(true) {
-                return Err(DecodeError::UnexpectedNull {
-                    what: "SaslAuthenticateResponse.ErrorMessage",
-                });
-            }
-            this.error_message = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.bytes(compact, "SaslAuthenticateResponse.AuthBytes")?;
-            this.auth_bytes = value;
-        }
+        this.error_code = r.i16("ErrorCode")?;
+        this.error_message = r.nullable_string(flexible, "ErrorMessage")?;
+        this.auth_bytes = r.bytes(flexible, "AuthBytes")?;
         if version >= 1 {
-            let compact = flexible;
-            let value = r.i64("SaslAuthenticateResponse.SessionLifetimeMs")?;
-            this.session_lifetime_ms = value;
+            this.session_lifetime_ms = r.i64("SessionLifetimeMs")?;
         }
         if flexible {
             this.unknown_tagged_fields =
@@ -119,58 +101,17 @@ impl SaslAuthenticateResponse {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 2;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.i16(*(&self.error_code));
-        } else {
-            if self.error_code != defaults.error_code {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "SaslAuthenticateResponse.ErrorCode",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            if (&self.error_message).is_none() && !(true) {
-                return Err(EncodeError::NullNotAllowed {
-                    what: "SaslAuthenticateResponse.ErrorMessage",
-                    version,
-                });
-            }
-            w.nullable_string(
-                (&self.error_message).as_deref(),
-                compact,
-                "SaslAuthenticateResponse.ErrorMessage",
-            )?;
-        } else {
-            if self.error_message != defaults.error_message {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "SaslAuthenticateResponse.ErrorMessage",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.bytes(
-                (&self.auth_bytes),
-                compact,
-                "SaslAuthenticateResponse.AuthBytes",
-            )?;
-        } else {
-            if self.auth_bytes != defaults.auth_bytes {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "SaslAuthenticateResponse.AuthBytes",
-                    version,
-                });
-            }
-        }
+        w.i16(*(&self.error_code));
+        w.opt_string(
+            self.error_message.as_deref(),
+            true,
+            flexible,
+            "ErrorMessage",
+            version,
+        )?;
+        w.bytes(&self.auth_bytes, flexible, "AuthBytes")?;
         if version >= 1 {
-            let compact = flexible;
             w.i64(*(&self.session_lifetime_ms));
-        } else {
-            // Ignorable: silently dropped at versions that cannot carry it.
         }
         if flexible {
             #[allow(unused_mut)]

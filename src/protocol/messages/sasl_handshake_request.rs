@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -70,11 +71,7 @@ impl SaslHandshakeRequest {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = false;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.string(compact, "SaslHandshakeRequest.Mechanism")?;
-            this.mechanism = value;
-        }
+        this.mechanism = r.string(flexible, "Mechanism")?;
         if flexible {
             this.unknown_tagged_fields =
                 r.tagged_fields("SaslHandshakeRequest", |_, _| Ok(false))?;
@@ -86,17 +83,7 @@ impl SaslHandshakeRequest {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = false;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.string((&self.mechanism), compact, "SaslHandshakeRequest.Mechanism")?;
-        } else {
-            if self.mechanism != defaults.mechanism {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "SaslHandshakeRequest.Mechanism",
-                    version,
-                });
-            }
-        }
+        w.string(&self.mechanism, flexible, "Mechanism")?;
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();

@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -74,29 +75,13 @@ impl SaslHandshakeResponse {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = false;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.i16("SaslHandshakeResponse.ErrorCode")?;
-            this.error_code = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = match r.array_len(compact, "SaslHandshakeResponse.Mechanisms")? {
-                None => {
-                    return Err(DecodeError::UnexpectedNull {
-                        what: "SaslHandshakeResponse.Mechanisms",
-                    })
-                }
-                Some(n) => {
-                    let mut items = Vec::with_capacity(n.min(1024));
-                    for _ in 0..n {
-                        items.push(r.string(compact, "SaslHandshakeResponse.Mechanisms[]")?);
-                    }
-                    items
-                }
-            };
-            this.mechanisms = value;
-        }
+        this.error_code = r.i16("ErrorCode")?;
+        this.mechanisms = required(
+            r.array(flexible, "Mechanisms", 1, |r| {
+                r.string(flexible, "Mechanisms")
+            })?,
+            "Mechanisms",
+        )?;
         if flexible {
             this.unknown_tagged_fields =
                 r.tagged_fields("SaslHandshakeResponse", |_, _| Ok(false))?;
@@ -108,40 +93,15 @@ impl SaslHandshakeResponse {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = false;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.i16(*(&self.error_code));
-        } else {
-            if self.error_code != defaults.error_code {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "SaslHandshakeResponse.ErrorCode",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            match Some((&self.mechanisms)) {
-                None => w.array_len(None, compact, "SaslHandshakeResponse.Mechanisms")?,
-                Some(items) => {
-                    w.array_len(
-                        Some(items.len()),
-                        compact,
-                        "SaslHandshakeResponse.Mechanisms",
-                    )?;
-                    for item in items.iter() {
-                        w.string(item, compact, "SaslHandshakeResponse.Mechanisms[]")?;
-                    }
-                }
-            }
-        } else {
-            if self.mechanisms != defaults.mechanisms {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "SaslHandshakeResponse.Mechanisms",
-                    version,
-                });
-            }
-        }
+        w.i16(*(&self.error_code));
+        w.array(
+            Some(&self.mechanisms[..]),
+            false,
+            flexible,
+            "Mechanisms",
+            version,
+            |w, x| w.string(x, flexible, "Mechanisms"),
+        )?;
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();

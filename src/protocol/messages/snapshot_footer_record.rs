@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -66,11 +67,7 @@ impl SnapshotFooterRecord {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.i16("SnapshotFooterRecord.Version")?;
-            this.version = value;
-        }
+        this.version = r.i16("Version")?;
         if flexible {
             this.unknown_tagged_fields =
                 r.tagged_fields("SnapshotFooterRecord", |_, _| Ok(false))?;
@@ -82,17 +79,7 @@ impl SnapshotFooterRecord {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.i16(*(&self.version));
-        } else {
-            if self.version != defaults.version {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "SnapshotFooterRecord.Version",
-                    version,
-                });
-            }
-        }
+        w.i16(*(&self.version));
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();

@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -70,16 +71,8 @@ impl SnapshotHeaderRecord {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.i16("SnapshotHeaderRecord.Version")?;
-            this.version = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i64("SnapshotHeaderRecord.LastContainedLogTimestamp")?;
-            this.last_contained_log_timestamp = value;
-        }
+        this.version = r.i16("Version")?;
+        this.last_contained_log_timestamp = r.i64("LastContainedLogTimestamp")?;
         if flexible {
             this.unknown_tagged_fields =
                 r.tagged_fields("SnapshotHeaderRecord", |_, _| Ok(false))?;
@@ -91,28 +84,8 @@ impl SnapshotHeaderRecord {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.i16(*(&self.version));
-        } else {
-            if self.version != defaults.version {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "SnapshotHeaderRecord.Version",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.i64(*(&self.last_contained_log_timestamp));
-        } else {
-            if self.last_contained_log_timestamp != defaults.last_contained_log_timestamp {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "SnapshotHeaderRecord.LastContainedLogTimestamp",
-                    version,
-                });
-            }
-        }
+        w.i16(*(&self.version));
+        w.i64(*(&self.last_contained_log_timestamp));
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();

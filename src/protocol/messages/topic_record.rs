@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -70,16 +71,8 @@ impl TopicRecord {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.string(compact, "TopicRecord.Name")?;
-            this.name = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.uuid("TopicRecord.TopicId")?;
-            this.topic_id = value;
-        }
+        this.name = r.string(flexible, "Name")?;
+        this.topic_id = r.uuid("TopicId")?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields("TopicRecord", |_, _| Ok(false))?;
         }
@@ -90,28 +83,8 @@ impl TopicRecord {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.string((&self.name), compact, "TopicRecord.Name")?;
-        } else {
-            if self.name != defaults.name {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "TopicRecord.Name",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.uuid((&self.topic_id));
-        } else {
-            if self.topic_id != defaults.topic_id {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "TopicRecord.TopicId",
-                    version,
-                });
-            }
-        }
+        w.string(&self.name, flexible, "Name")?;
+        w.uuid((&self.topic_id));
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();

@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -70,16 +71,8 @@ impl UnfenceBrokerRecord {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.i32("UnfenceBrokerRecord.Id")?;
-            this.id = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i64("UnfenceBrokerRecord.Epoch")?;
-            this.epoch = value;
-        }
+        this.id = r.i32("Id")?;
+        this.epoch = r.i64("Epoch")?;
         if flexible {
             this.unknown_tagged_fields =
                 r.tagged_fields("UnfenceBrokerRecord", |_, _| Ok(false))?;
@@ -91,28 +84,8 @@ impl UnfenceBrokerRecord {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.i32(*(&self.id));
-        } else {
-            if self.id != defaults.id {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "UnfenceBrokerRecord.Id",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.i64(*(&self.epoch));
-        } else {
-            if self.epoch != defaults.epoch {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "UnfenceBrokerRecord.Epoch",
-                    version,
-                });
-            }
-        }
+        w.i32(*(&self.id));
+        w.i64(*(&self.epoch));
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();

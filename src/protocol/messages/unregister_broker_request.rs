@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -70,11 +71,7 @@ impl UnregisterBrokerRequest {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.i32("UnregisterBrokerRequest.BrokerId")?;
-            this.broker_id = value;
-        }
+        this.broker_id = r.i32("BrokerId")?;
         if flexible {
             this.unknown_tagged_fields =
                 r.tagged_fields("UnregisterBrokerRequest", |_, _| Ok(false))?;
@@ -86,17 +83,7 @@ impl UnregisterBrokerRequest {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.i32(*(&self.broker_id));
-        } else {
-            if self.broker_id != defaults.broker_id {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "UnregisterBrokerRequest.BrokerId",
-                    version,
-                });
-            }
-        }
+        w.i32(*(&self.broker_id));
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();

@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -86,36 +87,12 @@ impl UserScramCredentialRecord {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.string(compact, "UserScramCredentialRecord.Name")?;
-            this.name = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i8("UserScramCredentialRecord.Mechanism")?;
-            this.mechanism = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.bytes(compact, "UserScramCredentialRecord.Salt")?;
-            this.salt = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.bytes(compact, "UserScramCredentialRecord.StoredKey")?;
-            this.stored_key = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.bytes(compact, "UserScramCredentialRecord.ServerKey")?;
-            this.server_key = value;
-        }
-        if true {
-            let compact = flexible;
-            let value = r.i32("UserScramCredentialRecord.Iterations")?;
-            this.iterations = value;
-        }
+        this.name = r.string(flexible, "Name")?;
+        this.mechanism = r.i8("Mechanism")?;
+        this.salt = r.bytes(flexible, "Salt")?;
+        this.stored_key = r.bytes(flexible, "StoredKey")?;
+        this.server_key = r.bytes(flexible, "ServerKey")?;
+        this.iterations = r.i32("Iterations")?;
         if flexible {
             this.unknown_tagged_fields =
                 r.tagged_fields("UserScramCredentialRecord", |_, _| Ok(false))?;
@@ -127,80 +104,12 @@ impl UserScramCredentialRecord {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.string((&self.name), compact, "UserScramCredentialRecord.Name")?;
-        } else {
-            if self.name != defaults.name {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "UserScramCredentialRecord.Name",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.i8(*(&self.mechanism));
-        } else {
-            if self.mechanism != defaults.mechanism {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "UserScramCredentialRecord.Mechanism",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.bytes((&self.salt), compact, "UserScramCredentialRecord.Salt")?;
-        } else {
-            if self.salt != defaults.salt {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "UserScramCredentialRecord.Salt",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.bytes(
-                (&self.stored_key),
-                compact,
-                "UserScramCredentialRecord.StoredKey",
-            )?;
-        } else {
-            if self.stored_key != defaults.stored_key {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "UserScramCredentialRecord.StoredKey",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.bytes(
-                (&self.server_key),
-                compact,
-                "UserScramCredentialRecord.ServerKey",
-            )?;
-        } else {
-            if self.server_key != defaults.server_key {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "UserScramCredentialRecord.ServerKey",
-                    version,
-                });
-            }
-        }
-        if true {
-            let compact = flexible;
-            w.i32(*(&self.iterations));
-        } else {
-            if self.iterations != defaults.iterations {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "UserScramCredentialRecord.Iterations",
-                    version,
-                });
-            }
-        }
+        w.string(&self.name, flexible, "Name")?;
+        w.i8(*(&self.mechanism));
+        w.bytes(&self.salt, flexible, "Salt")?;
+        w.bytes(&self.stored_key, flexible, "StoredKey")?;
+        w.bytes(&self.server_key, flexible, "ServerKey")?;
+        w.i32(*(&self.iterations));
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();

@@ -12,7 +12,8 @@
 use serde_json::Value;
 
 use crate::protocol::codec::{
-    ApiMessage, DecodeError, EncodeError, Message, RawTaggedField, Reader, Uuid, Writer,
+    check_default, null_if, required, ApiMessage, DecodeError, EncodeError, Message,
+    RawTaggedField, Reader, Uuid, Writer,
 };
 use crate::protocol::messages::base64_encode;
 
@@ -66,11 +67,7 @@ impl ZkMigrationStateRecord {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        if true {
-            let compact = flexible;
-            let value = r.i8("ZkMigrationStateRecord.ZkMigrationState")?;
-            this.zk_migration_state = value;
-        }
+        this.zk_migration_state = r.i8("ZkMigrationState")?;
         if flexible {
             this.unknown_tagged_fields =
                 r.tagged_fields("ZkMigrationStateRecord", |_, _| Ok(false))?;
@@ -82,17 +79,7 @@ impl ZkMigrationStateRecord {
     fn encode_body(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         let flexible = true;
         let defaults = Self::default();
-        if true {
-            let compact = flexible;
-            w.i8(*(&self.zk_migration_state));
-        } else {
-            if self.zk_migration_state != defaults.zk_migration_state {
-                return Err(EncodeError::FieldNotInVersion {
-                    what: "ZkMigrationStateRecord.ZkMigrationState",
-                    version,
-                });
-            }
-        }
+        w.i8(*(&self.zk_migration_state));
         if flexible {
             #[allow(unused_mut)]
             let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();
