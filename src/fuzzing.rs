@@ -95,3 +95,275 @@ mod tests {
         }
     }
 }
+
+/// Any bytes as record batches, control records or metadata records. The first byte picks how
+/// the rest is read (so that random inputs reach the deep decoders):
+/// 0: a buffer of batches (a segment, a Fetch response's records);
+/// 1: record bytes inside a well-formed batch header (correct length and CRC; the next byte
+///    picks the codec, the count and the control bit);
+/// 2: a metadata record value; 3: a control record (next byte: key length, then key, value).
+///
+/// Nothing may panic, and whatever decodes must re-encode to a fixed point: a batch whose
+/// records all decode is rebuilt with `BatchBuilder` and must decode to the same records.
+pub fn record_batches(data: &[u8]) {
+    use crate::protocol::records::{Attributes, Compression};
+    let Some((&mode, body)) = data.split_first() else {
+        return;
+    };
+    match mode % 4 {
+        0 => records_fuzz::check_batches(body),
+        1 => {
+            let Some((&sel, payload)) = body.split_first() else {
+                return;
+            };
+            let codec = Compression::from_id(sel % 5).expect("0..5 are codecs");
+            let control = sel & 0x80 != 0;
+            let count = ((sel >> 3) & 0x0f) as i32;
+            let attributes = Attributes::new(
+                codec,
+                crate::protocol::records::TimestampType::CreateTime,
+                false,
+                control,
+                false,
+            );
+            let batch = records_fuzz::frame(payload, count, attributes.0);
+            records_fuzz::check_batches(&batch);
+        }
+        2 => records_fuzz::check_metadata_value(body),
+        _ => {
+            let Some((&k, rest)) = body.split_first() else {
+                return;
+            };
+            let k = (k as usize % 8).min(rest.len());
+            records_fuzz::check_control(Some(&rest[..k]), Some(&rest[k..]));
+        }
+    }
+}
+
+/// Helpers of [`record_batches`].
+pub mod records_fuzz {
+    use crate::protocol::records::{
+        batches, crc32c, BatchBuilder, BatchView, Compression, ControlRecord,
+        MetadataRecordAndVersion, ReadLimits, Record, TimestampType,
+    };
+
+    /// Wraps record bytes in a batch header with a correct length and CRC.
+    pub fn frame(records: &[u8], count: i32, attributes: i16) -> Vec<u8> {
+        let mut b = Vec::with_capacity(61 + records.len());
+        b.extend_from_slice(&5i64.to_be_bytes());
+        b.extend_from_slice(&((49 + records.len()) as i32).to_be_bytes());
+        b.extend_from_slice(&3i32.to_be_bytes());
+        b.push(2);
+        b.extend_from_slice(&[0; 4]);
+        b.extend_from_slice(&attributes.to_be_bytes());
+        b.extend_from_slice(&(count - 1).max(0).to_be_bytes());
+        b.extend_from_slice(&1_700_000_000_000i64.to_be_bytes());
+        b.extend_from_slice(&1_700_000_000_000i64.to_be_bytes());
+        b.extend_from_slice(&(-1i64).to_be_bytes());
+        b.extend_from_slice(&(-1i16).to_be_bytes());
+        b.extend_from_slice(&(-1i32).to_be_bytes());
+        b.extend_from_slice(&count.to_be_bytes());
+        b.extend_from_slice(records);
+        let crc = crc32c(&b[21..]);
+        b[17..21].copy_from_slice(&crc.to_be_bytes());
+        b
+    }
+
+    /// What a record means independently of how its batch encodes it.
+    type Meaning<'p> = (
+        i64,
+        i64,
+        Option<&'p [u8]>,
+        Option<&'p [u8]>,
+        Vec<(&'p [u8], Option<&'p [u8]>)>,
+    );
+
+    fn meaning<'p>(batch: &BatchView<'_>, r: &Record<'p>) -> Meaning<'p> {
+        let created = batch.base_timestamp().wrapping_add(r.timestamp_delta);
+        let headers = r.headers.iter().map(|h| (h.key, h.value)).collect();
+        (r.offset, created, r.key, r.value, headers)
+    }
+
+    /// Rebuilds a batch (uncompressed) from its decoded records; None when Kafka's builder would
+    /// refuse them (offsets not increasing, negative timestamps, no records...).
+    pub fn rebuild(batch: &BatchView<'_>, records: &[Record<'_>]) -> Option<Vec<u8>> {
+        let mut b = BatchBuilder::new(batch.base_offset())
+            .partition_leader_epoch(batch.partition_leader_epoch())
+            .control(batch.is_control())
+            .transactional(batch.is_transactional())
+            .producer(
+                batch.producer_id(),
+                batch.producer_epoch(),
+                batch.base_sequence(),
+            );
+        if batch.timestamp_type() == TimestampType::LogAppendTime {
+            b = b.log_append_time(batch.max_timestamp());
+        }
+        if let Some(h) = batch.delete_horizon_ms() {
+            b = b.delete_horizon_ms(h);
+        }
+        for r in records {
+            let ts = batch.base_timestamp().wrapping_add(r.timestamp_delta);
+            b.append_raw(r.offset, ts, r.key, r.value, &r.headers)
+                .ok()?;
+        }
+        let bytes = b.build().ok()?;
+        (!bytes.is_empty()).then_some(bytes)
+    }
+
+    /// Splits, validates, iterates and re-encodes.
+    pub fn check_batches(buf: &[u8]) {
+        let limits = ReadLimits {
+            max_decompressed_bytes: 1 << 20,
+        };
+        let mut it = batches(buf);
+        for batch in it.by_ref() {
+            assert!(batch.size() >= 61 && batch.position() + batch.size() <= buf.len());
+            let _ = (
+                batch.last_offset(),
+                batch.next_offset(),
+                batch.delete_horizon_ms(),
+            );
+            let _ = batch.validate();
+            let Ok(records) = batch.records_with(&limits) else {
+                continue;
+            };
+            let mut decoded = Vec::new();
+            let mut all_ok = true;
+            for r in records.iter() {
+                let Ok(r) = r else {
+                    all_ok = false;
+                    break;
+                };
+                if batch.is_control() {
+                    check_control(r.key, r.value);
+                } else if let Some(v) = r.value {
+                    check_metadata_value(v);
+                }
+                decoded.push(r);
+            }
+            if !all_ok {
+                continue;
+            }
+            let Some(rebuilt) = rebuild(&batch, &decoded) else {
+                continue;
+            };
+            let again = BatchView::parse(&rebuilt).expect("a rebuilt batch parses");
+            again.validate().expect("a rebuilt batch is valid");
+            assert_eq!(again.compression().unwrap(), Compression::None);
+            let records2 = again
+                .records()
+                .expect("a rebuilt batch has readable records");
+            let decoded2: Vec<_> = records2
+                .iter()
+                .collect::<Result<_, _>>()
+                .expect("a rebuilt batch's records decode");
+            let m1: Vec<_> = decoded.iter().map(|r| meaning(&batch, r)).collect();
+            let m2: Vec<_> = decoded2.iter().map(|r| meaning(&again, r)).collect();
+            assert_eq!(m1, m2, "rebuilding changed the records");
+            assert_eq!(
+                rebuild(&again, &decoded2).as_deref(),
+                Some(&rebuilt[..]),
+                "rebuilding is not a fixed point"
+            );
+        }
+        let end = it.end().cloned().expect("iteration ended");
+        assert_eq!(end.position(buf.len()), it.position());
+    }
+
+    /// A metadata record value: whatever decodes re-encodes to a fixed point and renders JSON.
+    pub fn check_metadata_value(value: &[u8]) {
+        let Ok(m) = MetadataRecordAndVersion::decode(value) else {
+            return;
+        };
+        let encoded = m.encode().expect("a decoded metadata record re-encodes");
+        let again = MetadataRecordAndVersion::decode(&encoded).unwrap_or_else(|e| {
+            panic!("re-encoded {} does not decode: {e}", m.record.schema_name())
+        });
+        assert_eq!(
+            again.encode().unwrap(),
+            encoded,
+            "metadata encode is not a fixed point"
+        );
+        let _ = m.to_kafka_json();
+    }
+
+    /// A control record: whatever decodes re-encodes to a fixed point and renders JSON.
+    pub fn check_control(key: Option<&[u8]>, value: Option<&[u8]>) {
+        let Ok(c) = ControlRecord::decode(key, value) else {
+            return;
+        };
+        let k = c.key_bytes();
+        let v = c
+            .value_bytes()
+            .expect("a decoded control record re-encodes");
+        let again =
+            ControlRecord::decode(Some(&k), Some(&v)).expect("re-encoded control record decodes");
+        assert_eq!(
+            again.value_bytes().unwrap(),
+            v,
+            "control encode is not a fixed point"
+        );
+        let _ = c.to_kafka_json();
+    }
+}
+
+#[cfg(test)]
+mod record_batch_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 10_000, ..ProptestConfig::default() })]
+
+        #[test]
+        fn any_bytes_as_record_batches(data in proptest::collection::vec(any::<u8>(), 0..512)) {
+            record_batches(&data);
+        }
+
+        #[test]
+        fn structured_record_bytes(mode in 0u8..4, sel in any::<u8>(), data in proptest::collection::vec(any::<u8>(), 0..256)) {
+            let mut input = vec![mode, sel];
+            input.extend_from_slice(&data);
+            record_batches(&input);
+        }
+    }
+
+    #[test]
+    fn mutations_of_a_built_batch() {
+        use crate::protocol::messages::FeatureLevelRecord;
+        use crate::protocol::records::{BatchBuilder, MetadataRecordAndVersion, RecordHeader};
+        let mut b = BatchBuilder::new(3).partition_leader_epoch(2);
+        let rec = MetadataRecordAndVersion::new(
+            FeatureLevelRecord {
+                name: "metadata.version".into(),
+                feature_level: 27,
+                ..Default::default()
+            },
+            0,
+        );
+        b.append_metadata(1, &rec).unwrap();
+        b.append(
+            2,
+            Some(b"k"),
+            Some(b"v"),
+            &[RecordHeader {
+                key: b"h",
+                value: None,
+            }],
+        )
+        .unwrap();
+        let bytes = b.build().unwrap();
+        let mut input = vec![0u8];
+        input.extend_from_slice(&bytes);
+        record_batches(&input);
+        for i in 1..input.len() {
+            for bit in [0x01u8, 0x80] {
+                let mut m = input.clone();
+                m[i] ^= bit;
+                record_batches(&m);
+            }
+            record_batches(&input[..i]);
+        }
+    }
+}

@@ -3,6 +3,7 @@ pub mod codec;
 pub mod errors;
 pub mod frame;
 pub mod messages;
+pub mod records;
 #[cfg(test)]
 mod tests {
     use super::messages::REGISTRY;
