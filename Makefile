@@ -30,7 +30,7 @@ fmt-check:
 
 # Unit, handler, protocol-vector and wire-robustness tests, and the fuzz bodies as property tests.
 unit:
-	$(CARGO) test --release --lib --bins --test protocol_vectors --test protocol_records --test wire
+	$(CARGO) test --release --lib --bins --test protocol_vectors --test protocol_records --test wire --test log_crash
 
 # `make run` as a fresh checkout would do it: it must come up and answer ApiVersions on 9093.
 run-smoke: build
@@ -51,6 +51,7 @@ fuzz:
 	cd fuzz && $(CARGO) +nightly fuzz run request_frame -- -max_total_time=$(FUZZ_SECONDS)
 	cd fuzz && $(CARGO) +nightly fuzz run message -- -max_total_time=$(FUZZ_SECONDS)
 	cd fuzz && $(CARGO) +nightly fuzz run records -- -max_total_time=$(FUZZ_SECONDS)
+	cd fuzz && $(CARGO) +nightly fuzz run properties -- -max_total_time=$(FUZZ_SECONDS)
 
 codegen:
 	codegen/run.sh

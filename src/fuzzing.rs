@@ -367,3 +367,32 @@ mod record_batch_tests {
         }
     }
 }
+
+/// Any bytes as `meta.properties` and as a server.properties file: parsed or refused with an
+/// error, never a panic.
+pub fn properties_files(data: &[u8]) {
+    let text = crate::properties::decode_bytes(data);
+    let _ = crate::log::meta_properties::MetaProperties::parse(&text);
+    let _ = crate::server::config::ControllerConfig::parse(&text, &[]);
+}
+
+#[cfg(test)]
+mod properties_tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 5_000, ..ProptestConfig::default() })]
+
+        #[test]
+        fn any_bytes_as_properties_files(data in proptest::collection::vec(any::<u8>(), 0..512)) {
+            super::properties_files(&data);
+        }
+
+        #[test]
+        fn key_value_shaped_text_as_properties_files(
+            lines in proptest::collection::vec("[a-z.]{1,24}[=: ][ -~]{0,40}", 0..24)
+        ) {
+            super::properties_files(lines.join("\n").as_bytes());
+        }
+    }
+}

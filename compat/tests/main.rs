@@ -7,3 +7,4 @@ mod harness;
 
 mod front_end;
 mod harness_selftest;
+mod storage;

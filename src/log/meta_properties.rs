@@ -2,10 +2,19 @@
 //!
 //! Version 1 (KRaft) holds `node.id`, `cluster.id` and optionally `directory.id`; version 0
 //! (from ZooKeeper days) holds `broker.id` and optionally `cluster.id`.
+//!
+//! Writing produces what Java's `Properties.store(writer, "")` writes for the same values: a `#`
+//! line, a `#<java.util.Date>` line (kraftd always writes UTC), then the keys in the order Java's
+//! hash table yields them for these key names (checked against Kafka 4.4.0: `node.id` or
+//! `broker.id`, `directory.id`, `version`, `cluster.id`), `\n` line ends, Java's escaping. The
+//! file is replaced atomically (`meta.properties.tmp`, fsync, rename, fsync the directory).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
 
+use super::error::LogError;
+use super::fsutil;
 use crate::properties::Properties;
 use crate::protocol::codec::Uuid;
 
@@ -61,6 +70,80 @@ impl fmt::Display for MetaPropertiesError {
 impl std::error::Error for MetaPropertiesError {}
 
 impl MetaProperties {
+    /// Version 1, as `kafka-storage format` writes for KRaft nodes.
+    pub fn v1(cluster_id: &str, node_id: i32, directory_id: Option<Uuid>) -> MetaProperties {
+        MetaProperties {
+            version: 1,
+            cluster_id: Some(cluster_id.to_owned()),
+            node_id: Some(node_id),
+            directory_id,
+        }
+    }
+
+    /// The file's text as Java writes it, with `now` in the date comment line.
+    pub fn to_file_text(&self, now: SystemTime) -> Result<String, String> {
+        self.check_writable()?;
+        let mut entries: Vec<(&str, String)> = Vec::new();
+        let id_key = if self.version == 0 {
+            "broker.id"
+        } else {
+            "node.id"
+        };
+        if let Some(id) = self.node_id {
+            entries.push((id_key, id.to_string()));
+        }
+        if let Some(dir) = self.directory_id {
+            entries.push(("directory.id", dir.to_string()));
+        }
+        entries.push(("version", self.version.to_string()));
+        if let Some(cluster) = &self.cluster_id {
+            entries.push(("cluster.id", cluster.clone()));
+        }
+        let mut out = String::from("#\n#");
+        out.push_str(&java_date_utc(now));
+        out.push('\n');
+        for (key, value) in entries {
+            out.push_str(&java_escape(key, true));
+            out.push('=');
+            out.push_str(&java_escape(&value, false));
+            out.push('\n');
+        }
+        Ok(out)
+    }
+
+    /// Writes `<dir>/meta.properties` atomically.
+    pub fn write_to_dir(&self, dir: &Path) -> Result<(), LogError> {
+        let path = dir.join(FILE_NAME);
+        let text = self.to_file_text(SystemTime::now()).map_err(|reason| {
+            LogError::InvalidState(format!("cannot write {}: {reason}", path.display()))
+        })?;
+        fsutil::atomic_write(&path, text.as_bytes())
+    }
+
+    /// Java's `MetaProperties.Builder.build` rules.
+    fn check_writable(&self) -> Result<(), String> {
+        match self.version {
+            0 => {}
+            1 => {
+                if self.node_id.is_none() || self.cluster_id.is_none() {
+                    return Err("version 1 needs node.id and cluster.id".into());
+                }
+            }
+            v => return Err(format!("unsupported version {v}")),
+        }
+        if let Some(id) = self.node_id {
+            if id < 0 {
+                return Err(format!("node id {id} is negative"));
+            }
+        }
+        if let Some(dir) = self.directory_id {
+            if is_reserved_directory_id(&dir) {
+                return Err(format!("directory.id {dir} is a reserved id"));
+            }
+        }
+        Ok(())
+    }
+
     /// Reads `<dir>/meta.properties`.
     pub fn read_from_dir(dir: &Path) -> Result<MetaProperties, MetaPropertiesError> {
         let path = dir.join(FILE_NAME);
@@ -108,6 +191,9 @@ impl MetaProperties {
             .get("directory.id")
             .map(|s| Uuid::parse(s.trim()).map_err(|e| format!("directory.id: {e}")))
             .transpose()?;
+        if let Some(dir) = directory_id.filter(is_reserved_directory_id) {
+            return Err(format!("directory.id {dir} is a reserved id"));
+        }
         let node_id = if version == 1 {
             let id = int("node.id")?.ok_or("missing key 'node.id' (required at version 1)")?;
             if cluster_id.is_none() {
@@ -126,9 +212,148 @@ impl MetaProperties {
     }
 }
 
+/// Kafka's `DirectoryId.reserved`: most significant bits 0 and least significant below 100
+/// (UNASSIGNED, LOST, MIGRATING, ...).
+pub fn is_reserved_directory_id(id: &Uuid) -> bool {
+    id.0[..8] == [0; 8] && u64::from_be_bytes(id.0[8..].try_into().expect("8 bytes")) < 100
+}
+
+/// `java.util.Date.toString()` in UTC: `Sun Nov 29 07:50:11 UTC 2026`.
+pub fn java_date_utc(t: SystemTime) -> String {
+    let secs = t
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    const WEEKDAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    format!(
+        "{} {} {:02} {:02}:{:02}:{:02} UTC {}",
+        WEEKDAYS[days.rem_euclid(7) as usize],
+        MONTHS[(month - 1) as usize],
+        day,
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60,
+        year
+    )
+}
+
+/// `java.util.Properties.saveConvert` as `store(Writer, ...)` calls it (no \\u escapes).
+fn java_escape(s: &str, is_key: bool) -> String {
+    let mut out = String::with_capacity(s.len());
+    for (i, c) in s.chars().enumerate() {
+        match c {
+            ' ' if i == 0 || is_key => out.push_str("\\ "),
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\x0c' => out.push_str("\\f"),
+            '=' | ':' | '#' | '!' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn writes_what_java_writes_for_each_key_set() {
+        // Captured from Kafka 4.4.0's MetaProperties.toProperties().store(writer, "").
+        let t = UNIX_EPOCH + std::time::Duration::from_secs(1_795_942_122); // Sun Nov 29 08:48:42 UTC 2026
+        let dir = Uuid::parse("J8aAPcfLQt2bqs1JT_rMgQ").unwrap();
+        let cases = [
+            (MetaProperties::v1("MkU3OEVBNTcwNTJENDM2Qg", 1, Some(dir)),
+             "node.id=1\ndirectory.id=J8aAPcfLQt2bqs1JT_rMgQ\nversion=1\ncluster.id=MkU3OEVBNTcwNTJENDM2Qg\n"),
+            (MetaProperties::v1("MkU3OEVBNTcwNTJENDM2Qg", 1, None),
+             "node.id=1\nversion=1\ncluster.id=MkU3OEVBNTcwNTJENDM2Qg\n"),
+            (MetaProperties { version: 0, cluster_id: Some("MkU3OEVBNTcwNTJENDM2Qg".into()), node_id: Some(1), directory_id: None },
+             "broker.id=1\nversion=0\ncluster.id=MkU3OEVBNTcwNTJENDM2Qg\n"),
+            (MetaProperties { version: 0, cluster_id: Some("MkU3OEVBNTcwNTJENDM2Qg".into()), node_id: Some(1), directory_id: Some(dir) },
+             "broker.id=1\ndirectory.id=J8aAPcfLQt2bqs1JT_rMgQ\nversion=0\ncluster.id=MkU3OEVBNTcwNTJENDM2Qg\n"),
+            (MetaProperties { version: 0, cluster_id: None, node_id: Some(7), directory_id: None },
+             "broker.id=7\nversion=0\n"),
+            (MetaProperties { version: 0, cluster_id: Some("abc".into()), node_id: None, directory_id: None },
+             "version=0\ncluster.id=abc\n"),
+        ];
+        for (meta, body) in cases {
+            let text = meta.to_file_text(t).unwrap();
+            assert_eq!(
+                text,
+                format!("#\n#Sun Nov 29 08:48:42 UTC 2026\n{body}"),
+                "{meta:?}"
+            );
+            assert_eq!(MetaProperties::parse(&text).unwrap(), meta);
+        }
+    }
+
+    #[test]
+    fn java_dates() {
+        let at = |s| java_date_utc(UNIX_EPOCH + std::time::Duration::from_secs(s));
+        assert_eq!(at(0), "Thu Jan 01 00:00:00 UTC 1970");
+        assert_eq!(at(951_782_400), "Tue Feb 29 00:00:00 UTC 2000");
+        assert_eq!(at(1_731_578_400), "Thu Nov 14 10:00:00 UTC 2024");
+    }
+
+    #[test]
+    fn escapes_like_java_properties() {
+        assert_eq!(
+            java_escape("a b=c:d#e!f\\g", true),
+            "a\\ b\\=c\\:d\\#e\\!f\\\\g"
+        );
+        assert_eq!(java_escape(" a b", false), "\\ a b");
+        assert_eq!(java_escape("x\ny", false), "x\\ny");
+    }
+
+    #[test]
+    fn refuses_to_write_invalid_files() {
+        let reserved = Uuid::from_u64s(0, 99);
+        assert!(MetaProperties::v1("c", 1, Some(reserved))
+            .to_file_text(SystemTime::now())
+            .is_err());
+        assert!(MetaProperties::parse(
+            "version=1\nnode.id=1\ncluster.id=c\ndirectory.id=AAAAAAAAAAAAAAAAAAAAAQ\n"
+        )
+        .unwrap_err()
+        .contains("reserved"));
+        let no_node = MetaProperties {
+            version: 1,
+            cluster_id: Some("c".into()),
+            node_id: None,
+            directory_id: None,
+        };
+        assert!(no_node.to_file_text(SystemTime::now()).is_err());
+    }
+
+    #[test]
+    fn write_to_dir_is_atomic_and_reads_back() {
+        let dir = std::env::temp_dir().join(format!("kraftd-meta-write-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let meta = MetaProperties::v1("MkU3OEVBNTcwNTJENDM2Qg", 3, Some(Uuid::from_u64s(7, 7)));
+        meta.write_to_dir(&dir).unwrap();
+        assert_eq!(MetaProperties::read_from_dir(&dir).unwrap(), meta);
+        assert!(!dir.join("meta.properties.tmp").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn reads_what_kafka_storage_format_writes() {

@@ -1,0 +1,272 @@
+//! Writing and reading snapshots, in files or in memory.
+//!
+//! File protocol (Kafka's `FileRawSnapshotWriter`): bytes go to `<id>-<random>.checkpoint.part`;
+//! freezing validates them, fsyncs, makes the file read-only (as Java does), renames it to
+//! `<id>.checkpoint` and fsyncs the directory. A writer dropped unfrozen removes its `.part`.
+
+use std::fs::{self, File, OpenOptions};
+use std::os::unix::fs::{FileExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::error::{LogError, Result};
+use super::fsutil;
+use super::scan::scan_file;
+use super::snapshot::{
+    self, parse_file_name, OffsetAndEpoch, SnapshotChecker, SnapshotFileKind, SnapshotSummary,
+    PARTIAL_SUFFIX,
+};
+
+/// A snapshot being written; hand it to `ReplicatedLog::freeze_snapshot` when complete.
+#[derive(Debug)]
+pub struct SnapshotWriter {
+    id: OffsetAndEpoch,
+    size: u64,
+    pub(crate) inner: WriterInner,
+}
+
+#[derive(Debug)]
+pub(crate) enum WriterInner {
+    File {
+        file: File,
+        part: PathBuf,
+        frozen: bool,
+    },
+    Memory(Vec<u8>),
+}
+
+impl SnapshotWriter {
+    pub(crate) fn create_file(dir: &Path, id: OffsetAndEpoch) -> Result<SnapshotWriter> {
+        loop {
+            let part = dir.join(format!(
+                "{}-{}{PARTIAL_SUFFIX}",
+                snapshot::id_prefix(id),
+                rand::random::<u64>()
+            ));
+            match OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .open(&part)
+            {
+                Ok(file) => {
+                    return Ok(SnapshotWriter {
+                        id,
+                        size: 0,
+                        inner: WriterInner::File {
+                            file,
+                            part,
+                            frozen: false,
+                        },
+                    })
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(LogError::io("create snapshot", &part)(e)),
+            }
+        }
+    }
+
+    pub(crate) fn memory(id: OffsetAndEpoch) -> SnapshotWriter {
+        SnapshotWriter {
+            id,
+            size: 0,
+            inner: WriterInner::Memory(Vec::new()),
+        }
+    }
+
+    pub fn id(&self) -> OffsetAndEpoch {
+        self.id
+    }
+
+    pub fn size_in_bytes(&self) -> u64 {
+        self.size
+    }
+
+    /// Appends bytes: whole batches (a snapshot being generated) or any chunk of a snapshot
+    /// being downloaded with FetchSnapshot. Everything is validated when frozen.
+    pub fn append(&mut self, bytes: &[u8]) -> Result<()> {
+        match &mut self.inner {
+            WriterInner::File { file, part, .. } => file
+                .write_all_at(bytes, self.size)
+                .map_err(LogError::io("write snapshot", part))?,
+            WriterInner::Memory(buf) => buf.extend_from_slice(bytes),
+        }
+        self.size += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Validates, fsyncs, renames into place and fsyncs `dir`. Returns the frozen file's path.
+    pub(crate) fn freeze_file(mut self, dir: &Path) -> Result<(PathBuf, SnapshotSummary)> {
+        let id = self.id;
+        let size = self.size;
+        let WriterInner::File { file, part, frozen } = &mut self.inner else {
+            unreachable!("freeze_file on a memory writer");
+        };
+        let summary = validate_open_file(file, size, part)?;
+        file.sync_all()
+            .map_err(LogError::io("fsync snapshot", part))?;
+        fs::set_permissions(&*part, fs::Permissions::from_mode(0o400))
+            .map_err(LogError::io("make read-only", part))?;
+        let path = dir.join(snapshot::file_name(id));
+        fs::rename(&*part, &path).map_err(LogError::io("rename snapshot into place", &path))?;
+        *frozen = true;
+        fsutil::fsync_dir(dir)?;
+        Ok((path, summary))
+    }
+
+    /// The bytes of a memory writer, validated.
+    pub(crate) fn freeze_memory(mut self) -> Result<(Vec<u8>, SnapshotSummary)> {
+        let WriterInner::Memory(bytes) =
+            std::mem::replace(&mut self.inner, WriterInner::Memory(Vec::new()))
+        else {
+            unreachable!("freeze_memory on a file writer");
+        };
+        let name = snapshot::file_name(self.id);
+        let summary = snapshot::validate_bytes(&bytes)
+            .map_err(|(p, why)| LogError::corrupt(Path::new(&name), Some(p), why))?;
+        Ok((bytes, summary))
+    }
+}
+
+impl Drop for SnapshotWriter {
+    fn drop(&mut self) {
+        if let WriterInner::File {
+            part,
+            frozen: false,
+            ..
+        } = &self.inner
+        {
+            let _ = fs::remove_file(part);
+        }
+    }
+}
+
+/// A frozen snapshot's bytes, read whole or in slices (FetchSnapshot).
+#[derive(Debug, Clone)]
+pub struct SnapshotReader {
+    id: OffsetAndEpoch,
+    size: u64,
+    inner: ReaderInner,
+}
+
+#[derive(Debug, Clone)]
+enum ReaderInner {
+    File { file: Arc<File>, path: PathBuf },
+    Memory(Arc<Vec<u8>>),
+}
+
+impl SnapshotReader {
+    pub(crate) fn open_file(dir: &Path, id: OffsetAndEpoch) -> Result<SnapshotReader> {
+        let path = dir.join(snapshot::file_name(id));
+        let file = File::open(&path).map_err(LogError::io("open snapshot", &path))?;
+        let size = file
+            .metadata()
+            .map_err(LogError::io("stat snapshot", &path))?
+            .len();
+        Ok(SnapshotReader {
+            id,
+            size,
+            inner: ReaderInner::File {
+                file: Arc::new(file),
+                path,
+            },
+        })
+    }
+
+    pub(crate) fn memory(id: OffsetAndEpoch, bytes: Arc<Vec<u8>>) -> SnapshotReader {
+        SnapshotReader {
+            id,
+            size: bytes.len() as u64,
+            inner: ReaderInner::Memory(bytes),
+        }
+    }
+
+    pub fn id(&self) -> OffsetAndEpoch {
+        self.id
+    }
+
+    pub fn size_in_bytes(&self) -> u64 {
+        self.size
+    }
+
+    /// Up to `max_bytes` from `position` (fewer at the end; empty at or past it). Slices are
+    /// raw bytes and may cut a batch, as Kafka's `slice` does.
+    pub fn read(&self, position: u64, max_bytes: usize) -> Result<Vec<u8>> {
+        let start = position.min(self.size);
+        let len = (self.size - start).min(max_bytes as u64) as usize;
+        match &self.inner {
+            ReaderInner::File { file, path } => {
+                let mut buf = vec![0u8; len];
+                file.read_exact_at(&mut buf, start)
+                    .map_err(LogError::io("read snapshot", path))?;
+                Ok(buf)
+            }
+            ReaderInner::Memory(bytes) => Ok(bytes[start as usize..start as usize + len].to_vec()),
+        }
+    }
+
+    /// The whole snapshot.
+    pub fn read_all(&self) -> Result<Vec<u8>> {
+        self.read(0, self.size as usize)
+    }
+}
+
+/// Validates a snapshot file: every batch's CRC, the header and footer control records.
+pub fn validate_file(path: &Path) -> Result<SnapshotSummary> {
+    let file = File::open(path).map_err(LogError::io("open snapshot", path))?;
+    let len = file
+        .metadata()
+        .map_err(LogError::io("stat snapshot", path))?
+        .len();
+    validate_open_file(&file, len, path)
+}
+
+fn validate_open_file(file: &File, len: u64, path: &Path) -> Result<SnapshotSummary> {
+    let mut checker = SnapshotChecker::default();
+    let outcome = scan_file(file, len, |_, b| checker.visit(b))
+        .map_err(LogError::io("read snapshot", path))?;
+    if let Some(stop) = outcome.stop {
+        return Err(LogError::corrupt(
+            path,
+            Some(stop.position()),
+            stop.to_string(),
+        ));
+    }
+    checker
+        .finish()
+        .map_err(|why| LogError::corrupt(path, Some(len), why))
+}
+
+/// Renames `<id>.checkpoint` to `.checkpoint.deleted`, then removes it (Java removes it after
+/// `file.delete.delay.ms`; a crash in between leaves a `.deleted` file that opening removes).
+pub fn delete_file(dir: &Path, id: OffsetAndEpoch) -> Result<()> {
+    let path = dir.join(snapshot::file_name(id));
+    let deleted = dir.join(snapshot::deleted_file_name(id));
+    match fs::rename(&path, &deleted) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(LogError::io("rename snapshot for deletion", &path)(e)),
+    }
+    fsutil::remove_if_exists(&deleted)?;
+    Ok(())
+}
+
+/// Lists the frozen snapshots of `dir`, removing `.part` and `.deleted` leftovers.
+pub fn list_and_clean(dir: &Path) -> Result<(Vec<OffsetAndEpoch>, Vec<PathBuf>)> {
+    let mut ids = Vec::new();
+    let mut removed = Vec::new();
+    for entry in fs::read_dir(dir).map_err(LogError::io("list", dir))? {
+        let entry = entry.map_err(LogError::io("list", dir))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        match parse_file_name(&name) {
+            Some((id, SnapshotFileKind::Frozen)) => ids.push(id),
+            Some((_, SnapshotFileKind::Partial | SnapshotFileKind::Deleted)) => {
+                fsutil::remove_if_exists(&entry.path())?;
+                removed.push(entry.path());
+            }
+            None => {}
+        }
+    }
+    ids.sort_unstable();
+    Ok((ids, removed))
+}
