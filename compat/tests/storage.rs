@@ -164,9 +164,11 @@ fn a_java_controller_starts_on_state_and_segments_written_by_kraftd() {
     log.append_as_leader(&b.build().unwrap(), epoch).unwrap();
     for _ in 0..60 {
         let mut b = BatchBuilder::new(log.end_offset()).partition_leader_epoch(epoch);
+        // One timestamp per batch: Java's KRaft reader refuses a non-zero timestamp delta.
+        let ts = now_ms();
         for _ in 0..3 {
             let noop = MetadataRecordAndVersion::new(NoOpRecord::default(), 0);
-            b.append_metadata(now_ms(), &noop).unwrap();
+            b.append_metadata(ts, &noop).unwrap();
         }
         log.append_as_leader(&b.build().unwrap(), epoch).unwrap();
     }

@@ -72,6 +72,9 @@ pub fn validate(
                 b.last_offset_delta()
             )));
         }
+        if matches!(appender, Appender::Leader(_)) {
+            refuse_timestamp_deltas(b, at)?;
+        }
         let epoch = meta.epoch;
         let epoch_ok = match appender {
             Appender::Leader(e) => epoch == e,
@@ -94,4 +97,54 @@ pub fn validate(
         metas.push(meta);
     }
     Ok(metas)
+}
+
+/// Kafka's KRaft record reader (`RecordsIterator`) stops the whole controller on a record whose
+/// timestamp delta is not 0: every record of a batch must carry the batch's timestamp. A leader
+/// never writes such a batch; what followers receive is the leader's to vouch for.
+fn refuse_timestamp_deltas(b: &crate::protocol::records::BatchView<'_>, at: usize) -> Result<()> {
+    let records = b.records().map_err(|e| {
+        LogError::InvalidAppend(format!("the batch at byte {at} cannot be read: {}", e.kind))
+    })?;
+    for record in records.iter() {
+        let record = record.map_err(|e| {
+            LogError::InvalidAppend(format!(
+                "a record of the batch at byte {at} is invalid: {}",
+                e.kind
+            ))
+        })?;
+        if record.timestamp_delta != 0 {
+            return Err(LogError::InvalidAppend(format!(
+                "record {} of the batch at byte {at} has timestamp delta {}; KRaft batches must \
+                 give every record the batch's timestamp (Java controllers refuse anything else)",
+                record.index, record.timestamp_delta
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::records::BatchBuilder;
+
+    fn batch_with_timestamps(timestamps: &[i64]) -> Vec<u8> {
+        let mut b = BatchBuilder::new(0).partition_leader_epoch(1);
+        for ts in timestamps {
+            b.append(*ts, None, Some(b"v".as_slice()), &[]).unwrap();
+        }
+        b.build().unwrap()
+    }
+
+    #[test]
+    fn a_leader_never_appends_records_with_their_own_timestamps() {
+        let bytes = batch_with_timestamps(&[1_000, 1_001]);
+        let err = validate(&bytes, 0, None, Appender::Leader(1), 1 << 20).unwrap_err();
+        assert!(err.to_string().contains("timestamp delta 1"), "{err}");
+        // What a leader sends is taken as it is.
+        assert!(validate(&bytes, 0, None, Appender::Follower(1), 1 << 20).is_ok());
+        let same = batch_with_timestamps(&[1_000, 1_000]);
+        assert!(validate(&same, 0, None, Appender::Leader(1), 1 << 20).is_ok());
+    }
 }
