@@ -17,7 +17,7 @@ names = [l.split("#")[0].strip() for l in open(os.path.join(repo, "codegen/messa
 names = [n for n in names if n]
 lowest = {}
 mod = open(os.path.join(repo, "src/protocol/messages/mod.rs")).read()
-for name, lo in re.findall(r'name: "(\w+)",\s*kind: [^,]+,\s*api_key: [^,]+,\s*lowest_version: (\d+)', mod):
+for name, lo in re.findall(r'entry!\((\w+), \w+, [^,]+, (\d+),', mod):
     lowest[name] = int(lo)
 vec_dir = os.path.join(repo, "protocol-tests/vectors")
 out = os.path.join(root, "corpus")
