@@ -58,3 +58,14 @@ codegen:
 
 vectors:
 	protocol-tests/capture/capture.sh
+# Storage benchmark: kraftd's metadata log against Kafka's own KafkaRaftLog, side by side in one run,
+# reported as ratios (table on stdout, JSON in target/bench/storage.json). Never a timed test.
+# Knobs: BENCH_RECOVERY_MB (1024), BENCH_REPEAT (1), BENCH_BATCHES_1, BENCH_BATCHES_100, BENCH_MAX_SECS,
+# BENCH_DIR (target/bench/data); see bench/storage.rs.
+.PHONY: bench
+bench: compat-deps
+	@mkdir -p target/bench/java-classes
+	javac -nowarn -d target/bench/java-classes -cp "$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" bench/java/StorageBench.java
+	BENCH_JAVA_CP="$(CURDIR)/target/bench/java-classes:$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" \
+	  BENCH_JAVA_LOG4J="$(CURDIR)/target/compat/kafka-$(KAFKA_VERSION)/log4j2-tools.properties" \
+	  $(CARGO) bench --bench storage
