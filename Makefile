@@ -30,7 +30,7 @@ fmt-check:
 
 # Unit, handler, protocol-vector and wire-robustness tests, and the fuzz bodies as property tests.
 unit:
-	$(CARGO) test --release --lib --bins --test protocol_vectors --test protocol_records --test wire --test log_crash
+	$(CARGO) test --release --lib --bins --test protocol_vectors --test protocol_records --test wire --test log_crash --test raft_scenarios --test raft_sim
 
 # `make run` as a fresh checkout would do it: it must come up and answer ApiVersions on 9093.
 run-smoke: build
@@ -52,6 +52,13 @@ fuzz:
 	cd fuzz && $(CARGO) +nightly fuzz run message -- -max_total_time=$(FUZZ_SECONDS)
 	cd fuzz && $(CARGO) +nightly fuzz run records -- -max_total_time=$(FUZZ_SECONDS)
 	cd fuzz && $(CARGO) +nightly fuzz run properties -- -max_total_time=$(FUZZ_SECONDS)
+
+# The seeded raft simulation (tests/raft_sim.rs): `make sim SEEDS=100000`. A failing seed prints
+# the command that replays it.
+SEEDS ?= 500
+.PHONY: sim
+sim:
+	SIM_SEEDS=$(SEEDS) $(CARGO) test --release --test raft_sim -- --nocapture
 
 codegen:
 	codegen/run.sh

@@ -5,6 +5,7 @@
 pub mod log;
 pub mod properties;
 pub mod protocol;
+pub mod raft;
 pub mod server;
 
 #[doc(hidden)]

@@ -1,0 +1,219 @@
+//! The raft configuration: Kafka's `QuorumConfig` keys and defaults, plus the local identity.
+
+use std::time::Duration;
+
+use super::types::{Endpoints, HostPort, NodeId};
+use crate::protocol::codec::Uuid;
+
+/// `controller.quorum.*` settings with Kafka's defaults (`QuorumConfig.java`), the local
+/// replica's identity and the seed of the core's random generator.
+#[derive(Debug, Clone)]
+pub struct RaftConfig {
+    /// `node.id`; `None` for a replica without id (a tool): it can only observe.
+    pub node_id: Option<NodeId>,
+    /// `directory.id` of the metadata log dir (`meta.properties`); never the zero Uuid.
+    pub directory_id: Uuid,
+    /// `cluster.id` from `meta.properties`.
+    pub cluster_id: String,
+    /// All advertised controller listeners of this node (name -> address).
+    pub listeners: Endpoints,
+    /// The default listener: first of `controller.listener.names`. Outbound raft traffic uses it.
+    pub default_listener: String,
+    /// `controller.quorum.voters` (static voters, kraft.version 0).
+    pub static_voters: Vec<(NodeId, HostPort)>,
+    /// `controller.quorum.bootstrap.servers` (discovery only; synthetic ids −2, −3, …).
+    pub bootstrap_servers: Vec<HostPort>,
+    /// `controller.quorum.election.timeout.ms` (1000): base T of the `[T, 2T)` election timeout.
+    pub election_timeout: Duration,
+    /// `controller.quorum.fetch.timeout.ms` (2000): follower leader-liveness timeout; the
+    /// leader's check-quorum timeout is 1.5x this, its BeginQuorumEpoch period half of it.
+    pub fetch_timeout: Duration,
+    /// `controller.quorum.election.backoff.max.ms` (1000): cap of the EndQuorumEpoch backoff.
+    pub election_backoff_max: Duration,
+    /// `controller.quorum.request.timeout.ms` (2000): an unanswered request is forgotten after it.
+    pub request_timeout: Duration,
+    /// `controller.quorum.retry.backoff.ms` (20): wait after a failed response.
+    pub retry_backoff: Duration,
+    /// `controller.quorum.append.linger.ms` (25). The core appends each proposal at once; batching
+    /// with linger is the driver's accumulator's job (kept here so the key is known).
+    pub append_linger: Duration,
+    /// `controller.quorum.fetch.max.bytes` (1 MiB, Kafka 4.3+): Fetch `MaxBytes` we send.
+    pub fetch_max_bytes: u32,
+    /// `controller.quorum.fetch.snapshot.max.bytes` (1 MiB, Kafka 4.3+): FetchSnapshot `MaxBytes`.
+    pub fetch_snapshot_max_bytes: u32,
+    /// Fetch `MaxWaitMs` sent by followers (Kafka's constant 500 ms).
+    pub fetch_max_wait: Duration,
+    /// Flush appended follower data even when an observer. Java controllers always flush;
+    /// brokers (observers) do not. Voters always flush regardless.
+    pub always_flush: bool,
+    /// Seed of the core's random generator (election timeouts, bootstrap choice).
+    pub seed: u64,
+}
+
+/// Kafka's `MAX_BATCH_SIZE_BYTES` and `MAX_FETCH_SIZE_BYTES` (8 MiB).
+pub const MAX_BATCH_SIZE_BYTES: u32 = 8 * 1024 * 1024;
+/// Kafka's `LeaderState.OBSERVER_SESSION_TIMEOUT_MS`.
+pub const OBSERVER_SESSION_TIMEOUT: Duration = Duration::from_millis(300_000);
+/// The metadata partition's topic name and id (`Uuid.METADATA_TOPIC_ID`).
+pub const METADATA_TOPIC: &str = "__cluster_metadata";
+pub const METADATA_TOPIC_ID: Uuid = Uuid::ONE;
+
+impl RaftConfig {
+    /// A config with Kafka's defaults for the given identity.
+    pub fn new(node_id: Option<NodeId>, directory_id: Uuid, cluster_id: &str) -> Self {
+        RaftConfig {
+            node_id,
+            directory_id,
+            cluster_id: cluster_id.to_string(),
+            listeners: Endpoints::empty(),
+            default_listener: "CONTROLLER".to_string(),
+            static_voters: Vec::new(),
+            bootstrap_servers: Vec::new(),
+            election_timeout: Duration::from_millis(1000),
+            fetch_timeout: Duration::from_millis(2000),
+            election_backoff_max: Duration::from_millis(1000),
+            request_timeout: Duration::from_millis(2000),
+            retry_backoff: Duration::from_millis(20),
+            append_linger: Duration::from_millis(25),
+            fetch_max_bytes: 1024 * 1024,
+            fetch_snapshot_max_bytes: 1024 * 1024,
+            fetch_max_wait: Duration::from_millis(500),
+            always_flush: true,
+            seed: 0,
+        }
+    }
+
+    /// Check-quorum timeout: `1.5 x fetch timeout` (`LeaderState.CHECK_QUORUM_TIMEOUT_FACTOR`).
+    pub fn check_quorum_timeout(&self) -> Duration {
+        self.fetch_timeout * 3 / 2
+    }
+
+    /// BeginQuorumEpoch resend period: `fetch timeout / 2`.
+    pub fn begin_quorum_epoch_period(&self) -> Duration {
+        self.fetch_timeout / 2
+    }
+
+    /// Applies one `controller.quorum.*` property by its Kafka name. `Ok(false)` for a key this
+    /// config does not hold; `Err` names the key for a bad value.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<bool, String> {
+        let ms = |v: &str| -> Result<Duration, String> {
+            v.trim()
+                .parse::<u64>()
+                .map(Duration::from_millis)
+                .map_err(|_| format!("{key}: '{v}' is not a non-negative number of milliseconds"))
+        };
+        let bytes = |v: &str| -> Result<u32, String> {
+            v.trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|b| *b > 0)
+                .ok_or_else(|| format!("{key}: '{v}' is not a positive number of bytes"))
+        };
+        match key {
+            "controller.quorum.voters" => self.static_voters = Self::parse_voters(value)?,
+            "controller.quorum.bootstrap.servers" => {
+                self.bootstrap_servers = Self::parse_bootstrap_servers(value)?
+            }
+            "controller.quorum.election.timeout.ms" => self.election_timeout = ms(value)?,
+            "controller.quorum.fetch.timeout.ms" => self.fetch_timeout = ms(value)?,
+            "controller.quorum.election.backoff.max.ms" => self.election_backoff_max = ms(value)?,
+            "controller.quorum.request.timeout.ms" => self.request_timeout = ms(value)?,
+            "controller.quorum.retry.backoff.ms" => self.retry_backoff = ms(value)?,
+            "controller.quorum.append.linger.ms" => self.append_linger = ms(value)?,
+            "controller.quorum.fetch.max.bytes" => self.fetch_max_bytes = bytes(value)?,
+            "controller.quorum.fetch.snapshot.max.bytes" => {
+                self.fetch_snapshot_max_bytes = bytes(value)?
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// Parses `controller.quorum.voters`: comma-separated `id@host:port` (IPv6 in brackets).
+    pub fn parse_voters(value: &str) -> Result<Vec<(NodeId, HostPort)>, String> {
+        let mut out = Vec::new();
+        for entry in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (id, addr) = entry.split_once('@').ok_or_else(|| {
+                format!("controller.quorum.voters entry '{entry}' is not id@host:port")
+            })?;
+            let id: NodeId = id
+                .parse()
+                .map_err(|_| format!("controller.quorum.voters entry '{entry}' has a bad id"))?;
+            if id < 0 {
+                return Err(format!(
+                    "controller.quorum.voters entry '{entry}' has a negative id"
+                ));
+            }
+            out.push((id, parse_host_port(addr)?));
+        }
+        Ok(out)
+    }
+
+    /// Parses `controller.quorum.bootstrap.servers`: comma-separated `host:port`.
+    pub fn parse_bootstrap_servers(value: &str) -> Result<Vec<HostPort>, String> {
+        value
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(parse_host_port)
+            .collect()
+    }
+}
+
+fn parse_host_port(s: &str) -> Result<HostPort, String> {
+    let (host, port) = if let Some(rest) = s.strip_prefix('[') {
+        let (h, p) = rest
+            .split_once("]:")
+            .ok_or_else(|| format!("'{s}' is not [host]:port"))?;
+        (h, p)
+    } else {
+        s.rsplit_once(':')
+            .ok_or_else(|| format!("'{s}' is not host:port"))?
+    };
+    let port: u16 = port.parse().map_err(|_| format!("'{s}' has a bad port"))?;
+    if host.is_empty() {
+        return Err(format!("'{s}' has an empty host"));
+    }
+    Ok(HostPort::new(host, port))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_static_voters_like_kafka() {
+        let v = RaftConfig::parse_voters("1@localhost:9093, 2@[::1]:9094").unwrap();
+        assert_eq!(v[0], (1, HostPort::new("localhost", 9093)));
+        assert_eq!(v[1], (2, HostPort::new("::1", 9094)));
+        assert!(RaftConfig::parse_voters("x@h:1").is_err());
+        assert!(RaftConfig::parse_voters("1@h").is_err());
+    }
+
+    #[test]
+    fn kafka_property_names_set_the_config() {
+        let mut c = RaftConfig::new(Some(1), Uuid::ONE, "c");
+        assert_eq!(
+            c.set("controller.quorum.election.timeout.ms", "1500"),
+            Ok(true)
+        );
+        assert_eq!(c.election_timeout, Duration::from_millis(1500));
+        assert_eq!(c.set("controller.quorum.voters", "1@h:9093"), Ok(true));
+        assert_eq!(c.static_voters, vec![(1, HostPort::new("h", 9093))]);
+        assert_eq!(c.set("node.id", "1"), Ok(false));
+        let err = c
+            .set("controller.quorum.fetch.timeout.ms", "soon")
+            .unwrap_err();
+        assert!(
+            err.starts_with("controller.quorum.fetch.timeout.ms"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn derived_timeouts() {
+        let c = RaftConfig::new(Some(1), Uuid::ONE, "c");
+        assert_eq!(c.check_quorum_timeout(), Duration::from_millis(3000));
+        assert_eq!(c.begin_quorum_epoch_period(), Duration::from_millis(1000));
+    }
+}

@@ -1,0 +1,114 @@
+//! Per-node invariants, checked after every step in debug builds and tests (etcd's discipline:
+//! a broken invariant is a bug, never "log and continue").
+
+use super::log::RaftLog;
+use super::node::Raft;
+use super::quorum_state::QuorumStateStore;
+use super::role::Role;
+
+impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
+    /// Checks the node's invariants; the first broken one is returned.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let (start, flushed, end) = (
+            self.log.start_offset(),
+            self.log.flushed_end_offset(),
+            self.log.end_offset(),
+        );
+        if !(start <= flushed && flushed <= end) {
+            return Err(format!(
+                "log offsets out of order: start {start} flushed {flushed} end {end}"
+            ));
+        }
+        if let Some(hw) = self.high_watermark {
+            if hw > end {
+                return Err(format!(
+                    "high watermark {hw} above the log end offset {end}"
+                ));
+            }
+            if self.reported_hw.map_or(true, |r| hw > r) {
+                return Err(format!("high watermark {hw} was never reported"));
+            }
+        }
+        if !self.parked.is_empty() && !self.is_leader() {
+            return Err("parked fetches while not leader".into());
+        }
+        if self.epoch() < self.log.last_fetched_epoch() {
+            return Err(format!(
+                "epoch {} below the log's last epoch {}",
+                self.epoch(),
+                self.log.last_fetched_epoch()
+            ));
+        }
+        let stored = self.store.read();
+        match &self.role {
+            Role::Prospective(_) | Role::Resigned(_) => {
+                if stored.as_ref().map(|s| s.epoch) != Some(self.epoch()) {
+                    return Err(format!("{} but quorum-state holds {stored:?}", self.role));
+                }
+            }
+            role => {
+                let expected = role.election_state(self.local);
+                if stored.as_ref() != Some(&expected) {
+                    return Err(format!(
+                        "{role} must be persisted as {expected}, quorum-state holds {stored:?}"
+                    ));
+                }
+            }
+        }
+        let local_id = self.local_id();
+        match &self.role {
+            Role::Follower(f) => {
+                if Some(f.leader_id) == local_id || f.leader_endpoints.is_empty() {
+                    return Err(format!(
+                        "{} with leader {} endpoints {:?}",
+                        self.role, f.leader_id, f.leader_endpoints
+                    ));
+                }
+                if self.is_voter() && flushed != end {
+                    return Err(format!(
+                        "voter follower has unflushed data: flushed {flushed} end {end}"
+                    ));
+                }
+            }
+            Role::Unattached(u) => {
+                if u.voted_key.is_some_and(|v| Some(v.id) == local_id) {
+                    return Err("unattached with a vote for itself".into());
+                }
+            }
+            Role::Leader(l) => {
+                if !self.is_voter() {
+                    return Err("leader is not a voter".into());
+                }
+                if l.epoch_start_offset > end || flushed != end {
+                    return Err(format!(
+                        "leader log: epoch start {} flushed {flushed} end {end}",
+                        l.epoch_start_offset
+                    ));
+                }
+                let own = local_id
+                    .and_then(|id| l.voters.get(&id))
+                    .and_then(|s| s.end_offset);
+                if own != Some(end) {
+                    return Err(format!(
+                        "leader's own progress {own:?} is not its log end offset {end}"
+                    ));
+                }
+                if let Some(hw) = self.high_watermark {
+                    if hw <= l.epoch_start_offset {
+                        return Err(format!(
+                            "leader HW {hw} not past its epoch start {}",
+                            l.epoch_start_offset
+                        ));
+                    }
+                }
+            }
+            Role::Candidate(_) | Role::Prospective(_) => {
+                if !self.is_voter() {
+                    return Err(format!("{} is not a voter", self.role));
+                }
+            }
+            Role::Resigned(_) => {}
+        }
+        Ok(())
+    }
+}

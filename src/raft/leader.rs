@@ -1,0 +1,302 @@
+//! The leader's state (Kafka's `LeaderState`): follower progress, the high-watermark rule,
+//! check-quorum and the BeginQuorumEpoch heartbeat.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use super::config::OBSERVER_SESSION_TIMEOUT;
+use super::time::Instant;
+use super::types::{Epoch, NodeId, Offset, ReplicaKey, VoterSet};
+
+/// What the leader knows of one replica.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplicaState {
+    pub key: ReplicaKey,
+    /// The replica's LEO as of its last valid fetch (the leader's own flushed LEO for itself).
+    pub end_offset: Option<Offset>,
+    pub last_fetch: Option<Instant>,
+    pub last_caught_up: Option<Instant>,
+    /// The leader's LEO at the replica's previous fetch (caught-up bookkeeping).
+    pub leader_end_at_last_fetch: Option<Offset>,
+}
+
+impl ReplicaState {
+    fn new(key: ReplicaKey) -> Self {
+        ReplicaState {
+            key,
+            end_offset: None,
+            last_fetch: None,
+            last_caught_up: None,
+            leader_end_at_last_fetch: None,
+        }
+    }
+
+    /// Kafka's `ReplicaState.updateFollowerState`.
+    fn update(&mut self, key: ReplicaKey, fetch_offset: Offset, now: Instant, leader_end: Offset) {
+        if fetch_offset >= leader_end {
+            self.last_caught_up = Some(now);
+        } else if let (Some(prev_end), Some(prev_fetch)) =
+            (self.leader_end_at_last_fetch, self.last_fetch)
+        {
+            if fetch_offset >= prev_end {
+                self.last_caught_up = Some(
+                    self.last_caught_up
+                        .map_or(prev_fetch, |t| t.max(prev_fetch)),
+                );
+            }
+        }
+        self.key = key;
+        self.end_offset = Some(fetch_offset);
+        self.last_fetch = Some(now);
+        self.leader_end_at_last_fetch = Some(leader_end);
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct LeaderState {
+    pub epoch: Epoch,
+    /// The LEO when elected: the offset of this epoch's LeaderChange record.
+    pub epoch_start_offset: Offset,
+    pub local: ReplicaKey,
+    /// Voters that granted the vote (LeaderChange `GrantingVoters`), the leader included.
+    pub granting_voters: BTreeSet<NodeId>,
+    /// Progress of every voter of the voter set at election, the leader included.
+    /// Invariant: contains the leader (static voter sets; no reconfiguration yet).
+    pub voters: BTreeMap<NodeId, ReplicaState>,
+    /// Progress of observers (non-voters with an id) that fetched.
+    pub observers: BTreeMap<ReplicaKey, ReplicaState>,
+    /// Expiry of check-quorum: a majority must fetch within 1.5x the fetch timeout.
+    pub check_quorum_deadline: Instant,
+    check_quorum_timeout: Duration,
+    /// Voters (other than the leader) that fetched since the check-quorum timer last reset.
+    fetched_voters: BTreeSet<NodeId>,
+    /// When to look again for voters that need a BeginQuorumEpoch.
+    pub begin_quorum_deadline: Instant,
+    begin_quorum_period: Duration,
+}
+
+impl LeaderState {
+    pub fn new(
+        epoch: Epoch,
+        epoch_start_offset: Offset,
+        local: ReplicaKey,
+        voters: &VoterSet,
+        granting_voters: BTreeSet<NodeId>,
+        now: Instant,
+        fetch_timeout: Duration,
+    ) -> Self {
+        let check_quorum_timeout = fetch_timeout * 3 / 2;
+        LeaderState {
+            epoch,
+            epoch_start_offset,
+            local,
+            granting_voters,
+            voters: voters
+                .nodes()
+                .map(|n| (n.key.id, ReplicaState::new(n.key)))
+                .collect(),
+            observers: BTreeMap::new(),
+            check_quorum_deadline: now + check_quorum_timeout,
+            check_quorum_timeout,
+            fetched_voters: BTreeSet::new(),
+            begin_quorum_deadline: now,
+            begin_quorum_period: fetch_timeout / 2,
+        }
+    }
+
+    /// The leader's own (flushed) end offset changed.
+    pub fn update_local_end_offset(&mut self, end: Offset, now: Instant) {
+        if let Some(s) = self.voters.get_mut(&self.local.id) {
+            s.end_offset = Some(end);
+            s.last_fetch = Some(now);
+            s.last_caught_up = Some(now);
+            s.leader_end_at_last_fetch = Some(end);
+        }
+    }
+
+    /// A valid Fetch from `replica` at `fetch_offset`. Returns whether it was a voter.
+    pub fn update_replica(
+        &mut self,
+        replica: ReplicaKey,
+        fetch_offset: Offset,
+        now: Instant,
+        leader_end: Offset,
+    ) -> bool {
+        if let Some(s) = self
+            .voters
+            .get_mut(&replica.id)
+            .filter(|s| s.key.entry_matches(&replica))
+        {
+            s.update(replica, fetch_offset, now, leader_end);
+            true
+        } else {
+            if replica.id >= 0 {
+                self.observers
+                    .entry(replica)
+                    .or_insert_with(|| ReplicaState::new(replica))
+                    .update(replica, fetch_offset, now, leader_end);
+            }
+            false
+        }
+    }
+
+    pub fn is_voter(&self, replica: &ReplicaKey) -> bool {
+        self.voters
+            .get(&replica.id)
+            .is_some_and(|s| s.key.entry_matches(replica))
+    }
+
+    /// Kafka's `maybeUpdateHighWatermark`: the largest offset on a majority of voters, if it is
+    /// past `epoch_start_offset` (the leader's own epoch is committed) and above `current`.
+    pub fn high_watermark_candidate(&self, current: Option<Offset>) -> Option<Offset> {
+        let mut offsets: Vec<Option<Offset>> = self.voters.values().map(|s| s.end_offset).collect();
+        // Descending, unknown last.
+        offsets.sort_by(|a, b| b.cmp(a));
+        let candidate = offsets.get(self.voters.len() / 2).copied().flatten()?;
+        (candidate > self.epoch_start_offset && current.map_or(true, |hw| candidate > hw))
+            .then_some(candidate)
+    }
+
+    /// A voter fetched (Fetch or FetchSnapshot): credit for check-quorum.
+    pub fn update_check_quorum(&mut self, voter: NodeId, now: Instant) {
+        if voter == self.local.id || !self.voters.contains_key(&voter) {
+            return;
+        }
+        self.fetched_voters.insert(voter);
+        let needed = self.majority() - usize::from(self.voters.contains_key(&self.local.id));
+        if self.fetched_voters.len() >= needed {
+            self.fetched_voters.clear();
+            self.check_quorum_deadline = now + self.check_quorum_timeout;
+        }
+    }
+
+    /// `NEVER` for a single-voter quorum.
+    pub fn check_quorum_deadline(&self) -> Instant {
+        if self.voters.len() == 1 && self.voters.contains_key(&self.local.id) {
+            Instant::NEVER
+        } else {
+            self.check_quorum_deadline
+        }
+    }
+
+    fn majority(&self) -> usize {
+        self.voters.len() / 2 + 1
+    }
+
+    /// Voters other than the leader that have not fetched in the last `fetch timeout / 2`
+    /// (Kafka 4.x `needToSendBeginQuorumRequests`).
+    pub fn voters_needing_begin_quorum(&self, now: Instant) -> Vec<NodeId> {
+        self.voters
+            .values()
+            .filter(|s| s.key.id != self.local.id)
+            .filter(|s| {
+                s.last_fetch.map_or(true, |t| {
+                    now.saturating_since(t) >= super::time::ms(self.begin_quorum_period)
+                })
+            })
+            .map(|s| s.key.id)
+            .collect()
+    }
+
+    pub fn reset_begin_quorum_timer(&mut self, now: Instant) {
+        self.begin_quorum_deadline = now + self.begin_quorum_period;
+    }
+
+    /// Other voters by descending fetch offset; ties by ascending key; unknown offsets last.
+    pub fn successors_by_fetch_offset(&self) -> Vec<ReplicaKey> {
+        let mut v: Vec<&ReplicaState> = self
+            .voters
+            .values()
+            .filter(|s| s.key.id != self.local.id)
+            .collect();
+        v.sort_by(|a, b| b.end_offset.cmp(&a.end_offset).then(a.key.cmp(&b.key)));
+        v.into_iter().map(|s| s.key).collect()
+    }
+
+    /// Observers that fetched within the observer session timeout.
+    pub fn live_observers(&self, now: Instant) -> impl Iterator<Item = &ReplicaState> {
+        self.observers.values().filter(move |s| {
+            s.last_fetch.is_some_and(|t| {
+                now.saturating_since(t) < super::time::ms(OBSERVER_SESSION_TIMEOUT)
+            })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::raft::types::HostPort;
+
+    fn leader(n: i32) -> LeaderState {
+        let voters = VoterSet::from_static(
+            "C",
+            &(1..=n)
+                .map(|i| (i, HostPort::new("h", 9000 + i as u16)))
+                .collect::<Vec<_>>(),
+        );
+        LeaderState::new(
+            3,
+            10,
+            ReplicaKey::of_id(1),
+            &voters,
+            [1].into(),
+            Instant(0),
+            Duration::from_millis(2000),
+        )
+    }
+
+    #[test]
+    fn hw_is_the_majority_offset_past_the_epoch_start() {
+        let mut l = leader(3);
+        l.update_local_end_offset(15, Instant(0));
+        assert_eq!(
+            l.high_watermark_candidate(None),
+            None,
+            "only the leader has an offset"
+        );
+        l.update_replica(ReplicaKey::of_id(2), 10, Instant(1), 15);
+        assert_eq!(
+            l.high_watermark_candidate(None),
+            None,
+            "10 is the epoch start, not past it"
+        );
+        l.update_replica(ReplicaKey::of_id(3), 12, Instant(2), 15);
+        assert_eq!(l.high_watermark_candidate(None), Some(12));
+        assert_eq!(
+            l.high_watermark_candidate(Some(12)),
+            None,
+            "never the same or lower"
+        );
+    }
+
+    #[test]
+    fn single_voter_hw_follows_the_leader_and_check_quorum_never_expires() {
+        let mut l = leader(1);
+        l.update_local_end_offset(11, Instant(0));
+        assert_eq!(l.high_watermark_candidate(None), Some(11));
+        assert_eq!(l.check_quorum_deadline(), Instant::NEVER);
+    }
+
+    #[test]
+    fn check_quorum_resets_after_a_majority_fetched() {
+        let mut l = leader(5);
+        assert_eq!(l.check_quorum_deadline(), Instant(3000));
+        l.update_check_quorum(2, Instant(100));
+        assert_eq!(l.check_quorum_deadline(), Instant(3000));
+        l.update_check_quorum(3, Instant(200));
+        assert_eq!(l.check_quorum_deadline(), Instant(3200));
+    }
+
+    #[test]
+    fn caught_up_time_follows_kafka() {
+        let mut l = leader(3);
+        l.update_replica(ReplicaKey::of_id(2), 5, Instant(100), 20);
+        assert_eq!(l.voters[&2].last_caught_up, None);
+        // Reached the leader's LEO of its previous fetch: caught up as of that fetch.
+        l.update_replica(ReplicaKey::of_id(2), 20, Instant(200), 30);
+        assert_eq!(l.voters[&2].last_caught_up, Some(Instant(100)));
+        l.update_replica(ReplicaKey::of_id(2), 30, Instant(300), 30);
+        assert_eq!(l.voters[&2].last_caught_up, Some(Instant(300)));
+    }
+}

@@ -1,0 +1,296 @@
+//! The narrow synchronous log the raft core needs, shaped after Kafka's `ReplicatedLog`
+//! (`RaftLog` in Kafka 4.4), and the entry type it stores.
+//!
+//! This trait is the raft side of the contract with `src/log/` (to be reconciled with
+//! `log::replicated`). It is deliberately small: Kafka's algorithms over the log
+//! (`validateOffsetAndEpoch`, `truncateToEndOffset`) are provided methods here, written once
+//! against the required ones.
+
+use std::fmt;
+
+use super::types::{Epoch, Offset, OffsetAndEpoch};
+use crate::protocol::messages::k_raft_version_record::KRaftVersionRecord;
+use crate::protocol::messages::leader_change_message::LeaderChangeMessage;
+use crate::protocol::messages::snapshot_footer_record::SnapshotFooterRecord;
+use crate::protocol::messages::snapshot_header_record::SnapshotHeaderRecord;
+use crate::protocol::messages::voters_record::VotersRecord;
+
+/// A KRaft control record (control batch key types 2-6), as Kafka's generated messages.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ControlRecord {
+    LeaderChange(LeaderChangeMessage),
+    SnapshotHeader(SnapshotHeaderRecord),
+    SnapshotFooter(SnapshotFooterRecord),
+    KRaftVersion(KRaftVersionRecord),
+    Voters(VotersRecord),
+}
+
+/// The records of one batch: all control or all data (Kafka never mixes them).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Records {
+    Control(Vec<ControlRecord>),
+    /// Opaque data record values (the metadata serde's frames; the raft layer never parses them).
+    Data(Vec<Vec<u8>>),
+}
+
+/// One record batch: offsets, epoch and records. This is the raft core's log entry. It carries
+/// typed records today; once `protocol::records` lands it can also carry the encoded v2 batch
+/// (then `size_in_bytes` becomes exact and Fetch responses ship the bytes as they are).
+///
+/// Invariant: at least one record; offsets `base_offset..=last_offset()` are contiguous.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Batch {
+    pub base_offset: Offset,
+    /// The batch's `PartitionLeaderEpoch`: the epoch of the leader that wrote it.
+    pub epoch: Epoch,
+    /// Batch timestamp (ms), shared by every record.
+    pub append_time: i64,
+    pub records: Records,
+}
+
+impl Batch {
+    pub fn record_count(&self) -> usize {
+        match &self.records {
+            Records::Control(r) => r.len(),
+            Records::Data(r) => r.len(),
+        }
+    }
+    pub fn last_offset(&self) -> Offset {
+        self.base_offset + self.record_count() as Offset - 1
+    }
+    pub fn next_offset(&self) -> Offset {
+        self.base_offset + self.record_count() as Offset
+    }
+    pub fn is_control(&self) -> bool {
+        matches!(self.records, Records::Control(_))
+    }
+    /// Estimated v2 size: 61-byte header plus ~8 bytes of framing and the value per record.
+    pub fn size_in_bytes(&self) -> usize {
+        61 + match &self.records {
+            Records::Control(r) => r.len() * 48,
+            Records::Data(r) => r.iter().map(|v| v.len() + 8).sum(),
+        }
+    }
+}
+
+impl fmt::Display for Batch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match &self.records {
+            Records::Control(r) => {
+                let names: Vec<&str> = r
+                    .iter()
+                    .map(|c| match c {
+                        ControlRecord::LeaderChange(_) => "LeaderChange",
+                        ControlRecord::SnapshotHeader(_) => "SnapshotHeader",
+                        ControlRecord::SnapshotFooter(_) => "SnapshotFooter",
+                        ControlRecord::KRaftVersion(_) => "KRaftVersion",
+                        ControlRecord::Voters(_) => "Voters",
+                    })
+                    .collect();
+                names.join("+")
+            }
+            Records::Data(r) => format!("data x{}", r.len()),
+        };
+        write!(
+            f,
+            "[{}..{} e{} {}]",
+            self.base_offset,
+            self.last_offset(),
+            self.epoch,
+            kind
+        )
+    }
+}
+
+/// A snapshot's contents as the raft layer reads and writes them. On disk it is Kafka's
+/// checkpoint: a header control batch (SnapshotHeader, then KRaftVersion and VotersRecord when
+/// kraft.version >= 1), data batches, a footer batch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SnapshotContents {
+    /// (end offset, epoch): every record with offset < end offset is included; the epoch is that
+    /// of the record at end offset − 1.
+    pub id: OffsetAndEpoch,
+    pub last_contained_log_timestamp: i64,
+    /// kraft.version as of end offset − 1.
+    pub kraft_version: i16,
+    /// The voter set as of end offset − 1, when kraft.version >= 1 and one exists.
+    pub voters: Option<VotersRecord>,
+    /// Opaque data record values of the state machine.
+    pub data: Vec<Vec<u8>>,
+}
+
+/// Kafka's `ValidOffsetAndEpoch`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValidOffsetAndEpoch {
+    Valid(OffsetAndEpoch),
+    /// The fetcher must truncate to (at most) this end offset of this epoch.
+    Diverging(OffsetAndEpoch),
+    /// The fetcher must fetch this (latest) snapshot.
+    Snapshot(OffsetAndEpoch),
+}
+
+/// What the log refuses. The raft core treats these as bugs or fatal storage faults.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LogError {
+    #[error("append at offset {got} but the log end offset is {expected}")]
+    NonContiguous { expected: Offset, got: Offset },
+    #[error("append of epoch {got} after epoch {last}")]
+    EpochRegression { last: Epoch, got: Epoch },
+    #[error("empty batch")]
+    EmptyBatch,
+    #[error("snapshot {0} already exists")]
+    SnapshotExists(OffsetAndEpoch),
+    #[error("snapshot download: {0}")]
+    Download(String),
+}
+
+/// The log of the metadata partition, synchronous. Offsets are Kafka offsets; "the log" is the
+/// batches from `start_offset()` to `end_offset()` plus the snapshots.
+///
+/// Implementations: `MemLog` (tests and simulation; loses its unflushed tail on `crash()`), and
+/// the segment log in `src/log/` (to be reconciled with this trait).
+pub trait RaftLog {
+    /// First offset still in the log: 0, or the end offset of the snapshot the log was cleaned
+    /// or fully truncated to. Invariant: `start_offset() <= end_offset()`.
+    fn start_offset(&self) -> Offset;
+
+    /// Log end offset (LEO): the offset the next appended record gets.
+    fn end_offset(&self) -> Offset;
+
+    /// End of the durable prefix: every offset below it survives a crash.
+    /// Invariant: `start_offset() <= flushed_end_offset() <= end_offset()`.
+    fn flushed_end_offset(&self) -> Offset;
+
+    /// Kafka's `lastFetchedEpoch`: the epoch of the last batch; for an empty log whose start
+    /// equals the latest snapshot's end offset, that snapshot's epoch; else 0.
+    fn last_fetched_epoch(&self) -> Epoch;
+
+    /// Kafka's `endOffsetForEpoch` (leader-epoch cache lookup with the KRaft snapshot wrapper):
+    /// for the latest epoch, (LEO, epoch); for an older epoch, the start offset of the next
+    /// higher epoch paired with the largest epoch <= the requested one; for an epoch above the
+    /// latest (or an empty cache), (LEO, last fetched epoch). When the answer's offset equals the
+    /// earliest snapshot's end offset and its epoch the requested one, the earliest snapshot id.
+    fn end_offset_for_epoch(&self, epoch: Epoch) -> OffsetAndEpoch;
+
+    /// Appends one batch written by the local leader. `batch.base_offset` must equal
+    /// `end_offset()` and its epoch must be >= the last batch's. Not durable until `flush`.
+    fn append_as_leader(&mut self, batch: Batch) -> Result<(), LogError>;
+
+    /// Appends batches received from the leader: contiguous, the first at `end_offset()`, epochs
+    /// non-decreasing. Not durable until `flush`. On error nothing is appended.
+    fn append_as_follower(&mut self, batches: Vec<Batch>) -> Result<(), LogError>;
+
+    /// Whole batches from the batch starting at `from` (a batch boundary in
+    /// `[start_offset(), end_offset()]`), in order, until about `max_bytes`; at least one batch
+    /// when any exists even if it is larger.
+    fn read(&self, from: Offset, max_bytes: usize) -> Vec<Batch>;
+
+    /// Removes every offset >= `offset` (a batch boundary, >= `start_offset()`). The removal is
+    /// durable on return. No effect when `offset >= end_offset()`.
+    fn truncate_to(&mut self, offset: Offset);
+
+    /// Makes everything appended so far durable.
+    fn flush(&mut self);
+
+    /// Id of the newest snapshot (including the bootstrap checkpoint (0, 0)), if any.
+    fn latest_snapshot_id(&self) -> Option<OffsetAndEpoch>;
+
+    /// Id of the oldest snapshot still kept, if any.
+    fn earliest_snapshot_id(&self) -> Option<OffsetAndEpoch>;
+
+    /// Parsed contents of a snapshot, if it exists.
+    fn read_snapshot(&self, id: OffsetAndEpoch) -> Option<SnapshotContents>;
+
+    /// Size in bytes of a frozen snapshot, if it exists.
+    fn snapshot_size(&self, id: OffsetAndEpoch) -> Option<u64>;
+
+    /// Up to `max_bytes` raw bytes of a frozen snapshot from `position` (< size).
+    fn read_snapshot_chunk(
+        &self,
+        id: OffsetAndEpoch,
+        position: u64,
+        max_bytes: usize,
+    ) -> Option<Vec<u8>>;
+
+    /// Writes and freezes a snapshot made locally (durable on return). The raft core has
+    /// already checked the id (<= HW, valid for the log, at a batch boundary, new).
+    fn create_snapshot(&mut self, contents: SnapshotContents) -> Result<(), LogError>;
+
+    /// Starts downloading snapshot `id` from the leader (Kafka's `createNewSnapshotUnchecked`:
+    /// a `.part` file), replacing any download in progress.
+    fn begin_snapshot_download(&mut self, id: OffsetAndEpoch);
+
+    /// The download in progress and the bytes received so far.
+    fn snapshot_download(&self) -> Option<(OffsetAndEpoch, u64)>;
+
+    /// Appends the next chunk of the download in progress.
+    fn append_snapshot_download(&mut self, bytes: &[u8]) -> Result<(), LogError>;
+
+    /// Freezes the finished download into a snapshot (fsync + rename); fails if the bytes are
+    /// not a snapshot with the expected id. Ends the download either way.
+    fn complete_snapshot_download(&mut self) -> Result<OffsetAndEpoch, LogError>;
+
+    /// Abandons the download in progress (deletes the `.part`).
+    fn abort_snapshot_download(&mut self);
+
+    /// If the latest snapshot is ahead of the log (its epoch > the last fetched epoch, or equal
+    /// with a larger offset than the LEO), empties the log and restarts it at the snapshot's end
+    /// offset, forgetting older snapshots. Durable on return. Returns whether it truncated.
+    fn truncate_to_latest_snapshot(&mut self) -> bool;
+
+    /// Moves the log start offset up to snapshot `id`'s end offset, deleting older batches and
+    /// snapshots (Kafka's `deleteBeforeSnapshot`). The caller guarantees `id.offset <= HW`.
+    /// Returns false (and changes nothing) unless `start_offset() < id.offset <= end_offset()`
+    /// and the snapshot exists.
+    fn delete_before_snapshot(&mut self, id: OffsetAndEpoch) -> bool;
+
+    /// (LEO, last fetched epoch).
+    fn end_offset_and_epoch(&self) -> OffsetAndEpoch {
+        OffsetAndEpoch::new(self.end_offset(), self.last_fetched_epoch())
+    }
+
+    /// Kafka's `validateOffsetAndEpoch`: is a fetcher at (offset, epoch) consistent with this log?
+    fn validate_offset_and_epoch(&self, offset: Offset, epoch: Epoch) -> ValidOffsetAndEpoch {
+        if self.start_offset() == 0 && offset == 0 {
+            return ValidOffsetAndEpoch::Valid(OffsetAndEpoch::new(0, 0));
+        }
+        if let Some(earliest) = self.earliest_snapshot_id() {
+            if offset < self.start_offset()
+                || (offset == self.start_offset() && epoch != earliest.epoch)
+                || epoch < earliest.epoch
+            {
+                let latest = self.latest_snapshot_id().unwrap_or(earliest);
+                return ValidOffsetAndEpoch::Snapshot(latest);
+            }
+        }
+        let end = self.end_offset_for_epoch(epoch);
+        if end.epoch != epoch || end.offset < offset {
+            ValidOffsetAndEpoch::Diverging(end)
+        } else {
+            ValidOffsetAndEpoch::Valid(OffsetAndEpoch::new(offset, epoch))
+        }
+    }
+
+    /// Kafka's `truncateToEndOffset`, for a DivergingEpoch (end offset, epoch) from the leader.
+    /// Returns the truncation offset.
+    fn truncate_to_end_offset(&mut self, end: OffsetAndEpoch) -> Offset {
+        let target = self.truncation_offset(end);
+        self.truncate_to(target);
+        target
+    }
+
+    /// Where `truncate_to_end_offset(end)` would truncate (Kafka refuses a point below the HW).
+    fn truncation_offset(&self, end: OffsetAndEpoch) -> Offset {
+        let target = if end.epoch == 0 {
+            end.offset.min(self.end_offset())
+        } else {
+            let local = self.end_offset_for_epoch(end.epoch);
+            if local.epoch == end.epoch {
+                local.offset.min(end.offset)
+            } else {
+                local.offset
+            }
+        };
+        target.max(self.start_offset())
+    }
+}

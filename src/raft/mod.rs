@@ -1,0 +1,58 @@
+//! The KRaft state machine: Kafka 4.4's raft layer (`KafkaRaftClient` and friends), sans-IO.
+//!
+//! * Inputs: requests, responses, send failures and the passing of time (`Raft::step`), plus
+//!   proposals (`Raft::propose`) and snapshot calls from the state machine.
+//! * Outputs: `Action`s — messages to send, replies, high-watermark moves, snapshot loads.
+//! * Storage: the synchronous `RaftLog` and `QuorumStateStore` traits; quorum-state is written
+//!   inside every durable transition before anything else happens.
+//! * Time is `time::Instant` passed in; randomness comes from the seeded `time::Rng`.
+//!
+//! Roles (`role.rs`) are one type each; every role change goes through `transition.rs`.
+//! Concerns are split by file: elections (`election.rs`), BeginQuorumEpoch/EndQuorumEpoch
+//! (`quorum_epoch.rs`), replication (`fetch_leader.rs`, `fetch_follower.rs`), snapshots
+//! (`snapshot.rs`), DescribeQuorum (`describe.rs`). `convert/` maps the domain messages of
+//! `msg.rs` to and from the generated wire types. `sim/` is the deterministic cluster harness
+//! used by the scenario transcripts and the randomized simulation.
+
+mod common;
+pub mod config;
+pub mod convert;
+mod describe;
+mod election;
+mod fetch_follower;
+mod fetch_leader;
+mod invariants;
+pub mod leader;
+pub mod log;
+pub mod mem_log;
+pub mod msg;
+mod node;
+mod quorum_epoch;
+pub mod quorum_state;
+pub mod requests;
+pub mod role;
+pub mod sim;
+mod snapshot;
+pub mod time;
+mod transition;
+pub mod types;
+pub mod voters;
+
+#[cfg(test)]
+mod tests;
+
+pub use config::RaftConfig;
+pub use fetch_leader::ParkedFetch;
+pub use log::{
+    Batch, ControlRecord, LogError, RaftLog, Records, SnapshotContents, ValidOffsetAndEpoch,
+};
+pub use mem_log::MemLog;
+pub use msg::{ApiKind, CorrelationId, Request, RequestId, Response};
+pub use node::{Action, Input, ProposeError, Raft};
+pub use quorum_state::{ElectionState, MemQuorumStateStore, QuorumStateStore};
+pub use role::Role;
+pub use snapshot::SnapshotError;
+pub use time::{Instant, Rng};
+pub use types::{
+    Endpoints, Epoch, HostPort, NodeId, Offset, OffsetAndEpoch, ReplicaKey, VoterNode, VoterSet,
+};

@@ -1,0 +1,439 @@
+//! `Raft`: the sans-IO KRaft node. Inputs are requests, responses and the passing of time;
+//! outputs are `Action`s. The log and the quorum-state store are synchronous traits.
+
+use super::config::RaftConfig;
+use super::log::RaftLog;
+use super::msg::{CorrelationId, Request, RequestId, Response};
+use super::quorum_state::{ElectionState, QuorumStateStore};
+use super::requests::RequestManager;
+use super::role::{
+    CandidateState, EpochElection, FollowerState, ResignedState, Role, UnattachedState,
+};
+use super::time::{random_election_timeout, Instant, Rng};
+use super::types::{
+    Endpoints, Epoch, HostPort, NodeId, Offset, OffsetAndEpoch, ReplicaKey, VoterSet,
+};
+use super::voters::ControlState;
+use crate::protocol::errors::ErrorCode;
+
+/// Something that happened to the node.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Input {
+    /// Time passed; only timers run.
+    Tick,
+    /// An inbound request; `listener` is the listener it arrived on (`None` = default).
+    Request {
+        id: RequestId,
+        listener: Option<String>,
+        request: Request,
+    },
+    /// The response to an outbound request.
+    Response {
+        from: NodeId,
+        corr: CorrelationId,
+        response: Response,
+    },
+    /// The driver could not get a response for request `corr` to `to` (Kafka's synthetic
+    /// responses): disconnect or timeout -> `BROKER_NOT_AVAILABLE`, authentication ->
+    /// `NETWORK_EXCEPTION`, no common version -> `UNSUPPORTED_VERSION`.
+    SendFailed {
+        to: NodeId,
+        corr: CorrelationId,
+        error: ErrorCode,
+    },
+}
+
+/// An effect for the driver, to be carried out in order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// Send a request to `to` at `address` (unknown only for ids without endpoints).
+    Send {
+        to: NodeId,
+        address: Option<HostPort>,
+        corr: CorrelationId,
+        request: Request,
+    },
+    /// Answer inbound request `id`.
+    Respond { id: RequestId, response: Response },
+    /// The high watermark moved up: every offset below it is committed. Never decreases.
+    HighWatermark(Offset),
+    /// The log now starts at this downloaded snapshot: the state machine must load it.
+    LoadSnapshot(OffsetAndEpoch),
+    /// The role changed (informational: listeners, metrics, transcripts).
+    RoleChanged {
+        epoch: Epoch,
+        role: &'static str,
+        leader: Option<NodeId>,
+        voted: Option<ReplicaKey>,
+    },
+    /// Java would throw here; the node must stop. Nothing is processed afterwards.
+    Fatal(String),
+}
+
+/// Why a proposal was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProposeError {
+    #[error("not the leader (epoch {epoch}, leader {leader:?})")]
+    NotLeader {
+        epoch: Epoch,
+        leader: Option<NodeId>,
+    },
+    #[error("empty proposal")]
+    Empty,
+    #[error("log refused the append: {0}")]
+    Log(String),
+}
+
+/// The KRaft node. `L` is the metadata log, `S` the quorum-state store.
+pub struct Raft<L: RaftLog, S: QuorumStateStore> {
+    pub(super) cfg: RaftConfig,
+    /// (node id, directory id); `None` for a node without id (observer only).
+    pub(super) local: Option<ReplicaKey>,
+    pub(super) log: L,
+    pub(super) store: S,
+    pub(super) rng: Rng,
+    pub(super) role: Role,
+    /// Counts role changes; a poll loops while it moves.
+    pub(super) transitions: u64,
+    pub(super) control: ControlState,
+    /// Offsets below it are committed. Invariant: <= the log end offset; monotonic except that a
+    /// new leader starts unknown (`None`) and re-establishes it at a value >= the old one.
+    pub(super) high_watermark: Option<Offset>,
+    /// The largest HW ever reported through `Action::HighWatermark` (monotonicity check).
+    pub(super) reported_hw: Option<Offset>,
+    pub(super) requests: RequestManager,
+    /// Long-polling Fetches (Kafka's fetch purgatory). Invariant: empty unless Leader.
+    pub(super) parked: Vec<super::fetch_leader::ParkedFetch>,
+    pub(super) out: Vec<Action>,
+    pub(super) next_deadline: Instant,
+    pub(super) fatal: Option<String>,
+    /// The last `now` seen (time must not go back).
+    pub(super) now: Instant,
+    /// Set by `begin_shutdown`: the deadline of a graceful shutdown (Kafka's `GracefulShutdown`).
+    pub(super) shutdown: Option<Instant>,
+}
+
+impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
+    /// Opens the node (Kafka's `KafkaRaftClient.initialize` + `QuorumState.initialize`): brings
+    /// the log in line with its latest snapshot, rebuilds the voter history, reads quorum-state,
+    /// picks the initial role and writes it back. Actions produced (e.g. a single voter
+    /// electing itself) wait in `take_actions()`.
+    pub fn new(cfg: RaftConfig, mut log: L, store: S, now: Instant) -> Self {
+        let local = cfg
+            .node_id
+            .map(|id| ReplicaKey::new(id, super::types::uuid_opt(cfg.directory_id)));
+        let static_voters = VoterSet::from_static(&cfg.default_listener, &cfg.static_voters);
+        let mut control = ControlState::new(static_voters);
+        log.truncate_to_latest_snapshot();
+        if let Some(s) = log
+            .latest_snapshot_id()
+            .and_then(|id| log.read_snapshot(id))
+        {
+            control.load_snapshot(&s);
+        }
+        for b in log.read(log.start_offset(), usize::MAX) {
+            control.apply_batch(&b);
+        }
+        let requests = RequestManager::new(cfg.request_timeout, cfg.retry_backoff);
+        let rng = Rng::new(cfg.seed);
+        let placeholder = Role::Unattached(UnattachedState {
+            epoch: 0,
+            leader_id: None,
+            voted_key: None,
+            election_deadline: Instant::NEVER,
+        });
+        let mut raft = Raft {
+            cfg,
+            local,
+            log,
+            store,
+            rng,
+            role: placeholder,
+            transitions: 0,
+            control,
+            high_watermark: None,
+            reported_hw: None,
+            requests,
+            parked: Vec::new(),
+            out: Vec::new(),
+            next_deadline: now,
+            fatal: None,
+            now,
+            shutdown: None,
+        };
+        raft.initialize(now);
+        raft.poll(now);
+        raft
+    }
+
+    fn initialize(&mut self, now: Instant) {
+        let election = self
+            .store
+            .read()
+            .unwrap_or_else(|| ElectionState::unknown(0));
+        let log_epoch = self.log.last_fetched_epoch();
+        let local = self.local;
+        let is_voter = self.is_voter();
+        let timeout = if is_voter {
+            now.plus_millis(random_election_timeout(
+                &mut self.rng,
+                self.cfg.election_timeout,
+            ))
+        } else {
+            Instant::NEVER
+        };
+        let unattached = |epoch, leader_id, voted_key| {
+            Role::Unattached(UnattachedState {
+                epoch,
+                leader_id,
+                voted_key,
+                election_deadline: timeout,
+            })
+        };
+        let role = if election.epoch < log_epoch {
+            unattached(log_epoch, None, None)
+        } else if local.is_some() && election.leader_id == local.map(|k| k.id) {
+            // A restarted leader neither votes nor leads again in its epoch.
+            Role::Resigned(ResignedState {
+                epoch: election.epoch,
+                election_deadline: now.plus_millis(random_election_timeout(
+                    &mut self.rng,
+                    self.cfg.election_timeout,
+                )),
+                unacked_voters: Default::default(),
+                preferred_successors: Vec::new(),
+            })
+        } else if let (Some(l), Some(v)) = (local, election.voted_key) {
+            if v.id == l.id
+                && (v.directory_id.is_none() || v.directory_id == l.directory_id)
+                && is_voter
+            {
+                Role::Candidate(CandidateState {
+                    epoch: election.epoch,
+                    election: EpochElection::new(self.voters().ids(), l.id),
+                    election_deadline: timeout,
+                })
+            } else {
+                unattached(election.epoch, None, Some(v))
+            }
+        } else if let Some(v) = election.voted_key {
+            unattached(election.epoch, None, Some(v))
+        } else if let Some(leader) = election.leader_id {
+            let endpoints = self.voters().listeners(leader);
+            if endpoints.is_empty() || Some(leader) == local.map(|k| k.id) {
+                unattached(election.epoch, Some(leader), None)
+            } else {
+                self.new_follower(election.epoch, leader, endpoints, None, now)
+            }
+        } else {
+            unattached(election.epoch, None, None)
+        };
+        self.transition(now, role, true);
+        if self.is_only_voter()
+            && matches!(
+                self.role,
+                Role::Unattached(_) | Role::Follower(_) | Role::Resigned(_)
+            )
+        {
+            self.transition_to_prospective(now);
+        } else if matches!(self.role, Role::Candidate(_)) {
+            self.maybe_become_leader(now);
+        }
+    }
+
+    pub(super) fn new_follower(
+        &mut self,
+        epoch: Epoch,
+        leader_id: NodeId,
+        leader_endpoints: Endpoints,
+        voted_key: Option<ReplicaKey>,
+        now: Instant,
+    ) -> Role {
+        Role::Follower(FollowerState {
+            epoch,
+            leader_id,
+            leader_endpoints,
+            voted_key,
+            fetch_deadline: now + self.cfg.fetch_timeout,
+            has_fetched_from_leader: false,
+            fetching_snapshot: None,
+        })
+    }
+
+    /// Handles one input, then runs the timers. Returns the actions to carry out, in order.
+    pub fn step(&mut self, now: Instant, input: Input) -> Vec<Action> {
+        if self.fatal.is_none() {
+            self.advance_time(now);
+            match input {
+                Input::Tick => {}
+                Input::Request {
+                    id,
+                    listener,
+                    request,
+                } => self.handle_request(now, id, listener, request),
+                Input::Response {
+                    from,
+                    corr,
+                    response,
+                } => self.handle_response(now, from, corr, response),
+                Input::SendFailed { to, corr, error } => {
+                    if let Some(api) = self.requests.in_flight_api(to, corr) {
+                        self.handle_response(now, to, corr, Response::top_level_error(api, error));
+                    }
+                }
+            }
+            self.poll(now);
+        }
+        self.take_actions()
+    }
+
+    fn advance_time(&mut self, now: Instant) {
+        debug_assert!(now >= self.now, "time went back: {} < {}", now, self.now);
+        self.now = self.now.max(now);
+    }
+
+    /// Drains the pending actions.
+    pub fn take_actions(&mut self) -> Vec<Action> {
+        #[cfg(any(test, debug_assertions))]
+        if self.fatal.is_none() {
+            if let Err(e) = self.check_invariants() {
+                panic!("raft invariant broken on node {:?}: {e}", self.local_id());
+            }
+        }
+        std::mem::take(&mut self.out)
+    }
+
+    /// When `step(now, Input::Tick)` must next be called, at the latest.
+    pub fn next_deadline(&self) -> Instant {
+        self.next_deadline
+    }
+
+    pub(super) fn poll(&mut self, now: Instant) {
+        if self.fatal.is_some() {
+            return;
+        }
+        self.expire_parked_fetches(now);
+        for _ in 0..8 {
+            let before = self.transitions;
+            match &self.role {
+                Role::Leader(_) => self.poll_leader(now),
+                Role::Candidate(_) => self.poll_candidate(now),
+                Role::Prospective(_) => self.poll_prospective(now),
+                Role::Follower(_) => self.poll_follower(now),
+                Role::Unattached(_) => self.poll_unattached(now),
+                Role::Resigned(_) => self.poll_resigned(now),
+            }
+            if self.transitions == before || self.fatal.is_some() {
+                break;
+            }
+        }
+        self.next_deadline = self.compute_next_deadline(now);
+    }
+
+    fn compute_next_deadline(&self, now: Instant) -> Instant {
+        let role = match &self.role {
+            // Shutting down, only requests (and parked fetches) have timers left.
+            _ if self.shutdown.is_some() => Instant::NEVER,
+            Role::Unattached(s) => s.election_deadline,
+            Role::Prospective(s) => s.election_deadline,
+            Role::Candidate(s) => s.election_deadline,
+            Role::Leader(s) => s.check_quorum_deadline().min(s.begin_quorum_deadline),
+            // An observer past its fetch timeout keeps asking bootstrap servers (request timers).
+            Role::Follower(s) if s.fetch_deadline <= now && !self.is_voter() => Instant::NEVER,
+            Role::Follower(s) => s.fetch_deadline,
+            Role::Resigned(s) => s.election_deadline,
+        };
+        let parked = self
+            .parked
+            .iter()
+            .map(|p| p.deadline)
+            .min()
+            .unwrap_or(Instant::NEVER);
+        role.min(parked)
+            .min(self.requests.next_change(now))
+            .max(now)
+    }
+
+    /// Records a fatal condition (Java would throw); the node stops.
+    pub(super) fn fail(&mut self, why: String) {
+        if self.fatal.is_none() {
+            self.out.push(Action::Fatal(why.clone()));
+            self.fatal = Some(why);
+        }
+    }
+
+    pub(super) fn send(
+        &mut self,
+        now: Instant,
+        to: NodeId,
+        address: Option<HostPort>,
+        request: Request,
+    ) {
+        let corr = self.requests.on_send(to, request.api(), now);
+        self.out.push(Action::Send {
+            to,
+            address,
+            corr,
+            request,
+        });
+    }
+
+    // ---- accessors ----
+
+    pub fn role(&self) -> &Role {
+        &self.role
+    }
+    pub fn epoch(&self) -> Epoch {
+        self.role.epoch()
+    }
+    pub fn local_id(&self) -> Option<NodeId> {
+        self.local.map(|k| k.id)
+    }
+    pub fn leader_id(&self) -> Option<NodeId> {
+        self.role.leader_id(self.local_id())
+    }
+    pub fn is_leader(&self) -> bool {
+        matches!(self.role, Role::Leader(_))
+    }
+    /// The leader's epoch start offset (its LeaderChange record), when leading.
+    pub fn leader_epoch_start_offset(&self) -> Option<Offset> {
+        match &self.role {
+            Role::Leader(l) => Some(l.epoch_start_offset),
+            _ => None,
+        }
+    }
+    pub fn high_watermark(&self) -> Option<Offset> {
+        self.high_watermark
+    }
+    pub fn log(&self) -> &L {
+        &self.log
+    }
+    pub fn store(&self) -> &S {
+        &self.store
+    }
+    pub fn config(&self) -> &RaftConfig {
+        &self.cfg
+    }
+    pub fn voters(&self) -> &VoterSet {
+        self.control.latest_voters()
+    }
+    pub fn kraft_version(&self) -> i16 {
+        self.control.kraft_version()
+    }
+    pub fn fatal_error(&self) -> Option<&str> {
+        self.fatal.as_deref()
+    }
+    /// Is the local replica a voter of the latest voter set?
+    pub fn is_voter(&self) -> bool {
+        self.local
+            .is_some_and(|k| self.control.latest_voters().is_voter(&k))
+    }
+    pub fn is_only_voter(&self) -> bool {
+        self.local
+            .is_some_and(|k| self.control.latest_voters().is_only_voter(&k))
+    }
+    /// Gives back the log and the store (e.g. to simulate a crash and restart).
+    pub fn into_parts(self) -> (L, S) {
+        (self.log, self.store)
+    }
+}

@@ -1,0 +1,84 @@
+//! Operator actions on the simulated cluster: DescribeQuorum probes and graceful stops.
+
+use super::{Cluster, Verbosity};
+use crate::raft::msg::RequestId;
+use crate::raft::node::{Action, Input};
+use crate::raft::types::NodeId;
+
+impl Cluster {
+    /// Asks node `id` for DescribeQuorum as an admin client would, and checks the answer
+    /// against the node's state: the leader describes itself and every voter, others refuse.
+    pub fn describe_quorum(&mut self, id: NodeId) -> Result<(), String> {
+        use crate::protocol::errors::ErrorCode;
+        use crate::raft::msg::{DescribeQuorumRequest, Request, Response};
+        let now = self.now;
+        let rid = RequestId(self.next_request_id);
+        self.next_request_id += 1;
+        let voters = self.opts.voters;
+        let Some(raft) = self.nodes.get_mut(&id).and_then(|n| n.raft.as_mut()) else {
+            return Ok(());
+        };
+        let request = Request::DescribeQuorum(DescribeQuorumRequest { partition_ok: true });
+        let actions = raft.step(
+            now,
+            Input::Request {
+                id: rid,
+                listener: None,
+                request,
+            },
+        );
+        let answer = actions.iter().find_map(|a| match a {
+            Action::Respond {
+                id,
+                response: Response::DescribeQuorum(d),
+            } if *id == rid => Some(d.clone()),
+            _ => None,
+        });
+        let d = answer.ok_or_else(|| format!("n{id} did not answer DescribeQuorum"))?;
+        let ok = if raft.is_leader() {
+            d.partition_error == ErrorCode::NONE
+                && d.leader_id == id
+                && d.leader_epoch == raft.epoch()
+                && d.high_watermark == raft.high_watermark().unwrap_or(-1)
+                && d.voters.len() == voters
+                && d.nodes.len() == voters
+        } else {
+            d.partition_error == ErrorCode::NOT_LEADER_OR_FOLLOWER
+        };
+        if !ok {
+            return Err(format!(
+                "n{id} ({}) answered DescribeQuorum with {d:?}",
+                raft.role()
+            ));
+        }
+        self.after_step(id, actions)
+    }
+}
+
+impl Cluster {
+    /// A graceful stop: the node starts shutting down (a leader resigns), the cluster runs until
+    /// the node says it is done (or 5 s pass), then the process exits (a crash that loses
+    /// nothing a flush did not already keep).
+    pub fn stop(&mut self, id: NodeId) -> Result<(), String> {
+        let now = self.now;
+        let Some(raft) = self.nodes.get_mut(&id).and_then(|n| n.raft.as_mut()) else {
+            return Ok(());
+        };
+        raft.begin_shutdown(now, std::time::Duration::from_secs(5));
+        let actions = raft.take_actions();
+        self.emit(Verbosity::Roles, format!("n{id}: graceful shutdown"));
+        self.after_step(id, actions)?;
+        let deadline = now.plus_millis(6000);
+        while self.now < deadline {
+            let done = self
+                .raft(id)
+                .is_some_and(|r| r.is_shutdown_complete(self.now));
+            if done {
+                break;
+            }
+            self.run_for(10)?;
+        }
+        self.crash(id);
+        Ok(())
+    }
+}

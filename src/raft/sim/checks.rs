@@ -1,0 +1,219 @@
+//! Cluster-wide invariants, checked after every simulated event (Kafka's
+//! `RaftEventSimulationTest` invariants): single leader per epoch, monotonic epochs, monotonic
+//! leader high watermark, the high watermark present on a majority, consistent committed data
+//! and snapshots, the snapshot at the log start.
+
+use std::collections::BTreeMap;
+
+use crate::raft::log::{Batch, RaftLog, ValidOffsetAndEpoch};
+use crate::raft::mem_log::MemLog;
+use crate::raft::quorum_state::{MemQuorumStateStore, QuorumStateStore};
+use crate::raft::types::{Epoch, NodeId, Offset, OffsetAndEpoch};
+
+/// FNV-1a.
+pub fn digest(bytes: &[u8], mut h: u64) -> u64 {
+    if h == 0 {
+        h = 0xcbf2_9ce4_8422_2325;
+    }
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+fn batch_digest(b: &Batch) -> u64 {
+    digest(format!("{:?}|{:?}", b.epoch, b.records).as_bytes(), 0)
+}
+
+/// One node's state as the checker sees it (live or down).
+pub struct NodeView<'a> {
+    pub id: NodeId,
+    pub is_voter: bool,
+    pub log: &'a MemLog,
+    pub store: &'a MemQuorumStateStore,
+    /// Live nodes: their HW and whether they are the leader.
+    pub high_watermark: Option<Offset>,
+    pub leader_epoch: Option<Epoch>,
+}
+
+#[derive(Debug, Default)]
+pub struct Checker {
+    leaders: BTreeMap<Epoch, NodeId>,
+    epochs: BTreeMap<NodeId, Epoch>,
+    /// Largest HW any leader reported (MonotonicHighWatermark).
+    max_leader_hw: Option<Offset>,
+    /// The newest epoch in which a leader was seen.
+    max_leader_epoch: Option<Epoch>,
+    /// Committed batches seen so far, by base offset: (last offset, epoch, digest).
+    committed: BTreeMap<Offset, (Offset, Epoch, u64)>,
+    verified_below: BTreeMap<NodeId, Offset>,
+    snapshots: BTreeMap<OffsetAndEpoch, u64>,
+    /// (node, snapshot) pairs already compared.
+    snapshots_checked: std::collections::BTreeSet<(NodeId, OffsetAndEpoch)>,
+}
+
+impl Checker {
+    pub fn check(&mut self, nodes: &[NodeView<'_>]) -> Result<(), String> {
+        for n in nodes {
+            self.check_election_state(n)?;
+            self.check_log(n)?;
+            self.check_committed(n)?;
+        }
+        self.check_leader_hw(nodes)?;
+        self.check_majority_has_hw(nodes)
+    }
+
+    /// MonotonicHighWatermark: the HW of the newest leader never goes back.
+    fn check_leader_hw(&mut self, nodes: &[NodeView<'_>]) -> Result<(), String> {
+        let newest = nodes
+            .iter()
+            .filter(|n| n.leader_epoch.is_some())
+            .max_by_key(|n| n.leader_epoch);
+        // A deposed leader (of an epoch below the newest one ever seen) does not count.
+        let newest = newest.filter(|n| n.leader_epoch >= self.max_leader_epoch);
+        if let Some(n) = newest {
+            self.max_leader_epoch = n.leader_epoch;
+            if let Some(hw) = n.high_watermark {
+                if self.max_leader_hw.is_some_and(|m| hw < m) {
+                    return Err(format!(
+                        "MonotonicHighWatermark: leader {} reports {hw} after {:?}",
+                        n.id, self.max_leader_hw
+                    ));
+                }
+                self.max_leader_hw = Some(hw);
+            }
+        }
+        Ok(())
+    }
+
+    fn check_election_state(&mut self, n: &NodeView<'_>) -> Result<(), String> {
+        let Some(e) = n.store.read() else {
+            return Ok(());
+        };
+        let prev = self.epochs.insert(n.id, e.epoch).unwrap_or(0);
+        if e.epoch < prev {
+            return Err(format!(
+                "MonotonicEpoch: node {} went from epoch {prev} to {}",
+                n.id, e.epoch
+            ));
+        }
+        if let Some(l) = e.leader_id {
+            let known = *self.leaders.entry(e.epoch).or_insert(l);
+            if known != l {
+                return Err(format!(
+                    "SingleLeader: epoch {} has leaders {known} and {l} (node {})",
+                    e.epoch, n.id
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_log(&mut self, n: &NodeView<'_>) -> Result<(), String> {
+        let log = n.log;
+        let start = log.start_offset();
+        if let Some(earliest) = log.earliest_snapshot_id() {
+            if start > 0 && earliest.offset != start {
+                return Err(format!(
+                    "SnapshotAtLogStart: node {} starts at {start}, earliest snapshot {earliest}",
+                    n.id
+                ));
+            }
+            if earliest.offset < start {
+                return Err(format!(
+                    "SnapshotAtLogStart: node {} snapshot {earliest} below log start {start}",
+                    n.id
+                ));
+            }
+            if earliest != OffsetAndEpoch::new(0, 0) {
+                if let ValidOffsetAndEpoch::Diverging(d) =
+                    log.validate_offset_and_epoch(earliest.offset, earliest.epoch)
+                {
+                    return Err(format!(
+                        "SnapshotAtLogStart: node {} earliest snapshot {earliest} diverges at {d}",
+                        n.id
+                    ));
+                }
+            }
+        } else if start > 0 {
+            return Err(format!(
+                "SnapshotAtLogStart: node {} starts at {start} without a snapshot",
+                n.id
+            ));
+        }
+        for id in log.snapshot_ids() {
+            if id == OffsetAndEpoch::new(0, 0) || !self.snapshots_checked.insert((n.id, id)) {
+                continue;
+            }
+            let Some(s) = log.read_snapshot(id) else {
+                return Err(format!("node {} cannot read snapshot {id}", n.id));
+            };
+            let d = s.data.iter().fold(0, |h, v| digest(v, h));
+            let known = *self.snapshots.entry(id).or_insert(d);
+            if known != d {
+                return Err(format!(
+                    "ConsistentCommittedData: snapshot {id} differs on node {}",
+                    n.id
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_committed(&mut self, n: &NodeView<'_>) -> Result<(), String> {
+        let Some(hw) = n.high_watermark else {
+            return Ok(());
+        };
+        let from = self
+            .verified_below
+            .get(&n.id)
+            .copied()
+            .unwrap_or(0)
+            .max(n.log.start_offset());
+        if from >= hw {
+            return Ok(());
+        }
+        let mut next = from;
+        let batches = n.log.batches();
+        let first = batches.partition_point(|b| b.next_offset() <= from);
+        for b in &batches[first..] {
+            if b.last_offset() >= hw {
+                break;
+            }
+            let mine = (b.last_offset(), b.epoch, batch_digest(b));
+            let known = *self.committed.entry(b.base_offset).or_insert(mine);
+            if known != mine {
+                return Err(format!(
+                    "ConsistentCommittedData: node {} has {b} at {} but another node committed {:?}",
+                    n.id, b.base_offset, known
+                ));
+            }
+            next = b.next_offset();
+        }
+        self.verified_below.insert(n.id, next);
+        Ok(())
+    }
+
+    /// MajorityReachedHighWatermark: a majority of voters hold the leader's HW durably.
+    fn check_majority_has_hw(&self, nodes: &[NodeView<'_>]) -> Result<(), String> {
+        let voters: Vec<&NodeView<'_>> = nodes.iter().filter(|n| n.is_voter).collect();
+        for leader in nodes.iter().filter(|n| n.leader_epoch.is_some()) {
+            let Some(hw) = leader.high_watermark else {
+                continue;
+            };
+            let holding = voters
+                .iter()
+                .filter(|v| v.log.flushed_end_offset() >= hw)
+                .count();
+            if holding < voters.len() / 2 + 1 {
+                return Err(format!(
+                    "MajorityReachedHighWatermark: leader {} HW {hw} is durable on only {holding} of {} voters",
+                    leader.id,
+                    voters.len()
+                ));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,435 @@
+//! The cluster's event loop: deliver messages and fire timers in time order, carry out each
+//! node's actions, run the state machines, and check every invariant after every event.
+
+use super::checks::NodeView;
+use super::network::Envelope;
+use super::{node_of, trace, Cluster, Verbosity};
+use crate::raft::log::RaftLog;
+use crate::raft::msg::RequestId;
+use crate::raft::node::{Action, Input};
+use crate::raft::role::Role;
+use crate::raft::time::Instant;
+use crate::raft::types::{NodeId, Offset};
+
+impl Cluster {
+    /// The time of the next delivery or timer.
+    pub fn next_event(&self) -> Instant {
+        let timers = self
+            .nodes
+            .values()
+            .filter_map(|n| n.raft.as_ref().map(|r| r.next_deadline()))
+            .min();
+        self.net
+            .next_delivery()
+            .unwrap_or(Instant::NEVER)
+            .min(timers.unwrap_or(Instant::NEVER))
+    }
+
+    /// Processes every event due up to `until`, then moves the clock to `until`.
+    pub fn run_until(&mut self, until: Instant) -> Result<(), String> {
+        let mut spins = 0u32;
+        loop {
+            let next = self.next_event();
+            if next > until {
+                break;
+            }
+            if next <= self.now {
+                spins += 1;
+                if spins > 10_000 {
+                    return Err(format!("livelock at t={}", self.now));
+                }
+            } else {
+                spins = 0;
+                self.now = next;
+            }
+            self.guarded(|c| c.process_due())?;
+        }
+        self.now = self.now.max(until);
+        Ok(())
+    }
+
+    /// Runs `f`, turning a panic (a broken per-node invariant) into an error so that the
+    /// caller still has the transcript.
+    pub fn guarded<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, String>,
+    ) -> Result<T, String> {
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(self))) {
+            Ok(r) => r,
+            Err(p) => {
+                let msg = p
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_else(|| "panic".into());
+                Err(format!("t={}: panicked: {msg}", self.now))
+            }
+        }
+    }
+
+    pub fn run_for(&mut self, ms: u64) -> Result<(), String> {
+        self.run_until(self.now.plus_millis(ms))
+    }
+
+    fn process_due(&mut self) -> Result<(), String> {
+        if let Some(env) = self.net.pop_due(self.now) {
+            return self.deliver(env);
+        }
+        let due: Vec<NodeId> = self
+            .nodes
+            .values()
+            .filter(|n| {
+                n.raft
+                    .as_ref()
+                    .is_some_and(|r| r.next_deadline() <= self.now)
+            })
+            .map(|n| n.id)
+            .collect();
+        for id in due {
+            let now = self.now;
+            if let Some(raft) = self.nodes.get_mut(&id).and_then(|n| n.raft.as_mut()) {
+                let actions = raft.step(now, Input::Tick);
+                self.after_step(id, actions)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn deliver(&mut self, env: Envelope) -> Result<(), String> {
+        let now = self.now;
+        match env {
+            Envelope::Failed {
+                to,
+                via,
+                corr,
+                error,
+            } => {
+                let Some(raft) = self.nodes.get_mut(&to).and_then(|n| n.raft.as_mut()) else {
+                    return Ok(());
+                };
+                let actions = raft.step(
+                    now,
+                    Input::SendFailed {
+                        to: via,
+                        corr,
+                        error,
+                    },
+                );
+                self.emit(
+                    Verbosity::Messages,
+                    format!("n{to}: send to n{via} failed: {}", error.name()),
+                );
+                self.after_step(to, actions)
+            }
+            Envelope::Request {
+                from,
+                to,
+                via,
+                corr,
+                request,
+            } => {
+                if !self.nodes.get(&to).is_some_and(|n| n.is_up()) {
+                    return Ok(());
+                }
+                if self.opts.verbosity >= Verbosity::Messages {
+                    let line = format!("n{to} <- n{from}: {}", trace::request(&request));
+                    self.emit(Verbosity::Messages, line);
+                }
+                let id = RequestId(self.next_request_id);
+                self.next_request_id += 1;
+                let node = self.nodes.get_mut(&to).expect("node");
+                node.pending.insert(id, (from, via, corr));
+                let raft = node.raft.as_mut().expect("up");
+                let actions = raft.step(
+                    now,
+                    Input::Request {
+                        id,
+                        listener: None,
+                        request,
+                    },
+                );
+                self.after_step(to, actions)
+            }
+            Envelope::Response {
+                from,
+                to,
+                via,
+                corr,
+                response,
+            } => {
+                if !self.nodes.get(&to).is_some_and(|n| n.is_up()) {
+                    return Ok(());
+                }
+                if self.opts.verbosity >= Verbosity::Messages {
+                    let line = format!("n{to} <- n{from}: {}", trace::response(&response));
+                    self.emit(Verbosity::Messages, line);
+                }
+                let raft = self
+                    .nodes
+                    .get_mut(&to)
+                    .and_then(|n| n.raft.as_mut())
+                    .expect("up");
+                let actions = raft.step(
+                    now,
+                    Input::Response {
+                        from: via,
+                        corr,
+                        response,
+                    },
+                );
+                self.after_step(to, actions)
+            }
+        }
+    }
+
+    /// Carries out a node's actions, runs its state machine, checks the invariants.
+    pub(super) fn after_step(
+        &mut self,
+        id: NodeId,
+        mut actions: Vec<Action>,
+    ) -> Result<(), String> {
+        if let Some(raft) = self.nodes.get_mut(&id).and_then(|n| n.raft.as_mut()) {
+            actions.extend(raft.take_actions());
+        }
+        for a in actions {
+            self.carry_out(id, a)?;
+        }
+        let every = self.opts.snapshot_every;
+        let node = self.nodes.get_mut(&id).expect("node");
+        if let Some(raft) = node.raft.as_mut() {
+            // A leader's state machine "claims" leadership once it applied past the epoch start
+            // (Kafka fires handleLeaderChange then); after that it must never need a snapshot.
+            let claimed = raft.is_leader() && node.sm.claimed_epoch == Some(raft.epoch());
+            let applied = node.sm.catch_up(raft, every);
+            if let Some(start) = raft.leader_epoch_start_offset() {
+                if node.sm.next_offset > start {
+                    node.sm.claimed_epoch = Some(raft.epoch());
+                }
+            }
+            if let Some(s) = applied.loaded_snapshot {
+                self.emit(
+                    Verbosity::Roles,
+                    format!("n{id}: state machine loads snapshot {s}"),
+                );
+                if claimed {
+                    return Err(format!(
+                        "LeaderNeverLoadSnapshot: leader n{id} loaded snapshot {s}"
+                    ));
+                }
+            }
+        }
+        self.check()
+    }
+
+    fn carry_out(&mut self, id: NodeId, action: Action) -> Result<(), String> {
+        let now = self.now;
+        match action {
+            Action::Send {
+                to,
+                address,
+                corr,
+                request,
+            } => {
+                let target = address
+                    .as_ref()
+                    .and_then(node_of)
+                    .or((to >= 0).then_some(to));
+                if let Some(target) = target.filter(|t| self.nodes.contains_key(t)) {
+                    let env = match self.opts.wire.as_ref().map(|w| w.pass_request(&request)) {
+                        None => Envelope::Request {
+                            from: id,
+                            to: target,
+                            via: to,
+                            corr,
+                            request,
+                        },
+                        Some(Ok(request)) => Envelope::Request {
+                            from: id,
+                            to: target,
+                            via: to,
+                            corr,
+                            request,
+                        },
+                        Some(Err(error)) => Envelope::Failed {
+                            to: id,
+                            via: to,
+                            corr,
+                            error,
+                        },
+                    };
+                    self.net.send(now, env, &mut self.rng);
+                }
+            }
+            Action::Respond { id: rid, response } => {
+                let node = self.nodes.get_mut(&id).expect("node");
+                if let Some((requester, via, corr)) = node.pending.remove(&rid) {
+                    let response = match self.opts.wire.as_ref() {
+                        Some(w) => w.pass_response(&response)?,
+                        None => response,
+                    };
+                    let env = Envelope::Response {
+                        from: id,
+                        to: requester,
+                        via,
+                        corr,
+                        response,
+                    };
+                    self.net.send(now, env, &mut self.rng);
+                }
+            }
+            Action::HighWatermark(hw) => {
+                self.emit(Verbosity::Messages, format!("n{id}: high watermark {hw}"))
+            }
+            Action::LoadSnapshot(s) => self.emit(
+                Verbosity::Roles,
+                format!("n{id}: log replaced by snapshot {s}"),
+            ),
+            Action::RoleChanged {
+                epoch,
+                role,
+                leader,
+                voted,
+            } => {
+                let mut new = format!("{role}(e{epoch}");
+                if let Some(l) = leader.filter(|l| *l != id) {
+                    new += &format!(" leader={l}");
+                }
+                if let Some(v) = voted {
+                    new += &format!(" voted={}", v.id);
+                }
+                new += ")";
+                let node = self.nodes.get_mut(&id).expect("node");
+                let old = std::mem::replace(&mut node.last_role, new.clone());
+                if old != new {
+                    self.emit(Verbosity::Roles, format!("n{id}: {old} -> {new}"));
+                }
+            }
+            Action::Fatal(why) => return Err(format!("n{id} fatal: {why}")),
+        }
+        Ok(())
+    }
+
+    /// Checks every cluster invariant now.
+    pub fn check(&mut self) -> Result<(), String> {
+        let views: Vec<NodeView<'_>> = self
+            .nodes
+            .values()
+            .map(|n| NodeView {
+                id: n.id,
+                is_voter: n.is_voter,
+                log: n.log(),
+                store: n.store(),
+                high_watermark: n.raft.as_ref().and_then(|r| r.high_watermark()),
+                leader_epoch: n.raft.as_ref().filter(|r| r.is_leader()).map(|r| r.epoch()),
+            })
+            .collect();
+        let result = self.checker.check(&views);
+        result.map_err(|e| format!("t={}: {e}", self.now))
+    }
+
+    /// Proposes the next value on the current leader; its offset if taken.
+    pub fn propose(&mut self) -> Result<Option<Offset>, String> {
+        let Some(l) = self.leader() else {
+            return Ok(None);
+        };
+        let value = self.next_value;
+        let now = self.now;
+        let raft = self
+            .nodes
+            .get_mut(&l)
+            .and_then(|n| n.raft.as_mut())
+            .expect("leader is up");
+        match raft.propose(now, vec![value.to_be_bytes().to_vec()]) {
+            Ok(offset) => {
+                self.next_value += 1;
+                self.proposed += 1;
+                let actions = raft.take_actions();
+                self.emit(
+                    Verbosity::Messages,
+                    format!("n{l}: propose v{value} at offset {offset}"),
+                );
+                self.after_step(l, actions)?;
+                Ok(Some(offset))
+            }
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// Asks the leader to resign (graceful: EndQuorumEpoch to its voters).
+    pub fn resign(&mut self) -> Result<(), String> {
+        let Some(l) = self.leader() else {
+            return Ok(());
+        };
+        let now = self.now;
+        self.emit(Verbosity::Roles, format!("n{l}: resign"));
+        let raft = self
+            .nodes
+            .get_mut(&l)
+            .and_then(|n| n.raft.as_mut())
+            .expect("leader is up");
+        raft.resign(now);
+        let actions = raft.take_actions();
+        self.after_step(l, actions)
+    }
+
+    /// Moves a node's log start to its latest snapshot (retention), if allowed.
+    pub fn clean_log(&mut self, id: NodeId) -> Result<(), String> {
+        let Some(raft) = self.nodes.get_mut(&id).and_then(|n| n.raft.as_mut()) else {
+            return Ok(());
+        };
+        let Some(latest) = raft.log().latest_snapshot_id() else {
+            return Ok(());
+        };
+        if raft.delete_before_snapshot(latest) {
+            let actions = raft.take_actions();
+            self.emit(
+                Verbosity::Roles,
+                format!("n{id}: log start moves to snapshot {latest}"),
+            );
+            self.after_step(id, actions)?;
+        }
+        Ok(())
+    }
+
+    /// `None` once one leader is followed by every live voter and every live node's log and
+    /// high watermark equal the leader's; else what is still missing.
+    pub fn not_converged(&self) -> Option<String> {
+        let Some(l) = self.leader() else {
+            return Some("no leader".into());
+        };
+        let leader = self.raft(l).expect("up");
+        let (epoch, end) = (leader.epoch(), leader.log().end_offset());
+        if leader.high_watermark() != Some(end) {
+            return Some(format!(
+                "leader n{l} HW {:?} below its end offset {end}",
+                leader.high_watermark()
+            ));
+        }
+        for n in self.nodes.values() {
+            let Some(r) = n.raft.as_ref() else {
+                return Some(format!("n{} is down", n.id));
+            };
+            if n.id == l {
+                continue;
+            }
+            match r.role() {
+                Role::Follower(f) if f.epoch == epoch && f.leader_id == l => {}
+                other => {
+                    return Some(format!(
+                        "n{} is {other}, not a follower of n{l} in e{epoch}",
+                        n.id
+                    ))
+                }
+            }
+            if r.log().end_offset() != end || r.high_watermark() != Some(end) {
+                return Some(format!(
+                    "n{} at end {} HW {:?}, leader at {end}",
+                    n.id,
+                    r.log().end_offset(),
+                    r.high_watermark()
+                ));
+            }
+        }
+        None
+    }
+}

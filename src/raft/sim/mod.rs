@@ -1,0 +1,305 @@
+//! A deterministic in-memory cluster for scenario transcripts and randomized simulation: nodes
+//! are `Raft<MemLog, MemQuorumStateStore>` with a replicated list of values on top, connected
+//! by a simulated network, driven by a manual clock. The same seed gives the same trace.
+
+mod admin;
+pub mod chaos;
+pub mod checks;
+mod engine;
+pub mod network;
+pub mod state_machine;
+pub mod trace;
+pub mod wire;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use crate::protocol::codec::Uuid;
+use crate::raft::config::RaftConfig;
+use crate::raft::mem_log::MemLog;
+use crate::raft::msg::{CorrelationId, RequestId};
+use crate::raft::quorum_state::MemQuorumStateStore;
+use crate::raft::time::{Instant, Rng};
+use crate::raft::types::{Endpoints, HostPort, NodeId, ReplicaKey, VoterNode, VoterSet};
+use crate::raft::voters::voters_record;
+
+use checks::Checker;
+use network::Network;
+use state_machine::{SimRaft, SimStateMachine};
+
+/// How much of the run goes into the transcript.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verbosity {
+    /// Nothing kept (still hashed for determinism checks).
+    Quiet,
+    /// Role changes, high watermarks, snapshots, faults.
+    Roles,
+    /// Everything, every message included.
+    Messages,
+}
+
+#[derive(Debug, Clone)]
+pub struct SimOptions {
+    /// Voters get ids 1..=voters, observers the ids after them.
+    pub voters: usize,
+    pub observers: usize,
+    /// 0: static `controller.quorum.voters`; 1: bootstrap checkpoint with a VotersRecord.
+    pub kraft_version: i16,
+    pub seed: u64,
+    pub election_timeout: Duration,
+    pub fetch_timeout: Duration,
+    pub request_timeout: Duration,
+    pub fetch_max_wait: Duration,
+    /// The state machine snapshots every this many applied batches (0: never).
+    pub snapshot_every: usize,
+    pub verbosity: Verbosity,
+    /// Pass every message through the wire codecs at these versions (`None`: in memory only).
+    pub wire: Option<wire::WireVersions>,
+}
+
+impl Default for SimOptions {
+    fn default() -> Self {
+        SimOptions {
+            voters: 3,
+            observers: 0,
+            kraft_version: 0,
+            seed: 0,
+            election_timeout: Duration::from_millis(1000),
+            fetch_timeout: Duration::from_millis(2000),
+            request_timeout: Duration::from_millis(1000),
+            fetch_max_wait: Duration::from_millis(500),
+            snapshot_every: 0,
+            verbosity: Verbosity::Roles,
+            wire: None,
+        }
+    }
+}
+
+/// One simulated process.
+pub struct SimNode {
+    pub id: NodeId,
+    pub is_voter: bool,
+    pub cfg: RaftConfig,
+    /// `None` while crashed.
+    pub raft: Option<SimRaft>,
+    /// The durable state of a crashed node.
+    down: Option<(MemLog, MemQuorumStateStore)>,
+    pub sm: SimStateMachine,
+    /// Inbound requests awaiting a reply: id -> (requester, id it addressed, correlation id).
+    pending: BTreeMap<RequestId, (NodeId, NodeId, CorrelationId)>,
+    last_role: String,
+    pub restarts: u64,
+}
+
+impl SimNode {
+    pub fn is_up(&self) -> bool {
+        self.raft.is_some()
+    }
+    pub fn log(&self) -> &MemLog {
+        match (&self.raft, &self.down) {
+            (Some(r), _) => r.log(),
+            (None, Some((l, _))) => l,
+            _ => unreachable!("a node is up or down"),
+        }
+    }
+    pub fn store(&self) -> &MemQuorumStateStore {
+        match (&self.raft, &self.down) {
+            (Some(r), _) => r.store(),
+            (None, Some((_, s))) => s,
+            _ => unreachable!("a node is up or down"),
+        }
+    }
+}
+
+pub struct Cluster {
+    pub opts: SimOptions,
+    pub now: Instant,
+    pub nodes: BTreeMap<NodeId, SimNode>,
+    pub net: Network,
+    pub rng: Rng,
+    next_request_id: u64,
+    next_value: u64,
+    /// Kept lines (per `opts.verbosity`).
+    pub transcript: Vec<String>,
+    /// Hash of every role-level line (and message line when kept): equal seeds, equal hashes.
+    pub trace_hash: u64,
+    checker: Checker,
+    /// Values proposed and the offset they were appended at (by the leader that took them).
+    pub proposed: u64,
+}
+
+pub fn address(id: NodeId) -> HostPort {
+    HostPort::new(format!("node{id}"), 9000 + id as u16)
+}
+
+pub fn directory_id(id: NodeId) -> Uuid {
+    Uuid::from_u64s(0x5151_0000 + id as u64, 0x1000 + id as u64)
+}
+
+fn node_of(address: &HostPort) -> Option<NodeId> {
+    address.host.strip_prefix("node")?.parse().ok()
+}
+
+impl Cluster {
+    pub fn new(opts: SimOptions) -> Cluster {
+        let mut c = Cluster {
+            now: Instant(0),
+            nodes: BTreeMap::new(),
+            net: Network::default(),
+            rng: Rng::new(opts.seed ^ 0x5eed_5eed),
+            next_request_id: 1,
+            next_value: 1,
+            transcript: Vec::new(),
+            trace_hash: 0,
+            checker: Checker::default(),
+            proposed: 0,
+            opts,
+        };
+        let total = c.opts.voters + c.opts.observers;
+        for id in 1..=total as NodeId {
+            let is_voter = id as usize <= c.opts.voters;
+            let mut log = MemLog::new();
+            if c.opts.kraft_version >= 1 && is_voter {
+                log.format_bootstrap(1, Some(voters_record(&c.bootstrap_voters())));
+            }
+            let node = SimNode {
+                id,
+                is_voter,
+                cfg: c.node_config(id, 0),
+                raft: None,
+                down: Some((log, MemQuorumStateStore::new())),
+                sm: SimStateMachine::default(),
+                pending: BTreeMap::new(),
+                last_role: "down".into(),
+                restarts: 0,
+            };
+            c.nodes.insert(id, node);
+        }
+        let ids: Vec<NodeId> = c.nodes.keys().copied().collect();
+        for id in ids {
+            if let Err(e) = c.start(id) {
+                panic!("starting n{id}: {e}");
+            }
+        }
+        c
+    }
+
+    fn bootstrap_voters(&self) -> VoterSet {
+        VoterSet::new((1..=self.opts.voters as NodeId).map(|id| VoterNode {
+            key: ReplicaKey::new(id, Some(directory_id(id))),
+            listeners: Endpoints::single("CONTROLLER", address(id)),
+            supported_kraft_version: (0, 1),
+        }))
+    }
+
+    fn node_config(&self, id: NodeId, restarts: u64) -> RaftConfig {
+        let o = &self.opts;
+        let mut c = RaftConfig::new(Some(id), directory_id(id), "sim-cluster-id");
+        c.listeners = Endpoints::single("CONTROLLER", address(id));
+        let voters: Vec<(NodeId, HostPort)> =
+            (1..=o.voters as NodeId).map(|v| (v, address(v))).collect();
+        if o.kraft_version == 0 {
+            c.static_voters = voters;
+        } else {
+            c.bootstrap_servers = voters.into_iter().map(|(_, a)| a).collect();
+        }
+        c.election_timeout = o.election_timeout;
+        c.fetch_timeout = o.fetch_timeout;
+        c.request_timeout = o.request_timeout;
+        c.fetch_max_wait = o.fetch_max_wait;
+        c.election_backoff_max = Duration::from_millis(1000);
+        // Observers play brokers, which do not flush (a crash loses their unflushed tail).
+        c.always_flush = id as usize <= o.voters;
+        c.seed = o
+            .seed
+            .wrapping_mul(0x9E37_79B9)
+            .wrapping_add((id as u64) << 32)
+            .wrapping_add(restarts);
+        c
+    }
+
+    /// Adds a line to the transcript (prefixed with the time).
+    pub fn emit(&mut self, level: Verbosity, line: String) {
+        if level == Verbosity::Messages && self.opts.verbosity < Verbosity::Messages {
+            return; // neither kept nor hashed: formatting every message is the costly part
+        }
+        let line = format!("t={} {line}", self.now);
+        self.trace_hash = checks::digest(line.as_bytes(), self.trace_hash);
+        if level <= self.opts.verbosity && self.opts.verbosity != Verbosity::Quiet {
+            self.transcript.push(line);
+        }
+    }
+
+    /// A free-form note in the transcript.
+    pub fn note(&mut self, text: &str) {
+        self.emit(Verbosity::Roles, format!("# {text}"));
+    }
+
+    /// The live leader with the highest epoch.
+    pub fn leader(&self) -> Option<NodeId> {
+        self.nodes
+            .values()
+            .filter_map(|n| {
+                n.raft
+                    .as_ref()
+                    .filter(|r| r.is_leader())
+                    .map(|r| (r.epoch(), n.id))
+            })
+            .max()
+            .map(|(_, id)| id)
+    }
+
+    pub fn raft(&self, id: NodeId) -> Option<&SimRaft> {
+        self.nodes.get(&id).and_then(|n| n.raft.as_ref())
+    }
+
+    /// Hard-kills a node: unflushed data is lost, queued messages to and from it vanish.
+    pub fn crash(&mut self, id: NodeId) {
+        let Some(node) = self.nodes.get_mut(&id) else {
+            return;
+        };
+        let Some(raft) = node.raft.take() else { return };
+        let (mut log, store) = raft.into_parts();
+        let lost = log.end_offset_lost_on_crash();
+        log.crash();
+        node.down = Some((log, store));
+        node.sm = SimStateMachine::default();
+        node.pending.clear();
+        node.last_role = "down".into();
+        self.net.drop_node(id);
+        self.emit(
+            Verbosity::Roles,
+            format!("n{id}: crash (lost {lost} unflushed offsets)"),
+        );
+    }
+
+    /// Restarts a crashed node from its durable state.
+    pub fn restart(&mut self, id: NodeId) -> Result<(), String> {
+        if self.nodes.get(&id).is_some_and(|n| !n.is_up()) {
+            let restarts = self.nodes[&id].restarts + 1;
+            let cfg = self.node_config(id, restarts);
+            let node = self.nodes.get_mut(&id).expect("node");
+            node.restarts = restarts;
+            node.cfg = cfg;
+            self.emit(Verbosity::Roles, format!("n{id}: restart"));
+            self.start(id)?;
+        }
+        Ok(())
+    }
+
+    fn start(&mut self, id: NodeId) -> Result<(), String> {
+        let node = self.nodes.get_mut(&id).expect("node");
+        let (log, store) = node.down.take().expect("down");
+        let raft = SimRaft::new(node.cfg.clone(), log, store, self.now);
+        node.raft = Some(raft);
+        self.after_step(id, Vec::new())
+    }
+}
+
+impl MemLog {
+    /// Offsets a crash would lose now (for transcripts).
+    pub fn end_offset_lost_on_crash(&self) -> i64 {
+        use crate::raft::log::RaftLog;
+        self.end_offset() - self.flushed_end_offset()
+    }
+}

@@ -1,0 +1,164 @@
+//! Time and randomness as values: a millisecond `Instant` the caller passes in, and the seeded
+//! generator the core owns. The core never reads a clock or an ambient RNG.
+
+use std::fmt;
+use std::ops::{Add, Sub};
+use std::time::Duration;
+
+/// A point on the caller's monotonic clock, in milliseconds from an arbitrary origin. The node
+/// loop maps `std::time::Instant` onto it; tests use a manual clock starting at 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Instant(pub u64);
+
+impl Instant {
+    pub const ZERO: Instant = Instant(0);
+    /// Effectively "never" (Kafka's `Long.MAX_VALUE` timers).
+    pub const NEVER: Instant = Instant(u64::MAX);
+
+    pub fn millis(self) -> u64 {
+        self.0
+    }
+    /// Milliseconds since `earlier`, 0 if `earlier` is later.
+    pub fn saturating_since(self, earlier: Instant) -> u64 {
+        self.0.saturating_sub(earlier.0)
+    }
+    pub fn plus_millis(self, ms: u64) -> Instant {
+        Instant(self.0.saturating_add(ms))
+    }
+    /// Milliseconds as Kafka's wire timestamps carry them.
+    pub fn as_i64(self) -> i64 {
+        i64::try_from(self.0).unwrap_or(i64::MAX)
+    }
+}
+
+impl Add<Duration> for Instant {
+    type Output = Instant;
+    fn add(self, d: Duration) -> Instant {
+        self.plus_millis(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+    }
+}
+
+impl Sub<Instant> for Instant {
+    type Output = Duration;
+    fn sub(self, earlier: Instant) -> Duration {
+        Duration::from_millis(self.saturating_since(earlier))
+    }
+}
+
+impl fmt::Display for Instant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if *self == Instant::NEVER {
+            write!(f, "never")
+        } else {
+            write!(f, "{}", self.0)
+        }
+    }
+}
+
+pub(crate) fn ms(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// A small deterministic generator (SplitMix64). Owned by the core and seeded from the config,
+/// so the same seed always gives the same timers (Kafka injects a `java.util.Random` likewise).
+#[derive(Debug, Clone)]
+pub struct Rng {
+    state: u64,
+}
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng { state: seed }
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `[0, bound)`; 0 when `bound` is 0 (Java's `nextInt` would throw).
+    pub fn below(&mut self, bound: u64) -> u64 {
+        if bound == 0 {
+            0
+        } else {
+            // Multiply-shift: unbiased enough for timers, exact determinism is what matters.
+            ((u128::from(self.next_u64()) * u128::from(bound)) >> 64) as u64
+        }
+    }
+    /// True with probability `p` (clamped to [0, 1]).
+    pub fn chance(&mut self, p: f64) -> bool {
+        let p = p.clamp(0.0, 1.0);
+        ((self.next_u64() >> 11) as f64 / (1u64 << 53) as f64) < p
+    }
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
+        if items.is_empty() {
+            None
+        } else {
+            Some(&items[self.below(items.len() as u64) as usize])
+        }
+    }
+}
+
+/// Kafka's `QuorumState.randomElectionTimeoutMs`: `T + rand[0, T)`, or 0 when T is 0.
+pub(crate) fn random_election_timeout(rng: &mut Rng, base: Duration) -> u64 {
+    let t = ms(base);
+    if t == 0 {
+        0
+    } else {
+        t + rng.below(t)
+    }
+}
+
+/// Kafka's `strictExponentialElectionBackoffMs(position, n)` (EndQuorumEpoch): 0 for the first
+/// preferred successor, `max` when absent or out of range, else `min(max, (max >> (n-1)) <<
+/// (position-1))`.
+pub(crate) fn strict_exponential_backoff(max: Duration, position: Option<usize>, n: usize) -> u64 {
+    let max = ms(max);
+    match position {
+        Some(0) => 0,
+        Some(p) if p < n => {
+            let base = max >> (n - 1).min(63);
+            max.min(base.checked_shl((p - 1) as u32).unwrap_or(u64::MAX))
+        }
+        _ => max,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rng_is_deterministic_and_bounded() {
+        let mut a = Rng::new(42);
+        let mut b = Rng::new(42);
+        for _ in 0..1000 {
+            let x = a.below(7);
+            assert_eq!(x, b.below(7));
+            assert!(x < 7);
+        }
+        assert_eq!(a.below(0), 0);
+    }
+
+    #[test]
+    fn election_timeout_is_in_t_to_2t() {
+        let mut r = Rng::new(1);
+        for _ in 0..1000 {
+            let t = random_election_timeout(&mut r, Duration::from_millis(1000));
+            assert!((1000..2000).contains(&t), "{t}");
+        }
+        assert_eq!(random_election_timeout(&mut r, Duration::ZERO), 0);
+    }
+
+    #[test]
+    fn strict_exponential_backoff_matches_kafka() {
+        let max = Duration::from_millis(1000);
+        // 3 successors: base = 1000 >> 2 = 250.
+        assert_eq!(strict_exponential_backoff(max, Some(0), 3), 0);
+        assert_eq!(strict_exponential_backoff(max, Some(1), 3), 250);
+        assert_eq!(strict_exponential_backoff(max, Some(2), 3), 500);
+        assert_eq!(strict_exponential_backoff(max, Some(3), 3), 1000);
+        assert_eq!(strict_exponential_backoff(max, None, 3), 1000);
+    }
+}
