@@ -21,6 +21,9 @@ build:
 	$(CARGO) build --release
 
 run: build
+	@# First start: format the metadata dir as a single-node dynamic quorum. Later starts:
+	@# --ignore-formatted leaves it as it is (the cluster id must stay the same, hence fixed).
+	./target/release/kraftd format --standalone --ignore-formatted -t $${KRAFTD_CLUSTER_ID:-MkU3OEVBNTcwNTJENDM2Qg} -c $(CONFIG)
 	./target/release/kraftd start $(CONFIG)
 
 test: fmt-check unit run-smoke compat
@@ -35,10 +38,16 @@ unit:
 # `make run` as a fresh checkout would do it: it must come up and answer ApiVersions on 9093.
 run-smoke: build
 	@rm -rf target/run-smoke && mkdir -p target/run-smoke
-	@set -m; ( $(MAKE) --no-print-directory run > target/run-smoke/make-run.log 2>&1 & echo $$! > target/run-smoke/pid ); \
+	@if python3 -c 'import socket,sys; s=socket.socket(); sys.exit(s.connect_ex(("127.0.0.1",9093))!=0)'; then \
+	  echo "run-smoke: 127.0.0.1:9093 is already in use; stop whatever listens there first"; exit 1; fi
+	@# setsid: `make run` and the kraftd it starts get a process group of their own to stop.
+	@setsid $(MAKE) --no-print-directory run > target/run-smoke/make-run.log 2>&1 < /dev/null & pid=$$!; \
 	  ok=0; python3 compat/api-versions-probe.py 127.0.0.1 9093 120 || ok=$$?; \
-	  kill -TERM -- -$$(cat target/run-smoke/pid) 2>/dev/null; sleep 1; kill -KILL -- -$$(cat target/run-smoke/pid) 2>/dev/null; \
-	  if [ $$ok -ne 0 ]; then echo "make run did not answer ApiVersions:"; cat target/run-smoke/make-run.log; exit 1; fi
+	  kill -TERM -- -$$pid 2>/dev/null; sleep 1; kill -KILL -- -$$pid 2>/dev/null; \
+	  if [ $$ok -ne 0 ]; then echo "make run did not answer ApiVersions:"; cat target/run-smoke/make-run.log; exit 1; fi; \
+	  python3 -c 'import socket,sys,time; t=time.time()+10; c=lambda: socket.socket().connect_ex(("127.0.0.1",9093))==0; \
+	    [time.sleep(0.1) for _ in iter(lambda: c() and time.time()<t, False)]; sys.exit(1 if c() else 0)' \
+	    || { echo "run-smoke: kraftd still listens on 9093 after make run was stopped"; exit 1; }
 
 compat-deps:
 	compat/resolve-kafka
@@ -65,6 +74,7 @@ codegen:
 
 vectors:
 	protocol-tests/capture/capture.sh
+
 # Storage benchmark: kraftd's metadata log against Kafka's own KafkaRaftLog, side by side in one run,
 # reported as ratios (table on stdout, JSON in target/bench/storage.json). Never a timed test.
 # Knobs: BENCH_RECOVERY_MB (1024), BENCH_REPEAT (1), BENCH_BATCHES_1, BENCH_BATCHES_100, BENCH_MAX_SECS,

@@ -8,3 +8,4 @@ mod harness;
 mod front_end;
 mod harness_selftest;
 mod storage;
+mod tools;

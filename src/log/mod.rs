@@ -18,6 +18,7 @@
 //! The raft layer reaches the log only through [`ReplicatedLog`] (replicated.rs); [`FileLog`]
 //! and [`MemoryLog`] share its rules in core.rs over a [`storage::Storage`].
 pub mod append;
+pub mod bootstrap;
 pub mod core;
 pub mod epoch_cache;
 pub mod error;

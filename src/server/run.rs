@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use tracing::{info, warn};
+use tracing::info;
 
 use super::config::ControllerConfig;
 use super::context::{ControllerEndpoint, QuorumView, ServerContext};
@@ -36,11 +36,12 @@ fn read_identity(config: &ControllerConfig) -> Result<Option<String>, String> {
             }
             Ok(meta.cluster_id)
         }
-        Err(e @ MetaPropertiesError::Missing { .. }) => {
-            // Formatting arrives with the storage layer; until then the front end still serves.
-            warn!(target: "kraftd::server", "{e}; serving without a cluster id");
-            Ok(None)
-        }
+        // As Java's start-up refuses an unformatted directory.
+        Err(MetaPropertiesError::Missing { .. }) => Err(format!(
+            "No `meta.properties` found in {} (have you run `kraftd format` or \
+             `kafka-storage.sh format` to format the directory?)",
+            config.metadata_log_dir.display()
+        )),
         Err(e) => Err(e.to_string()),
     }
 }
