@@ -7,6 +7,8 @@ CONFIG ?= config/controller.properties
 # Compat tests start JVMs; two at a time suits a 2-core machine.
 COMPAT_THREADS ?= 2
 FUZZ_SECONDS ?= 60
+# The release binary, wherever cargo puts it (CARGO_TARGET_DIR is honoured).
+KRAFTD ?= $(or $(CARGO_TARGET_DIR),target)/release/kraftd
 
 .PHONY: run build test run-smoke unit compat-deps compat vectors-test fmt-check clippy fuzz codegen vectors help
 
@@ -23,8 +25,8 @@ build:
 run: build
 	@# First start: format the metadata dir as a single-node dynamic quorum. Later starts:
 	@# --ignore-formatted leaves it as it is (the cluster id must stay the same, hence fixed).
-	./target/release/kraftd format --standalone --ignore-formatted -t $${KRAFTD_CLUSTER_ID:-MkU3OEVBNTcwNTJENDM2Qg} -c $(CONFIG)
-	./target/release/kraftd start $(CONFIG)
+	$(KRAFTD) format --standalone --ignore-formatted -t $${KRAFTD_CLUSTER_ID:-MkU3OEVBNTcwNTJENDM2Qg} -c $(CONFIG)
+	$(KRAFTD) start $(CONFIG)
 
 test: fmt-check unit run-smoke compat
 
