@@ -10,11 +10,12 @@ use std::time::{Duration, Instant};
 
 use kraftd::protocol::codec::Message;
 use kraftd::protocol::errors::ErrorCode;
-use kraftd::protocol::frame::encode_request;
+use kraftd::protocol::frame::{encode_request, response_header_version};
 use kraftd::protocol::messages::{
     ApiVersionsRequest, ApiVersionsResponse, DescribeClusterRequest, DescribeClusterResponse,
     ResponseHeader,
 };
+use kraftd::server::api::raft;
 
 const CLUSTER_ID: &str = "MkU3OEVBNTcwNTJENDM2Qk";
 
@@ -188,7 +189,19 @@ fn api_versions_lists_exactly_what_kraftd_serves() {
             .collect();
         assert_eq!(listed, served, "v{version}");
         // Each advertised range is one the codec implements, and the dispatcher answers.
-        assert_eq!(listed, vec![(18, 0, 4), (60, 0, 2)]);
+        assert_eq!(
+            listed,
+            vec![
+                (1, 13, 18),
+                (18, 0, 4),
+                (52, 0, 2),
+                (53, 0, 1),
+                (54, 0, 1),
+                (55, 0, 2),
+                (59, 0, 1),
+                (60, 0, 2)
+            ]
+        );
         if version >= 3 {
             let names: Vec<_> = resp
                 .supported_features
@@ -236,7 +249,7 @@ fn every_advertised_api_version_is_answered_and_the_next_one_is_not() {
                         ..Default::default()
                     },
                 ),
-                other => panic!("kraftd advertises api {other}, which this test does not know"),
+                other => raft_request_frame(other, version),
             };
             let mut frame = frame.unwrap();
             frame[6..8].copy_from_slice(&version.to_be_bytes());
@@ -255,7 +268,7 @@ fn every_advertised_api_version_is_answered_and_the_next_one_is_not() {
                 let mut body = vec![0u8; i32::from_be_bytes(size) as usize];
                 c.read_exact(&mut body).unwrap();
                 let mut r = kraftd::protocol::codec::Reader::new(&body);
-                let header_version = if api.api_key == 18 { 0 } else { 1 };
+                let header_version = response_header_version(api.api_key, version);
                 assert_eq!(
                     ResponseHeader::decode(&mut r, header_version)
                         .unwrap()
@@ -265,10 +278,14 @@ fn every_advertised_api_version_is_answered_and_the_next_one_is_not() {
                 let ok = match (api.api_key, beyond) {
                     (18, true) => ApiVersionsResponse::decode_exact(r.rest(), 0).is_ok(),
                     (18, false) => ApiVersionsResponse::decode_exact(r.rest(), version).is_ok(),
-                    _ => DescribeClusterResponse::decode_exact(r.rest(), version)
+                    (60, _) => DescribeClusterResponse::decode_exact(r.rest(), version)
                         // A controller answers v0 with INVALID_REQUEST, as Java does.
                         .map(|b| b.error_code == if version == 0 { 42 } else { 0 })
                         .unwrap_or(false),
+                    (key, _) => {
+                        let kind = raft::raft_api_by_key(key).unwrap().kind;
+                        raft::decode_response(kind, version, r.rest()).is_ok()
+                    }
                 };
                 assert!(
                     ok,
@@ -444,4 +461,97 @@ fn bad_input_closes_the_connection_and_the_process_keeps_serving() {
         "kraftd died:\n{}",
         k.log()
     );
+}
+
+/// A valid request of raft api `key` at `version` (capped at the highest kraftd speaks; the
+/// caller patches the header version for the one beyond).
+fn raft_request_frame(
+    key: i16,
+    version: i16,
+) -> Result<Vec<u8>, kraftd::protocol::codec::EncodeError> {
+    use kraftd::raft::msg::*;
+    use kraftd::raft::{Endpoints, OffsetAndEpoch, ReplicaKey};
+    let api = raft::raft_api_by_key(key)
+        .unwrap_or_else(|| panic!("kraftd advertises api {key}, which this test does not know"));
+    let at = version.min(api.max_version);
+    let cluster_id = Some(CLUSTER_ID.to_string());
+    let request = match api.kind {
+        ApiKind::Vote => Request::Vote(VoteRequest {
+            cluster_id,
+            voter_id: 1,
+            voter_directory_id: None,
+            partition_ok: true,
+            candidate_epoch: 0,
+            candidate_key: ReplicaKey::of_id(9),
+            last_offset_epoch: 0,
+            last_offset: 0,
+            pre_vote: false,
+        }),
+        ApiKind::BeginQuorumEpoch => Request::BeginQuorumEpoch(BeginQuorumEpochRequest {
+            cluster_id,
+            voter_id: 1,
+            voter_directory_id: None,
+            partition_ok: true,
+            leader_id: 9,
+            leader_epoch: 0,
+            leader_endpoints: Endpoints::empty(),
+        }),
+        ApiKind::EndQuorumEpoch => Request::EndQuorumEpoch(EndQuorumEpochRequest {
+            cluster_id,
+            partition_ok: true,
+            leader_id: 9,
+            leader_epoch: 0,
+            preferred_candidates: vec![],
+            leader_endpoints: Endpoints::empty(),
+        }),
+        ApiKind::Fetch => Request::Fetch(FetchRequest {
+            cluster_id,
+            replica_key: ReplicaKey::of_id(9),
+            max_wait_ms: 0,
+            max_bytes: 1 << 16,
+            partition_ok: true,
+            current_leader_epoch: 0,
+            fetch_offset: 0,
+            last_fetched_epoch: 0,
+            high_watermark: None,
+        }),
+        ApiKind::FetchSnapshot => Request::FetchSnapshot(FetchSnapshotRequest {
+            cluster_id,
+            replica_key: ReplicaKey::of_id(9),
+            max_bytes: 1 << 16,
+            partition_ok: true,
+            current_leader_epoch: 0,
+            snapshot_id: OffsetAndEpoch::new(0, 0),
+            position: 0,
+        }),
+        ApiKind::DescribeQuorum => {
+            Request::DescribeQuorum(DescribeQuorumRequest { partition_ok: true })
+        }
+    };
+    let body = raft::encode_request_body(&request, at)?;
+    encode_request(key, at, 77, Some("v"), &RawBody(body))
+}
+
+/// Bytes already encoded at the right version.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct RawBody(Vec<u8>);
+
+impl kraftd::protocol::codec::Message for RawBody {
+    const NAME: &'static str = "RawBody";
+    const LOWEST_VERSION: i16 = 0;
+    const HIGHEST_VERSION: i16 = i16::MAX;
+    fn decode(
+        r: &mut kraftd::protocol::codec::Reader<'_>,
+        _: i16,
+    ) -> Result<Self, kraftd::protocol::codec::DecodeError> {
+        Ok(RawBody(r.rest().to_vec()))
+    }
+    fn encode(
+        &self,
+        w: &mut kraftd::protocol::codec::Writer,
+        _: i16,
+    ) -> Result<(), kraftd::protocol::codec::EncodeError> {
+        w.raw(&self.0);
+        Ok(())
+    }
 }

@@ -16,6 +16,8 @@ pub struct KraftdProcess {
     name: String,
     args: Vec<String>,
     env: Vec<(String, String)>,
+    /// Working directory (relative `log.dirs` in a config file resolve against it).
+    cwd: Option<PathBuf>,
     guard: ChildGuard,
 }
 
@@ -59,18 +61,39 @@ impl KraftdProcess {
 
     /// Starts `kraftd <args...>` with stdout and stderr in `<dir>/logs/<name>.log`.
     pub fn start(dir: &TestDir, name: &str, args: &[&str], env: &[(&str, &str)]) -> KraftdProcess {
+        Self::start_in(dir, name, args, env, None)
+    }
+
+    /// [`Self::start`] with `cwd` as the working directory.
+    pub fn start_in(
+        dir: &TestDir,
+        name: &str,
+        args: &[&str],
+        env: &[(&str, &str)],
+        cwd: Option<&Path>,
+    ) -> KraftdProcess {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         let env: Vec<(String, String)> = env
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        let guard = spawn(dir, name, &args, &env);
+        let cwd = cwd.map(Path::to_path_buf);
+        let guard = spawn(dir, name, &args, &env, cwd.as_deref());
         KraftdProcess {
             name: name.to_string(),
             args,
             env,
+            cwd,
             guard,
         }
+    }
+
+    /// Runs a one-shot `kraftd` command in `cwd`.
+    pub fn run_in(args: &[&str], cwd: &Path, timeout: Duration) -> Output {
+        let display = format!("kraftd {}", args.join(" "));
+        let mut cmd = Self::command(args, &[]);
+        cmd.current_dir(cwd);
+        run_command(cmd, display, None, timeout, &scratch_dir())
     }
 
     /// Starts the same command again (same args, env and log file). It must have exited.
@@ -80,7 +103,7 @@ impl KraftdProcess {
             "{} is still running; stop it before restart",
             self.name
         );
-        self.guard = spawn(dir, &self.name, &self.args, &self.env);
+        self.guard = spawn(dir, &self.name, &self.args, &self.env, self.cwd.as_deref());
     }
 
     pub fn name(&self) -> &str {
@@ -126,10 +149,19 @@ impl KraftdProcess {
     }
 }
 
-fn spawn(dir: &TestDir, name: &str, args: &[String], env: &[(String, String)]) -> ChildGuard {
+fn spawn(
+    dir: &TestDir,
+    name: &str,
+    args: &[String],
+    env: &[(String, String)],
+    cwd: Option<&Path>,
+) -> ChildGuard {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let cmd = KraftdProcess::command(&args, &env);
+    let mut cmd = KraftdProcess::command(&args, &env);
+    if let Some(cwd) = cwd {
+        cmd.current_dir(cwd);
+    }
     let log = dir.log_path(name);
     ChildGuard::spawn_logged(name, cmd, &log).unwrap_or_else(|e| {
         panic!(

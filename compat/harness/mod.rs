@@ -23,6 +23,7 @@ mod kraftd;
 mod ports;
 mod process;
 mod props;
+pub mod quorum_probe;
 mod server_builder;
 mod testdir;
 mod tools;

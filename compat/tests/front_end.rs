@@ -73,19 +73,38 @@ fn kafka_features_describe_against_kraftd_prints_its_supported_ranges() {
 }
 
 #[test]
-fn kafka_metadata_quorum_tool_reaches_kraftd_through_describe_cluster() {
-    // Until consensus exists DescribeQuorum is not served, but the admin client's first step,
-    // DescribeCluster on the controller endpoint, must already work: the tool then fails on
-    // DescribeQuorum with an unsupported-version error rather than on discovery.
+fn kafka_metadata_quorum_describes_a_standalone_kraftd_on_a_java_formatted_dir() {
+    // Java's `format --standalone` writes kraft.version 1 and the voter set (with this node's
+    // directory id) into the bootstrap checkpoint; kraftd reads it, elects itself, and the
+    // tool, after discovering the leader through DescribeCluster, describes it.
     let dir = TestDir::new();
-    let (_kraftd, port, _) = start_kraftd_on_java_formatted_dir(&dir);
-    let out = Kafka::get().metadata_quorum(&format!("127.0.0.1:{port}"), &["describe", "--status"]);
-    assert!(!out.success(), "DescribeQuorum is not served yet:\n{out}");
-    let all = format!("{}{}", out.stdout, out.stderr);
-    assert!(
-        all.contains("UnsupportedVersionException") || all.contains("does not support"),
-        "expected the tool to find kraftd and be refused DescribeQuorum:\n{out}"
+    let (kraftd, port, cluster_id) = start_kraftd_on_java_formatted_dir(&dir);
+    let kafka = Kafka::get();
+    let status = kafka
+        .quorum_status(&format!("127.0.0.1:{port}"))
+        .unwrap_or_else(|out| panic!("describe --status failed:\n{out}"));
+    assert_eq!(status.cluster_id, cluster_id);
+    assert_eq!(
+        (status.leader_id, status.leader_epoch),
+        (1, 1),
+        "{status:?}"
     );
+    let meta = std::fs::read_to_string(dir.join("kraftd-1-data/meta.properties")).unwrap();
+    let directory_id = meta
+        .lines()
+        .find_map(|l| l.strip_prefix("directory.id="))
+        .expect("Java wrote a directory.id");
+    assert_eq!(
+        status.fields.get("CurrentVoters").map(String::as_str),
+        Some(
+            format!(
+                "[{{\"id\": 1, \"directoryId\": \"{directory_id}\", \"endpoints\": [\"CONTROLLER://127.0.0.1:{port}\"]}}]"
+            )
+            .as_str()
+        ),
+        "{status:?}"
+    );
+    drop(kraftd);
 }
 
 /// Sends raw frames to a server and reads one answer or a close.

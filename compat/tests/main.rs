@@ -7,5 +7,6 @@ mod harness;
 
 mod front_end;
 mod harness_selftest;
+mod quorum;
 mod storage;
 mod tools;

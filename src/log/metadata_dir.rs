@@ -68,6 +68,14 @@ impl MetadataDir {
     }
 }
 
+impl MetadataDir {
+    /// The log, its quorum-state store and the directory lock, for the node that runs on them.
+    /// The lock must live as long as the log is in use.
+    pub fn into_parts(self) -> (FileLog, FileQuorumStateStore, DirLock) {
+        (self.log, self.quorum_state, self._lock)
+    }
+}
+
 /// A random Uuid that Kafka accepts as a directory id.
 pub fn random_directory_id() -> Uuid {
     loop {

@@ -78,6 +78,8 @@ pub enum EncodeError {
         what: &'static str,
         length: usize,
     },
+    /// A domain value that has no encoding (e.g. a raft message at a version that cannot say it).
+    Invalid(String),
 }
 
 impl fmt::Display for EncodeError {
@@ -98,6 +100,7 @@ impl fmt::Display for EncodeError {
             EncodeError::TooLong { what, length } => {
                 write!(f, "{what} is too long to encode ({length})")
             }
+            EncodeError::Invalid(why) => write!(f, "{why}"),
         }
     }
 }

@@ -208,6 +208,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             epoch: l.epoch,
             append_time: now.as_i64(),
             records: Records::Data(records),
+            encoded: Default::default(),
         };
         if batch.size_in_bytes() > MAX_BATCH_SIZE_BYTES as usize {
             return Err(ProposeError::Log(format!(

@@ -33,11 +33,11 @@ pub enum Records {
     Data(Vec<Vec<u8>>),
 }
 
-/// One record batch: offsets, epoch and records. This is the raft core's log entry. It carries
-/// typed records today; once `protocol::records` lands it can also carry the encoded v2 batch
-/// (then `size_in_bytes` becomes exact and Fetch responses ship the bytes as they are).
+/// One record batch: offsets, epoch and records. This is the raft core's log entry: typed
+/// records, plus (when it came from disk or the wire) the exact v2 bytes it was decoded from.
 ///
-/// Invariant: at least one record; offsets `base_offset..=last_offset()` are contiguous.
+/// Invariant: at least one record; offsets `base_offset..=last_offset()` are contiguous; when
+/// `encoded` is set, its bytes decode to exactly these fields.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Batch {
     pub base_offset: Offset,
@@ -46,6 +46,35 @@ pub struct Batch {
     /// Batch timestamp (ms), shared by every record.
     pub append_time: i64,
     pub records: Records,
+    /// The v2 bytes this batch was read from, so that it is stored and forwarded byte for byte
+    /// as its leader wrote it (Java's compression and attributes included).
+    pub encoded: Encoded,
+}
+
+/// A cache of a batch's v2 encoding. It is not part of the batch's identity: two batches with
+/// the same offsets, epoch and records are equal whatever their encodings.
+#[derive(Clone, Default)]
+pub struct Encoded(pub Option<std::sync::Arc<[u8]>>);
+
+impl Encoded {
+    pub fn bytes(&self) -> Option<&[u8]> {
+        self.0.as_deref()
+    }
+}
+
+impl PartialEq for Encoded {
+    fn eq(&self, _: &Encoded) -> bool {
+        true
+    }
+}
+
+impl fmt::Debug for Encoded {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Some(b) => write!(f, "Encoded({} bytes)", b.len()),
+            None => write!(f, "Encoded(none)"),
+        }
+    }
 }
 
 impl Batch {
@@ -64,8 +93,12 @@ impl Batch {
     pub fn is_control(&self) -> bool {
         matches!(self.records, Records::Control(_))
     }
-    /// Estimated v2 size: 61-byte header plus ~8 bytes of framing and the value per record.
+    /// The v2 size: exact when the encoding is known, else 61 header bytes plus ~8 bytes of
+    /// framing and the value per record.
     pub fn size_in_bytes(&self) -> usize {
+        if let Some(b) = self.encoded.bytes() {
+            return b.len();
+        }
         61 + match &self.records {
             Records::Control(r) => r.len() * 48,
             Records::Data(r) => r.iter().map(|v| v.len() + 8).sum(),
@@ -243,6 +276,14 @@ pub trait RaftLog {
     /// Returns false (and changes nothing) unless `start_offset() < id.offset <= end_offset()`
     /// and the snapshot exists.
     fn delete_before_snapshot(&mut self, id: OffsetAndEpoch) -> bool;
+
+    /// Kafka's retention (`metadata.max.retention.bytes` / `.ms`): drops snapshots past it
+    /// (always keeping the latest) and moves the log start up to the oldest one kept, never
+    /// beyond `high_watermark`. Returns whether the log start moved. Logs without retention
+    /// keep everything.
+    fn maybe_clean(&mut self, _now_ms: i64, _high_watermark: Offset) -> bool {
+        false
+    }
 
     /// (LEO, last fetched epoch).
     fn end_offset_and_epoch(&self) -> OffsetAndEpoch {

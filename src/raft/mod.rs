@@ -44,7 +44,8 @@ mod tests;
 pub use config::RaftConfig;
 pub use fetch_leader::ParkedFetch;
 pub use log::{
-    Batch, ControlRecord, LogError, RaftLog, Records, SnapshotContents, ValidOffsetAndEpoch,
+    Batch, ControlRecord, Encoded, LogError, RaftLog, Records, SnapshotContents,
+    ValidOffsetAndEpoch,
 };
 pub use mem_log::MemLog;
 pub use msg::{ApiKind, CorrelationId, Request, RequestId, Response};

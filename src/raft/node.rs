@@ -432,6 +432,10 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         self.local
             .is_some_and(|k| self.control.latest_voters().is_only_voter(&k))
     }
+    /// Makes everything appended durable (before a clean stop).
+    pub fn flush(&mut self) {
+        self.log.flush();
+    }
     /// Gives back the log and the store (e.g. to simulate a crash and restart).
     pub fn into_parts(self) -> (L, S) {
         (self.log, self.store)

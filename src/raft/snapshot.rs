@@ -262,6 +262,18 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             .map_err(|e| SnapshotError::Log(e.to_string()))
     }
 
+    /// Applies the log's retention policy (Kafka's `maybeClean`), below the high watermark.
+    pub fn maybe_clean(&mut self, now: Instant) -> bool {
+        let Some(hw) = self.high_watermark else {
+            return false;
+        };
+        let cleaned = self.log.maybe_clean(now.as_i64(), hw);
+        if cleaned {
+            self.control.trim_before(self.log.start_offset());
+        }
+        cleaned
+    }
+
     /// Moves the log start up to snapshot `id` (Kafka's `deleteBeforeSnapshot`, driven by the
     /// retention policy). Never past the high watermark.
     pub fn delete_before_snapshot(&mut self, id: OffsetAndEpoch) -> bool {

@@ -278,6 +278,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             epoch,
             append_time: now.as_i64(),
             records: Records::Control(records),
+            encoded: Default::default(),
         };
         debug_assert!(batch.size_in_bytes() <= MAX_BATCH_SIZE_BYTES as usize);
         self.append_as_leader(now, batch);

@@ -2,7 +2,9 @@
 //! quorum's current view. Shared by every connection; the node loop updates the quorum view.
 
 use std::collections::BTreeMap;
-use std::sync::RwLock;
+use std::sync::{OnceLock, RwLock};
+
+use super::node::NodeHandle;
 
 /// A feature's supported range, as ApiVersions and registrations advertise it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,6 +57,8 @@ pub struct ServerContext {
     /// Largest request frame accepted (`socket.request.max.bytes`).
     pub max_request_bytes: usize,
     quorum: RwLock<QuorumView>,
+    /// The node loop that answers raft requests; unset in tests that serve no raft.
+    node: OnceLock<NodeHandle>,
 }
 
 impl ServerContext {
@@ -70,7 +74,17 @@ impl ServerContext {
             supported_features: super::api::supported_features(),
             max_request_bytes,
             quorum: RwLock::new(quorum),
+            node: OnceLock::new(),
         }
+    }
+
+    /// Connects the node loop (once, at start-up).
+    pub fn set_node(&self, node: NodeHandle) {
+        let _ = self.node.set(node);
+    }
+
+    pub fn node(&self) -> Option<&NodeHandle> {
+        self.node.get()
     }
 
     fn view(&self) -> std::sync::RwLockReadGuard<'_, QuorumView> {

@@ -149,7 +149,12 @@ async fn serve_connection(
                 return;
             }
         };
-        match api::handle(&ctx, listener, &frame) {
+        let outcome = match api::handle(&ctx, listener, &frame) {
+            Outcome::Raft(call) => raft_answer(&ctx, listener, call).await,
+            other => other,
+        };
+        match outcome {
+            Outcome::Raft(_) => unreachable!("raft calls are answered above"),
             Outcome::Respond(bytes) => {
                 if let Err(e) = wr.write_all(&bytes).await {
                     debug!(target: "kraftd::socket", "Write to {peer} failed: {e}");
@@ -161,5 +166,33 @@ async fn serve_connection(
                 return;
             }
         }
+    }
+}
+
+/// Waits for the node loop's answer to a raft request. The connection reads nothing else
+/// meanwhile, so a long-polling Fetch holds its connection as in Kafka.
+async fn raft_answer(ctx: &ServerContext, listener: &str, call: api::RaftCall) -> Outcome {
+    let api::RaftCall {
+        api_key,
+        api_version,
+        correlation_id,
+        request,
+    } = call;
+    let closed = |why: &str| {
+        Outcome::Close(api::CloseReason::NodeUnavailable {
+            api_key,
+            why: why.to_string(),
+        })
+    };
+    let Some(node) = ctx.node() else {
+        return closed("this process runs no raft node");
+    };
+    let reply = match node.submit(listener, request) {
+        Ok(r) => r,
+        Err(e) => return closed(&e),
+    };
+    match reply.await {
+        Ok(response) => api::answer_frame(api_key, api_version, correlation_id, &response),
+        Err(_) => closed("the node loop stopped before answering"),
     }
 }

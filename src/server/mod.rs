@@ -4,6 +4,7 @@ pub mod cli;
 pub mod config;
 pub mod context;
 pub mod listener;
+pub mod node;
 pub mod peer;
 mod run;
 

@@ -52,7 +52,17 @@ pub enum Completion {
         peer: i32,
         token: u64,
         reason: String,
+        kind: FailKind,
     },
+}
+
+/// Why a request got no response; Kafka's network client reports the two differently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailKind {
+    /// Connection failure, disconnect or timeout.
+    Disconnected,
+    /// The request cannot be sent at any version the peer serves.
+    UnsupportedVersion,
 }
 
 /// Timeouts and backoff, from the `controller.quorum.*` settings.
@@ -78,6 +88,7 @@ impl Default for PeerSettings {
 /// Handles to the per-peer tasks.
 pub struct Peers {
     senders: HashMap<i32, mpsc::UnboundedSender<OutboundRequest>>,
+    addresses: HashMap<i32, String>,
 }
 
 impl Peers {
@@ -87,13 +98,38 @@ impl Peers {
         settings: PeerSettings,
         completions: mpsc::UnboundedSender<Completion>,
     ) -> Peers {
-        let mut senders = HashMap::new();
+        let mut all = Peers {
+            senders: HashMap::new(),
+            addresses: HashMap::new(),
+        };
         for (id, address) in peers {
-            let (tx, rx) = mpsc::unbounded_channel();
-            tokio::spawn(peer_task(id, address, settings, rx, completions.clone()));
-            senders.insert(id, tx);
+            all.ensure(id, &address, settings, &completions);
         }
-        Peers { senders }
+        all
+    }
+
+    /// Makes sure a task for `peer` at `address` runs; a changed address replaces the task
+    /// (its queued requests fail as disconnected).
+    pub fn ensure(
+        &mut self,
+        peer: i32,
+        address: &str,
+        settings: PeerSettings,
+        completions: &mpsc::UnboundedSender<Completion>,
+    ) {
+        if self.addresses.get(&peer).is_some_and(|a| a == address) {
+            return;
+        }
+        let (tx, rx) = mpsc::unbounded_channel();
+        tokio::spawn(peer_task(
+            peer,
+            address.to_string(),
+            settings,
+            rx,
+            completions.clone(),
+        ));
+        self.senders.insert(peer, tx);
+        self.addresses.insert(peer, address.to_string());
     }
 
     /// Queues a request for `peer`. An unknown peer completes as failed at once.
@@ -110,6 +146,7 @@ impl Peers {
                         peer,
                         token: r.token,
                         reason: "peer task stopped".into(),
+                        kind: FailKind::Disconnected,
                     });
                 }
             }
@@ -118,6 +155,7 @@ impl Peers {
                     peer,
                     token: request.token,
                     reason: format!("no address known for node {peer}"),
+                    kind: FailKind::Disconnected,
                 });
             }
         }
@@ -248,6 +286,16 @@ async fn peer_task(
             peer,
             token,
             reason,
+            kind: FailKind::Disconnected,
+        });
+    };
+    // A request no common version can carry fails alone; the connection stays up.
+    let refuse = |token: u64, reason: String| {
+        let _ = completions.send(Completion::Failed {
+            peer,
+            token,
+            reason,
+            kind: FailKind::UnsupportedVersion,
         });
     };
     let mut backoff = settings.retry_backoff;
@@ -266,11 +314,14 @@ async fn peer_task(
                     backoff = settings.retry_backoff;
                     conn = Some(c);
                     // Put the request back at the front of our own handling below.
-                    if let Err(reason) =
-                        send_one(conn.as_mut().unwrap(), &first, &settings, &mut in_flight).await
+                    match send_one(conn.as_mut().unwrap(), &first, &settings, &mut in_flight).await
                     {
-                        fail(first.token, reason);
-                        conn = None;
+                        Ok(()) => {}
+                        Err(SendError::Unsupported(reason)) => refuse(first.token, reason),
+                        Err(SendError::Io(reason)) => {
+                            fail(first.token, reason);
+                            conn = None;
+                        }
                     }
                 }
                 Err(reason) => {
@@ -287,9 +338,13 @@ async fn peer_task(
         tokio::select! {
             request = requests.recv() => {
                 let Some(request) = request else { return };
-                if let Err(reason) = send_one(c, &request, &settings, &mut in_flight).await {
-                    fail(request.token, reason);
-                    drop_connection(&mut conn, &mut in_flight, &fail, "write failed");
+                match send_one(c, &request, &settings, &mut in_flight).await {
+                    Ok(()) => {}
+                    Err(SendError::Unsupported(reason)) => refuse(request.token, reason),
+                    Err(SendError::Io(reason)) => {
+                        fail(request.token, reason);
+                        drop_connection(&mut conn, &mut in_flight, &fail, "write failed");
+                    }
                 }
             }
             frame = c.frames.recv() => {
@@ -323,14 +378,23 @@ async fn peer_task(
     }
 }
 
+/// Why `send_one` did not send.
+enum SendError {
+    /// No version both sides serve can carry the request (the connection is fine).
+    Unsupported(String),
+    /// The connection failed.
+    Io(String),
+}
+
 async fn send_one(
     conn: &mut Connection,
     request: &OutboundRequest,
     settings: &PeerSettings,
     in_flight: &mut VecDeque<(i32, u64, i16, i16, Instant)>,
-) -> Result<(), String> {
-    let version = negotiate(conn, request)?;
-    let body = (request.encode_body)(version).map_err(|e| format!("encode: {e}"))?;
+) -> Result<(), SendError> {
+    let version = negotiate(conn, request).map_err(SendError::Unsupported)?;
+    let body = (request.encode_body)(version)
+        .map_err(|e| SendError::Unsupported(format!("encode at v{version}: {e}")))?;
     let correlation = conn.next_correlation;
     conn.next_correlation = conn.next_correlation.wrapping_add(1);
     let frame = encode_request(
@@ -340,11 +404,11 @@ async fn send_one(
         Some(settings.client_id),
         &RawBody(body),
     )
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| SendError::Unsupported(e.to_string()))?;
     conn.writer
         .write_all(&frame)
         .await
-        .map_err(|e| format!("write: {e}"))?;
+        .map_err(|e| SendError::Io(format!("write: {e}")))?;
     in_flight.push_back((
         correlation,
         request.token,

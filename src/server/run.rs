@@ -8,7 +8,13 @@ use tracing::info;
 use super::config::ControllerConfig;
 use super::context::{ControllerEndpoint, QuorumView, ServerContext};
 use super::listener;
+use super::node::{
+    self,
+    storage::{DiskLog, DiskQuorumStateStore},
+};
 use crate::log::meta_properties::{MetaProperties, MetaPropertiesError};
+use crate::log::MetadataDir;
+use crate::raft::{Endpoints, HostPort};
 
 /// Runs a controller until it is told to stop. Blocks the calling thread.
 pub fn run(config: ControllerConfig) -> Result<(), String> {
@@ -79,7 +85,7 @@ async fn serve(config: ControllerConfig) -> Result<(), String> {
         let port = socket.local_addr().map_err(|e| e.to_string())?.port();
         bound.push((name.clone(), socket, port));
     }
-    let controllers = config
+    let controllers: Vec<ControllerEndpoint> = config
         .advertised_controller_endpoints()
         .into_iter()
         .map(|e| {
@@ -103,47 +109,81 @@ async fn serve(config: ControllerConfig) -> Result<(), String> {
             }
         })
         .collect();
+    let listeners = {
+        let mut e = Endpoints::empty();
+        for c in &controllers {
+            e.insert(&c.listener, HostPort::new(c.host.clone(), c.port));
+        }
+        e
+    };
+    let cluster_id = cluster_id.ok_or_else(|| {
+        format!(
+            "{} has no cluster.id: format the directory with `kraftd format` or \
+             `kafka-storage.sh format`",
+            config.metadata_log_dir.join("meta.properties").display()
+        )
+    })?;
+    let dir = MetadataDir::open(&config.metadata_log_dir, node_id, node::log_config(&config))
+        .map_err(|e| format!("could not open the metadata log directory: {e}"))?;
+    let directory_id = dir.directory_id;
+    let (file_log, quorum_state, _lock) = dir.into_parts();
+    let static_voter_ids: Vec<i32> = config.quorum.voters.iter().map(|v| v.id).collect();
+    let log = DiskLog::new(file_log);
+    let store = DiskQuorumStateStore::new(quorum_state, static_voter_ids);
+    let settings = node::node_settings(
+        &config,
+        &cluster_id,
+        directory_id,
+        listeners,
+        rand::random(),
+    );
     let ctx = Arc::new(ServerContext::new(
         node_id,
-        cluster_id.clone(),
+        Some(cluster_id.clone()),
         config.socket_request_max_bytes as usize,
         QuorumView {
-            leader_id: sole_voter_leader(&config),
             controllers,
             ..Default::default()
         },
     ));
+    let (handle, raft_thread) = node::start(
+        settings,
+        log,
+        store,
+        ctx.clone(),
+        tokio::runtime::Handle::current(),
+    );
+    ctx.set_node(handle.clone());
     for (name, socket, _) in bound {
         tokio::spawn(listener::serve(socket, name, ctx.clone()));
     }
     info!(
         target: "kraftd::server",
-        "kraftd {} started (cluster id {})",
+        "kraftd {} started (cluster id {cluster_id}, node {node_id}, directory id {directory_id})",
         env!("CARGO_PKG_VERSION"),
-        cluster_id.as_deref().unwrap_or("unknown: not formatted")
     );
-    wait_for_shutdown_signal().await?;
-    info!(target: "kraftd::server", "shutting down");
-    Ok(())
-}
-
-/// The leader that needs no election: this node, when the configured quorum is this node alone
-/// (static voters naming only itself, or bootstrap servers naming only its own listener).
-/// Admin clients that bootstrap from controllers send their calls to the active controller, so
-/// one must be named. Until consensus runs, no other leader is ever claimed.
-fn sole_voter_leader(config: &ControllerConfig) -> Option<i32> {
-    let own = config
-        .listeners
-        .iter()
-        .find(|e| e.listener_name == config.default_listener_name())?;
-    let is_own =
-        |host: &str, port: u16| port == own.port && (host == own.host || own.host.is_empty());
-    let alone = if config.is_static_quorum() {
-        matches!(config.quorum.voters.as_slice(), [v] if v.id == config.node_id)
-    } else {
-        matches!(config.quorum.bootstrap_servers.as_slice(), [b] if is_own(&b.host, b.port))
-    };
-    alone.then_some(config.node_id)
+    let raft_done = tokio::task::spawn_blocking(move || {
+        raft_thread
+            .join()
+            .unwrap_or_else(|_| Err("the raft thread panicked".to_string()))
+    });
+    tokio::pin!(raft_done);
+    tokio::select! {
+        signal = wait_for_shutdown_signal() => {
+            signal?;
+            info!(target: "kraftd::server", "shutting down");
+            handle.shutdown();
+        }
+        _ = &mut raft_done => {}
+    }
+    let result = raft_done
+        .await
+        .unwrap_or_else(|e| Err(format!("the raft thread failed: {e}")));
+    match &result {
+        Ok(()) => info!(target: "kraftd::server", "stopped"),
+        Err(e) => tracing::error!(target: "kraftd::server", "stopped on a fatal error: {e}"),
+    }
+    result
 }
 
 async fn wait_for_shutdown_signal() -> Result<(), String> {

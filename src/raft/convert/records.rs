@@ -6,7 +6,7 @@ use super::ConvertError;
 use crate::protocol::records::{
     split_batches, BatchBuilder, ControlRecord as WireControl, SplitEnd,
 };
-use crate::raft::log::{Batch, ControlRecord, Records};
+use crate::raft::log::{Batch, ControlRecord, Encoded, Records};
 
 fn to_wire_control(c: &ControlRecord) -> WireControl {
     match c {
@@ -18,10 +18,15 @@ fn to_wire_control(c: &ControlRecord) -> WireControl {
     }
 }
 
-/// Appends the v2 encoding of `batches` to `out`.
+/// Appends the v2 encoding of `batches` to `out`: the bytes a batch was read from when known,
+/// else a fresh encoding.
 pub fn encode_batches(batches: &[Batch], out: &mut Vec<u8>) -> Result<(), ConvertError> {
     let err = |e: crate::protocol::records::BuildError| ConvertError::Records(e.to_string());
     for b in batches {
+        if let Some(bytes) = b.encoded.bytes() {
+            out.extend_from_slice(bytes);
+            continue;
+        }
         let mut builder = match &b.records {
             Records::Control(_) => BatchBuilder::new_control(b.base_offset),
             Records::Data(_) => BatchBuilder::new(b.base_offset),
@@ -101,6 +106,7 @@ pub fn decode_batches(bytes: &[u8]) -> Result<Vec<Batch>, ConvertError> {
             epoch: view.partition_leader_epoch(),
             append_time: view.base_timestamp(),
             records,
+            encoded: Encoded(Some(view.bytes().into())),
         };
         if batch.record_count() == 0 {
             return Err(ConvertError::Records(format!(

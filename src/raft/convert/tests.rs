@@ -184,6 +184,7 @@ fn leader_change_batch() -> Batch {
             granting_voters: ids(&[1, 2]),
             ..LeaderChangeMessage::default()
         })]),
+        encoded: Default::default(),
     }
 }
 
@@ -223,6 +224,7 @@ fn fetch_round_trips_from_v13_with_real_record_batches() {
         epoch: 1,
         append_time: 5,
         records: Records::Data(vec![b"a".to_vec(), b"bc".to_vec()]),
+        encoded: Default::default(),
     };
     let resp = FetchResponse {
         partition_ok: true,

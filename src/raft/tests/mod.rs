@@ -51,6 +51,7 @@ pub(super) fn data(base: Offset, epoch: Epoch, n: usize) -> Batch {
         epoch,
         append_time: 0,
         records: Records::Data((0..n).map(|i| vec![i as u8]).collect()),
+        encoded: Default::default(),
     }
 }
 

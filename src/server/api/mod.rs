@@ -6,6 +6,7 @@
 
 mod api_versions;
 mod describe_cluster;
+pub mod raft;
 
 use std::fmt;
 
@@ -27,12 +28,48 @@ pub struct ServedApi {
 
 /// Every API kraftd serves, in api-key order. ApiVersions advertises exactly this list.
 pub const SERVED_APIS: &[ServedApi] = &[
+    ServedApi {
+        key: raft::FETCH_KEY,
+        name: "Fetch",
+        min_version: 13,
+        max_version: 18,
+    },
     // v5 (Kafka 4.3+) is answered with the v0 UNSUPPORTED_VERSION fallback; clients retry at v4.
     ServedApi {
         key: API_VERSIONS_KEY,
         name: "ApiVersions",
         min_version: 0,
         max_version: 4,
+    },
+    ServedApi {
+        key: raft::VOTE_KEY,
+        name: "Vote",
+        min_version: 0,
+        max_version: 2,
+    },
+    ServedApi {
+        key: raft::BEGIN_QUORUM_EPOCH_KEY,
+        name: "BeginQuorumEpoch",
+        min_version: 0,
+        max_version: 1,
+    },
+    ServedApi {
+        key: raft::END_QUORUM_EPOCH_KEY,
+        name: "EndQuorumEpoch",
+        min_version: 0,
+        max_version: 1,
+    },
+    ServedApi {
+        key: raft::DESCRIBE_QUORUM_KEY,
+        name: "DescribeQuorum",
+        min_version: 0,
+        max_version: 2,
+    },
+    ServedApi {
+        key: raft::FETCH_SNAPSHOT_KEY,
+        name: "FetchSnapshot",
+        min_version: 0,
+        max_version: 1,
     },
     ServedApi {
         key: 60,
@@ -47,12 +84,40 @@ pub fn served_api(key: i16) -> Option<&'static ServedApi> {
 }
 
 /// What the connection does with one request frame.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq)]
 pub enum Outcome {
     /// Write this complete response frame (size prefix included).
     Respond(Vec<u8>),
+    /// Hand this raft request to the node loop and write the frame of its answer.
+    Raft(RaftCall),
     /// Close the connection; the reason is logged once, as Java logs it.
     Close(CloseReason),
+}
+
+/// A decoded raft request waiting for the node loop's answer.
+#[derive(Debug, PartialEq)]
+pub struct RaftCall {
+    pub api_key: i16,
+    pub api_version: i16,
+    pub correlation_id: i32,
+    pub request: crate::raft::Request,
+}
+
+/// The response frame for the node's answer to a raft call; `Close` if it cannot be encoded.
+pub fn answer_frame(
+    api_key: i16,
+    api_version: i16,
+    correlation_id: i32,
+    response: &crate::raft::Response,
+) -> Outcome {
+    match raft::encode_response_frame(api_key, api_version, correlation_id, response) {
+        Ok(bytes) => Outcome::Respond(bytes),
+        Err(error) => Outcome::Close(CloseReason::Encode {
+            api_key,
+            api_version,
+            error,
+        }),
+    }
 }
 
 /// Why a connection is closed instead of answered.
@@ -80,6 +145,11 @@ pub enum CloseReason {
         api_version: i16,
         error: EncodeError,
     },
+    /// A raft request arrived but no node loop can answer it.
+    NodeUnavailable {
+        api_key: i16,
+        why: String,
+    },
 }
 
 impl fmt::Display for CloseReason {
@@ -104,6 +174,11 @@ impl fmt::Display for CloseReason {
             CloseReason::BadBody { api_key, api_version, correlation_id, error } => write!(
                 f,
                 "malformed {} v{api_version} request body (correlation id {correlation_id}): {error}",
+                frame::api_name(*api_key)
+            ),
+            CloseReason::NodeUnavailable { api_key, why } => write!(
+                f,
+                "cannot answer {}: {why}",
                 frame::api_name(*api_key)
             ),
             CloseReason::Encode { api_key, api_version, error } => write!(
@@ -147,7 +222,17 @@ pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
     let result = match api_key {
         API_VERSIONS_KEY => api_versions::handle(ctx, &request),
         60 => describe_cluster::handle(ctx, listener, &request),
-        _ => unreachable!("every served api has a handler"),
+        key => match raft::raft_api_by_key(key) {
+            Some(api) => raft::decode_request(api.kind, api_version, request.body).map(|r| {
+                Outcome::Raft(RaftCall {
+                    api_key,
+                    api_version,
+                    correlation_id,
+                    request: r,
+                })
+            }),
+            None => unreachable!("every served api has a handler"),
+        },
     };
     match result {
         Ok(outcome) => outcome,

@@ -1,0 +1,146 @@
+//! Looking at a running quorum from a test: fast raw DescribeQuorum polls (no JVM start per
+//! poll, so handovers can be timed), `kafka-metadata-quorum describe --replication` parsing,
+//! and batch-by-batch comparison of the nodes' metadata logs on disk.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::time::Duration;
+
+use kraftd::protocol::codec::{Message, Reader};
+use kraftd::protocol::frame::{encode_request, response_header_version};
+use kraftd::protocol::messages::{DescribeQuorumResponse, ResponseHeader};
+use kraftd::protocol::records::{split_batches, SplitEnd};
+use kraftd::raft::convert::describe;
+use kraftd::raft::msg::{DescribeQuorumRequest, DescribeQuorumResponse as Described};
+
+const DESCRIBE_QUORUM_KEY: i16 = 55;
+
+/// One DescribeQuorum v2 round trip to `127.0.0.1:port`; `None` if the node is unreachable or
+/// the answer is unreadable.
+pub fn describe_quorum(port: u16) -> Option<Described> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    let body = describe::request_to_wire(&DescribeQuorumRequest { partition_ok: true });
+    let frame = encode_request(DESCRIBE_QUORUM_KEY, 2, 7, Some("compat-probe"), &body).ok()?;
+    s.write_all(&frame).ok()?;
+    let mut size = [0u8; 4];
+    s.read_exact(&mut size).ok()?;
+    let mut answer = vec![0u8; i32::from_be_bytes(size).max(0) as usize];
+    s.read_exact(&mut answer).ok()?;
+    let mut r = Reader::new(&answer);
+    ResponseHeader::decode(&mut r, response_header_version(DESCRIBE_QUORUM_KEY, 2)).ok()?;
+    let wire = DescribeQuorumResponse::decode_exact(r.rest(), 2).ok()?;
+    Some(describe::response_from_wire(&wire))
+}
+
+/// The leader's DescribeQuorum answer, asking each port in turn (`None`: no node leads).
+pub fn leader_view(ports: &[u16]) -> Option<Described> {
+    ports
+        .iter()
+        .find_map(|&p| describe_quorum(p).filter(|d| d.partition_error.0 == 0 && d.leader_id >= 0))
+}
+
+/// One row of `kafka-metadata-quorum describe --replication`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplicationRow {
+    pub node_id: i32,
+    pub log_end_offset: i64,
+    pub lag: i64,
+    pub status: String,
+    /// Every column by its header name.
+    pub columns: BTreeMap<String, String>,
+}
+
+/// Parses the tool's table: a header line of column names, then one line per replica.
+pub fn parse_replication(stdout: &str) -> Option<Vec<ReplicationRow>> {
+    let mut lines = stdout.lines().filter(|l| !l.trim().is_empty());
+    let header: Vec<String> = lines
+        .find(|l| l.trim_start().starts_with("NodeId"))?
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    let mut rows = Vec::new();
+    for line in lines {
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        if cells.len() != header.len() {
+            return None;
+        }
+        let columns: BTreeMap<String, String> = header
+            .iter()
+            .cloned()
+            .zip(cells.iter().map(|c| c.to_string()))
+            .collect();
+        rows.push(ReplicationRow {
+            node_id: columns.get("NodeId")?.parse().ok()?,
+            log_end_offset: columns.get("LogEndOffset")?.parse().ok()?,
+            lag: columns.get("Lag")?.parse().ok()?,
+            status: columns.get("Status")?.clone(),
+            columns,
+        });
+    }
+    Some(rows)
+}
+
+/// A batch of a node's log: (base offset, last offset, exact bytes).
+pub type LoggedBatch = (i64, i64, Vec<u8>);
+
+/// Every complete batch in the `.log` segments of `<metadata dir>/__cluster_metadata-0`, in
+/// offset order. A torn tail (a node killed mid-write) is left out, as recovery would cut it.
+pub fn read_log_batches(metadata_dir: &Path) -> Vec<LoggedBatch> {
+    let partition = metadata_dir.join("__cluster_metadata-0");
+    let mut segments: Vec<_> = std::fs::read_dir(&partition)
+        .unwrap_or_else(|e| panic!("read {}: {e}", partition.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "log"))
+        .collect();
+    segments.sort();
+    let mut out = Vec::new();
+    for seg in segments {
+        let bytes = std::fs::read(&seg).unwrap_or_else(|e| panic!("read {}: {e}", seg.display()));
+        let split = split_batches(&bytes);
+        for b in &split.batches {
+            out.push((b.base_offset(), b.last_offset(), b.bytes().to_vec()));
+        }
+        if let SplitEnd::Corrupt { position, error } = &split.end {
+            panic!("{} is corrupt at byte {position}: {error}", seg.display());
+        }
+    }
+    out
+}
+
+/// Checks that every node holds the same batches, byte for byte, for all offsets in
+/// `[from, below)` that it has; returns how many batches were compared per node.
+#[track_caller]
+pub fn assert_same_batches(logs: &[(String, Vec<LoggedBatch>)], from: i64, below: i64) -> usize {
+    let in_range = |l: &[LoggedBatch]| -> Vec<LoggedBatch> {
+        l.iter()
+            .filter(|(base, last, _)| *base >= from && *last < below)
+            .cloned()
+            .collect()
+    };
+    let (first_name, first) = &logs[0];
+    let reference = in_range(first);
+    for (name, log) in &logs[1..] {
+        let other = in_range(log);
+        assert_eq!(
+            reference.len(),
+            other.len(),
+            "{first_name} and {name} hold different numbers of batches in [{from}, {below})"
+        );
+        for (a, b) in reference.iter().zip(&other) {
+            assert_eq!(
+                (a.0, a.1),
+                (b.0, b.1),
+                "{first_name} and {name} have different batch boundaries"
+            );
+            assert!(
+                a.2 == b.2,
+                "{first_name} and {name} differ in the batch at offset {}",
+                a.0
+            );
+        }
+    }
+    reference.len()
+}

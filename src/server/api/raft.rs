@@ -1,0 +1,180 @@
+//! The KRaft RPCs on the wire: which keys and versions kraftd serves and sends, and the byte
+//! level on both sides of the raft core's domain messages (`raft::convert` does the mapping).
+//! Inbound requests are decoded here and handed to the node loop; outbound requests are
+//! encoded here at the version negotiated with the peer.
+
+use crate::protocol::codec::{DecodeError, EncodeError, Message};
+use crate::protocol::frame;
+use crate::protocol::messages as wire;
+use crate::raft::convert::{self, WireRequest, WireResponse};
+use crate::raft::{ApiKind, Request, Response};
+
+/// A raft API with the versions kraftd both serves and sends (those of Kafka 4.4's controller,
+/// except Fetch below v13, which cannot carry topic ids and which no KRaft peer sends).
+#[derive(Debug, Clone, Copy)]
+pub struct RaftApi {
+    pub kind: ApiKind,
+    pub key: i16,
+    pub min_version: i16,
+    pub max_version: i16,
+}
+
+pub const FETCH_KEY: i16 = 1;
+pub const VOTE_KEY: i16 = 52;
+pub const BEGIN_QUORUM_EPOCH_KEY: i16 = 53;
+pub const END_QUORUM_EPOCH_KEY: i16 = 54;
+pub const DESCRIBE_QUORUM_KEY: i16 = 55;
+pub const FETCH_SNAPSHOT_KEY: i16 = 59;
+
+pub const RAFT_APIS: [RaftApi; 6] = [
+    RaftApi {
+        kind: ApiKind::Fetch,
+        key: FETCH_KEY,
+        min_version: 13,
+        max_version: 18,
+    },
+    RaftApi {
+        kind: ApiKind::Vote,
+        key: VOTE_KEY,
+        min_version: 0,
+        max_version: 2,
+    },
+    RaftApi {
+        kind: ApiKind::BeginQuorumEpoch,
+        key: BEGIN_QUORUM_EPOCH_KEY,
+        min_version: 0,
+        max_version: 1,
+    },
+    RaftApi {
+        kind: ApiKind::EndQuorumEpoch,
+        key: END_QUORUM_EPOCH_KEY,
+        min_version: 0,
+        max_version: 1,
+    },
+    RaftApi {
+        kind: ApiKind::DescribeQuorum,
+        key: DESCRIBE_QUORUM_KEY,
+        min_version: 0,
+        max_version: 2,
+    },
+    RaftApi {
+        kind: ApiKind::FetchSnapshot,
+        key: FETCH_SNAPSHOT_KEY,
+        min_version: 0,
+        max_version: 1,
+    },
+];
+
+pub fn raft_api(kind: ApiKind) -> &'static RaftApi {
+    RAFT_APIS
+        .iter()
+        .find(|a| a.kind == kind)
+        .expect("every raft api is listed")
+}
+
+pub fn raft_api_by_key(key: i16) -> Option<&'static RaftApi> {
+    RAFT_APIS.iter().find(|a| a.key == key)
+}
+
+/// Decodes an inbound raft request body.
+pub fn decode_request(kind: ApiKind, version: i16, body: &[u8]) -> Result<Request, DecodeError> {
+    let w = match kind {
+        ApiKind::Vote => WireRequest::Vote(wire::VoteRequest::decode_exact(body, version)?),
+        ApiKind::BeginQuorumEpoch => WireRequest::BeginQuorumEpoch(
+            wire::BeginQuorumEpochRequest::decode_exact(body, version)?,
+        ),
+        ApiKind::EndQuorumEpoch => {
+            WireRequest::EndQuorumEpoch(wire::EndQuorumEpochRequest::decode_exact(body, version)?)
+        }
+        ApiKind::Fetch => WireRequest::Fetch(wire::FetchRequest::decode_exact(body, version)?),
+        ApiKind::FetchSnapshot => {
+            WireRequest::FetchSnapshot(wire::FetchSnapshotRequest::decode_exact(body, version)?)
+        }
+        ApiKind::DescribeQuorum => {
+            WireRequest::DescribeQuorum(wire::DescribeQuorumRequest::decode_exact(body, version)?)
+        }
+    };
+    Ok(convert::request_from_wire(&w))
+}
+
+/// Encodes the complete response frame to an inbound raft request.
+pub fn encode_response_frame(
+    api_key: i16,
+    version: i16,
+    correlation_id: i32,
+    response: &Response,
+) -> Result<Vec<u8>, EncodeError> {
+    let w = convert::response_to_wire(response, version).map_err(|e| {
+        EncodeError::Invalid(format!("{} v{version}: {e}", frame::api_name(api_key)))
+    })?;
+    let f = |body: &dyn ErasedMessage| body.frame(api_key, version, correlation_id);
+    match &w {
+        WireResponse::Vote(m) => f(m),
+        WireResponse::BeginQuorumEpoch(m) => f(m),
+        WireResponse::EndQuorumEpoch(m) => f(m),
+        WireResponse::Fetch(m) => f(m),
+        WireResponse::FetchSnapshot(m) => f(m),
+        WireResponse::DescribeQuorum(m) => f(m),
+    }
+}
+
+/// Encodes an outbound raft request body at `version`.
+pub fn encode_request_body(request: &Request, version: i16) -> Result<Vec<u8>, EncodeError> {
+    let w = convert::request_to_wire(request, version)
+        .map_err(|e| EncodeError::Invalid(e.to_string()))?;
+    match &w {
+        WireRequest::Vote(m) => m.encode_to_vec(version),
+        WireRequest::BeginQuorumEpoch(m) => m.encode_to_vec(version),
+        WireRequest::EndQuorumEpoch(m) => m.encode_to_vec(version),
+        WireRequest::Fetch(m) => m.encode_to_vec(version),
+        WireRequest::FetchSnapshot(m) => m.encode_to_vec(version),
+        WireRequest::DescribeQuorum(m) => m.encode_to_vec(version),
+    }
+}
+
+/// Decodes the response body of an outbound raft request (records included).
+pub fn decode_response(kind: ApiKind, version: i16, body: &[u8]) -> Result<Response, String> {
+    let e = |e: DecodeError| e.to_string();
+    let w = match kind {
+        ApiKind::Vote => {
+            WireResponse::Vote(wire::VoteResponse::decode_exact(body, version).map_err(e)?)
+        }
+        ApiKind::BeginQuorumEpoch => WireResponse::BeginQuorumEpoch(
+            wire::BeginQuorumEpochResponse::decode_exact(body, version).map_err(e)?,
+        ),
+        ApiKind::EndQuorumEpoch => WireResponse::EndQuorumEpoch(
+            wire::EndQuorumEpochResponse::decode_exact(body, version).map_err(e)?,
+        ),
+        ApiKind::Fetch => {
+            WireResponse::Fetch(wire::FetchResponse::decode_exact(body, version).map_err(e)?)
+        }
+        ApiKind::FetchSnapshot => WireResponse::FetchSnapshot(
+            wire::FetchSnapshotResponse::decode_exact(body, version).map_err(e)?,
+        ),
+        ApiKind::DescribeQuorum => WireResponse::DescribeQuorum(
+            wire::DescribeQuorumResponse::decode_exact(body, version).map_err(e)?,
+        ),
+    };
+    convert::response_from_wire(&w).map_err(|e| e.to_string())
+}
+
+/// `frame::encode_response` over the concrete response types.
+trait ErasedMessage {
+    fn frame(
+        &self,
+        api_key: i16,
+        version: i16,
+        correlation_id: i32,
+    ) -> Result<Vec<u8>, EncodeError>;
+}
+
+impl<M: Message> ErasedMessage for M {
+    fn frame(
+        &self,
+        api_key: i16,
+        version: i16,
+        correlation_id: i32,
+    ) -> Result<Vec<u8>, EncodeError> {
+        frame::encode_response(api_key, version, correlation_id, self, version)
+    }
+}

@@ -1,0 +1,97 @@
+//! What reaches the node loop, and the handle other tasks use to reach it. Everything the loop
+//! reacts to arrives on one channel, so its order is the order of events.
+
+use std::sync::mpsc;
+
+use tokio::sync::{oneshot, watch};
+
+use crate::raft::{Epoch, Offset, Request, Response};
+use crate::server::peer::Completion;
+
+/// One thing for the node loop to handle.
+pub enum Event {
+    /// A raft request from a connection; the answer goes back on `reply`.
+    Inbound {
+        listener: String,
+        request: Request,
+        reply: oneshot::Sender<Response>,
+    },
+    /// An outbound request finished.
+    Completion(Completion),
+    /// Data records for the log (leader only). The reply is where they landed.
+    Append {
+        records: Vec<Vec<u8>>,
+        reply: oneshot::Sender<Result<Appended, String>>,
+    },
+    /// SIGTERM or SIGINT: resign if leading, flush, stop.
+    Shutdown,
+}
+
+/// Where appended records landed. They are committed once the high watermark passes
+/// `last_offset` while `epoch` is still the leader's epoch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Appended {
+    pub epoch: Epoch,
+    pub last_offset: Offset,
+}
+
+/// The node loop as other tasks see it: cheap to clone.
+#[derive(Clone)]
+pub struct NodeHandle {
+    pub(super) events: mpsc::Sender<Event>,
+    pub(super) high_watermark: watch::Receiver<Offset>,
+}
+
+impl std::fmt::Debug for NodeHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "NodeHandle(hw {})", self.high_watermark())
+    }
+}
+
+impl NodeHandle {
+    /// Hands an inbound raft request to the loop. `Err` when the loop has stopped.
+    pub fn submit(
+        &self,
+        listener: &str,
+        request: Request,
+    ) -> Result<oneshot::Receiver<Response>, String> {
+        let (reply, rx) = oneshot::channel();
+        self.events
+            .send(Event::Inbound {
+                listener: listener.to_string(),
+                request,
+                reply,
+            })
+            .map_err(|_| "the node loop has stopped".to_string())?;
+        Ok(rx)
+    }
+
+    /// Appends data records as the leader (the local append API).
+    pub async fn append(&self, records: Vec<Vec<u8>>) -> Result<Appended, String> {
+        let (reply, rx) = oneshot::channel();
+        self.events
+            .send(Event::Append { records, reply })
+            .map_err(|_| "the node loop has stopped".to_string())?;
+        rx.await
+            .map_err(|_| "the node loop stopped before answering".to_string())?
+    }
+
+    /// Waits until every offset up to `offset` is committed.
+    pub async fn wait_committed(&self, offset: Offset) -> Result<(), String> {
+        let mut hw = self.high_watermark.clone();
+        hw.wait_for(|hw| *hw > offset)
+            .await
+            .map(|_| ())
+            .map_err(|_| "the node loop has stopped".to_string())
+    }
+
+    /// The high watermark last published (-1 before one is known).
+    pub fn high_watermark(&self) -> Offset {
+        *self.high_watermark.borrow()
+    }
+
+    /// Asks the loop to shut down gracefully.
+    pub fn shutdown(&self) {
+        let _ = self.events.send(Event::Shutdown);
+    }
+}

@@ -1,0 +1,20 @@
+//! The node runtime: one loop (on its own thread) owns the raft core and the metadata log; the
+//! tokio side carries inbound requests to it and its outbound requests to peers.
+//!
+//! * `event`: the loop's single input channel and the handle other tasks hold.
+//! * `runner`: the loop itself: events in, `Raft::step`, actions out.
+//! * `clock`: wall-clock milliseconds that never go back.
+//! * `snapshots`: when to snapshot and what a snapshot holds.
+//! * `settings`: Kafka's property names to the node's settings.
+//! * `storage`: the raft core's log and quorum-state traits over the files of `src/log`.
+
+mod clock;
+pub mod event;
+mod runner;
+mod settings;
+mod snapshots;
+pub mod storage;
+
+pub use event::{Appended, NodeHandle};
+pub use runner::{start, NodeSettings};
+pub use settings::{log_config, node_settings};

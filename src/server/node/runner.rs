@@ -1,0 +1,482 @@
+//! The node loop: the only owner of the raft core and the log. It waits for the next event or
+//! the core's next deadline, steps the core, and carries out the actions in order: requests to
+//! peers, answers to connections, high-watermark publication, quorum-view updates.
+//!
+//! It runs on its own thread because the log's fsyncs block; tokio only carries bytes.
+
+use std::collections::HashMap;
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
+
+use tokio::sync::{oneshot, watch};
+use tracing::{debug, error, info, warn};
+
+use super::clock::NodeClock;
+use super::event::{Appended, Event, NodeHandle};
+use super::snapshots::SnapshotPolicy;
+use crate::protocol::errors::ErrorCode;
+use crate::protocol::messages::NoOpRecord;
+use crate::protocol::records::MetadataRecordAndVersion;
+use crate::raft::{
+    Action, ApiKind, CorrelationId, Input, Instant, NodeId, Offset, QuorumStateStore, Raft,
+    RaftConfig, RaftLog, RequestId, Response,
+};
+use crate::server::api::raft::{encode_request_body, raft_api};
+use crate::server::context::{ControllerEndpoint, ServerContext};
+use crate::server::peer::{Completion, FailKind, OutboundRequest, PeerSettings, Peers};
+
+/// How the node runs, beyond the raft core's own settings.
+#[derive(Debug, Clone)]
+pub struct NodeSettings {
+    pub raft: RaftConfig,
+    pub peer: PeerSettings,
+    /// `metadata.max.idle.interval.ms`: the leader appends a NoOpRecord this often (None: never).
+    pub noop_interval: Option<Duration>,
+    /// How long a graceful shutdown may wait for a successor (Kafka's raft shutdown: 5 s).
+    pub shutdown_timeout: Duration,
+    /// `metadata.log.max.record.bytes.between.snapshots`.
+    pub snapshot_max_bytes: u64,
+    /// `metadata.log.max.snapshot.interval.ms` (None: 0, never by time).
+    pub snapshot_max_interval: Option<Duration>,
+}
+
+/// Starts the node loop on its own thread. The loop ends after a graceful shutdown (`Ok`) or
+/// when the core reports a fatal condition (`Err`, as Java halts).
+pub fn start<L, S>(
+    settings: NodeSettings,
+    log: L,
+    store: S,
+    ctx: Arc<ServerContext>,
+    runtime: tokio::runtime::Handle,
+) -> (NodeHandle, std::thread::JoinHandle<Result<(), String>>)
+where
+    L: RaftLog + Send + 'static,
+    S: QuorumStateStore + Send + 'static,
+{
+    let (events_tx, events) = mpsc::channel();
+    let (hw_tx, hw_rx) = watch::channel(-1);
+    let handle = NodeHandle {
+        events: events_tx.clone(),
+        high_watermark: hw_rx,
+    };
+    let thread = std::thread::Builder::new()
+        .name("kraftd-raft".into())
+        .spawn(move || {
+            let _guard = runtime.enter();
+            // Completions come from tokio tasks; one forwarder puts them on the loop's channel.
+            let (completions, mut completion_rx) = tokio::sync::mpsc::unbounded_channel();
+            let forward = events_tx.clone();
+            runtime.spawn(async move {
+                while let Some(c) = completion_rx.recv().await {
+                    if forward.send(Event::Completion(c)).is_err() {
+                        return;
+                    }
+                }
+            });
+            let peers = Peers::start(Vec::new(), settings.peer, completions.clone());
+            let clock = NodeClock::new();
+            let raft = Raft::new(settings.raft.clone(), log, store, clock.now());
+            let snapshots = SnapshotPolicy::new(
+                settings.snapshot_max_bytes,
+                settings.snapshot_max_interval,
+                clock.now(),
+            );
+            let mut node = NodeLoop {
+                raft,
+                clock,
+                events,
+                completions,
+                peers,
+                in_flight: HashMap::new(),
+                next_token: 0,
+                replies: HashMap::new(),
+                next_request: 0,
+                hw: hw_tx,
+                ctx,
+                appends: Vec::new(),
+                noop_deadline: None,
+                shutting_down: false,
+                published: None,
+                snapshots,
+                hw_moved: false,
+                settings,
+            };
+            node.run()
+        })
+        .expect("spawn the raft thread");
+    (handle, thread)
+}
+
+type AppendReply = oneshot::Sender<Result<Appended, String>>;
+
+struct NodeLoop<L: RaftLog, S: QuorumStateStore> {
+    raft: Raft<L, S>,
+    clock: NodeClock,
+    events: mpsc::Receiver<Event>,
+    completions: tokio::sync::mpsc::UnboundedSender<Completion>,
+    peers: Peers,
+    /// Outbound requests in flight: token -> (peer, correlation id, api).
+    in_flight: HashMap<u64, (NodeId, CorrelationId, ApiKind)>,
+    next_token: u64,
+    /// Inbound requests waiting for the core's answer.
+    replies: HashMap<RequestId, oneshot::Sender<Response>>,
+    next_request: u64,
+    hw: watch::Sender<Offset>,
+    ctx: Arc<ServerContext>,
+    /// Appends received since the last proposal; proposed together as one batch.
+    appends: Vec<(Vec<Vec<u8>>, AppendReply)>,
+    /// When the leader next writes a NoOpRecord (None unless leading).
+    noop_deadline: Option<Instant>,
+    shutting_down: bool,
+    /// The (leader, voter ids) last written to the quorum view.
+    published: Option<(Option<NodeId>, Vec<NodeId>)>,
+    snapshots: SnapshotPolicy,
+    /// The high watermark moved since the snapshot policy last looked.
+    hw_moved: bool,
+    settings: NodeSettings,
+}
+
+/// Events handled before the loop proposes the gathered appends and carries out actions.
+const MAX_EVENTS_PER_TURN: usize = 256;
+
+impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
+    fn run(&mut self) -> Result<(), String> {
+        let first = self.raft.take_actions();
+        self.execute(first)?;
+        info!(
+            target: "kraftd::raft",
+            "raft node {} started at epoch {} as {}",
+            self.raft.local_id().map_or("(none)".into(), |i| i.to_string()),
+            self.raft.epoch(),
+            self.raft.role().name()
+        );
+        loop {
+            let deadline = self.next_deadline();
+            let first = match self.clock.until(deadline) {
+                None => self
+                    .events
+                    .recv()
+                    .map_err(|_| mpsc::RecvTimeoutError::Disconnected),
+                Some(wait) => self.events.recv_timeout(wait),
+            };
+            let mut actions = Vec::new();
+            match first {
+                Ok(event) => {
+                    self.handle(event, &mut actions);
+                    for _ in 1..MAX_EVENTS_PER_TURN {
+                        match self.events.try_recv() {
+                            Ok(event) => self.handle(event, &mut actions),
+                            Err(_) => break,
+                        }
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                // Every handle is gone: nothing can reach the node any more.
+                Err(mpsc::RecvTimeoutError::Disconnected) => self.begin_shutdown(),
+            }
+            let now = self.clock.now();
+            actions.extend(self.raft.step(now, Input::Tick));
+            self.maybe_write_noop(now);
+            self.propose_appends(now);
+            actions.extend(self.raft.take_actions());
+            self.execute(actions)?;
+            if std::mem::take(&mut self.hw_moved) {
+                self.snapshots.on_commit(&mut self.raft, self.clock.now());
+            }
+            if self.shutting_down && self.raft.is_shutdown_complete(self.clock.now()) {
+                self.raft.flush();
+                info!(
+                    target: "kraftd::raft",
+                    "raft node stopped at epoch {} (leader {:?}); log flushed",
+                    self.raft.epoch(),
+                    self.raft.leader_id()
+                );
+                return Ok(());
+            }
+        }
+    }
+
+    fn next_deadline(&self) -> Instant {
+        let mut d = self.raft.next_deadline();
+        if let Some(n) = self.noop_deadline {
+            d = d.min(n);
+        }
+        d
+    }
+
+    fn handle(&mut self, event: Event, actions: &mut Vec<Action>) {
+        let now = self.clock.now();
+        match event {
+            Event::Inbound {
+                listener,
+                request,
+                reply,
+            } => {
+                let id = RequestId(self.next_request);
+                self.next_request += 1;
+                self.replies.insert(id, reply);
+                actions.extend(self.raft.step(
+                    now,
+                    Input::Request {
+                        id,
+                        listener: Some(listener),
+                        request,
+                    },
+                ));
+            }
+            Event::Completion(c) => {
+                if let Some(input) = self.completion_input(c) {
+                    actions.extend(self.raft.step(now, input));
+                }
+            }
+            Event::Append { records, reply } => {
+                if records.is_empty() {
+                    let _ = reply.send(Err("nothing to append".into()));
+                } else {
+                    self.appends.push((records, reply));
+                }
+            }
+            Event::Shutdown => self.begin_shutdown(),
+        }
+    }
+
+    fn begin_shutdown(&mut self) {
+        if !self.shutting_down {
+            self.shutting_down = true;
+            info!(
+                target: "kraftd::raft",
+                "shutting down: {} resigns and waits up to {:?} for a successor",
+                self.raft.role().name(),
+                self.settings.shutdown_timeout
+            );
+            let now = self.clock.now();
+            self.raft
+                .begin_shutdown(now, self.settings.shutdown_timeout);
+        }
+    }
+
+    /// Maps a peer completion to the core's input (`None` for a stale token).
+    fn completion_input(&mut self, c: Completion) -> Option<Input> {
+        match c {
+            Completion::Response {
+                token,
+                version,
+                body,
+                ..
+            } => {
+                let (to, corr, api) = self.in_flight.remove(&token)?;
+                match crate::server::api::raft::decode_response(api, version, &body) {
+                    Ok(response) => Some(Input::Response {
+                        from: to,
+                        corr,
+                        response,
+                    }),
+                    Err(e) => {
+                        warn!(
+                            target: "kraftd::raft",
+                            "unreadable {api:?} v{version} response from node {to}: {e}; treating it as a disconnect"
+                        );
+                        Some(Input::SendFailed {
+                            to,
+                            corr,
+                            error: ErrorCode::BROKER_NOT_AVAILABLE,
+                        })
+                    }
+                }
+            }
+            Completion::Failed {
+                token,
+                reason,
+                kind,
+                ..
+            } => {
+                let (to, corr, api) = self.in_flight.remove(&token)?;
+                debug!(target: "kraftd::raft", "{api:?} to node {to} failed: {reason}");
+                Some(Input::SendFailed {
+                    to,
+                    corr,
+                    error: match kind {
+                        FailKind::Disconnected => ErrorCode::BROKER_NOT_AVAILABLE,
+                        FailKind::UnsupportedVersion => ErrorCode::UNSUPPORTED_VERSION,
+                    },
+                })
+            }
+        }
+    }
+
+    /// The leader's periodic NoOpRecord (Kafka's `metadata.max.idle.interval.ms`), which keeps
+    /// the high watermark and followers' fetch positions moving on an idle cluster.
+    fn maybe_write_noop(&mut self, now: Instant) {
+        let Some(interval) = self.settings.noop_interval else {
+            return;
+        };
+        if !self.raft.is_leader() || self.shutting_down {
+            self.noop_deadline = None;
+            return;
+        }
+        match self.noop_deadline {
+            None => self.noop_deadline = Some(now + interval),
+            Some(d) if now >= d => {
+                let noop = MetadataRecordAndVersion::new(NoOpRecord::default(), 0)
+                    .encode()
+                    .expect("NoOpRecord v0 encodes");
+                if let Err(e) = self.raft.propose(now, vec![noop]) {
+                    warn!(target: "kraftd::raft", "could not append a NoOpRecord: {e}");
+                }
+                self.noop_deadline = Some(now + interval);
+            }
+            Some(_) => {}
+        }
+    }
+
+    /// Proposes every append gathered this turn as one batch (Kafka's accumulator drains
+    /// whatever is queued when the raft thread polls).
+    fn propose_appends(&mut self, now: Instant) {
+        if self.appends.is_empty() {
+            return;
+        }
+        let appends = std::mem::take(&mut self.appends);
+        let epoch = self.raft.epoch();
+        let counts: Vec<usize> = appends.iter().map(|(r, _)| r.len()).collect();
+        let mut records = Vec::with_capacity(counts.iter().sum());
+        let mut replies = Vec::with_capacity(appends.len());
+        for (r, reply) in appends {
+            records.extend(r);
+            replies.push(reply);
+        }
+        match self.raft.propose(now, records) {
+            Ok(last) => {
+                // Each caller's records end where the later callers' records begin.
+                let mut end = last;
+                for (reply, n) in replies.into_iter().zip(counts).rev() {
+                    let _ = reply.send(Ok(Appended {
+                        epoch,
+                        last_offset: end,
+                    }));
+                    end -= n as Offset;
+                }
+            }
+            Err(e) => {
+                for reply in replies {
+                    let _ = reply.send(Err(e.to_string()));
+                }
+            }
+        }
+    }
+
+    fn execute(&mut self, actions: Vec<Action>) -> Result<(), String> {
+        for action in actions {
+            match action {
+                Action::Send {
+                    to,
+                    address,
+                    corr,
+                    request,
+                } => self.send(to, address, corr, request),
+                Action::Respond { id, response } => {
+                    if let Some(reply) = self.replies.remove(&id) {
+                        let _ = reply.send(response);
+                    }
+                }
+                Action::HighWatermark(hw) => {
+                    self.hw.send_replace(hw);
+                    self.hw_moved = true;
+                }
+                Action::LoadSnapshot(id) => {
+                    info!(target: "kraftd::raft", "the log now starts at snapshot {id}");
+                }
+                Action::RoleChanged {
+                    epoch,
+                    role,
+                    leader,
+                    voted,
+                } => {
+                    info!(
+                        target: "kraftd::raft",
+                        "now {role} at epoch {epoch} (leader {}, voted {})",
+                        leader.map_or("none".into(), |l| l.to_string()),
+                        voted.map_or("none".into(), |v| v.to_string())
+                    );
+                }
+                Action::Fatal(why) => {
+                    error!(target: "kraftd::raft", "stopping: {why}");
+                    return Err(why);
+                }
+            }
+        }
+        self.publish_quorum_view();
+        Ok(())
+    }
+
+    fn send(
+        &mut self,
+        to: NodeId,
+        address: Option<crate::raft::HostPort>,
+        corr: CorrelationId,
+        request: crate::raft::Request,
+    ) {
+        let api = raft_api(request.api());
+        let token = self.next_token;
+        self.next_token += 1;
+        self.in_flight.insert(token, (to, corr, api.kind));
+        let Some(address) = address else {
+            // Kafka's synthetic response for a node without a known address.
+            let _ = self.completions.send(Completion::Failed {
+                peer: to,
+                token,
+                reason: format!("no address known for node {to}"),
+                kind: FailKind::Disconnected,
+            });
+            return;
+        };
+        let target = if address.host.contains(':') {
+            format!("[{}]:{}", address.host, address.port)
+        } else {
+            format!("{}:{}", address.host, address.port)
+        };
+        self.peers
+            .ensure(to, &target, self.settings.peer, &self.completions);
+        let outbound = OutboundRequest {
+            token,
+            api_key: api.key,
+            min_version: api.min_version,
+            max_version: api.max_version,
+            encode_body: Box::new(move |v| encode_request_body(&request, v)),
+        };
+        self.peers.send(to, outbound, &self.completions);
+    }
+
+    /// Writes the leader and the voters' endpoints to the view request handlers read
+    /// (DescribeCluster names the active controller from it).
+    fn publish_quorum_view(&mut self) {
+        let leader = self.raft.leader_id();
+        let voter_ids: Vec<NodeId> = self.raft.voters().ids().collect();
+        let current = (leader, voter_ids);
+        if self.published.as_ref() == Some(&current) {
+            return;
+        }
+        let own = self.ctx.node_id;
+        let others: Vec<ControllerEndpoint> = self
+            .raft
+            .voters()
+            .nodes()
+            .filter(|n| n.key.id != own)
+            .flat_map(|n| {
+                n.listeners
+                    .iter()
+                    .map(move |(name, addr)| ControllerEndpoint {
+                        node_id: n.key.id,
+                        listener: name.clone(),
+                        host: addr.host.clone(),
+                        port: addr.port,
+                    })
+            })
+            .collect();
+        self.ctx.update_quorum(|view| {
+            view.leader_id = leader;
+            view.controllers.retain(|c| c.node_id == own);
+            view.controllers.extend(others);
+        });
+        self.published = Some(current);
+    }
+}

@@ -1,0 +1,152 @@
+//! When to snapshot, and what a snapshot holds until the controller's image exists.
+//!
+//! Kafka's controller snapshots its metadata image once `metadata.log.max.record.bytes.between.
+//! snapshots` bytes of committed batches have been applied since the last one, or
+//! `metadata.log.max.snapshot.interval.ms` has passed with new data. Until kraftd's controller
+//! replays records into an image, the state is the committed records themselves: a snapshot
+//! holds every data record of the previous snapshot and of the log up to its end offset, minus
+//! NoOpRecords (which no image keeps). Replaying it gives the same state as replaying the log.
+
+use std::time::Duration;
+
+use tracing::{info, warn};
+
+use crate::raft::{Instant, Offset, OffsetAndEpoch, QuorumStateStore, Raft, RaftLog, Records};
+
+/// Kafka's `NoOpRecord` api key, as the metadata record frame's second byte carries it.
+const NO_OP_RECORD_TYPE: u8 = 20;
+
+/// Is `frame` (a metadata record value: frame version 1, then the type as a varint) a NoOp?
+fn is_no_op(frame: &[u8]) -> bool {
+    frame.len() >= 2 && frame[0] == 1 && frame[1] == NO_OP_RECORD_TYPE
+}
+
+pub struct SnapshotPolicy {
+    max_bytes: u64,
+    max_interval: Option<Duration>,
+    /// Committed batches below this offset have been counted.
+    counted_to: Offset,
+    /// Bytes of committed data batches since the last snapshot.
+    bytes_since: u64,
+    /// The epoch of the last counted batch (the epoch of a snapshot ending at `counted_to`).
+    last_epoch: i32,
+    last_snapshot_at: Instant,
+}
+
+impl SnapshotPolicy {
+    pub fn new(max_bytes: u64, max_interval: Option<Duration>, now: Instant) -> SnapshotPolicy {
+        SnapshotPolicy {
+            max_bytes,
+            max_interval,
+            counted_to: 0,
+            bytes_since: 0,
+            last_epoch: 0,
+            last_snapshot_at: now,
+        }
+    }
+
+    /// Counts newly committed batches and snapshots when due. Returns the snapshot made.
+    pub fn on_commit<L: RaftLog, S: QuorumStateStore>(
+        &mut self,
+        raft: &mut Raft<L, S>,
+        now: Instant,
+    ) -> Option<OffsetAndEpoch> {
+        let hw = raft.high_watermark()?;
+        let log = raft.log();
+        if self.counted_to < log.start_offset() {
+            // The log now starts at a snapshot (ours or the leader's): count from there.
+            self.counted_to = log.start_offset();
+            self.bytes_since = 0;
+            self.last_epoch = log.latest_snapshot_id().map_or(0, |s| s.epoch);
+        }
+        while self.counted_to < hw {
+            let batches = log.read(self.counted_to, 1 << 20);
+            let mut progressed = false;
+            for b in batches {
+                if b.next_offset() > hw {
+                    break;
+                }
+                if !b.is_control() {
+                    self.bytes_since += b.size_in_bytes() as u64;
+                }
+                self.last_epoch = b.epoch;
+                self.counted_to = b.next_offset();
+                progressed = true;
+            }
+            if !progressed {
+                break;
+            }
+        }
+        let due_bytes = self.bytes_since >= self.max_bytes;
+        let due_time = self.bytes_since > 0
+            && self
+                .max_interval
+                .is_some_and(|i| now >= self.last_snapshot_at + i);
+        if !(due_bytes || due_time) {
+            return None;
+        }
+        let id = OffsetAndEpoch::new(self.counted_to, self.last_epoch);
+        if raft
+            .log()
+            .latest_snapshot_id()
+            .is_some_and(|s| s.offset >= id.offset)
+        {
+            self.bytes_since = 0;
+            return None;
+        }
+        let (data, timestamp) = state_at(raft.log(), id.offset);
+        match raft.create_snapshot(id, timestamp, data) {
+            Ok(()) => {
+                info!(
+                    target: "kraftd::raft",
+                    "created snapshot {id} after {} bytes of committed batches",
+                    self.bytes_since
+                );
+                self.bytes_since = 0;
+                self.last_snapshot_at = now;
+                raft.maybe_clean(now);
+                Some(id)
+            }
+            Err(e) => {
+                warn!(target: "kraftd::raft", "could not create snapshot {id}: {e}");
+                self.bytes_since = 0;
+                None
+            }
+        }
+    }
+}
+
+/// The data records of the latest snapshot followed by the log's up to `end`, NoOps left out,
+/// and the timestamp of the last batch included.
+fn state_at<L: RaftLog>(log: &L, end: Offset) -> (Vec<Vec<u8>>, i64) {
+    let mut data = Vec::new();
+    let mut timestamp = 0;
+    let mut from = log.start_offset();
+    if let Some(snapshot) = log
+        .latest_snapshot_id()
+        .and_then(|id| log.read_snapshot(id))
+    {
+        if snapshot.id.offset <= end {
+            data = snapshot.data;
+            timestamp = snapshot.last_contained_log_timestamp;
+            from = from.max(snapshot.id.offset);
+        }
+    }
+    while from < end {
+        let batches = log.read(from, 1 << 20);
+        if batches.is_empty() {
+            break;
+        }
+        for b in batches {
+            if b.next_offset() > end {
+                return (data, timestamp);
+            }
+            timestamp = b.append_time;
+            from = b.next_offset();
+            if let Records::Data(values) = b.records {
+                data.extend(values.into_iter().filter(|v| !is_no_op(v)));
+            }
+        }
+    }
+    (data, timestamp)
+}

@@ -1,0 +1,754 @@
+//! `DiskLog` against `MemLog` (the reference semantics of `RaftLog`) on random operation
+//! sequences, byte-exact storage of leader and follower batches, checkpoints, downloads, and
+//! the quorum-state store.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::log::{RollConfig, PARTITION_DIR_NAME};
+use crate::protocol::codec::Uuid;
+use crate::protocol::messages::voters_record::Voter;
+use crate::protocol::messages::{LeaderChangeMessage, VotersRecord};
+use crate::protocol::records::batch::{ATTRIBUTES_OFFSET, CRC_OFFSET};
+use crate::protocol::records::{crc32c, BATCH_HEADER_SIZE};
+use crate::raft::log::{Encoded, ValidOffsetAndEpoch};
+use crate::raft::mem_log::MemLog;
+
+/// A temporary directory, removed on drop.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!(
+            "kraftd-node-storage-{name}-{}-{}",
+            std::process::id(),
+            rand::random::<u32>()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+    fn partition(&self) -> PathBuf {
+        self.0.join(PARTITION_DIR_NAME)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Small segments, so that reads, truncations and deletions cross segment files.
+fn small_segments() -> LogConfig {
+    LogConfig {
+        roll: RollConfig {
+            segment_bytes: 600,
+            segment_ms: i64::MAX,
+        },
+        ..LogConfig::default()
+    }
+}
+
+fn values(base: Offset, count: usize) -> Vec<Vec<u8>> {
+    (0..count)
+        .map(|i| format!("value {}", base + i as i64).into_bytes())
+        .collect()
+}
+
+fn leader_batch(base: Offset, epoch: Epoch, count: usize, control: bool, ts: i64) -> Batch {
+    let records = if control {
+        Records::Control(vec![ControlRecord::LeaderChange(LeaderChangeMessage {
+            leader_id: 1,
+            ..Default::default()
+        })])
+    } else {
+        Records::Data(values(base, count))
+    };
+    Batch {
+        base_offset: base,
+        epoch,
+        append_time: ts,
+        records,
+        encoded: Encoded::default(),
+    }
+}
+
+/// `b` with its fresh encoding attached (what a read of it returns).
+fn with_encoding(b: &Batch) -> Batch {
+    let mut bytes = Vec::new();
+    encode_batches(std::slice::from_ref(b), &mut bytes).unwrap();
+    decode_batches(&bytes).unwrap().remove(0)
+}
+
+/// Batches as a Java leader could send them: every record with its own timestamp when `skew`.
+fn wire_batches(base: Offset, epoch: Epoch, sizes: &[usize], skew: bool, ts: i64) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut next = base;
+    for &n in sizes {
+        let mut b = BatchBuilder::new(next).partition_leader_epoch(epoch);
+        for (i, v) in values(next, n).iter().enumerate() {
+            let t = if skew { ts + 3 * i as i64 } else { ts };
+            b.append(t, None, Some(v), &[]).unwrap();
+        }
+        b.write_to(&mut out).unwrap();
+        next = b.next_offset();
+    }
+    out
+}
+
+fn voters_record() -> VotersRecord {
+    VotersRecord {
+        version: 0,
+        voters: vec![Voter {
+            voter_id: 1,
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+
+fn contents(id: OffsetAndEpoch, kraft_version: i16, records: usize, ts: i64) -> SnapshotContents {
+    SnapshotContents {
+        id,
+        last_contained_log_timestamp: ts,
+        kraft_version,
+        voters: (kraft_version >= 1).then(voters_record),
+        data: values(id.offset, records),
+    }
+}
+
+/// The same operations on both logs, and every observable answer compared after each.
+struct Pair {
+    mem: MemLog,
+    disk: Option<DiskLog>,
+    dir: Scratch,
+    /// The raft high watermark: never truncated below, snapshots only at or below it.
+    hw: Offset,
+    epoch: Epoch,
+    ts: i64,
+}
+
+impl Pair {
+    fn new() -> Pair {
+        let dir = Scratch::new("pair");
+        let disk = DiskLog::open(&dir.partition(), small_segments()).unwrap();
+        Pair {
+            mem: MemLog::new(),
+            disk: Some(disk),
+            dir,
+            hw: 0,
+            epoch: 1,
+            ts: 1_700_000_000_000,
+        }
+    }
+
+    fn disk(&mut self) -> &mut DiskLog {
+        self.disk.as_mut().unwrap()
+    }
+
+    /// Batch boundaries of the log at or above `from`, the end offset included.
+    fn boundaries(&self, from: Offset) -> Vec<Offset> {
+        let mut out: Vec<Offset> = self.mem.batches().iter().map(|b| b.base_offset).collect();
+        out.push(self.mem.end_offset());
+        out.retain(|&o| o >= from.max(self.mem.start_offset()));
+        out
+    }
+
+    fn pick<T: Copy>(items: &[T], sel: u8) -> Option<T> {
+        (!items.is_empty()).then(|| items[sel as usize % items.len()])
+    }
+
+    fn max_epoch(&self) -> Epoch {
+        let snap = self.mem.latest_snapshot_id().map_or(0, |s| s.epoch);
+        self.epoch.max(snap).max(self.mem.last_fetched_epoch())
+    }
+
+    fn apply(&mut self, op: &Op) {
+        self.ts += 10;
+        let (end, ts) = (self.mem.end_offset(), self.ts);
+        match *op {
+            Op::Leader(records, bump, control) => {
+                self.epoch = self.max_epoch() + bump as i32;
+                let b = leader_batch(end, self.epoch, records as usize, control, ts);
+                let expected = self.mem.append_as_leader(with_encoding(&b));
+                assert_eq!(self.disk().append_as_leader(b), expected);
+            }
+            Op::Follower(ref sizes, bump, skew) => {
+                self.epoch = self.max_epoch() + bump as i32;
+                let bytes = wire_batches(end, self.epoch, sizes, skew, ts);
+                let batches = decode_batches(&bytes).unwrap();
+                let expected = self.mem.append_as_follower(batches.clone());
+                assert_eq!(self.disk().append_as_follower(batches), expected);
+            }
+            Op::BadAppend(kind) => {
+                let last = self.mem.batches().last().map(|b| b.epoch);
+                let bad = match kind % 4 {
+                    0 => leader_batch(end + 1, self.epoch, 1, false, ts),
+                    1 if last.is_some_and(|e| e > 0) => {
+                        leader_batch(end, last.unwrap() - 1, 1, false, ts)
+                    }
+                    2 => Batch {
+                        records: Records::Data(Vec::new()),
+                        ..leader_batch(end, self.epoch, 1, false, ts)
+                    },
+                    _ => {
+                        // A good batch then a gap: nothing may be appended.
+                        let good = leader_batch(end, self.max_epoch(), 1, false, ts);
+                        let gap = leader_batch(end + 5, self.max_epoch(), 1, false, ts);
+                        let expected = self.mem.append_as_follower(vec![good.clone(), gap.clone()]);
+                        assert!(expected.is_err());
+                        assert_eq!(self.disk().append_as_follower(vec![good, gap]), expected);
+                        return;
+                    }
+                };
+                let expected = self.mem.append_as_leader(bad.clone());
+                assert!(expected.is_err(), "{bad}");
+                assert_eq!(self.disk().append_as_leader(bad), expected);
+            }
+            Op::Read(from, max_bytes) => {
+                let start = self.mem.start_offset();
+                let from = start + from as i64 % (end - start + 1);
+                let m = self.mem.read(from, max_bytes as usize);
+                assert_same_batches(&self.disk().read(from, max_bytes as usize), &m);
+            }
+            Op::Truncate(sel) => {
+                if let Some(to) = Self::pick(&self.boundaries(self.hw), sel) {
+                    self.mem.truncate_to(to);
+                    self.disk().truncate_to(to);
+                }
+            }
+            Op::TruncateToEnd(back, epoch) => {
+                let d = OffsetAndEpoch::new(
+                    (end - back as i64).max(0),
+                    epoch as i32 % (self.max_epoch() + 2),
+                );
+                let target = self.mem.truncation_offset(d);
+                assert_eq!(self.disk().truncation_offset(d), target, "{d}");
+                if target >= self.hw && self.boundaries(0).contains(&target) {
+                    assert_eq!(self.mem.truncate_to_end_offset(d), target);
+                    assert_eq!(self.disk().truncate_to_end_offset(d), target);
+                }
+            }
+            Op::Flush => {
+                self.mem.flush();
+                self.disk().flush();
+            }
+            Op::Hw(sel) => {
+                if let Some(hw) = Self::pick(&self.boundaries(self.hw), sel) {
+                    self.hw = hw;
+                    self.disk().update_high_watermark(hw);
+                }
+            }
+            Op::Snapshot(sel, kraft_version, n) => self.snapshot(sel, kraft_version, n),
+            Op::Download(ahead, bump, chunk, how) => self.download(ahead, bump, chunk, how),
+            Op::DeleteBefore(sel) => {
+                let ids: Vec<_> = self
+                    .mem
+                    .snapshot_ids()
+                    .into_iter()
+                    .filter(|s| s.offset <= self.hw)
+                    .collect();
+                if let Some(id) = Self::pick(&ids, sel) {
+                    let expected = self.mem.delete_before_snapshot(id);
+                    assert_eq!(self.disk().delete_before_snapshot(id), expected, "{id}");
+                }
+            }
+            Op::TruncateToLatest => {
+                let expected = self.mem.truncate_to_latest_snapshot();
+                assert_eq!(self.disk().truncate_to_latest_snapshot(), expected);
+            }
+            Op::Reopen => self.reopen(),
+        }
+    }
+
+    fn snapshot(&mut self, sel: u8, kraft_version: bool, records: u8) {
+        let Some(offset) = Self::pick(&self.boundaries(0), sel).filter(|&o| o <= self.hw) else {
+            return;
+        };
+        let epoch = match self
+            .mem
+            .batches()
+            .iter()
+            .find(|b| b.next_offset() == offset)
+        {
+            Some(b) => b.epoch,
+            None => self.mem.earliest_snapshot_id().map_or(0, |s| s.epoch),
+        };
+        if !matches!(
+            self.mem.validate_offset_and_epoch(offset, epoch),
+            ValidOffsetAndEpoch::Valid(_)
+        ) {
+            return;
+        }
+        let id = OffsetAndEpoch::new(offset, epoch);
+        let c = contents(id, kraft_version as i16, records as usize, self.ts);
+        let expected = self.mem.create_snapshot(c.clone());
+        assert_eq!(self.disk().create_snapshot(c), expected);
+    }
+
+    fn download(&mut self, ahead: u8, bump: bool, chunk: u16, how: u8) {
+        let id = OffsetAndEpoch::new(
+            self.mem.end_offset() + 1 + ahead as i64,
+            self.max_epoch() + bump as i32,
+        );
+        let c = contents(id, 1, 3, self.ts);
+        let mut staging = MemLog::new();
+        staging.create_snapshot(c.clone()).unwrap();
+        let mut mem_bytes = staging.read_snapshot_chunk(id, 0, usize::MAX).unwrap();
+        let mut disk_bytes = encode_snapshot(&c, self.ts, 1 << 20).unwrap();
+        if how % 4 == 2 {
+            mem_bytes.truncate(mem_bytes.len() - 3);
+            disk_bytes.truncate(disk_bytes.len() - 3);
+        }
+        self.mem.begin_snapshot_download(id);
+        self.disk().begin_snapshot_download(id);
+        for part in mem_bytes.chunks(chunk as usize) {
+            self.mem.append_snapshot_download(part).unwrap();
+        }
+        for part in disk_bytes.chunks(chunk as usize) {
+            self.disk().append_snapshot_download(part).unwrap();
+        }
+        let written = disk_bytes.len() as u64;
+        assert_eq!(self.disk().snapshot_download(), Some((id, written)));
+        match how % 4 {
+            0 => {
+                assert_eq!(self.mem.complete_snapshot_download(), Ok(id));
+                assert_eq!(self.disk().complete_snapshot_download(), Ok(id));
+                assert!(self.mem.truncate_to_latest_snapshot());
+                assert!(self.disk().truncate_to_latest_snapshot());
+                self.hw = id.offset;
+                self.epoch = self.epoch.max(id.epoch);
+            }
+            1 => {
+                self.mem.abort_snapshot_download();
+                self.disk().abort_snapshot_download();
+            }
+            2 => {
+                assert!(self.mem.complete_snapshot_download().is_err());
+                assert!(self.disk().complete_snapshot_download().is_err());
+            }
+            _ => {} // left in progress: the next download or a restart replaces it
+        }
+    }
+
+    /// A clean restart (flush, reopen). Java's log start after a restart is the first segment's
+    /// base offset, which may be below where `deleteBeforeSnapshot` had moved it; the next
+    /// deletion before the earliest snapshot brings it back, and then everything must match.
+    fn reopen(&mut self) {
+        self.mem.flush();
+        self.disk().flush();
+        self.disk = None;
+        self.disk = Some(DiskLog::open(&self.dir.partition(), small_segments()).unwrap());
+        self.mem.crash();
+        let start = self.mem.start_offset();
+        assert!(self.disk().start_offset() <= start);
+        if self.disk().start_offset() < start {
+            let earliest = self.mem.earliest_snapshot_id().unwrap();
+            assert_eq!(earliest.offset, start);
+            assert!(self.disk().delete_before_snapshot(earliest));
+        }
+        let partition = self.dir.partition();
+        assert_eq!(part_files(&partition), 0, "no download survives a restart");
+    }
+
+    fn check(&mut self) {
+        let (mem, disk) = (&self.mem, self.disk.as_ref().unwrap());
+        assert_eq!(disk.start_offset(), mem.start_offset(), "start");
+        assert_eq!(disk.end_offset(), mem.end_offset(), "end");
+        assert_eq!(
+            disk.flushed_end_offset(),
+            mem.flushed_end_offset(),
+            "flushed"
+        );
+        assert_eq!(disk.last_fetched_epoch(), mem.last_fetched_epoch(), "lfe");
+        assert_eq!(disk.latest_snapshot_id(), mem.latest_snapshot_id());
+        assert_eq!(disk.earliest_snapshot_id(), mem.earliest_snapshot_id());
+        let mut ids: Vec<_> = disk.snapshot_ids().collect();
+        ids.sort();
+        assert_eq!(ids, mem.snapshot_ids(), "snapshots");
+        assert_eq!(
+            disk.snapshot_download().map(|d| d.0),
+            mem.snapshot_download().map(|d| d.0)
+        );
+        let max_epoch = self.max_epoch() + 1;
+        for e in -1..=max_epoch {
+            assert_eq!(
+                disk.end_offset_for_epoch(e),
+                mem.end_offset_for_epoch(e),
+                "end_offset_for_epoch({e})"
+            );
+        }
+        let mut offsets = self.boundaries(0);
+        let (start, end) = (mem.start_offset(), mem.end_offset());
+        offsets.extend([0, (start - 1).max(0), start + 1, end + 1]);
+        for &o in &offsets {
+            for e in 0..=max_epoch {
+                assert_eq!(
+                    disk.validate_offset_and_epoch(o, e),
+                    mem.validate_offset_and_epoch(o, e),
+                    "validate({o}, {e})"
+                );
+            }
+        }
+        assert_same_batches(&disk.read(start, usize::MAX), &mem.read(start, usize::MAX));
+        for id in ids {
+            assert_eq!(disk.read_snapshot(id), mem.read_snapshot(id), "{id}");
+            let size = disk.snapshot_size(id).unwrap();
+            assert_eq!(disk.read_snapshot_chunk(id, size - 1, 10).unwrap().len(), 1);
+            assert_eq!(disk.read_snapshot_chunk(id, size, 10), None);
+        }
+    }
+}
+
+/// Equal batches, and equal bytes: the stored bytes are what was appended.
+fn assert_same_batches(disk: &[Batch], mem: &[Batch]) {
+    assert_eq!(disk, mem);
+    for (d, m) in disk.iter().zip(mem) {
+        assert_eq!(d.encoded.bytes(), m.encoded.bytes(), "bytes of {m}");
+    }
+}
+
+/// One step; `u8` selectors pick among the valid choices at the time.
+#[derive(Debug, Clone)]
+enum Op {
+    /// Records, new epoch, control batch.
+    Leader(u8, bool, bool),
+    /// Batch sizes, new epoch, records with their own timestamps (bytes only Java writes).
+    Follower(Vec<usize>, bool, bool),
+    /// An append both must refuse.
+    BadAppend(u8),
+    /// From offset (any, batch boundary or not), max bytes.
+    Read(u8, u16),
+    Truncate(u8),
+    /// Kafka's truncateToEndOffset for a DivergingEpoch: offset below the end, epoch.
+    TruncateToEnd(u8, u8),
+    Flush,
+    Hw(u8),
+    /// Snapshot at a boundary <= HW: selector, kraft.version 1, data records.
+    Snapshot(u8, bool, u8),
+    /// Offset ahead, new epoch, chunk size, how it ends (complete, abort, corrupt, left).
+    Download(u8, bool, u16, u8),
+    DeleteBefore(u8),
+    TruncateToLatest,
+    Reopen,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    use proptest::bool::weighted;
+    use proptest::collection::vec;
+    prop_oneof![
+        6 => (1u8..5, weighted(0.2), weighted(0.2)).prop_map(|(n, b, c)| Op::Leader(n, b, c)),
+        4 => (vec(1usize..5, 1..4), weighted(0.2), any::<bool>())
+            .prop_map(|(n, b, s)| Op::Follower(n, b, s)),
+        1 => any::<u8>().prop_map(Op::BadAppend),
+        2 => (any::<u8>(), 0u16..400).prop_map(|(f, m)| Op::Read(f, m)),
+        2 => any::<u8>().prop_map(Op::Truncate),
+        1 => (0u8..12, any::<u8>()).prop_map(|(b, e)| Op::TruncateToEnd(b, e)),
+        3 => Just(Op::Flush),
+        3 => any::<u8>().prop_map(Op::Hw),
+        3 => (any::<u8>(), any::<bool>(), 0u8..4).prop_map(|(s, k, n)| Op::Snapshot(s, k, n)),
+        1 => (0u8..20, any::<bool>(), 1u16..300, any::<u8>())
+            .prop_map(|(a, b, c, e)| Op::Download(a, b, c, e)),
+        2 => any::<u8>().prop_map(Op::DeleteBefore),
+        1 => Just(Op::TruncateToLatest),
+        1 => Just(Op::Reopen),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 48,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn disk_log_behaves_as_mem_log(ops in proptest::collection::vec(op(), 1..60)) {
+        let mut pair = Pair::new();
+        for op in &ops {
+            pair.apply(op);
+            pair.check();
+        }
+        pair.apply(&Op::Reopen);
+        pair.check();
+    }
+}
+
+/// Kafka's v2 batch with its records section gzip-compressed, as a Java leader configured
+/// with compression would write it.
+fn gzip_batch(base: Offset, epoch: Epoch, count: usize) -> Vec<u8> {
+    let plain = wire_batches(base, epoch, &[count], true, 1_000);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&plain[BATCH_HEADER_SIZE..]).unwrap();
+    let mut out = plain[..BATCH_HEADER_SIZE].to_vec();
+    out.extend(gz.finish().unwrap());
+    let len = (out.len() - 12) as i32; // batch length: everything after offset and length
+    out[8..12].copy_from_slice(&len.to_be_bytes());
+    let attributes = i16::from_be_bytes([out[ATTRIBUTES_OFFSET], out[ATTRIBUTES_OFFSET + 1]]) | 1;
+    out[ATTRIBUTES_OFFSET..ATTRIBUTES_OFFSET + 2].copy_from_slice(&attributes.to_be_bytes());
+    let crc = crc32c(&out[ATTRIBUTES_OFFSET..]);
+    out[CRC_OFFSET..CRC_OFFSET + 4].copy_from_slice(&crc.to_be_bytes());
+    out
+}
+
+#[test]
+fn follower_batches_are_stored_and_read_back_byte_for_byte() {
+    let dir = Scratch::new("verbatim");
+    let mut log = DiskLog::open(&dir.partition(), LogConfig::default()).unwrap();
+    let mut sent = gzip_batch(0, 1, 3);
+    sent.extend(wire_batches(3, 1, &[2], true, 2_000));
+    let mut b = BatchBuilder::new(5)
+        .partition_leader_epoch(1)
+        .log_append_time(9_999);
+    b.append(4_000, None, Some(b"appended".as_slice()), &[])
+        .unwrap();
+    b.write_to(&mut sent).unwrap();
+    let batches = decode_batches(&sent).unwrap();
+    assert_eq!(batches.len(), 3);
+    let mut reencoded = Vec::new();
+    encode_batches(
+        &batches
+            .iter()
+            .map(|b| Batch {
+                encoded: Encoded::default(),
+                ..b.clone()
+            })
+            .collect::<Vec<_>>(),
+        &mut reencoded,
+    )
+    .unwrap();
+    assert_ne!(reencoded, sent, "a fresh encoding would differ");
+    log.append_as_follower(batches.clone()).unwrap();
+    log.flush();
+    let segment = std::fs::read(&log.file_log().segment_paths()[0]).unwrap();
+    assert_eq!(segment, sent, "the segment holds the leader's bytes");
+    let read = log.read(0, usize::MAX);
+    assert_same_batches(&read, &batches);
+    let mut again = Vec::new();
+    encode_batches(&read, &mut again).unwrap();
+    assert_eq!(again, sent, "and forwards them unchanged");
+
+    // A leader batch is stored as its fresh encoding.
+    let b = leader_batch(6, 2, 2, false, 3_000);
+    log.append_as_leader(b.clone()).unwrap();
+    let read = log.read(6, 1);
+    assert_same_batches(&read, &[with_encoding(&b)]);
+}
+
+#[test]
+fn reads_span_segments_and_respect_the_budget() {
+    let dir = Scratch::new("reads");
+    let mut log = DiskLog::open(&dir.partition(), small_segments()).unwrap();
+    for i in 0..30 {
+        log.append_as_leader(leader_batch(i * 3, 1, 3, false, 1_000))
+            .unwrap();
+    }
+    assert!(log.file_log().segment_paths().len() > 3);
+    let all = log.read(0, usize::MAX);
+    assert_eq!(all.len(), 30);
+    let seven: usize = all[..7].iter().map(Batch::size_in_bytes).sum();
+    assert_eq!(log.read(0, 0).len(), 1, "at least one batch");
+    assert_eq!(log.read(0, seven).len(), 7);
+    assert_eq!(log.read(0, seven - 1).len(), 6);
+    assert_eq!(log.read(4, seven).first().map(|b| b.base_offset), Some(3));
+    assert!(log.read(90, 100).is_empty());
+}
+
+#[test]
+fn snapshots_are_kafka_checkpoints() {
+    let dir = Scratch::new("snapshots");
+    let partition = dir.partition();
+    std::fs::create_dir_all(&partition).unwrap();
+    // The bootstrap checkpoint `kafka-storage format --standalone` writes.
+    let bootstrap = crate::log::bootstrap::Bootstrap {
+        metadata_version: 33,
+        features: Default::default(),
+        kraft_version: 1,
+        voters: Some(voters_record().voters),
+    };
+    let zero = OffsetAndEpoch::new(0, 0);
+    std::fs::write(
+        partition.join(crate::log::snapshot::file_name(to_log_id(zero))),
+        bootstrap.checkpoint_bytes(1_000).unwrap(),
+    )
+    .unwrap();
+    let mut log = DiskLog::open(&partition, LogConfig::default()).unwrap();
+    let c = log.read_snapshot(zero).unwrap();
+    assert_eq!((c.kraft_version, c.voters), (1, Some(voters_record())));
+    assert_eq!(c.data.len(), 1, "the metadata.version FeatureLevelRecord");
+
+    for e in 1..=4 {
+        log.append_as_leader(leader_batch(log.end_offset(), e, 2, false, 5))
+            .unwrap();
+    }
+    for (kraft_version, records) in [(0, 0), (1, 5000)] {
+        let id = OffsetAndEpoch::new(2 + 2 * kraft_version as i64, 1 + kraft_version as i32);
+        let c = contents(id, kraft_version, records, 77);
+        log.create_snapshot(c.clone()).unwrap();
+        assert_eq!(
+            log.create_snapshot(c.clone()),
+            Err(LogError::SnapshotExists(id))
+        );
+        assert_eq!(log.read_snapshot(id), Some(c));
+        let size = log.snapshot_size(id).unwrap();
+        let mut bytes = Vec::new();
+        while let Some(chunk) = log.read_snapshot_chunk(id, bytes.len() as u64, 1000) {
+            bytes.extend(chunk);
+        }
+        assert_eq!(bytes.len() as u64, size);
+        crate::log::snapshot::validate_bytes(&bytes).unwrap();
+    }
+    // Many records split into several data batches, each below the batch size limit.
+    let bytes = encode_snapshot(&contents(OffsetAndEpoch::new(9, 1), 0, 5000, 1), 1, 4096).unwrap();
+    let split = split_batches(&bytes);
+    assert!(split.batches.len() > 10);
+    assert!(split.batches.iter().all(|b| b.bytes().len() <= 4096));
+    let back = decode_snapshot(OffsetAndEpoch::new(9, 1), &bytes).unwrap();
+    assert_eq!(back.data.len(), 5000);
+    assert!(decode_snapshot(zero, &bytes[..bytes.len() - 1]).is_err());
+}
+
+fn part_files(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".part")
+        })
+        .count()
+}
+
+#[test]
+fn snapshot_downloads_freeze_validate_and_clean_up() {
+    let dir = Scratch::new("download");
+    let partition = dir.partition();
+    let mut log = DiskLog::open(&partition, LogConfig::default()).unwrap();
+    log.append_as_leader(leader_batch(0, 1, 2, false, 5))
+        .unwrap();
+    let id = OffsetAndEpoch::new(50, 3);
+    let bytes = encode_snapshot(&contents(id, 1, 40, 9), 9, 1 << 20).unwrap();
+
+    assert!(log.append_snapshot_download(b"x").is_err(), "no download");
+    log.begin_snapshot_download(id);
+    log.append_snapshot_download(&bytes[..100]).unwrap();
+    assert_eq!(log.snapshot_download(), Some((id, 100)));
+    assert_eq!(part_files(&partition), 1);
+    log.abort_snapshot_download();
+    assert_eq!((log.snapshot_download(), part_files(&partition)), (None, 0));
+
+    log.begin_snapshot_download(id);
+    log.append_snapshot_download(&bytes[..bytes.len() - 1])
+        .unwrap();
+    assert!(log.complete_snapshot_download().is_err(), "a torn footer");
+    assert_eq!((log.snapshot_download(), part_files(&partition)), (None, 0));
+    assert_eq!(log.latest_snapshot_id(), None);
+
+    log.begin_snapshot_download(OffsetAndEpoch::new(7, 7));
+    log.begin_snapshot_download(id); // replaces the first
+    for chunk in bytes.chunks(333) {
+        log.append_snapshot_download(chunk).unwrap();
+    }
+    assert_eq!(log.complete_snapshot_download(), Ok(id));
+    assert_eq!(part_files(&partition), 0);
+    assert!(log.truncate_to_latest_snapshot());
+    assert!(!log.truncate_to_latest_snapshot());
+    assert_eq!((log.start_offset(), log.end_offset()), (50, 50));
+    assert_eq!(log.last_fetched_epoch(), 3);
+    assert_eq!(log.read_snapshot(id), Some(contents(id, 1, 40, 9)));
+
+    // The same snapshot again: validated in memory, the frozen file left alone.
+    log.begin_snapshot_download(id);
+    log.append_snapshot_download(&bytes).unwrap();
+    assert_eq!(part_files(&partition), 0);
+    assert_eq!(log.complete_snapshot_download(), Ok(id));
+    assert_eq!(log.snapshot_size(id), Some(bytes.len() as u64));
+}
+
+#[test]
+fn retention_needs_the_high_watermark() {
+    let dir = Scratch::new("retention");
+    let config = LogConfig {
+        retention_bytes: 0,
+        ..small_segments()
+    };
+    let mut log = DiskLog::open(&dir.partition(), config).unwrap();
+    for i in 0..20 {
+        log.append_as_leader(leader_batch(i * 3, 1, 3, false, 5))
+            .unwrap();
+    }
+    log.flush();
+    log.create_snapshot(contents(OffsetAndEpoch::new(30, 1), 0, 1, 5))
+        .unwrap();
+    log.create_snapshot(contents(OffsetAndEpoch::new(45, 1), 0, 1, 5))
+        .unwrap();
+    assert!(!log.apply_retention(10), "the HW is still at the log start");
+    log.update_high_watermark(60);
+    assert!(log.apply_retention(10));
+    assert_eq!(log.start_offset(), 45);
+    assert_eq!(log.earliest_snapshot_id(), Some(OffsetAndEpoch::new(45, 1)));
+}
+
+const JAVA_V1: &str = r#"{"leaderId":1,"leaderEpoch":1,"votedId":-1,"votedDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","data_version":1}"#;
+const JAVA_V0: &str = r#"{"clusterId":"","leaderId":1,"leaderEpoch":1,"votedId":-1,"appliedOffset":0,"currentVoters":[{"voterId":1}],"data_version":0}"#;
+
+#[test]
+fn quorum_state_reads_java_files_and_writes_javas_format() {
+    let dir = Scratch::new("quorum-state");
+    let file = || FileQuorumStateStore::new(&dir.0);
+    let mut store = DiskQuorumStateStore::open(file(), vec![3, 1, 2]).unwrap();
+    assert_eq!(store.read(), None);
+
+    let leader = ElectionState {
+        epoch: 1,
+        leader_id: Some(1),
+        voted_key: None,
+    };
+    for java in [JAVA_V0, JAVA_V1] {
+        std::fs::write(store.path(), java).unwrap();
+        let read = DiskQuorumStateStore::open(file(), vec![1]).unwrap();
+        assert_eq!(read.read(), Some(leader.clone()), "{java}");
+    }
+    store.write(&leader, 1);
+    assert_eq!(std::fs::read_to_string(store.path()).unwrap(), JAVA_V1);
+    let reopened = DiskQuorumStateStore::open(file(), vec![1]).unwrap();
+    assert_eq!(reopened.read(), Some(leader.clone()));
+
+    let dir_id = Uuid::parse("J8aAPcfLQt2bqs1JT_rMgQ").unwrap();
+    let voted = ElectionState {
+        epoch: 2,
+        leader_id: None,
+        voted_key: Some(ReplicaKey::new(3, Some(dir_id))),
+    };
+    store.write(&voted, 1);
+    assert_eq!(store.read(), Some(voted.clone()));
+    let reopened = DiskQuorumStateStore::open(file(), vec![]).unwrap();
+    assert_eq!(reopened.read(), Some(voted.clone()));
+
+    // kraft.version 0: data version 0 with the static voters, and no directory id (as Java).
+    store.write(&voted, 0);
+    assert_eq!(
+        std::fs::read_to_string(store.path()).unwrap(),
+        r#"{"clusterId":"","leaderId":-1,"leaderEpoch":2,"votedId":3,"appliedOffset":0,"currentVoters":[{"voterId":1},{"voterId":2},{"voterId":3}],"data_version":0}"#
+    );
+    let on_disk = file().read().unwrap().unwrap();
+    assert_eq!(
+        (on_disk.data_version, on_disk.state.voters),
+        (0, vec![1, 2, 3])
+    );
+    let reopened = DiskQuorumStateStore::open(file(), vec![]).unwrap();
+    assert_eq!(
+        reopened.read().unwrap().voted_key,
+        Some(ReplicaKey::new(3, None))
+    );
+    assert!(!dir.0.join("quorum-state.tmp").exists());
+
+    std::fs::write(store.path(), "{}").unwrap();
+    let err = DiskQuorumStateStore::open(file(), vec![]).unwrap_err();
+    assert!(err.to_string().contains("quorum-state"), "{err}");
+}
