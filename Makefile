@@ -77,14 +77,24 @@ codegen:
 vectors:
 	protocol-tests/capture/capture.sh
 
-# Storage benchmark: kraftd's metadata log against Kafka's own KafkaRaftLog, side by side in one run,
-# reported as ratios (table on stdout, JSON in target/bench/storage.json). Never a timed test.
-# Knobs: BENCH_RECOVERY_MB (1024), BENCH_REPEAT (1), BENCH_BATCHES_1, BENCH_BATCHES_100, BENCH_MAX_SECS,
-# BENCH_DIR (target/bench/data); see bench/storage.rs.
-.PHONY: bench
-bench: compat-deps
+# Benchmarks, each side by side with Java Kafka in one run and reported as ratios; never a timed test.
+# `bench-storage`: kraftd's metadata log against Kafka's own KafkaRaftLog (target/bench/storage.json).
+#   Knobs: BENCH_RECOVERY_MB (1024), BENCH_REPEAT (1), BENCH_BATCHES_1, BENCH_BATCHES_100, BENCH_MAX_SECS,
+#   BENCH_DIR (target/bench/data); see bench/storage.rs.
+# `bench-raft`: a 3-voter kraftd quorum (`kraftd test-raft-server`) against Kafka's kafka.tools.TestRaftServer:
+#   commit latency p50/p99/p99.9 and committed records/s, 256-byte records, linger 0 and 25 ms
+#   (target/bench/raft.json). Knobs: RAFT_BENCH_DURATION_S (30), RAFT_BENCH_WARMUP_S (10),
+#   RAFT_BENCH_THROUGHPUT (5000), RAFT_BENCH_LINGERS (0,25), RAFT_BENCH_REPEAT (1); see bench/raft/README.md.
+.PHONY: bench bench-storage bench-raft
+bench: bench-storage bench-raft
+
+bench-storage: compat-deps
 	@mkdir -p target/bench/java-classes
 	javac -nowarn -d target/bench/java-classes -cp "$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" bench/java/StorageBench.java
 	BENCH_JAVA_CP="$(CURDIR)/target/bench/java-classes:$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" \
 	  BENCH_JAVA_LOG4J="$(CURDIR)/target/compat/kafka-$(KAFKA_VERSION)/log4j2-tools.properties" \
 	  $(CARGO) bench --bench storage
+
+bench-raft: compat-deps build
+	BENCH_JAVA_CP="$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" KRAFTD=$(KRAFTD) \
+	  python3 bench/raft/raft_bench.py

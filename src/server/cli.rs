@@ -8,6 +8,8 @@
 //! kraftd format -t <cluster id> -c <server.properties> [--standalone | --initial-controllers ... | --no-initial-controllers] ...
 //! kraftd storage-info -c <server.properties>                (as kafka-storage.sh info)
 //! kraftd dump-log <files or dirs>... [--json]               (as kafka-dump-log.sh --cluster-metadata-decoder)
+//! kraftd test-raft-server --config <file> --replica-directory-id <uuid> [--throughput N] [--record-size B]
+//!                                                           (as kafka.tools.TestRaftServer, for `make bench`)
 //! ```
 //!
 //! Exit codes: 0 success, 1 failure (e.g. invalid configuration), 2 bad command-line usage.
@@ -19,6 +21,7 @@ pub mod format;
 pub mod initial_controllers;
 pub mod logging;
 pub mod storage_info;
+pub mod test_raft_server;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -42,6 +45,7 @@ pub const SUBCOMMANDS: &[&str] = &[
     "format",
     "storage-info",
     "dump-log",
+    "test-raft-server",
 ];
 
 #[derive(Debug, Parser, PartialEq, Eq)]
@@ -96,6 +100,8 @@ pub enum Command {
     StorageInfo(storage_info::StorageInfoArgs),
     /// Print the batches and records of metadata log segments and snapshots
     DumpLog(dump_log::DumpLogArgs),
+    /// Run a bare raft node under load, as Kafka's TestRaftServer (the raft benchmark)
+    TestRaftServer(test_raft_server::TestRaftServerArgs),
 }
 
 #[derive(Debug, Args, PartialEq, Eq)]
@@ -160,6 +166,13 @@ pub fn run_with_args(args: impl IntoIterator<Item = OsString>) -> i32 {
             }
         },
         Command::DumpLog(args) => dump_log::run(&args),
+        Command::TestRaftServer(args) => match test_raft_server::run(&args) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("kraftd test-raft-server: {}", one_line(&e));
+                1
+            }
+        },
     }
 }
 

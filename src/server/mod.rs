@@ -6,6 +6,6 @@ pub mod context;
 pub mod listener;
 pub mod node;
 pub mod peer;
-mod run;
+pub(crate) mod run;
 
 pub use run::run;

@@ -11,6 +11,7 @@ use super::listener;
 use super::node::{
     self,
     storage::{DiskLog, DiskQuorumStateStore},
+    NodeHandle,
 };
 use crate::log::meta_properties::{MetaProperties, MetaPropertiesError};
 use crate::log::MetadataDir;
@@ -63,7 +64,64 @@ fn local_host_name() -> String {
 
 async fn serve(config: ControllerConfig) -> Result<(), String> {
     let node_id = config.node_id;
-    let cluster_id = read_identity(&config)?;
+    let cluster_id = read_identity(&config)?.ok_or_else(|| {
+        format!(
+            "{} has no cluster.id: format the directory with `kraftd format` or \
+             `kafka-storage.sh format`",
+            config.metadata_log_dir.join("meta.properties").display()
+        )
+    })?;
+    let bound = bind_controller_listeners(&config).await?;
+    let dir = MetadataDir::open(&config.metadata_log_dir, node_id, node::log_config(&config))
+        .map_err(|e| format!("could not open the metadata log directory: {e}"))?;
+    let directory_id = dir.directory_id;
+    let (file_log, quorum_state, _lock) = dir.into_parts();
+    let static_voter_ids: Vec<i32> = config.quorum.voters.iter().map(|v| v.id).collect();
+    let store = DiskQuorumStateStore::new(quorum_state, static_voter_ids);
+    let settings = node::node_settings(
+        &config,
+        &cluster_id,
+        directory_id,
+        bound.endpoints(),
+        rand::random(),
+    );
+    let running = launch(
+        &config,
+        bound,
+        &cluster_id,
+        settings,
+        DiskLog::new(file_log),
+        store,
+    );
+    info!(
+        target: "kraftd::server",
+        "kraftd {} started (cluster id {cluster_id}, node {node_id}, directory id {directory_id})",
+        env!("CARGO_PKG_VERSION"),
+    );
+    running.run_until_stopped(std::future::pending()).await
+}
+
+/// The controller listeners' sockets and this node's advertised endpoints on them.
+pub(crate) struct BoundListeners {
+    sockets: Vec<(String, tokio::net::TcpListener)>,
+    pub controllers: Vec<ControllerEndpoint>,
+}
+
+impl BoundListeners {
+    /// This node's endpoints, as the raft core advertises them.
+    pub fn endpoints(&self) -> Endpoints {
+        let mut e = Endpoints::empty();
+        for c in &self.controllers {
+            e.insert(&c.listener, HostPort::new(c.host.clone(), c.port));
+        }
+        e
+    }
+}
+
+/// Binds every controller listener (port 0 picks a free port, then advertised as bound).
+pub(crate) async fn bind_controller_listeners(
+    config: &ControllerConfig,
+) -> Result<BoundListeners, String> {
     let mut bound = Vec::new();
     for name in &config.controller_listener_names {
         let endpoint = config
@@ -85,7 +143,7 @@ async fn serve(config: ControllerConfig) -> Result<(), String> {
         let port = socket.local_addr().map_err(|e| e.to_string())?.port();
         bound.push((name.clone(), socket, port));
     }
-    let controllers: Vec<ControllerEndpoint> = config
+    let controllers = config
         .advertised_controller_endpoints()
         .into_iter()
         .map(|e| {
@@ -94,7 +152,7 @@ async fn serve(config: ControllerConfig) -> Result<(), String> {
                 .find(|(n, _, _)| *n == e.listener_name)
                 .map(|b| b.2);
             ControllerEndpoint {
-                node_id,
+                node_id: config.node_id,
                 host: if e.host.is_empty() {
                     local_host_name()
                 } else {
@@ -109,44 +167,41 @@ async fn serve(config: ControllerConfig) -> Result<(), String> {
             }
         })
         .collect();
-    let listeners = {
-        let mut e = Endpoints::empty();
-        for c in &controllers {
-            e.insert(&c.listener, HostPort::new(c.host.clone(), c.port));
-        }
-        e
-    };
-    let cluster_id = cluster_id.ok_or_else(|| {
-        format!(
-            "{} has no cluster.id: format the directory with `kraftd format` or \
-             `kafka-storage.sh format`",
-            config.metadata_log_dir.join("meta.properties").display()
-        )
-    })?;
-    let dir = MetadataDir::open(&config.metadata_log_dir, node_id, node::log_config(&config))
-        .map_err(|e| format!("could not open the metadata log directory: {e}"))?;
-    let directory_id = dir.directory_id;
-    let (file_log, quorum_state, _lock) = dir.into_parts();
-    let static_voter_ids: Vec<i32> = config.quorum.voters.iter().map(|v| v.id).collect();
-    let log = DiskLog::new(file_log);
-    let store = DiskQuorumStateStore::new(quorum_state, static_voter_ids);
-    let settings = node::node_settings(
-        &config,
-        &cluster_id,
-        directory_id,
-        listeners,
-        rand::random(),
-    );
+    Ok(BoundListeners {
+        sockets: bound.into_iter().map(|(n, s, _)| (n, s)).collect(),
+        controllers,
+    })
+}
+
+/// A started node: its loop's handle and thread.
+pub(crate) struct RunningNode {
+    pub handle: NodeHandle,
+    thread: std::thread::JoinHandle<Result<(), String>>,
+}
+
+/// Starts the node loop over `log` and `store` and serves the listeners.
+pub(crate) fn launch<L, S>(
+    config: &ControllerConfig,
+    bound: BoundListeners,
+    cluster_id: &str,
+    settings: node::NodeSettings,
+    log: L,
+    store: S,
+) -> RunningNode
+where
+    L: crate::raft::RaftLog + Send + 'static,
+    S: crate::raft::QuorumStateStore + Send + 'static,
+{
     let ctx = Arc::new(ServerContext::new(
-        node_id,
-        Some(cluster_id.clone()),
+        config.node_id,
+        Some(cluster_id.to_string()),
         config.socket_request_max_bytes as usize,
         QuorumView {
-            controllers,
+            controllers: bound.controllers.clone(),
             ..Default::default()
         },
     ));
-    let (handle, raft_thread) = node::start(
+    let (handle, thread) = node::start(
         settings,
         log,
         store,
@@ -154,36 +209,49 @@ async fn serve(config: ControllerConfig) -> Result<(), String> {
         tokio::runtime::Handle::current(),
     );
     ctx.set_node(handle.clone());
-    for (name, socket, _) in bound {
+    for (name, socket) in bound.sockets {
         tokio::spawn(listener::serve(socket, name, ctx.clone()));
     }
-    info!(
-        target: "kraftd::server",
-        "kraftd {} started (cluster id {cluster_id}, node {node_id}, directory id {directory_id})",
-        env!("CARGO_PKG_VERSION"),
-    );
-    let raft_done = tokio::task::spawn_blocking(move || {
-        raft_thread
-            .join()
-            .unwrap_or_else(|_| Err("the raft thread panicked".to_string()))
-    });
-    tokio::pin!(raft_done);
-    tokio::select! {
-        signal = wait_for_shutdown_signal() => {
-            signal?;
-            info!(target: "kraftd::server", "shutting down");
-            handle.shutdown();
+    RunningNode { handle, thread }
+}
+
+impl RunningNode {
+    /// Runs until SIGTERM/SIGINT (then a graceful shutdown), until the node loop stops on its
+    /// own (a fatal error), or until `work` fails (then a graceful shutdown, and its error).
+    pub async fn run_until_stopped(
+        self,
+        work: impl std::future::Future<Output = Result<(), String>>,
+    ) -> Result<(), String> {
+        let RunningNode { handle, thread, .. } = self;
+        let raft_done = tokio::task::spawn_blocking(move || {
+            thread
+                .join()
+                .unwrap_or_else(|_| Err("the raft thread panicked".to_string()))
+        });
+        tokio::pin!(raft_done);
+        tokio::pin!(work);
+        let mut work_result = Ok(());
+        tokio::select! {
+            signal = wait_for_shutdown_signal() => {
+                signal?;
+                info!(target: "kraftd::server", "shutting down");
+                handle.shutdown();
+            }
+            r = &mut work => {
+                work_result = r;
+                handle.shutdown();
+            }
+            _ = &mut raft_done => {}
         }
-        _ = &mut raft_done => {}
+        let result = raft_done
+            .await
+            .unwrap_or_else(|e| Err(format!("the raft thread failed: {e}")));
+        match &result {
+            Ok(()) => info!(target: "kraftd::server", "stopped"),
+            Err(e) => tracing::error!(target: "kraftd::server", "stopped on a fatal error: {e}"),
+        }
+        result.and(work_result)
     }
-    let result = raft_done
-        .await
-        .unwrap_or_else(|e| Err(format!("the raft thread failed: {e}")));
-    match &result {
-        Ok(()) => info!(target: "kraftd::server", "stopped"),
-        Err(e) => tracing::error!(target: "kraftd::server", "stopped on a fatal error: {e}"),
-    }
-    result
 }
 
 async fn wait_for_shutdown_signal() -> Result<(), String> {

@@ -40,6 +40,14 @@ pub struct Appended {
 pub struct NodeHandle {
     pub(super) events: mpsc::Sender<Event>,
     pub(super) high_watermark: watch::Receiver<Offset>,
+    pub(super) leader: watch::Receiver<LeaderView>,
+}
+
+/// The epoch and its leader as this node last knew them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LeaderView {
+    pub epoch: Epoch,
+    pub leader_id: Option<crate::raft::NodeId>,
 }
 
 impl std::fmt::Debug for NodeHandle {
@@ -68,12 +76,33 @@ impl NodeHandle {
 
     /// Appends data records as the leader (the local append API).
     pub async fn append(&self, records: Vec<Vec<u8>>) -> Result<Appended, String> {
+        self.append_queued(records)?
+            .await
+            .map_err(|_| "the node loop stopped before answering".to_string())?
+    }
+
+    /// Queues records for the leader's next batch without waiting: the receiver says where
+    /// they landed once the batch is appended (Kafka's `prepareAppend`, whose accumulator
+    /// the raft thread drains after `controller.quorum.append.linger.ms`).
+    pub fn append_queued(
+        &self,
+        records: Vec<Vec<u8>>,
+    ) -> Result<oneshot::Receiver<Result<Appended, String>>, String> {
         let (reply, rx) = oneshot::channel();
         self.events
             .send(Event::Append { records, reply })
             .map_err(|_| "the node loop has stopped".to_string())?;
-        rx.await
-            .map_err(|_| "the node loop stopped before answering".to_string())?
+        Ok(rx)
+    }
+
+    /// Follows leadership changes.
+    pub fn leader(&self) -> watch::Receiver<LeaderView> {
+        self.leader.clone()
+    }
+
+    /// Follows the high watermark.
+    pub fn high_watermark_updates(&self) -> watch::Receiver<Offset> {
+        self.high_watermark.clone()
     }
 
     /// Waits until every offset up to `offset` is committed.

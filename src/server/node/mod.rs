@@ -15,6 +15,6 @@ mod settings;
 mod snapshots;
 pub mod storage;
 
-pub use event::{Appended, NodeHandle};
+pub use event::{Appended, LeaderView, NodeHandle};
 pub use runner::{start, NodeSettings};
 pub use settings::{log_config, node_settings};

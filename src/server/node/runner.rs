@@ -12,7 +12,7 @@ use tokio::sync::{oneshot, watch};
 use tracing::{debug, error, info, warn};
 
 use super::clock::NodeClock;
-use super::event::{Appended, Event, NodeHandle};
+use super::event::{Appended, Event, LeaderView, NodeHandle};
 use super::snapshots::SnapshotPolicy;
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages::NoOpRecord;
@@ -55,9 +55,14 @@ where
 {
     let (events_tx, events) = mpsc::channel();
     let (hw_tx, hw_rx) = watch::channel(-1);
+    let (leader_tx, leader_rx) = watch::channel(LeaderView {
+        epoch: 0,
+        leader_id: None,
+    });
     let handle = NodeHandle {
         events: events_tx.clone(),
         high_watermark: hw_rx,
+        leader: leader_rx,
     };
     let thread = std::thread::Builder::new()
         .name("kraftd-raft".into())
@@ -92,8 +97,11 @@ where
                 replies: HashMap::new(),
                 next_request: 0,
                 hw: hw_tx,
+                leader: leader_tx,
                 ctx,
                 appends: Vec::new(),
+                appended_bytes: 0,
+                linger_deadline: None,
                 noop_deadline: None,
                 shutting_down: false,
                 published: None,
@@ -122,9 +130,15 @@ struct NodeLoop<L: RaftLog, S: QuorumStateStore> {
     replies: HashMap<RequestId, oneshot::Sender<Response>>,
     next_request: u64,
     hw: watch::Sender<Offset>,
+    leader: watch::Sender<LeaderView>,
     ctx: Arc<ServerContext>,
-    /// Appends received since the last proposal; proposed together as one batch.
+    /// Appends received since the last proposal; proposed together as one batch once the
+    /// linger has passed (Kafka's `BatchAccumulator`).
     appends: Vec<(Vec<Vec<u8>>, AppendReply)>,
+    /// Bytes of the records in `appends`.
+    appended_bytes: usize,
+    /// When the gathered appends must be proposed (set by the first of them).
+    linger_deadline: Option<Instant>,
     /// When the leader next writes a NoOpRecord (None unless leading).
     noop_deadline: Option<Instant>,
     shutting_down: bool,
@@ -138,6 +152,11 @@ struct NodeLoop<L: RaftLog, S: QuorumStateStore> {
 
 /// Events handled before the loop proposes the gathered appends and carries out actions.
 const MAX_EVENTS_PER_TURN: usize = 256;
+
+/// Gathered appends are proposed at once when they reach this size (Kafka's accumulator
+/// drains a full batch without waiting for the linger); below Kafka's 8 MiB batch limit
+/// with room for the batch's framing.
+const MAX_BATCH_BYTES: usize = 8 * 1024 * 1024 - 64 * 1024;
 
 impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
     fn run(&mut self) -> Result<(), String> {
@@ -198,8 +217,11 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
 
     fn next_deadline(&self) -> Instant {
         let mut d = self.raft.next_deadline();
-        if let Some(n) = self.noop_deadline {
-            d = d.min(n);
+        for t in [self.noop_deadline, self.linger_deadline]
+            .into_iter()
+            .flatten()
+        {
+            d = d.min(t);
         }
         d
     }
@@ -233,6 +255,10 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 if records.is_empty() {
                     let _ = reply.send(Err("nothing to append".into()));
                 } else {
+                    if self.appends.is_empty() {
+                        self.linger_deadline = Some(now + self.settings.raft.append_linger);
+                    }
+                    self.appended_bytes += records.iter().map(|r| r.len() + 8).sum::<usize>();
                     self.appends.push((records, reply));
                 }
             }
@@ -332,9 +358,14 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
     /// Proposes every append gathered this turn as one batch (Kafka's accumulator drains
     /// whatever is queued when the raft thread polls).
     fn propose_appends(&mut self, now: Instant) {
-        if self.appends.is_empty() {
+        let due = self.linger_deadline.is_some_and(|d| now >= d)
+            || self.appended_bytes >= MAX_BATCH_BYTES
+            || self.shutting_down;
+        if self.appends.is_empty() || !due {
             return;
         }
+        self.linger_deadline = None;
+        self.appended_bytes = 0;
         let appends = std::mem::take(&mut self.appends);
         let epoch = self.raft.epoch();
         let counts: Vec<usize> = appends.iter().map(|(r, _)| r.len()).collect();
@@ -391,6 +422,10 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                     leader,
                     voted,
                 } => {
+                    self.leader.send_replace(LeaderView {
+                        epoch,
+                        leader_id: leader,
+                    });
                     info!(
                         target: "kraftd::raft",
                         "now {role} at epoch {epoch} (leader {}, voted {})",

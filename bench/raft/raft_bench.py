@@ -1,0 +1,559 @@
+#!/usr/bin/env python3
+"""Raft commit benchmark: kraftd against Kafka's own kafka.tools.TestRaftServer, side by side in one run.
+
+For each implementation and each `controller.quorum.append.linger.ms` value this starts a 3-voter
+quorum on loopback (three processes, each with its own data dir and port, in its own process group),
+waits for a leader, lets the leader's workload run through a warm-up, then measures for a fixed
+duration and reports commit latency p50 / p99 / p99.9 and committed records/s. What is measured, and
+the JSON line format both implementations print, is specified in bench/raft/README.md.
+
+  java    Kafka 4.4.0's kafka.tools.TestRaftServer (the class bin/test-kraft-server-start.sh runs),
+          from the pinned jars, launched through bench/raft/TestRaftServerProbe.java, which runs it
+          unchanged and adds the JSON interval lines (full latency histogram, committed records).
+  kraftd  `kraftd test-raft-server --config F --throughput N --record-size S --replica-directory-id ID`
+          (the driver fails if the binary lacks the subcommand).
+
+Results: target/bench/raft-<impl>-linger<N>.json per run, target/bench/raft.json with every run and
+the kraftd/java ratios, and a table on stdout. Per-run logs and configs: target/bench/raft/<impl>-linger<N>/.
+
+Knobs (flags, or the environment variable in brackets):
+  --impls java,kraftd        [RAFT_BENCH_IMPLS]
+  --lingers 0,25             [RAFT_BENCH_LINGERS]        controller.quorum.append.linger.ms values
+  --throughput 5000          [RAFT_BENCH_THROUGHPUT]     offered load, records/s (TestRaftServer --throughput)
+  --record-size 256          [RAFT_BENCH_RECORD_SIZE]
+  --duration 30              [RAFT_BENCH_DURATION_S]     measured seconds
+  --warmup 10                [RAFT_BENCH_WARMUP_S]       seconds of leader workload discarded first
+  --repeat 1                 [RAFT_BENCH_REPEAT]         runs per (impl, linger); odd repeats run kraftd first
+  --kraftd PATH              [KRAFTD]                    default $CARGO_TARGET_DIR|target /release/kraftd
+  --java-main probe|kafka    [RAFT_BENCH_JAVA_MAIN]      kafka: run kafka.tools.TestRaftServer's own main
+                                                         and use only its 5 s println (p75/p99/p99.9, no p50)
+  [RAFT_BENCH_JAVA_OPTS]     JVM options (default: those bin/test-kraft-server-start.sh gets from
+                             kafka-run-class.sh: 1 GB heap, G1, MaxGCPauseMillis=20, ...)
+  [BENCH_JAVA_CP]            Kafka classpath (default: from compat/resolve-kafka)
+  [RAFT_BENCH_DIR]           scratch root (default target/bench/raft); [RAFT_BENCH_KEEP_DATA=1] keeps logs' data
+"""
+
+import argparse
+import atexit
+import base64
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HERE = os.path.join(REPO, "bench", "raft")
+KAFKA_VERSION = os.environ.get("KAFKA_VERSION", "4.4.0")
+NODES = 3
+REPORT_INTERVAL_MS = 1000
+# What bin/test-kraft-server-start.sh runs the JVM with: KAFKA_HEAP_OPTS="-Xmx1G -Xms1G" and
+# kafka-run-class.sh's KAFKA_JVM_PERFORMANCE_OPTS.
+DEFAULT_JAVA_OPTS = ("-Xms1g -Xmx1g -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 "
+                     "-XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent "
+                     "-XX:MaxInlineLevel=15 -Djava.awt.headless=true")
+# TestRaftServer's own summary, printed every 5 s by the leader (WriteStats.printSummary).
+KAFKA_LINE = re.compile(r"Throughput \(bytes/second\): ([0-9.]+), Latency \(ms\): ([0-9.NaInfity]+) p75 "
+                        r"([0-9.NaInfity]+) p99 ([0-9.NaInfity]+) p999")
+WORKLOAD_DIED = re.compile(r"ERROR \[raft-workload-generator\]|Exiting raft server due to fatal exception")
+QUANTILES = (("p50_ms", 500), ("p99_ms", 990), ("p999_ms", 999))  # per mille
+
+_children = []  # Popen objects, each the leader of its own process group
+
+
+def log(msg):
+    print(f"raft-bench: {msg}", file=sys.stderr, flush=True)
+
+
+class BenchError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------------------------
+# processes
+
+
+def stop_group(proc, grace=10.0):
+    """SIGTERM the process group led by proc, then SIGKILL it after `grace` seconds."""
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            pass
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)  # stragglers in the group, if any
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
+
+
+def stop_all():
+    while _children:
+        stop_group(_children.pop())
+
+
+def on_signal(signum, _frame):
+    stop_all()
+    sys.exit(128 + signum)
+
+
+def spawn(argv, cwd, out_path, err_path):
+    out = open(out_path, "wb")
+    err = open(err_path, "wb")
+    proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                            start_new_session=True)
+    out.close()
+    err.close()
+    _children.append(proc)
+    return proc
+
+
+def free_ports(n):
+    socks = []
+    for _ in range(n):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        socks.append(s)
+    ports = [s.getsockname()[1] for s in socks]
+    for s in socks:
+        s.close()
+    return ports
+
+
+def random_directory_id():
+    while True:
+        uid = base64.urlsafe_b64encode(os.urandom(16)).decode().rstrip("=")
+        if not uid.startswith("-"):
+            return uid
+
+
+def tail(path, n=30):
+    try:
+        with open(path, "rb") as f:
+            lines = f.read().decode(errors="replace").splitlines()
+    except OSError:
+        return "(no output)"
+    return "\n".join(lines[-n:])
+
+
+# ---------------------------------------------------------------------------------------------
+# implementations
+
+
+class Java:
+    name = "java"
+
+    def __init__(self, args):
+        self.main = args.java_main
+        self.opts = os.environ.get("RAFT_BENCH_JAVA_OPTS", DEFAULT_JAVA_OPTS).split()
+        cp = os.environ.get("BENCH_JAVA_CP")
+        if not cp:
+            try:
+                res = subprocess.run([os.path.join(REPO, "compat", "resolve-kafka")], check=True,
+                                     stdout=subprocess.PIPE, text=True)
+            except (OSError, subprocess.CalledProcessError) as e:
+                raise BenchError(f"compat/resolve-kafka failed: {e}")
+            with open(res.stdout.strip().splitlines()[-1]) as f:
+                cp = f.read().strip()
+        self.kafka_cp = cp
+        classes = os.path.join(args.dir, "java-classes")
+        src = os.path.join(HERE, "TestRaftServerProbe.java")
+        cls = os.path.join(classes, "TestRaftServerProbe.class")
+        if self.main == "probe" and (not os.path.exists(cls) or os.path.getmtime(cls) < os.path.getmtime(src)):
+            os.makedirs(classes, exist_ok=True)
+            log(f"compiling {os.path.relpath(src, REPO)}")
+            subprocess.run(["javac", "-nowarn", "-d", classes, "-cp", cp, src], check=True)
+        self.cp = f"{classes}:{cp}"
+
+    def available(self):
+        return None
+
+    def command(self, config, directory_id, throughput, record_size, run_dir):
+        log4j = os.path.join(run_dir, "log4j2.properties")
+        with open(log4j, "w") as f:
+            # Logs go to stderr (node<i>.err) so stdout holds only TestRaftServer's println and the
+            # probe's JSON lines. Raft at INFO: role transitions, for reading a run afterwards.
+            f.write("status = warn\nname = raft-bench\nshutdownHook = disable\n"
+                    "appender.console.type = Console\nappender.console.name = CONSOLE\n"
+                    "appender.console.target = SYSTEM_ERR\nappender.console.layout.type = PatternLayout\n"
+                    "appender.console.layout.pattern = [%d{ISO8601}] %p [%t] %m (%c)%n\n"
+                    "rootLogger.level = WARN\nrootLogger.appenderRef.console.ref = CONSOLE\n"
+                    "logger.raft.name = org.apache.kafka.raft\nlogger.raft.level = INFO\n")
+        main = "TestRaftServerProbe" if self.main == "probe" else "kafka.tools.TestRaftServer"
+        argv = ["java", *self.opts, f"-Dlog4j2.configurationFile={log4j}", "-cp", self.cp, main,
+                "--config", config, "--throughput", str(throughput), "--record-size", str(record_size),
+                "--replica-directory-id", directory_id]
+        if self.main == "probe":
+            argv += ["--report-interval-ms", str(REPORT_INTERVAL_MS)]
+        return argv
+
+
+class Kraftd:
+    name = "kraftd"
+
+    def __init__(self, args):
+        self.bin = args.kraftd
+
+    def available(self):
+        """None when usable; raises BenchError when the binary or its subcommand is missing."""
+        if not os.access(self.bin, os.X_OK):
+            raise BenchError(f"{self.bin} not found; build it first (cargo build --release) or pass --kraftd")
+        try:
+            res = subprocess.run([self.bin, "test-raft-server", "--help"], stdin=subprocess.DEVNULL,
+                                 capture_output=True, text=True, timeout=30)
+        except subprocess.TimeoutExpired:
+            raise BenchError(f"`{self.bin} test-raft-server --help` did not return within 30 s")
+        if res.returncode != 0:
+            msg = (res.stderr or res.stdout).strip().splitlines()
+            raise BenchError(f"`{self.bin} test-raft-server --help` failed "
+                             f"({msg[0] if msg else 'exit ' + str(res.returncode)}); rebuild kraftd (make build)")
+        return None
+
+    def command(self, config, directory_id, throughput, record_size, run_dir):
+        return [self.bin, "test-raft-server", "--config", config, "--throughput", str(throughput),
+                "--record-size", str(record_size), "--replica-directory-id", directory_id]
+
+
+# ---------------------------------------------------------------------------------------------
+# one run
+
+
+def percentile(hist, per_mille, total):
+    """TestRaftServer's rule (Kafka's Percentiles.value): the smallest latency L such that more than
+    q of the samples are <= L. hist: sorted [(latency_ms, count)]."""
+    cum = 0
+    for value, count in hist:
+        cum += count
+        if cum * 1000 > per_mille * total:
+            return value
+    return hist[-1][0] if hist else None
+
+
+def write_configs(run_dir, linger_ms):
+    ports = free_ports(NODES)
+    voters = ",".join(f"{i + 1}@127.0.0.1:{p}" for i, p in enumerate(ports))
+    configs = []
+    for i, port in enumerate(ports):
+        node = i + 1
+        data = os.path.join(run_dir, f"data{node}")
+        path = os.path.join(run_dir, f"node{node}.properties")
+        with open(path, "w") as f:
+            f.write(f"# raft-bench node {node} (TestRaftServer forces process.roles=controller itself)\n"
+                    f"process.roles=controller\nnode.id={node}\n"
+                    f"listeners=CONTROLLER://127.0.0.1:{port}\ncontroller.listener.names=CONTROLLER\n"
+                    f"controller.quorum.voters={voters}\nlog.dirs={data}\n"
+                    f"controller.quorum.append.linger.ms={linger_ms}\n")
+        configs.append(path)
+    return configs
+
+
+def parse_new_lines(path, state):
+    """Yields the complete lines appended to path since the last call (state: dict with 'pos')."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(state.get("pos", 0))
+            data = f.read()
+    except OSError:
+        return []
+    end = data.rfind(b"\n")
+    if end < 0:
+        return []
+    state["pos"] = state.get("pos", 0) + end + 1
+    return data[: end + 1].decode(errors="replace").splitlines()
+
+
+def run_one(impl, linger_ms, args):
+    run_dir = os.path.join(args.dir, f"{impl.name}-linger{linger_ms}")
+    shutil.rmtree(run_dir, ignore_errors=True)
+    os.makedirs(run_dir)
+    configs = write_configs(run_dir, linger_ms)
+    load_before = os.getloadavg()
+    procs = []
+    for i, config in enumerate(configs):
+        node = i + 1
+        argv = impl.command(config, random_directory_id(), args.throughput, args.record_size, run_dir)
+        with open(os.path.join(run_dir, f"node{node}.cmd"), "w") as f:
+            f.write(" ".join(argv) + "\n")
+        procs.append(spawn(argv, run_dir, os.path.join(run_dir, f"node{node}.out"),
+                           os.path.join(run_dir, f"node{node}.err")))
+    log(f"{impl.name} linger.ms={linger_ms}: started nodes {[p.pid for p in procs]} in {os.path.relpath(run_dir, REPO)}")
+
+    states = [{} for _ in procs]
+    err_states = [{} for _ in procs]
+    zero_streak = 0      # consecutive measured intervals without a commit
+    intervals = []       # measured JSON interval lines
+    kafka_lines = []     # TestRaftServer's own println, leader only
+    first_ms = None      # start_ms of the first interval with commits (leader's workload running)
+    leader = None        # (node_id, leader_epoch) of the first measured interval
+    leader_changes = 0
+    measured_ms = 0
+    started = time.monotonic()
+    last_line = time.monotonic()
+    warm_ms = args.warmup * 1000
+    want_ms = args.duration * 1000
+    try:
+        while True:
+            for i, proc in enumerate(procs):
+                if proc.poll() is not None:
+                    raise BenchError(f"{impl.name} node {i + 1} exited with {proc.returncode} during the run:\n"
+                                     f"{tail(os.path.join(run_dir, f'node{i + 1}.err'))}\n"
+                                     f"{tail(os.path.join(run_dir, f'node{i + 1}.out'), 10)}")
+            for i, st in enumerate(err_states):
+                for line in parse_new_lines(os.path.join(run_dir, f"node{i + 1}.err"), st):
+                    # TestRaftServer's generator thread dies on any exception but NotLeaderException
+                    # (e.g. "number of batches 10 reached 10" when the offered load exceeds what the
+                    # quorum commits); the process stays up, committing nothing. Fail the run instead.
+                    if WORKLOAD_DIED.search(line):
+                        raise BenchError(f"{impl.name} node {i + 1}: the workload generator died "
+                                         f"(offered load too high?):\n{tail(os.path.join(run_dir, f'node{i + 1}.err'), 15)}")
+            for i, st in enumerate(states):
+                for line in parse_new_lines(os.path.join(run_dir, f"node{i + 1}.out"), st):
+                    m = KAFKA_LINE.search(line)
+                    if m:
+                        last_line = time.monotonic()
+                        kafka_lines.append({"node_id": i + 1, "at_s": round(time.monotonic() - started, 1),
+                                            "bytes_per_s": float(m.group(1)), "p75_ms": float(m.group(2)),
+                                            "p99_ms": float(m.group(3)), "p999_ms": float(m.group(4))})
+                        if first_ms is None and args.java_main == "kafka" and impl.name == "java":
+                            first_ms = time.time() * 1000
+                        continue
+                    if not line.startswith("{") or '"raft_bench"' not in line:
+                        continue
+                    try:
+                        rec = json.loads(line)
+                    except ValueError:
+                        raise BenchError(f"{impl.name} node {i + 1} printed a malformed JSON line: {line!r}")
+                    last_line = time.monotonic()
+                    if first_ms is None:
+                        if rec["records"] > 0:
+                            first_ms = rec["start_ms"]
+                            log(f"{impl.name} linger.ms={linger_ms}: node {rec['node_id']} leads epoch "
+                                f"{rec['leader_epoch']} and commits; warming up {args.warmup} s")
+                        continue
+                    if rec["start_ms"] < first_ms + warm_ms or measured_ms >= want_ms:
+                        continue
+                    key = (rec["node_id"], rec["leader_epoch"])
+                    if leader is None:
+                        leader = key
+                    elif key != leader:
+                        leader_changes += 1
+                        leader = key
+                    intervals.append(rec)
+                    measured_ms += rec["end_ms"] - rec["start_ms"]
+                    zero_streak = zero_streak + 1 if rec["records"] == 0 else 0
+                    if zero_streak >= 10:
+                        raise BenchError(f"{impl.name}: the leader committed nothing for {zero_streak} intervals; "
+                                         f"logs in {run_dir}")
+            if args.java_main == "kafka" and impl.name == "java" and first_ms is not None:
+                if time.time() * 1000 >= first_ms + warm_ms + want_ms:
+                    break
+            elif measured_ms >= want_ms:
+                break
+            if first_ms is None and time.monotonic() - started > args.startup_timeout:
+                raise BenchError(f"{impl.name}: no leader committed records within {args.startup_timeout} s; logs in {run_dir}")
+            if first_ms is not None and time.monotonic() - last_line > 15:
+                raise BenchError(f"{impl.name}: no report line for 15 s; logs in {run_dir}")
+            time.sleep(0.2)
+    finally:
+        for proc in procs:
+            stop_group(proc)
+            if proc in _children:
+                _children.remove(proc)
+        if not os.environ.get("RAFT_BENCH_KEEP_DATA"):
+            for node in range(1, NODES + 1):
+                shutil.rmtree(os.path.join(run_dir, f"data{node}"), ignore_errors=True)
+
+    result = {
+        "impl": impl.name, "linger_ms": linger_ms, "record_size": args.record_size,
+        "offered_rate": args.throughput,
+    }
+    if args.java_main == "kafka" and impl.name == "java":
+        # Only TestRaftServer's own summary: windowed (30 s x 2 samples) p75/p99/p99.9 capped at 250 ms,
+        # and bytes/s from a Rate that under-reports during its first 30 s.
+        last = kafka_lines[-1] if kafka_lines else None
+        result.update({"source": "kafka-println", "p50_ms": None,
+                       "p75_ms": last and last["p75_ms"], "p99_ms": last and last["p99_ms"],
+                       "p999_ms": last and last["p999_ms"],
+                       "committed_records_per_s": last and round(last["bytes_per_s"] / args.record_size, 1)})
+    else:
+        hist = {}
+        records = 0
+        byte_count = 0
+        for rec in intervals:
+            for value, count in rec["latency_ms_hist"]:
+                hist[value] = hist.get(value, 0) + count
+            records += rec["records"]
+            byte_count += rec["bytes"]
+        hist = sorted(hist.items())
+        total = sum(c for _, c in hist)
+        if total != records:
+            raise BenchError(f"{impl.name}: histogram counts {total} != records {records}")
+        secs = measured_ms / 1000.0
+        result["source"] = "json-intervals"
+        for key, q in QUANTILES:
+            result[key] = percentile(hist, q, total) if total else None
+        result["p75_ms"] = percentile(hist, 750, total) if total else None
+        result.update({
+            "committed_records_per_s": round(records / secs, 1) if secs else 0.0,
+            "committed_bytes_per_s": round(byte_count / secs, 1) if secs else 0.0,
+            "mean_ms": round(sum(v * c for v, c in hist) / total, 3) if total else None,
+            "max_ms": hist[-1][0] if hist else None,
+            "records": records,
+            "measured_s": secs,
+            "intervals": len(intervals),
+            "leader_node": intervals[0]["node_id"] if intervals else None,
+            "leader_epoch": intervals[0]["leader_epoch"] if intervals else None,
+            "leader_changes": leader_changes,
+            "latency_ms_hist": [[v, c] for v, c in hist],
+        })
+        if leader_changes:
+            log(f"WARNING {impl.name} linger.ms={linger_ms}: the leader changed {leader_changes} time(s) "
+                "during the measured window; the numbers include the failover")
+    # The machine's state, since the comparison only holds between runs on a similarly loaded host.
+    result["host"] = {"cpus": os.cpu_count(), "loadavg_before": [round(x, 2) for x in load_before],
+                      "loadavg_after": [round(x, 2) for x in os.getloadavg()]}
+    result.update({"warmup_s": args.warmup, "duration_s": args.duration, "nodes": NODES,
+                   "kafka_version": KAFKA_VERSION, "kafka_reported": kafka_lines[-3:],
+                   "java_main": args.java_main if impl.name == "java" else None,
+                   "logs": os.path.relpath(run_dir, REPO)})
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def fmt(v, nd=1):
+    if v is None:
+        return "-"
+    return f"{v:.{nd}f}" if isinstance(v, float) else str(v)
+
+
+def main():
+    env = os.environ.get
+    target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(REPO, "target")
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--impls", default=env("RAFT_BENCH_IMPLS", "java,kraftd"))
+    ap.add_argument("--lingers", default=env("RAFT_BENCH_LINGERS", "0,25"))
+    ap.add_argument("--throughput", type=int, default=int(env("RAFT_BENCH_THROUGHPUT", "5000")))
+    ap.add_argument("--record-size", type=int, default=int(env("RAFT_BENCH_RECORD_SIZE", "256")))
+    ap.add_argument("--duration", type=float, default=float(env("RAFT_BENCH_DURATION_S", "30")))
+    ap.add_argument("--warmup", type=float, default=float(env("RAFT_BENCH_WARMUP_S", "10")))
+    ap.add_argument("--repeat", type=int, default=int(env("RAFT_BENCH_REPEAT", "1")))
+    ap.add_argument("--startup-timeout", type=float, default=float(env("RAFT_BENCH_STARTUP_S", "120")))
+    ap.add_argument("--kraftd", default=env("KRAFTD", os.path.join(target, "release", "kraftd")))
+    ap.add_argument("--java-main", choices=("probe", "kafka"), default=env("RAFT_BENCH_JAVA_MAIN", "probe"))
+    ap.add_argument("--dir", default=env("RAFT_BENCH_DIR", os.path.join(REPO, "target", "bench", "raft")))
+    ap.add_argument("--out", default=os.path.join(REPO, "target", "bench"))
+    args = ap.parse_args()
+    args.dir = os.path.abspath(args.dir)
+    lingers = [int(x) for x in args.lingers.split(",") if x.strip()]
+    names = [x.strip() for x in args.impls.split(",") if x.strip()]
+    if not set(names) <= {"java", "kraftd"}:
+        ap.error(f"--impls: unknown implementation in {args.impls!r}")
+
+    atexit.register(stop_all)
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    os.makedirs(args.dir, exist_ok=True)
+    os.makedirs(args.out, exist_ok=True)
+
+    # Results of earlier invocations must not pass for this one's (e.g. a kraftd file when kraftd is skipped).
+    for name in names:
+        for linger in lingers:
+            for f in os.listdir(args.out):
+                if re.fullmatch(rf"raft-{name}-linger{linger}(-r\d+)?\.json", f):
+                    os.remove(os.path.join(args.out, f))
+    impls = []
+    skipped = {}
+    try:
+        for name in names:
+            impl = Java(args) if name == "java" else Kraftd(args)
+            reason = impl.available()
+            if reason:
+                log(f"skipping {name}: {reason}")
+                skipped[name] = reason
+            else:
+                impls.append(impl)
+        runs = []
+        for rep in range(args.repeat):
+            for linger in lingers:
+                order = impls if rep % 2 == 0 else list(reversed(impls))
+                for impl in order:
+                    res = run_one(impl, linger, args)
+                    res["repeat"] = rep
+                    runs.append(res)
+                    suffix = f"-r{rep}" if args.repeat > 1 else ""
+                    path = os.path.join(args.out, f"raft-{impl.name}-linger{linger}{suffix}.json")
+                    with open(path, "w") as f:
+                        json.dump(res, f, indent=2)
+                        f.write("\n")
+                    short = {k: res[k] for k in ("impl", "linger_ms", "record_size", "offered_rate", "p50_ms",
+                                                 "p99_ms", "p999_ms", "committed_records_per_s")}
+                    print(json.dumps(short), flush=True)
+    except BenchError as e:
+        log(f"error: {e}")
+        stop_all()
+        return 1
+
+    # Summary: medians over repeats, and kraftd/java ratios per linger.
+    summary = {}
+    for res in runs:
+        summary.setdefault((res["impl"], res["linger_ms"]), []).append(res)
+
+    def median(vals):
+        vals = sorted(v for v in vals if v is not None)
+        if not vals:
+            return None
+        mid = len(vals) // 2
+        return float(vals[mid]) if len(vals) % 2 else (vals[mid - 1] + vals[mid]) / 2.0
+
+    keys = ("p50_ms", "p99_ms", "p999_ms", "committed_records_per_s")
+    table = {f"{i}-linger{l}": {k: median([r[k] for r in rs]) for k in keys} for (i, l), rs in summary.items()}
+    ratios = {}
+    for linger in lingers:
+        j, k = table.get(f"java-linger{linger}"), table.get(f"kraftd-linger{linger}")
+        if j and k:
+            ratios[f"linger{linger}"] = {key: (round(k[key] / j[key], 3) if j[key] else None) for key in keys}
+    out = {"kafka_version": KAFKA_VERSION, "offered_rate": args.throughput, "record_size": args.record_size,
+           "duration_s": args.duration, "warmup_s": args.warmup, "repeat": args.repeat, "skipped": skipped,
+           "medians": table, "ratios_kraftd_over_java": ratios,
+           "runs": [{k: v for k, v in r.items() if k != "latency_ms_hist"} for r in runs]}
+    if args.repeat > 1:
+        # raft-<impl>-linger<N>.json: medians over the repeats (each repeat is in its -r<k> file).
+        for (name, linger), rs in summary.items():
+            res = {"impl": name, "linger_ms": linger, "record_size": args.record_size,
+                   "offered_rate": args.throughput, **table[f"{name}-linger{linger}"],
+                   "aggregate": f"median of {len(rs)} repeats",
+                   "repeats": [{k: r[k] for k in ("repeat", "p50_ms", "p99_ms", "p999_ms",
+                                                  "committed_records_per_s", "host")} for r in rs]}
+            with open(os.path.join(args.out, f"raft-{name}-linger{linger}.json"), "w") as f:
+                json.dump(res, f, indent=2)
+                f.write("\n")
+    with open(os.path.join(args.out, "raft.json"), "w") as f:
+        json.dump(out, f, indent=2)
+        f.write("\n")
+
+    print(f"\nraft commit benchmark: 3 voters on loopback, {args.record_size}-byte records, "
+          f"offered {args.throughput} records/s, {args.duration:g} s measured after {args.warmup:g} s warm-up")
+    print(f"{'impl':8} {'linger':>6} {'p50 ms':>8} {'p99 ms':>8} {'p99.9 ms':>9} {'records/s':>11}")
+    for (name, linger), _ in sorted(summary.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        row = table[f"{name}-linger{linger}"]
+        print(f"{name:8} {linger:>6} {fmt(row['p50_ms']):>8} {fmt(row['p99_ms']):>8} {fmt(row['p999_ms']):>9} "
+              f"{fmt(row['committed_records_per_s']):>11}")
+    for name, reason in skipped.items():
+        print(f"{name}: skipped: {reason}")
+    print(f"JSON: {os.path.relpath(os.path.join(args.out, 'raft.json'), REPO)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,281 @@
+//! `kraftd test-raft-server`: the counterpart of Kafka's `kafka.tools.TestRaftServer` (what
+//! `test-kraft-server-start.sh` runs), for `make bench`. A raft node alone (no controller) on an
+//! unformatted directory; while it leads it appends `--throughput` records a second of
+//! `--record-size` zero bytes, one append call per record, and reports how long each took to
+//! commit. See bench/raft/README.md for the contract with the driver.
+//!
+//! Like TestRaftServer: static voters, Kafka's defaults for every other raft setting, the
+//! partition `__raft_performance_test-0`, cluster id `AAAAAAAAAAAAAAAAAAAAAA`, no NoOpRecords and
+//! no snapshots. Pacing is open-loop with catch-up: record n is due n/throughput seconds after
+//! the node became leader, and a late record is sent at once and timed from when it was sent.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use clap::Args;
+use tokio::sync::oneshot;
+
+use crate::log::{DirLock, FileLog, FileQuorumStateStore};
+use crate::protocol::codec::Uuid;
+use crate::server::node::storage::{DiskLog, DiskQuorumStateStore};
+use crate::server::node::{self, Appended, NodeHandle};
+use crate::server::run::{bind_controller_listeners, launch};
+
+#[derive(Debug, Args, PartialEq, Eq)]
+pub struct TestRaftServerArgs {
+    /// The node's configuration (node.id, listeners, controller.quorum.voters, log.dirs, ...)
+    #[arg(long = "config", value_name = "FILE")]
+    pub config: PathBuf,
+    /// Records appended per second while leading
+    #[arg(long, default_value_t = 5000)]
+    pub throughput: u32,
+    /// Bytes per record
+    #[arg(long = "record-size", default_value_t = 256)]
+    pub record_size: usize,
+    /// This replica's directory id
+    #[arg(long = "replica-directory-id", value_name = "UUID")]
+    pub replica_directory_id: String,
+    /// How often to print a report line while leading
+    #[arg(long = "report-interval-ms", default_value_t = 1000)]
+    pub report_interval_ms: u64,
+}
+
+/// TestRaftServer's partition directory and cluster id.
+const PARTITION: &str = "__raft_performance_test-0";
+const CLUSTER_ID: &str = "AAAAAAAAAAAAAAAAAAAAAA";
+
+pub fn run(args: &TestRaftServerArgs) -> Result<(), String> {
+    if args.throughput == 0 {
+        return Err("--throughput must be positive".into());
+    }
+    let directory_id = Uuid::parse(&args.replica_directory_id)
+        .map_err(|e| format!("--replica-directory-id: {e}"))?;
+    let config = super::load_config(&args.config)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("kraftd-io")
+        .enable_all()
+        .build()
+        .map_err(|e| format!("could not start the async runtime: {e}"))?;
+    runtime.block_on(async {
+        let dir = &config.metadata_log_dir;
+        std::fs::create_dir_all(dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
+        let _lock = DirLock::try_lock(dir).map_err(|e| e.to_string())?;
+        let partition = dir.join(PARTITION);
+        let log = FileLog::open(&partition, node::log_config(&config))
+            .map_err(|e| format!("open {}: {e}", partition.display()))?;
+        let voter_ids = config.quorum.voters.iter().map(|v| v.id).collect();
+        let store = DiskQuorumStateStore::new(FileQuorumStateStore::new(&partition), voter_ids);
+        let bound = bind_controller_listeners(&config).await?;
+        let mut settings = node::node_settings(
+            &config,
+            CLUSTER_ID,
+            directory_id,
+            bound.endpoints(),
+            rand::random(),
+        );
+        // A bare raft node: no controller writes NoOps or snapshots.
+        settings.noop_interval = None;
+        settings.snapshot_max_bytes = u64::MAX;
+        settings.snapshot_max_interval = None;
+        let running = launch(
+            &config,
+            bound,
+            CLUSTER_ID,
+            settings,
+            DiskLog::new(log),
+            store,
+        );
+        let workload = Workload::new(args, config.node_id, running.handle.clone());
+        running.run_until_stopped(workload.run()).await
+    })
+}
+
+fn wall_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// Records appended and not yet seen committed, oldest first.
+struct Pending {
+    /// Where the batch landed, once the node loop has appended it.
+    reply: oneshot::Receiver<Result<Appended, String>>,
+    appended_ms: i64,
+}
+
+struct Workload {
+    node_id: i32,
+    node: NodeHandle,
+    throughput: u32,
+    record: Vec<u8>,
+    report_interval: Duration,
+}
+
+/// One report interval's commits.
+#[derive(Default)]
+struct Interval {
+    records: u64,
+    latency_ms: BTreeMap<i64, u64>,
+}
+
+impl Workload {
+    fn new(args: &TestRaftServerArgs, node_id: i32, node: NodeHandle) -> Workload {
+        Workload {
+            node_id,
+            node,
+            throughput: args.throughput,
+            record: vec![0u8; args.record_size],
+            report_interval: Duration::from_millis(args.report_interval_ms.max(1)),
+        }
+    }
+
+    /// Waits for leadership, then generates load until leadership is lost; forever.
+    async fn run(self) -> Result<(), String> {
+        let mut leader = self.node.leader();
+        loop {
+            let view = *leader.borrow_and_update();
+            if view.leader_id == Some(self.node_id) {
+                self.lead(view.epoch).await?;
+            } else if leader.changed().await.is_err() {
+                return Ok(());
+            }
+        }
+    }
+
+    /// One epoch of leadership: paced appends, commit timing, a report line per interval.
+    async fn lead(&self, epoch: i32) -> Result<(), String> {
+        let mut leader = self.node.leader();
+        let mut hw = self.node.high_watermark_updates();
+        let start = wall_ms();
+        let mut count: u64 = 0;
+        let mut pending: VecDeque<Pending> = VecDeque::new();
+        // Offsets known for the front of `pending` (the node answered its append).
+        let mut landed: VecDeque<(i64, i64)> = VecDeque::new();
+        let mut interval = Interval::default();
+        let mut interval_start = wall_ms();
+        let mut next_report = tokio::time::Instant::now() + self.report_interval;
+        tracing::info!(
+            target: "kraftd::bench",
+            "leading epoch {epoch}: appending {} records/s of {} bytes",
+            self.throughput,
+            self.record.len()
+        );
+        loop {
+            let due = start + ((count + 1) as f64 * 1000.0 / self.throughput as f64).round() as i64;
+            let now = wall_ms();
+            if due <= now {
+                let reply = self.node.append_queued(vec![self.record.clone()])?;
+                pending.push_back(Pending {
+                    reply,
+                    appended_ms: now,
+                });
+                count += 1;
+                continue;
+            }
+            let wait = Duration::from_millis((due - now) as u64);
+            tokio::select! {
+                _ = tokio::time::sleep(wait) => {}
+                _ = tokio::time::sleep_until(next_report) => {
+                    let end = wall_ms();
+                    self.report(epoch, interval_start, end, std::mem::take(&mut interval))?;
+                    interval_start = end;
+                    next_report += self.report_interval;
+                }
+                changed = hw.changed() => {
+                    if changed.is_err() {
+                        return Ok(());
+                    }
+                    let committed_ms = wall_ms();
+                    let high_watermark = *hw.borrow_and_update();
+                    if let Err(e) = collect_landed(&mut pending, &mut landed, epoch) {
+                        let view = *self.node.leader().borrow();
+                        if view.epoch == epoch && view.leader_id == Some(self.node_id) {
+                            return Err(e);
+                        }
+                        // Leadership moved on; the refused appends are expected.
+                        return Ok(());
+                    }
+                    while let Some(&(offset, appended_ms)) = landed.front() {
+                        if offset >= high_watermark {
+                            break;
+                        }
+                        landed.pop_front();
+                        interval.records += 1;
+                        *interval.latency_ms.entry((committed_ms - appended_ms).max(0)).or_default() += 1;
+                    }
+                }
+                changed = leader.changed() => {
+                    if changed.is_err() {
+                        return Ok(());
+                    }
+                    let view = *leader.borrow_and_update();
+                    if view.epoch != epoch || view.leader_id != Some(self.node_id) {
+                        tracing::info!(target: "kraftd::bench", "no longer leading epoch {epoch}");
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+
+    fn report(&self, epoch: i32, start_ms: i64, end_ms: i64, i: Interval) -> Result<(), String> {
+        let hist: Vec<String> = i
+            .latency_ms
+            .iter()
+            .map(|(ms, n)| format!("[{ms},{n}]"))
+            .collect();
+        let line = format!(
+            "{{\"raft_bench\":1,\"impl\":\"kraftd\",\"node_id\":{},\"leader_epoch\":{epoch},\
+             \"start_ms\":{start_ms},\"end_ms\":{end_ms},\"records\":{},\"bytes\":{},\
+             \"latency_ms_hist\":[{}]}}",
+            self.node_id,
+            i.records,
+            i.records * self.record.len() as u64,
+            hist.join(",")
+        );
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{line}")
+            .and_then(|_| out.flush())
+            .map_err(|e| format!("write a report line: {e}"))
+    }
+}
+
+/// Moves the records whose appends have been answered from `pending` to `landed` as
+/// (offset, appended ms), checking that they landed in order in this epoch.
+fn collect_landed(
+    pending: &mut VecDeque<Pending>,
+    landed: &mut VecDeque<(i64, i64)>,
+    epoch: i32,
+) -> Result<(), String> {
+    while let Some(front) = pending.front_mut() {
+        match front.reply.try_recv() {
+            Ok(Ok(a)) => {
+                if a.epoch != epoch {
+                    return Err(format!(
+                        "a record appended while leading epoch {epoch} landed in epoch {}",
+                        a.epoch
+                    ));
+                }
+                if landed.back().is_some_and(|&(o, _)| o >= a.last_offset) {
+                    return Err(format!(
+                        "append answered out of order: offset {} after {:?}",
+                        a.last_offset,
+                        landed.back()
+                    ));
+                }
+                landed.push_back((a.last_offset, front.appended_ms));
+                pending.pop_front();
+            }
+            Ok(Err(e)) => return Err(format!("append refused: {e}")),
+            Err(oneshot::error::TryRecvError::Empty) => return Ok(()),
+            Err(oneshot::error::TryRecvError::Closed) => {
+                return Err("the node loop dropped an append".into())
+            }
+        }
+    }
+    Ok(())
+}
