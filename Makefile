@@ -96,5 +96,5 @@ bench-storage: compat-deps
 	  $(CARGO) bench --bench storage
 
 bench-raft: compat-deps build
-	BENCH_JAVA_CP="$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" KRAFTD=$(KRAFTD) \
+	BENCH_JAVA_CP="$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" KRAFTD=$(abspath $(KRAFTD)) \
 	  python3 bench/raft/raft_bench.py

@@ -199,7 +199,9 @@ fn api_versions_lists_exactly_what_kraftd_serves() {
                 (54, 0, 1),
                 (55, 0, 2),
                 (59, 0, 1),
-                (60, 0, 2)
+                (60, 0, 2),
+                (70, 0, 0),
+                (82, 0, 0)
             ]
         );
         if version >= 3 {
@@ -249,6 +251,26 @@ fn every_advertised_api_version_is_answered_and_the_next_one_is_not() {
                         ..Default::default()
                     },
                 ),
+                70 => encode_request(
+                    70,
+                    0,
+                    77,
+                    Some("v"),
+                    &kraftd::protocol::messages::ControllerRegistrationRequest {
+                        controller_id: 2,
+                        ..Default::default()
+                    },
+                ),
+                82 => encode_request(
+                    82,
+                    0,
+                    77,
+                    Some("v"),
+                    &kraftd::protocol::messages::UpdateRaftVoterRequest {
+                        voter_id: 1,
+                        ..Default::default()
+                    },
+                ),
                 other => raft_request_frame(other, version),
             };
             let mut frame = frame.unwrap();
@@ -278,6 +300,18 @@ fn every_advertised_api_version_is_answered_and_the_next_one_is_not() {
                 let ok = match (api.api_key, beyond) {
                     (18, true) => ApiVersionsResponse::decode_exact(r.rest(), 0).is_ok(),
                     (18, false) => ApiVersionsResponse::decode_exact(r.rest(), version).is_ok(),
+                    (70, _) => {
+                        kraftd::protocol::messages::ControllerRegistrationResponse::decode_exact(
+                            r.rest(),
+                            version,
+                        )
+                        .is_ok()
+                    }
+                    (82, _) => kraftd::protocol::messages::UpdateRaftVoterResponse::decode_exact(
+                        r.rest(),
+                        version,
+                    )
+                    .is_ok(),
                     (60, _) => DescribeClusterResponse::decode_exact(r.rest(), version)
                         // A controller answers v0 with INVALID_REQUEST, as Java does.
                         .map(|b| b.error_code == if version == 0 { 42 } else { 0 })

@@ -185,6 +185,11 @@ impl JavaServer {
         self.guard.kill9()
     }
 
+    /// Sends `signal` (e.g. SIGSTOP/SIGCONT to freeze and thaw the JVM).
+    pub fn signal(&mut self, signal: i32) {
+        self.guard.signal(signal)
+    }
+
     /// Sends SIGTERM (Kafka's shutdown hook runs a controlled shutdown); does not wait.
     pub fn sigterm(&mut self) {
         self.guard.sigterm()

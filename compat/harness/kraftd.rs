@@ -132,6 +132,11 @@ impl KraftdProcess {
         self.guard.sigterm()
     }
 
+    /// Sends `signal` (e.g. SIGSTOP/SIGCONT to freeze and thaw the process).
+    pub fn signal(&mut self, signal: i32) {
+        self.guard.signal(signal)
+    }
+
     #[track_caller]
     pub fn wait_exit(&mut self, timeout: Duration) -> ExitStatus {
         self.guard.wait_exit(timeout)

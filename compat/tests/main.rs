@@ -7,6 +7,7 @@ mod harness;
 
 mod front_end;
 mod harness_selftest;
+mod mixed;
 mod quorum;
 mod storage;
 mod tools;

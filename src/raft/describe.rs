@@ -51,9 +51,11 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             .voters()
             .nodes()
             .map(|n| {
+                // Voters are named by the voter set's key, as Java does: a static voter (kraft.version
+                // 0) shows no directory id even though its fetches carry one.
                 if Some(n.key.id) == self.local_id() {
                     ReplicaDescription {
-                        replica_key: self.local.unwrap_or(n.key),
+                        replica_key: n.key,
                         log_end_offset: self.log.end_offset(),
                         last_fetch_timestamp: now.as_i64(),
                         last_caught_up_timestamp: now.as_i64(),
@@ -61,7 +63,10 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                 } else {
                     l.voters
                         .get(&n.key.id)
-                        .map(describe)
+                        .map(|s| ReplicaDescription {
+                            replica_key: n.key,
+                            ..describe(s)
+                        })
                         .unwrap_or(ReplicaDescription {
                             replica_key: n.key,
                             log_end_offset: -1,

@@ -151,10 +151,13 @@ async fn serve_connection(
         };
         let outcome = match api::handle(&ctx, listener, &frame) {
             Outcome::Raft(call) => raft_answer(&ctx, listener, call).await,
+            Outcome::Node(call) => node_answer(&ctx, listener, call).await,
             other => other,
         };
         match outcome {
-            Outcome::Raft(_) => unreachable!("raft calls are answered above"),
+            Outcome::Raft(_) | Outcome::Node(_) => {
+                unreachable!("node calls are answered above")
+            }
             Outcome::Respond(bytes) => {
                 if let Err(e) = wr.write_all(&bytes).await {
                     debug!(target: "kraftd::socket", "Write to {peer} failed: {e}");
@@ -193,6 +196,28 @@ async fn raft_answer(ctx: &ServerContext, listener: &str, call: api::RaftCall) -
     };
     match reply.await {
         Ok(response) => api::answer_frame(api_key, api_version, correlation_id, &response),
+        Err(_) => closed("the node loop stopped before answering"),
+    }
+}
+
+/// Waits for the node loop's answer to a `ControllerRegistration` (sent once its record is
+/// committed, or refused) or an `UpdateRaftVoter`.
+async fn node_answer(ctx: &ServerContext, listener: &str, call: api::NodeCall) -> Outcome {
+    let closed = |why: &str| {
+        Outcome::Close(api::CloseReason::NodeUnavailable {
+            api_key: call.api_key,
+            why: why.to_string(),
+        })
+    };
+    let Some(node) = ctx.node() else {
+        return closed("this process runs no raft node");
+    };
+    let reply = match node.call(listener, &call.request) {
+        Ok(r) => r,
+        Err(e) => return closed(&e),
+    };
+    match reply.await {
+        Ok(response) => response.frame(&call),
         Err(_) => closed("the node loop stopped before answering"),
     }
 }

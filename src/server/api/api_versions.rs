@@ -26,6 +26,33 @@ pub fn supported_features() -> Vec<FeatureRange> {
             min: 0,
             max: 1,
         },
+        // The broker-side features a Kafka 4.4 controller accepts as finalized levels; a
+        // controller registration must cover every finalized one.
+        FeatureRange {
+            name: "group.version",
+            min: 0,
+            max: 1,
+        },
+        FeatureRange {
+            name: "share.version",
+            min: 0,
+            max: 2,
+        },
+        FeatureRange {
+            name: "streams.version",
+            min: 0,
+            max: 1,
+        },
+        FeatureRange {
+            name: "transaction.version",
+            min: 0,
+            max: 2,
+        },
+        FeatureRange {
+            name: "eligible.leader.replicas.version",
+            min: 0,
+            max: 1,
+        },
     ]
 }
 

@@ -77,6 +77,18 @@ pub const SERVED_APIS: &[ServedApi] = &[
         min_version: 0,
         max_version: 2,
     },
+    ServedApi {
+        key: 70,
+        name: "ControllerRegistration",
+        min_version: 0,
+        max_version: 0,
+    },
+    ServedApi {
+        key: 82,
+        name: "UpdateRaftVoter",
+        min_version: 0,
+        max_version: 0,
+    },
 ];
 
 pub fn served_api(key: i16) -> Option<&'static ServedApi> {
@@ -90,6 +102,8 @@ pub enum Outcome {
     Respond(Vec<u8>),
     /// Hand this raft request to the node loop and write the frame of its answer.
     Raft(RaftCall),
+    /// Hand this request to the node loop and write the frame of its answer.
+    Node(NodeCall),
     /// Close the connection; the reason is logged once, as Java logs it.
     Close(CloseReason),
 }
@@ -101,6 +115,48 @@ pub struct RaftCall {
     pub api_version: i16,
     pub correlation_id: i32,
     pub request: crate::raft::Request,
+}
+
+/// A decoded request the node loop answers (besides the raft RPCs).
+#[derive(Debug, PartialEq)]
+pub struct NodeCall {
+    pub api_key: i16,
+    pub api_version: i16,
+    pub correlation_id: i32,
+    pub request: NodeRequest,
+}
+
+#[derive(Debug, PartialEq)]
+pub enum NodeRequest {
+    /// `ControllerRegistration` (key 70), answered once its record is committed.
+    Register(crate::protocol::messages::ControllerRegistrationRequest),
+    /// `UpdateRaftVoter` (key 82), which Kafka 4.x followers send to the leader.
+    UpdateVoter(crate::protocol::messages::UpdateRaftVoterRequest),
+}
+
+#[derive(Debug, PartialEq)]
+pub enum NodeResponse {
+    Register(crate::protocol::messages::ControllerRegistrationResponse),
+    UpdateVoter(crate::protocol::messages::UpdateRaftVoterResponse),
+}
+
+impl NodeResponse {
+    /// The complete response frame.
+    pub fn frame(&self, call: &NodeCall) -> Outcome {
+        let (key, v, corr) = (call.api_key, call.api_version, call.correlation_id);
+        let encoded = match self {
+            NodeResponse::Register(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::UpdateVoter(r) => frame::encode_response(key, v, corr, r, v),
+        };
+        match encoded {
+            Ok(bytes) => Outcome::Respond(bytes),
+            Err(error) => Outcome::Close(CloseReason::Encode {
+                api_key: key,
+                api_version: v,
+                error,
+            }),
+        }
+    }
 }
 
 /// The response frame for the node's answer to a raft call; `Close` if it cannot be encoded.
@@ -222,6 +278,30 @@ pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
     let result = match api_key {
         API_VERSIONS_KEY => api_versions::handle(ctx, &request),
         60 => describe_cluster::handle(ctx, listener, &request),
+        70 => crate::protocol::messages::ControllerRegistrationRequest::decode_exact(
+            request.body,
+            api_version,
+        )
+        .map(|r| {
+            Outcome::Node(NodeCall {
+                api_key,
+                api_version,
+                correlation_id,
+                request: NodeRequest::Register(r),
+            })
+        }),
+        82 => crate::protocol::messages::UpdateRaftVoterRequest::decode_exact(
+            request.body,
+            api_version,
+        )
+        .map(|r| {
+            Outcome::Node(NodeCall {
+                api_key,
+                api_version,
+                correlation_id,
+                request: NodeRequest::UpdateVoter(r),
+            })
+        }),
         key => match raft::raft_api_by_key(key) {
             Some(api) => raft::decode_request(api.kind, api_version, request.body).map(|r| {
                 Outcome::Raft(RaftCall {

@@ -78,6 +78,7 @@ pub fn run(args: &TestRaftServerArgs) -> Result<(), String> {
         );
         // A bare raft node: no controller writes NoOps or snapshots.
         settings.noop_interval = None;
+        settings.activation_min_insync_replicas = None;
         settings.snapshot_max_bytes = u64::MAX;
         settings.snapshot_max_interval = None;
         let running = launch(

@@ -37,6 +37,7 @@ pub const USED_KEYS: &[&str] = &[
     "metadata.max.idle.interval.ms",
     "metadata.max.retention.bytes",
     "metadata.max.retention.ms",
+    "min.insync.replicas",
     "node.id",
     "num.partitions",
     "process.roles",

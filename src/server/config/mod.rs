@@ -132,6 +132,8 @@ pub struct ControllerSettings {
     pub default_replication_factor: u32,
     /// `delete.topic.enable`.
     pub delete_topic_enable: bool,
+    /// `min.insync.replicas`: the cluster-wide default a new cluster's activation writes.
+    pub min_insync_replicas: u32,
 }
 
 /// Looks up raw values and applies Kafka's defaults and validators.
@@ -292,6 +294,7 @@ impl ControllerConfig {
             num_partitions: r.uint("num.partitions", 1, 1)?,
             default_replication_factor: r.uint("default.replication.factor", 1, 1)?,
             delete_topic_enable: r.bool("delete.topic.enable", true)?,
+            min_insync_replicas: r.uint("min.insync.replicas", 1, 1)?,
         };
         Ok(ControllerConfig {
             node_id,

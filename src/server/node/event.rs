@@ -6,6 +6,7 @@ use std::sync::mpsc;
 use tokio::sync::{oneshot, watch};
 
 use crate::raft::{Epoch, Offset, Request, Response};
+use crate::server::api::{NodeRequest, NodeResponse};
 use crate::server::peer::Completion;
 
 /// One thing for the node loop to handle.
@@ -22,6 +23,12 @@ pub enum Event {
     Append {
         records: Vec<Vec<u8>>,
         reply: oneshot::Sender<Result<Appended, String>>,
+    },
+    /// A `ControllerRegistration` or `UpdateRaftVoter` from another controller.
+    Node {
+        listener: String,
+        request: NodeRequest,
+        reply: oneshot::Sender<NodeResponse>,
     },
     /// SIGTERM or SIGINT: resign if leading, flush, stop.
     Shutdown,
@@ -66,6 +73,27 @@ impl NodeHandle {
         let (reply, rx) = oneshot::channel();
         self.events
             .send(Event::Inbound {
+                listener: listener.to_string(),
+                request,
+                reply,
+            })
+            .map_err(|_| "the node loop has stopped".to_string())?;
+        Ok(rx)
+    }
+
+    /// Hands a `ControllerRegistration` or `UpdateRaftVoter` to the loop.
+    pub fn call(
+        &self,
+        listener: &str,
+        request: &NodeRequest,
+    ) -> Result<oneshot::Receiver<NodeResponse>, String> {
+        let (reply, rx) = oneshot::channel();
+        let request = match request {
+            NodeRequest::Register(r) => NodeRequest::Register(r.clone()),
+            NodeRequest::UpdateVoter(r) => NodeRequest::UpdateVoter(r.clone()),
+        };
+        self.events
+            .send(Event::Node {
                 listener: listener.to_string(),
                 request,
                 reply,

@@ -4,12 +4,19 @@
 //! * `event`: the loop's single input channel and the handle other tasks hold.
 //! * `runner`: the loop itself: events in, `Raft::step`, actions out.
 //! * `clock`: wall-clock milliseconds that never go back.
+//! * `activation`: what a leader writes first into an empty metadata log.
+//! * `replay`: features and registered controllers read back from committed records.
+//! * `registration`, `registration_flow`: controller registration (KIP-919), both sides.
 //! * `snapshots`: when to snapshot and what a snapshot holds.
 //! * `settings`: Kafka's property names to the node's settings.
 //! * `storage`: the raft core's log and quorum-state traits over the files of `src/log`.
 
+mod activation;
 mod clock;
 pub mod event;
+mod registration;
+mod registration_flow;
+mod replay;
 mod runner;
 mod settings;
 mod snapshots;

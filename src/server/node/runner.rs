@@ -11,8 +11,11 @@ use std::time::Duration;
 use tokio::sync::{oneshot, watch};
 use tracing::{debug, error, info, warn};
 
+use super::activation;
 use super::clock::NodeClock;
 use super::event::{Appended, Event, LeaderView, NodeHandle};
+use super::registration_flow::Registrations;
+use super::replay::Replay;
 use super::snapshots::SnapshotPolicy;
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages::NoOpRecord;
@@ -22,6 +25,7 @@ use crate::raft::{
     RaftConfig, RaftLog, RequestId, Response,
 };
 use crate::server::api::raft::{encode_request_body, raft_api};
+use crate::server::api::{NodeRequest, NodeResponse};
 use crate::server::context::{ControllerEndpoint, ServerContext};
 use crate::server::peer::{Completion, FailKind, OutboundRequest, PeerSettings, Peers};
 
@@ -38,6 +42,9 @@ pub struct NodeSettings {
     pub snapshot_max_bytes: u64,
     /// `metadata.log.max.snapshot.interval.ms` (None: 0, never by time).
     pub snapshot_max_interval: Option<Duration>,
+    /// Write Kafka's activation records when leading an empty log, with this cluster-wide
+    /// `min.insync.replicas` (None: a bare raft node, which writes no metadata).
+    pub activation_min_insync_replicas: Option<u32>,
 }
 
 /// Starts the node loop on its own thread. The loop ends after a graceful shutdown (`Ok`) or
@@ -107,6 +114,9 @@ where
                 published: None,
                 snapshots,
                 hw_moved: false,
+                activated_epoch: None,
+                replay: Replay::new(),
+                registrations: Registrations::new(),
                 settings,
             };
             node.run()
@@ -117,37 +127,43 @@ where
 
 type AppendReply = oneshot::Sender<Result<Appended, String>>;
 
-struct NodeLoop<L: RaftLog, S: QuorumStateStore> {
-    raft: Raft<L, S>,
-    clock: NodeClock,
-    events: mpsc::Receiver<Event>,
-    completions: tokio::sync::mpsc::UnboundedSender<Completion>,
-    peers: Peers,
+pub(super) struct NodeLoop<L: RaftLog, S: QuorumStateStore> {
+    pub(super) raft: Raft<L, S>,
+    pub(super) clock: NodeClock,
+    pub(super) events: mpsc::Receiver<Event>,
+    pub(super) completions: tokio::sync::mpsc::UnboundedSender<Completion>,
+    pub(super) peers: Peers,
     /// Outbound requests in flight: token -> (peer, correlation id, api).
-    in_flight: HashMap<u64, (NodeId, CorrelationId, ApiKind)>,
-    next_token: u64,
+    pub(super) in_flight: HashMap<u64, (NodeId, CorrelationId, ApiKind)>,
+    pub(super) next_token: u64,
     /// Inbound requests waiting for the core's answer.
-    replies: HashMap<RequestId, oneshot::Sender<Response>>,
-    next_request: u64,
-    hw: watch::Sender<Offset>,
-    leader: watch::Sender<LeaderView>,
-    ctx: Arc<ServerContext>,
+    pub(super) replies: HashMap<RequestId, oneshot::Sender<Response>>,
+    pub(super) next_request: u64,
+    pub(super) hw: watch::Sender<Offset>,
+    pub(super) leader: watch::Sender<LeaderView>,
+    pub(super) ctx: Arc<ServerContext>,
     /// Appends received since the last proposal; proposed together as one batch once the
     /// linger has passed (Kafka's `BatchAccumulator`).
-    appends: Vec<(Vec<Vec<u8>>, AppendReply)>,
+    pub(super) appends: Vec<(Vec<Vec<u8>>, AppendReply)>,
     /// Bytes of the records in `appends`.
-    appended_bytes: usize,
+    pub(super) appended_bytes: usize,
     /// When the gathered appends must be proposed (set by the first of them).
-    linger_deadline: Option<Instant>,
+    pub(super) linger_deadline: Option<Instant>,
     /// When the leader next writes a NoOpRecord (None unless leading).
-    noop_deadline: Option<Instant>,
-    shutting_down: bool,
+    pub(super) noop_deadline: Option<Instant>,
+    pub(super) shutting_down: bool,
     /// The (leader, voter ids) last written to the quorum view.
-    published: Option<(Option<NodeId>, Vec<NodeId>)>,
-    snapshots: SnapshotPolicy,
+    pub(super) published: Option<(Option<NodeId>, Vec<NodeId>)>,
+    pub(super) snapshots: SnapshotPolicy,
     /// The high watermark moved since the snapshot policy last looked.
-    hw_moved: bool,
-    settings: NodeSettings,
+    pub(super) hw_moved: bool,
+    /// The leader epoch whose activation check is done (NoOps wait for it).
+    pub(super) activated_epoch: Option<i32>,
+    /// Features and registered controllers, read back from committed records.
+    pub(super) replay: Replay,
+    /// Controller registrations: others' waiting for commit, and this node's own.
+    pub(super) registrations: Registrations,
+    pub(super) settings: NodeSettings,
 }
 
 /// Events handled before the loop proposes the gathered appends and carries out actions.
@@ -195,13 +211,18 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             }
             let now = self.clock.now();
             actions.extend(self.raft.step(now, Input::Tick));
+            self.maybe_activate(now);
             self.maybe_write_noop(now);
             self.propose_appends(now);
             actions.extend(self.raft.take_actions());
             self.execute(actions)?;
             if std::mem::take(&mut self.hw_moved) {
-                self.snapshots.on_commit(&mut self.raft, self.clock.now());
+                self.snapshots
+                    .on_commit(&mut self.raft, self.clock.now(), &mut self.replay);
+                self.publish_features();
             }
+            self.answer_registrations();
+            self.maybe_register_self(self.clock.now());
             if self.shutting_down && self.raft.is_shutdown_complete(self.clock.now()) {
                 self.raft.flush();
                 info!(
@@ -262,6 +283,16 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                     self.appends.push((records, reply));
                 }
             }
+            Event::Node {
+                listener,
+                request,
+                reply,
+            } => match request {
+                NodeRequest::Register(r) => self.register(now, r, reply),
+                NodeRequest::UpdateVoter(r) => {
+                    let _ = reply.send(NodeResponse::UpdateVoter(self.update_voter(&listener, &r)));
+                }
+            },
             Event::Shutdown => self.begin_shutdown(),
         }
     }
@@ -290,6 +321,10 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 body,
                 ..
             } => {
+                if self.registrations.own_token == Some(token) {
+                    self.own_registration_answered(Ok((version, body)));
+                    return None;
+                }
                 let (to, corr, api) = self.in_flight.remove(&token)?;
                 match crate::server::api::raft::decode_response(api, version, &body) {
                     Ok(response) => Some(Input::Response {
@@ -316,6 +351,10 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 kind,
                 ..
             } => {
+                if self.registrations.own_token == Some(token) {
+                    self.own_registration_answered(Err(reason));
+                    return None;
+                }
                 let (to, corr, api) = self.in_flight.remove(&token)?;
                 debug!(target: "kraftd::raft", "{api:?} to node {to} failed: {reason}");
                 Some(Input::SendFailed {
@@ -336,7 +375,10 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         let Some(interval) = self.settings.noop_interval else {
             return;
         };
-        if !self.raft.is_leader() || self.shutting_down {
+        if !self.raft.is_leader()
+            || self.shutting_down
+            || self.activated_epoch != Some(self.raft.epoch())
+        {
             self.noop_deadline = None;
             return;
         }
@@ -352,6 +394,39 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 self.noop_deadline = Some(now + interval);
             }
             Some(_) => {}
+        }
+    }
+
+    /// A new leader's first write once its LeaderChange is committed (and with it every record
+    /// before): Kafka's activation records if the log holds no metadata yet.
+    fn maybe_activate(&mut self, now: Instant) {
+        let Some(start) = self.raft.leader_epoch_start_offset() else {
+            return;
+        };
+        let epoch = self.raft.epoch();
+        if self.activated_epoch == Some(epoch)
+            || self.raft.high_watermark().map_or(true, |hw| hw <= start)
+        {
+            return;
+        }
+        self.activated_epoch = Some(epoch);
+        let Some(min_insync_replicas) = self.settings.activation_min_insync_replicas else {
+            return;
+        };
+        if activation::log_has_metadata(self.raft.log(), start) {
+            return;
+        }
+        match activation::activation_records(self.raft.log(), min_insync_replicas) {
+            Ok(records) => match self.raft.propose(now, records) {
+                Ok(last) => info!(
+                    target: "kraftd::raft",
+                    "the metadata log was empty: wrote the bootstrap records (activation) up to offset {last}"
+                ),
+                Err(e) => {
+                    warn!(target: "kraftd::raft", "could not write the activation records: {e}")
+                }
+            },
+            Err(e) => error!(target: "kraftd::raft", "cannot activate the metadata log: {e}"),
         }
     }
 

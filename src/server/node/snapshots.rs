@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use tracing::{info, warn};
 
+use super::replay::Replay;
 use crate::raft::{Instant, Offset, OffsetAndEpoch, QuorumStateStore, Raft, RaftLog, Records};
 
 /// Kafka's `NoOpRecord` api key, as the metadata record frame's second byte carries it.
@@ -45,11 +46,13 @@ impl SnapshotPolicy {
         }
     }
 
-    /// Counts newly committed batches and snapshots when due. Returns the snapshot made.
+    /// Counts newly committed batches (replaying each into `replay`) and snapshots when due.
+    /// Returns the snapshot made.
     pub fn on_commit<L: RaftLog, S: QuorumStateStore>(
         &mut self,
         raft: &mut Raft<L, S>,
         now: Instant,
+        replay: &mut Replay,
     ) -> Option<OffsetAndEpoch> {
         let hw = raft.high_watermark()?;
         let log = raft.log();
@@ -58,6 +61,12 @@ impl SnapshotPolicy {
             self.counted_to = log.start_offset();
             self.bytes_since = 0;
             self.last_epoch = log.latest_snapshot_id().map_or(0, |s| s.epoch);
+            if let Some(s) = log
+                .latest_snapshot_id()
+                .and_then(|id| log.read_snapshot(id))
+            {
+                replay.load_snapshot(&s.data, s.id.offset);
+            }
         }
         while self.counted_to < hw {
             let batches = log.read(self.counted_to, 1 << 20);
@@ -69,6 +78,7 @@ impl SnapshotPolicy {
                 if !b.is_control() {
                     self.bytes_since += b.size_in_bytes() as u64;
                 }
+                replay.apply_batch(&b);
                 self.last_epoch = b.epoch;
                 self.counted_to = b.next_offset();
                 progressed = true;

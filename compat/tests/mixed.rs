@@ -1,0 +1,415 @@
+//! Mixed static quorums of Java 4.4 and kraftd controllers, each node's directory formatted by
+//! its own tool with one cluster id. Leadership is moved around with `kill -9` and SIGTERM until
+//! every node has led and it has passed both from kraftd to Java and from Java to kraftd;
+//! after each move the high watermark advances, every node holds the committed prefix byte for
+//! byte, and no Java controller has logged an error or exited.
+
+use std::path::PathBuf;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::harness::quorum_probe::{
+    assert_same_batches, leader_view, parse_replication, read_log_batches,
+};
+use crate::harness::{
+    voters, JavaController, Kafka, KraftdProcess, Properties, Quorum, TestDir, Tool, Voter,
+    KRAFTD_COMMAND_TIMEOUT,
+};
+use kraftd::raft::msg::DescribeQuorumResponse;
+
+const TIMEOUT: Duration = Duration::from_secs(90);
+/// Moves attempted before giving up on covering every node and both directions.
+const MAX_MOVES: usize = 24;
+/// At least this many leadership moves per quorum.
+const MIN_MOVES: usize = 6;
+
+enum Member {
+    Java(JavaController),
+    Kraftd(KraftdProcess, PathBuf),
+}
+
+impl Member {
+    fn kind(&self) -> &'static str {
+        match self {
+            Member::Java(_) => "java",
+            Member::Kraftd(..) => "kraftd",
+        }
+    }
+    fn metadata_dir(&self) -> PathBuf {
+        match self {
+            // The harness names the partition directory; the batches' reader wants its parent.
+            Member::Java(j) => j.metadata_log_dir().parent().unwrap().to_path_buf(),
+            Member::Kraftd(_, data) => data.clone(),
+        }
+    }
+    fn kill9(&mut self) {
+        match self {
+            Member::Java(j) => {
+                j.kill9();
+            }
+            Member::Kraftd(k, _) => {
+                k.kill9();
+            }
+        }
+    }
+    fn sigterm(&mut self) {
+        match self {
+            Member::Java(j) => j.sigterm(),
+            Member::Kraftd(k, _) => k.sigterm(),
+        }
+    }
+    /// Waits for the exit that follows a SIGTERM and checks it was clean: kraftd exits 0; the
+    /// JVM, after running Kafka's shutdown hook, exits with 143 (128 + SIGTERM).
+    #[track_caller]
+    fn assert_clean_exit(&mut self, name: &str) {
+        let status = match self {
+            Member::Java(j) => j.wait_exit(Duration::from_secs(60)),
+            Member::Kraftd(k, _) => k.wait_exit(Duration::from_secs(30)),
+        };
+        let clean = match self {
+            Member::Java(_) => status.code() == Some(143) || status.success(),
+            Member::Kraftd(..) => status.success(),
+        };
+        assert!(clean, "{name} exited with {status:?} after SIGTERM");
+    }
+    fn signal(&mut self, sig: i32) {
+        match self {
+            Member::Java(j) => j.signal(sig),
+            Member::Kraftd(k, _) => k.signal(sig),
+        }
+    }
+    fn restart(&mut self, dir: &TestDir) {
+        match self {
+            Member::Java(j) => j.restart(dir),
+            Member::Kraftd(k, _) => k.restart(dir),
+        }
+    }
+    /// Java only: panics if the JVM exited or logged a replay, metadata-loading or fatal
+    /// error. Other ERROR lines (e.g. a resigning controller refusing a request with
+    /// NotControllerException, which Java logs at ERROR) are counted and printed.
+    #[track_caller]
+    fn assert_java_healthy(&mut self, name: &str) -> usize {
+        let Member::Java(j) = self else { return 0 };
+        assert!(
+            j.is_running(),
+            "{name} exited; log: {}",
+            j.log_path().display()
+        );
+        let log = std::fs::read_to_string(j.log_path()).unwrap_or_default();
+        let errors: Vec<&str> = log.lines().filter(|l| l.contains(" ERROR ")).collect();
+        let fatal: Vec<&str> = errors
+            .iter()
+            .copied()
+            .filter(|l| {
+                // Kafka's fault handlers ("Encountered fatal fault", "Encountered metadata
+                // loading fault"), the metadata loader and replay, and dying threads.
+                [
+                    "Encountered",
+                    "fatal",
+                    "Fatal",
+                    "replay",
+                    "MetadataLoader",
+                    "Exception in thread",
+                ]
+                .iter()
+                .any(|p| l.contains(p))
+            })
+            .collect();
+        assert!(
+            fatal.is_empty(),
+            "{name} logged replay or fatal errors:\n{}",
+            fatal.join("\n")
+        );
+        errors.len()
+    }
+}
+
+struct Mixed {
+    dir: TestDir,
+    voters: Vec<Voter>,
+    members: Vec<Member>,
+}
+
+impl Mixed {
+    /// Voters 1..=3; the ids in `kraftd` run kraftd, the others Java.
+    fn start(kraftd: &[i32]) -> Mixed {
+        let dir = TestDir::new();
+        let kafka = Kafka::get();
+        let cluster_id = kafka.random_uuid();
+        let voters = voters(1..=3);
+        let static_voters = voters
+            .iter()
+            .map(|v| format!("{}@{}", v.id, v.endpoint()))
+            .collect::<Vec<_>>()
+            .join(",");
+        let members = voters
+            .iter()
+            .map(|v| {
+                if kraftd.contains(&v.id) {
+                    let data = dir.subdir(format!("kraftd-{}-data", v.id));
+                    let mut props = Properties::new();
+                    props
+                        .set("process.roles", "controller")
+                        .set("node.id", v.id.to_string())
+                        .set("listeners", format!("CONTROLLER://{}", v.endpoint()))
+                        .set("controller.listener.names", "CONTROLLER")
+                        .set("controller.quorum.voters", static_voters.clone())
+                        .set("log.dirs", data.display().to_string());
+                    let name = format!("kraftd-{}", v.id);
+                    let config = KraftdProcess::write_config(&dir, &name, &props);
+                    let config = config.display().to_string();
+                    KraftdProcess::run(
+                        &["format", "-t", &cluster_id, "-c", &config],
+                        &[],
+                        KRAFTD_COMMAND_TIMEOUT,
+                    )
+                    .assert_success();
+                    Member::Kraftd(
+                        KraftdProcess::start(&dir, &name, &["start", &config], &[]),
+                        data,
+                    )
+                } else {
+                    Member::Java(
+                        JavaController::builder(v.id)
+                            .quorum(Quorum::StaticVoters(voters.clone()))
+                            .cluster_id(cluster_id.clone())
+                            .start(&dir),
+                    )
+                }
+            })
+            .collect();
+        Mixed {
+            dir,
+            voters,
+            members,
+        }
+    }
+
+    fn ports(&self) -> Vec<u16> {
+        self.voters.iter().map(|v| v.port).collect()
+    }
+
+    fn bootstrap(&self) -> String {
+        self.voters
+            .iter()
+            .map(Voter::endpoint)
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    fn member(&mut self, id: i32) -> &mut Member {
+        &mut self.members[(id - 1) as usize]
+    }
+
+    /// Waits until a leader reports every voter at its own log end offset, past `min_hw`.
+    fn wait_caught_up(&self, min_hw: i64) -> DescribeQuorumResponse {
+        let ports = self.ports();
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            if let Some(d) = leader_view(&ports) {
+                let leader_end = d
+                    .voters
+                    .iter()
+                    .find(|v| v.replica_key.id == d.leader_id)
+                    .map(|v| v.log_end_offset);
+                if d.high_watermark > min_hw
+                    && d.voters
+                        .iter()
+                        .all(|v| Some(v.log_end_offset) == leader_end)
+                {
+                    return d;
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the quorum did not catch up within {TIMEOUT:?}"
+            );
+            thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Every node holds the same batches below the high watermark.
+    fn assert_logs_identical(&self, below: i64) -> usize {
+        let logs: Vec<(String, Vec<_>)> = self
+            .members
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                (
+                    format!("{}-{}", m.kind(), i + 1),
+                    read_log_batches(&m.metadata_dir()),
+                )
+            })
+            .collect();
+        assert_same_batches(&logs, 0, below)
+    }
+
+    fn assert_java_healthy(&mut self) {
+        for (i, m) in self.members.iter_mut().enumerate() {
+            let other_errors = m.assert_java_healthy(&format!("java controller {}", i + 1));
+            if other_errors > 0 {
+                eprintln!(
+                    "  java controller {}: {other_errors} other ERROR lines so far",
+                    i + 1
+                );
+            }
+        }
+    }
+}
+
+/// One leadership move: what ran, who led before and after, and how long it took.
+#[derive(Debug)]
+struct Move {
+    how: &'static str,
+    from: (i32, &'static str),
+    to: (i32, &'static str),
+    took: Duration,
+}
+
+fn run_mixed_quorum(kraftd: &[i32]) {
+    let kafka = Kafka::get();
+    let mut q = Mixed::start(kraftd);
+    let first = q.wait_caught_up(0);
+    // Kafka's tool agrees: one leader, three caught-up voters.
+    let deadline = Instant::now() + TIMEOUT;
+    loop {
+        let admin = kafka.fast_admin_config();
+        let out = kafka.tool(
+            kafka.main_class(Tool::MetadataQuorum),
+            &[
+                "--bootstrap-controller",
+                &q.bootstrap(),
+                "--command-config",
+                admin.to_str().unwrap(),
+                "describe",
+                "--replication",
+            ],
+        );
+        let rows = out
+            .success()
+            .then(|| parse_replication(&out.stdout))
+            .flatten();
+        if let Some(rows) = rows.filter(|r| r.len() == 3 && r.iter().all(|r| r.lag == 0)) {
+            assert_eq!(
+                rows.iter().filter(|r| r.status == "Leader").count(),
+                1,
+                "{rows:?}"
+            );
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "describe --replication never showed 3 caught-up voters:\n{out}"
+        );
+        thread::sleep(Duration::from_millis(500));
+    }
+    let mut led: Vec<i32> = vec![first.leader_id];
+    let mut moves: Vec<Move> = Vec::new();
+    let mut view = first;
+    let kind_of = |q: &Mixed, id: i32| q.members[(id - 1) as usize].kind();
+    while moves.len() < MAX_MOVES {
+        let covered = (1..=3).all(|id| led.contains(&id))
+            && moves
+                .iter()
+                .any(|m| m.from.1 == "kraftd" && m.to.1 == "java")
+            && moves
+                .iter()
+                .any(|m| m.from.1 == "java" && m.to.1 == "kraftd");
+        if covered && moves.len() >= MIN_MOVES {
+            break;
+        }
+        let leader = view.leader_id;
+        // Steer towards a node that has not led yet: freeze the other follower while the old
+        // leader goes away, so that the target's election has no rival.
+        let followers: Vec<i32> = (1..=3).filter(|&id| id != leader).collect();
+        let target = followers
+            .iter()
+            .copied()
+            .find(|id| !led.contains(id))
+            .unwrap_or(followers[moves.len() % 2]);
+        let rival = followers.iter().copied().find(|&id| id != target).unwrap();
+        let how = if moves.len() % 2 == 0 {
+            "kill -9"
+        } else {
+            "SIGTERM"
+        };
+        q.member(rival).signal(libc::SIGSTOP);
+        let started = Instant::now();
+        if how == "kill -9" {
+            q.member(leader).kill9();
+        } else {
+            q.member(leader).sigterm();
+        }
+        thread::sleep(Duration::from_millis(2500));
+        q.member(rival).signal(libc::SIGCONT);
+        let others: Vec<u16> = followers
+            .iter()
+            .map(|&id| q.voters[(id - 1) as usize].port)
+            .collect();
+        let deadline = Instant::now() + TIMEOUT;
+        let next = loop {
+            if let Some(d) = leader_view(&others).filter(|d| {
+                d.leader_epoch > view.leader_epoch && d.high_watermark > view.high_watermark
+            }) {
+                break d;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no new leader after {how} of node {leader}"
+            );
+            thread::sleep(Duration::from_millis(20));
+        };
+        if how == "SIGTERM" {
+            q.member(leader)
+                .assert_clean_exit(&format!("node {leader}"));
+        }
+        let m = Move {
+            how,
+            from: (leader, kind_of(&q, leader)),
+            to: (next.leader_id, kind_of(&q, next.leader_id)),
+            took: started.elapsed(),
+        };
+        eprintln!("move {}: {m:?}", moves.len() + 1);
+        moves.push(m);
+        if !led.contains(&next.leader_id) {
+            led.push(next.leader_id);
+        }
+        let Mixed { dir, members, .. } = &mut q;
+        members[(leader - 1) as usize].restart(dir);
+        view = q.wait_caught_up(next.high_watermark);
+        let compared = q.assert_logs_identical(view.high_watermark);
+        eprintln!(
+            "  {compared} batches below offset {} identical on all 3 nodes",
+            view.high_watermark
+        );
+        q.assert_java_healthy();
+    }
+    eprintln!("moves: {moves:#?}");
+    assert!(
+        (1..=3).all(|id| led.contains(&id)),
+        "not every node led in {} moves: {moves:?}",
+        moves.len()
+    );
+    assert!(
+        moves
+            .iter()
+            .any(|m| m.from.1 == "kraftd" && m.to.1 == "java"),
+        "{moves:?}"
+    );
+    assert!(
+        moves
+            .iter()
+            .any(|m| m.from.1 == "java" && m.to.1 == "kraftd"),
+        "{moves:?}"
+    );
+}
+
+#[test]
+fn two_java_and_one_kraftd_controllers_pass_leadership_around() {
+    run_mixed_quorum(&[3]);
+}
+
+#[test]
+fn one_java_and_two_kraftd_controllers_pass_leadership_around() {
+    run_mixed_quorum(&[1, 3]);
+}

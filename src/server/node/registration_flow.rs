@@ -1,0 +1,285 @@
+//! The node loop's side of controller registration: others' registrations answered once their
+//! records commit, and this node's own registration (a record when leading, a
+//! `ControllerRegistration` request to the active controller when following).
+
+use tokio::sync::oneshot;
+use tracing::{info, warn};
+
+use super::registration::{self, CONTROLLER_REGISTRATION_KEY, FIRST_REGISTRATION_LEVEL};
+use super::runner::NodeLoop;
+use crate::protocol::codec::{Message, Uuid};
+use crate::protocol::errors::ErrorCode;
+use crate::protocol::messages::update_raft_voter_response::CurrentLeader;
+use crate::protocol::messages::{
+    ControllerRegistrationRequest, ControllerRegistrationResponse, UpdateRaftVoterRequest,
+    UpdateRaftVoterResponse,
+};
+use crate::raft::{Epoch, Instant, Offset, QuorumStateStore, RaftLog};
+use crate::server::api::NodeResponse;
+use crate::server::context::FinalizedFeatures;
+use crate::server::peer::OutboundRequest;
+
+/// Where a registration's answer goes.
+pub(super) struct Reply(oneshot::Sender<NodeResponse>);
+
+impl Reply {
+    fn send(self, r: ControllerRegistrationResponse) -> Result<(), NodeResponse> {
+        self.0.send(NodeResponse::Register(r))
+    }
+}
+
+/// How long to wait before registering again after a failure or an unanswered attempt.
+const RETRY_MS: u64 = 1000;
+/// How long a written or acknowledged registration may take to show up in the replay.
+const SETTLE_MS: u64 = 5000;
+
+pub(super) struct Registrations {
+    /// This process's incarnation id (new at every start, as Java's).
+    pub incarnation: Uuid,
+    /// Others' registrations proposed by this leader: (last offset, epoch, reply).
+    waiting: Vec<(Offset, Epoch, Reply)>,
+    /// The token of this node's request in flight to the active controller.
+    pub own_token: Option<u64>,
+    /// No new attempt of this node's own registration before this.
+    own_next_attempt: Instant,
+}
+
+impl Registrations {
+    pub fn new() -> Registrations {
+        Registrations {
+            incarnation: crate::log::metadata_dir::random_directory_id(),
+            waiting: Vec::new(),
+            own_token: None,
+            own_next_attempt: Instant(0),
+        }
+    }
+}
+
+impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
+    /// A registration from another controller (Kafka's `QuorumController.registerController`).
+    pub(super) fn register(
+        &mut self,
+        now: Instant,
+        request: ControllerRegistrationRequest,
+        reply: oneshot::Sender<NodeResponse>,
+    ) {
+        let reply = Reply(reply);
+        if !self.raft.is_leader() || self.activated_epoch != Some(self.raft.epoch()) {
+            let _ = reply.send(registration::refusal(
+                ErrorCode::NOT_CONTROLLER,
+                "This is not the active controller.".into(),
+            ));
+            return;
+        }
+        if self.replay.metadata_version().unwrap_or(0) < FIRST_REGISTRATION_LEVEL {
+            let _ = reply.send(registration::refusal(
+                ErrorCode::UNSUPPORTED_VERSION,
+                "The current metadata.version does not support controller registration.".into(),
+            ));
+            return;
+        }
+        if let Err(refusal) = registration::check(&request, &self.replay.features) {
+            let _ = reply.send(refusal);
+            return;
+        }
+        match self.raft.propose(now, vec![registration::record(&request)]) {
+            Ok(last) => {
+                info!(
+                    target: "kraftd::raft",
+                    "registering controller {} (incarnation {}) at offset {last}",
+                    request.controller_id,
+                    request.incarnation_id
+                );
+                self.registrations
+                    .waiting
+                    .push((last, self.raft.epoch(), reply));
+            }
+            Err(e) => {
+                let _ = reply.send(registration::refusal(
+                    ErrorCode::NOT_CONTROLLER,
+                    e.to_string(),
+                ));
+            }
+        }
+    }
+
+    /// Answers registrations whose records are committed; refuses those of a lost epoch.
+    pub(super) fn answer_registrations(&mut self) {
+        if self.registrations.waiting.is_empty() {
+            return;
+        }
+        let hw = self.raft.high_watermark().unwrap_or(-1);
+        let leading = self.raft.is_leader().then(|| self.raft.epoch());
+        let waiting = std::mem::take(&mut self.registrations.waiting);
+        for (last, epoch, reply) in waiting {
+            if leading != Some(epoch) {
+                let _ = reply.send(registration::refusal(
+                    ErrorCode::NOT_CONTROLLER,
+                    "The active controller changed before the registration was committed.".into(),
+                ));
+            } else if hw > last {
+                let _ = reply.send(registration::accepted());
+            } else {
+                self.registrations.waiting.push((last, epoch, reply));
+            }
+        }
+    }
+
+    /// Registers this node with the active controller unless the replayed log already shows
+    /// this incarnation.
+    pub(super) fn maybe_register_self(&mut self, now: Instant) {
+        let own = self.ctx.node_id;
+        let incarnation = self.registrations.incarnation;
+        if self.shutting_down
+            || self.registrations.own_token.is_some()
+            || now < self.registrations.own_next_attempt
+            || self.replay.controllers.get(&own) == Some(&incarnation)
+            || self.replay.metadata_version().unwrap_or(0) < FIRST_REGISTRATION_LEVEL
+        {
+            return;
+        }
+        let request = registration::own_request(own, incarnation, &self.settings.raft.listeners);
+        if self.raft.is_leader() {
+            if self.activated_epoch != Some(self.raft.epoch()) {
+                return;
+            }
+            if let Err(refusal) = registration::check(&request, &self.replay.features) {
+                warn!(target: "kraftd::raft", "cannot register this controller: {:?}", refusal.error_message);
+            } else if let Ok(last) = self.raft.propose(now, vec![registration::record(&request)]) {
+                info!(target: "kraftd::raft", "registering this controller (incarnation {incarnation}) at offset {last}");
+            }
+            self.registrations.own_next_attempt = now.plus_millis(SETTLE_MS);
+            return;
+        }
+        let Some(leader) = self.raft.leader_id().filter(|&l| l != own) else {
+            return;
+        };
+        let listener = &self.settings.raft.default_listener;
+        let Some(address) = self.raft.voters().address(leader, listener).cloned() else {
+            return;
+        };
+        let token = self.next_token;
+        self.next_token += 1;
+        let target = if address.host.contains(':') {
+            format!("[{}]:{}", address.host, address.port)
+        } else {
+            format!("{}:{}", address.host, address.port)
+        };
+        self.peers
+            .ensure(leader, &target, self.settings.peer, &self.completions);
+        self.peers.send(
+            leader,
+            OutboundRequest {
+                token,
+                api_key: CONTROLLER_REGISTRATION_KEY,
+                min_version: 0,
+                max_version: 0,
+                encode_body: Box::new(move |v| request.encode_to_vec(v)),
+            },
+            &self.completions,
+        );
+        self.registrations.own_token = Some(token);
+        self.registrations.own_next_attempt = now.plus_millis(RETRY_MS);
+    }
+
+    /// The active controller's answer to this node's registration (or why there was none).
+    pub(super) fn own_registration_answered(&mut self, answer: Result<(i16, Vec<u8>), String>) {
+        self.registrations.own_token = None;
+        let now = self.clock.now();
+        let outcome = answer.and_then(|(version, body)| {
+            ControllerRegistrationResponse::decode_exact(&body, version).map_err(|e| e.to_string())
+        });
+        match outcome {
+            Ok(r) if r.error_code == 0 => {
+                info!(
+                    target: "kraftd::raft",
+                    "registered with the active controller (incarnation {})",
+                    self.registrations.incarnation
+                );
+                self.registrations.own_next_attempt = now.plus_millis(SETTLE_MS);
+            }
+            Ok(r) => {
+                info!(
+                    target: "kraftd::raft",
+                    "the active controller refused this controller's registration ({}: {}); retrying",
+                    ErrorCode(r.error_code).name(),
+                    r.error_message.unwrap_or_default()
+                );
+                self.registrations.own_next_attempt = now.plus_millis(RETRY_MS);
+            }
+            Err(why) => {
+                info!(target: "kraftd::raft", "controller registration not answered ({why}); retrying");
+                self.registrations.own_next_attempt = now.plus_millis(RETRY_MS);
+            }
+        }
+    }
+
+    /// Finalized features for ApiVersions and `kafka-features describe`.
+    pub(super) fn publish_features(&mut self) {
+        let levels = &self.replay.features;
+        if self.ctx.finalized_features().levels == *levels {
+            return;
+        }
+        let finalized = FinalizedFeatures {
+            epoch: self.replay.applied,
+            levels: levels.clone(),
+        };
+        self.ctx.update_quorum(|view| view.finalized = finalized);
+    }
+}
+
+impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
+    /// `UpdateRaftVoter` from a follower (Kafka 4.x followers send it to every new leader to
+    /// publish their endpoints). At kraft.version 0 Java only updates an in-memory copy of the
+    /// static voters (kept for a later kraft.version upgrade, which kraftd does not do) and
+    /// answers NONE; so does kraftd. Writing a changed VotersRecord at kraft.version 1 belongs to
+    /// voter reconfiguration, not done yet: the leader answers NONE without a change.
+    pub(super) fn update_voter(
+        &mut self,
+        listener: &str,
+        request: &UpdateRaftVoterRequest,
+    ) -> UpdateRaftVoterResponse {
+        let leader = self.raft.leader_id();
+        let endpoint = leader
+            .and_then(|l| self.raft.voters().address(l, listener).cloned())
+            .or_else(|| {
+                leader
+                    .filter(|&l| l == self.ctx.node_id)
+                    .and_then(|_| self.settings.raft.listeners.get(listener).cloned())
+            });
+        let current_leader = CurrentLeader {
+            leader_id: leader.unwrap_or(-1),
+            leader_epoch: self.raft.epoch(),
+            host: endpoint
+                .as_ref()
+                .map(|e| e.host.clone())
+                .unwrap_or_default(),
+            port: endpoint.map_or(-1, |e| e.port as i32),
+            ..Default::default()
+        };
+        let error = if request
+            .cluster_id
+            .as_deref()
+            .is_some_and(|c| c != self.settings.raft.cluster_id)
+        {
+            ErrorCode::INCONSISTENT_CLUSTER_ID
+        } else if !self.raft.is_leader() {
+            ErrorCode::NOT_LEADER_OR_FOLLOWER
+        } else if request.current_leader_epoch != self.raft.epoch() {
+            if request.current_leader_epoch < self.raft.epoch() {
+                ErrorCode::FENCED_LEADER_EPOCH
+            } else {
+                ErrorCode::UNKNOWN_LEADER_EPOCH
+            }
+        } else if !self.raft.voters().ids().any(|id| id == request.voter_id) {
+            ErrorCode::VOTER_NOT_FOUND
+        } else {
+            ErrorCode::NONE
+        };
+        UpdateRaftVoterResponse {
+            error_code: error.0,
+            current_leader,
+            ..Default::default()
+        }
+    }
+}
