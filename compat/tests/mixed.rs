@@ -133,6 +133,11 @@ struct Mixed {
 impl Mixed {
     /// Voters 1..=3; the ids in `kraftd` run kraftd, the others Java.
     fn start(kraftd: &[i32]) -> Mixed {
+        Self::start_with(kraftd, &[])
+    }
+
+    /// [`Self::start`] with extra properties for every node.
+    fn start_with(kraftd: &[i32], extra: &[(&str, &str)]) -> Mixed {
         let dir = TestDir::new();
         let kafka = Kafka::get();
         let cluster_id = kafka.random_uuid();
@@ -155,6 +160,9 @@ impl Mixed {
                         .set("controller.listener.names", "CONTROLLER")
                         .set("controller.quorum.voters", static_voters.clone())
                         .set("log.dirs", data.display().to_string());
+                    for (k, v) in extra {
+                        props.set(*k, *v);
+                    }
                     let name = format!("kraftd-{}", v.id);
                     let config = KraftdProcess::write_config(&dir, &name, &props);
                     let config = config.display().to_string();
@@ -169,12 +177,13 @@ impl Mixed {
                         data,
                     )
                 } else {
-                    Member::Java(
-                        JavaController::builder(v.id)
-                            .quorum(Quorum::StaticVoters(voters.clone()))
-                            .cluster_id(cluster_id.clone())
-                            .start(&dir),
-                    )
+                    let mut builder = JavaController::builder(v.id)
+                        .quorum(Quorum::StaticVoters(voters.clone()))
+                        .cluster_id(cluster_id.clone());
+                    for (k, v) in extra {
+                        builder = builder.prop(k, v);
+                    }
+                    Member::Java(builder.start(&dir))
                 }
             })
             .collect();
@@ -228,7 +237,8 @@ impl Mixed {
         }
     }
 
-    /// Every node holds the same batches below the high watermark.
+    /// Every node holds the same batches below the high watermark, from the highest log start
+    /// among them (below it some node holds a snapshot instead).
     fn assert_logs_identical(&self, below: i64) -> usize {
         let logs: Vec<(String, Vec<_>)> = self
             .members
@@ -241,7 +251,12 @@ impl Mixed {
                 )
             })
             .collect();
-        assert_same_batches(&logs, 0, below)
+        let from = logs
+            .iter()
+            .map(|(_, l)| l.first().map_or(0, |b| b.0))
+            .max()
+            .unwrap_or(0);
+        assert_same_batches(&logs, from, below)
     }
 
     fn assert_java_healthy(&mut self) {
@@ -412,4 +427,137 @@ fn two_java_and_one_kraftd_controllers_pass_leadership_around() {
 #[test]
 fn one_java_and_two_kraftd_controllers_pass_leadership_around() {
     run_mixed_quorum(&[1, 3]);
+}
+
+/// Snapshot and clean every few kilobytes; a NoOpRecord every 10 ms keeps the log growing.
+const SMALL_LOG: &[(&str, &str)] = &[
+    ("metadata.max.idle.interval.ms", "10"),
+    ("metadata.log.max.record.bytes.between.snapshots", "4096"),
+    ("internal.metadata.log.segment.bytes", "8192"),
+    ("metadata.max.retention.bytes", "0"),
+];
+
+/// The lowest base offset among a node's `.log` segments.
+fn log_start(metadata_dir: &std::path::Path) -> i64 {
+    std::fs::read_dir(metadata_dir.join("__cluster_metadata-0"))
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    let name = e.file_name().to_string_lossy().to_string();
+                    name.strip_suffix(".log")
+                        .and_then(|n| n.parse::<i64>().ok())
+                })
+                .min()
+                .unwrap_or(0)
+        })
+        .unwrap_or(0)
+}
+
+/// Stops `lagging`, waits until the leader (of the kind wanted) has cleaned its log past the
+/// stopped node's end, restarts it, and waits until it has caught up through a snapshot.
+fn catch_up_from_snapshot(q: &mut Mixed, lagging: i32, leader_kind: &str) {
+    let first = q.wait_caught_up(20);
+    let ports = q.ports();
+    q.member(lagging).kill9();
+    if first.leader_id == lagging {
+        let others: Vec<u16> = ports
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i as i32 + 1 != lagging)
+            .map(|(_, p)| *p)
+            .collect();
+        let deadline = Instant::now() + TIMEOUT;
+        while leader_view(&others)
+            .filter(|d| d.leader_epoch > first.leader_epoch)
+            .is_none()
+        {
+            assert!(
+                Instant::now() < deadline,
+                "no leader after killing node {lagging}"
+            );
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+    let view = leader_view(&ports).expect("a leader");
+    let leader = view.leader_id;
+    assert_eq!(
+        q.members[(leader - 1) as usize].kind(),
+        leader_kind,
+        "this scenario needs a {leader_kind} leader"
+    );
+    let left_at = read_log_batches(&q.members[(lagging - 1) as usize].metadata_dir())
+        .last()
+        .map_or(0, |b| b.1 + 1);
+    let leader_dir = q.members[(leader - 1) as usize].metadata_dir();
+    let deadline = Instant::now() + TIMEOUT;
+    while log_start(&leader_dir) <= left_at {
+        assert!(
+            Instant::now() < deadline,
+            "the leader's log never started past offset {left_at}"
+        );
+        thread::sleep(Duration::from_millis(100));
+    }
+    eprintln!(
+        "node {lagging} stopped at offset {left_at}; the {leader_kind} leader {leader}'s log starts at {}",
+        log_start(&leader_dir)
+    );
+    let Mixed { dir, members, .. } = q;
+    members[(lagging - 1) as usize].restart(dir);
+    let caught_up = q.wait_caught_up(view.high_watermark);
+    let snapshots: Vec<String> = std::fs::read_dir(
+        q.members[(lagging - 1) as usize]
+            .metadata_dir()
+            .join("__cluster_metadata-0"),
+    )
+    .unwrap()
+    .filter_map(|e| e.ok())
+    .map(|e| e.file_name().to_string_lossy().to_string())
+    .filter(|n| n.ends_with(".checkpoint"))
+    .collect();
+    assert!(
+        snapshots.iter().any(|n| n
+            .split('-')
+            .next()
+            .and_then(|o| o.parse::<i64>().ok())
+            .is_some_and(|o| o > left_at)),
+        "node {lagging} holds no snapshot past offset {left_at}: {snapshots:?}"
+    );
+    eprintln!(
+        "node {lagging} caught up (high watermark {}) holding {snapshots:?}",
+        caught_up.high_watermark
+    );
+    // The lagging node took the snapshot from the leader rather than replaying a log it had.
+    let fetched = match q.member(lagging) {
+        Member::Java(j) => j.wait_for_log("Fetching snapshot", Duration::from_secs(1)),
+        Member::Kraftd(k, _) => {
+            k.wait_for_log("the log now starts at snapshot", Duration::from_secs(1))
+        }
+    };
+    assert!(
+        fetched,
+        "node {lagging} did not fetch a snapshot from the leader"
+    );
+    let compared = q.assert_logs_identical(caught_up.high_watermark);
+    eprintln!(
+        "{compared} batches below {} identical where all nodes hold them",
+        caught_up.high_watermark
+    );
+    q.assert_java_healthy();
+}
+
+#[test]
+fn a_lagging_kraftd_catches_up_from_a_java_leaders_snapshot() {
+    let mut q = Mixed::start_with(&[3], SMALL_LOG);
+    catch_up_from_snapshot(&mut q, 3, "java");
+    let Member::Kraftd(k, _) = q.member(3) else {
+        unreachable!()
+    };
+    assert!(k.wait_for_log("the log now starts at snapshot", Duration::from_secs(1)));
+}
+
+#[test]
+fn a_lagging_java_controller_catches_up_from_a_kraftd_leaders_snapshot() {
+    let mut q = Mixed::start_with(&[2, 3], SMALL_LOG);
+    catch_up_from_snapshot(&mut q, 1, "kraftd");
 }

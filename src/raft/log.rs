@@ -218,6 +218,14 @@ pub trait RaftLog {
     /// when any exists even if it is larger.
     fn read(&self, from: Offset, max_bytes: usize) -> Vec<Batch>;
 
+    /// What a Fetch response carries from `from`: like `read`, but never more than a follower
+    /// can append at once. Java's log reads stop at a segment's end, and a Java follower
+    /// refuses (fatally) an append larger than its segment size, so a segmented log must not
+    /// answer with batches from more than one segment.
+    fn read_for_fetch(&self, from: Offset, max_bytes: usize) -> Vec<Batch> {
+        self.read(from, max_bytes)
+    }
+
     /// Removes every offset >= `offset` (a batch boundary, >= `start_offset()`). The removal is
     /// durable on return. No effect when `offset >= end_offset()`.
     fn truncate_to(&mut self, offset: Offset);

@@ -5,7 +5,8 @@
 //! `metadata.log.max.snapshot.interval.ms` has passed with new data. Until kraftd's controller
 //! replays records into an image, the state is the committed records themselves: a snapshot
 //! holds every data record of the previous snapshot and of the log up to its end offset, minus
-//! NoOpRecords (which no image keeps). Replaying it gives the same state as replaying the log.
+//! NoOpRecords and transaction markers (which no image keeps, and which Java's snapshots never
+//! hold). Replaying it gives the same state as replaying the log.
 
 use std::time::Duration;
 
@@ -14,12 +15,14 @@ use tracing::{info, warn};
 use super::replay::Replay;
 use crate::raft::{Instant, Offset, OffsetAndEpoch, QuorumStateStore, Raft, RaftLog, Records};
 
-/// Kafka's `NoOpRecord` api key, as the metadata record frame's second byte carries it.
-const NO_OP_RECORD_TYPE: u8 = 20;
+/// Record types that carry no state: `NoOpRecord` (20) and the transaction markers
+/// `BeginTransactionRecord` (23), `EndTransactionRecord` (24), `AbortTransactionRecord` (25).
+const STATELESS_RECORD_TYPES: [u8; 4] = [20, 23, 24, 25];
 
-/// Is `frame` (a metadata record value: frame version 1, then the type as a varint) a NoOp?
-fn is_no_op(frame: &[u8]) -> bool {
-    frame.len() >= 2 && frame[0] == 1 && frame[1] == NO_OP_RECORD_TYPE
+/// Is `frame` (a metadata record value: frame version 1, then the type as a one-byte varint
+/// for every type below 128) a record without state?
+fn is_stateless(frame: &[u8]) -> bool {
+    frame.len() >= 2 && frame[0] == 1 && STATELESS_RECORD_TYPES.contains(&frame[1])
 }
 
 pub struct SnapshotPolicy {
@@ -154,7 +157,7 @@ fn state_at<L: RaftLog>(log: &L, end: Offset) -> (Vec<Vec<u8>>, i64) {
             timestamp = b.append_time;
             from = b.next_offset();
             if let Records::Data(values) = b.records {
-                data.extend(values.into_iter().filter(|v| !is_no_op(v)));
+                data.extend(values.into_iter().filter(|v| !is_stateless(v)));
             }
         }
     }

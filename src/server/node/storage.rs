@@ -262,6 +262,25 @@ impl RaftLog for DiskLog {
         self.append(&batches, false)
     }
 
+    fn read_for_fetch(&self, from: Offset, max_bytes: usize) -> Vec<Batch> {
+        // One FileLog read: it never crosses a segment boundary, as Java's does not.
+        let offset = from.max(self.start_offset());
+        if offset >= self.end_offset() {
+            return Vec::new();
+        }
+        match self
+            .log
+            .read(offset, Isolation::Uncommitted, max_bytes.min(READ_CHUNK))
+        {
+            Ok(info) => self.decode_valid(&info.records).0,
+            Err(e @ StoreError::Io { .. }) => fatal_io("read", &e),
+            Err(e) => {
+                error!(target: "kraftd::raft", "Cannot read the metadata log at offset {offset}: {e}");
+                Vec::new()
+            }
+        }
+    }
+
     fn read(&self, from: Offset, max_bytes: usize) -> Vec<Batch> {
         let end = self.end_offset();
         let mut offset = from.max(self.start_offset());

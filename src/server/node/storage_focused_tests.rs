@@ -1,0 +1,324 @@
+//! Focused `DiskLog` and `DiskQuorumStateStore` tests: byte-exact follower batches, reads and
+//! Fetch answers across segments, checkpoints, downloads, retention, quorum-state files.
+
+use super::*;
+
+/// Kafka's v2 batch with its records section gzip-compressed, as a Java leader configured
+/// with compression would write it.
+fn gzip_batch(base: Offset, epoch: Epoch, count: usize) -> Vec<u8> {
+    let plain = wire_batches(base, epoch, &[count], true, 1_000);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&plain[BATCH_HEADER_SIZE..]).unwrap();
+    let mut out = plain[..BATCH_HEADER_SIZE].to_vec();
+    out.extend(gz.finish().unwrap());
+    let len = (out.len() - 12) as i32; // batch length: everything after offset and length
+    out[8..12].copy_from_slice(&len.to_be_bytes());
+    let attributes = i16::from_be_bytes([out[ATTRIBUTES_OFFSET], out[ATTRIBUTES_OFFSET + 1]]) | 1;
+    out[ATTRIBUTES_OFFSET..ATTRIBUTES_OFFSET + 2].copy_from_slice(&attributes.to_be_bytes());
+    let crc = crc32c(&out[ATTRIBUTES_OFFSET..]);
+    out[CRC_OFFSET..CRC_OFFSET + 4].copy_from_slice(&crc.to_be_bytes());
+    out
+}
+
+#[test]
+fn follower_batches_are_stored_and_read_back_byte_for_byte() {
+    let dir = Scratch::new("verbatim");
+    let mut log = DiskLog::open(&dir.partition(), LogConfig::default()).unwrap();
+    let mut sent = gzip_batch(0, 1, 3);
+    sent.extend(wire_batches(3, 1, &[2], true, 2_000));
+    let mut b = BatchBuilder::new(5)
+        .partition_leader_epoch(1)
+        .log_append_time(9_999);
+    b.append(4_000, None, Some(b"appended".as_slice()), &[])
+        .unwrap();
+    b.write_to(&mut sent).unwrap();
+    let batches = decode_batches(&sent).unwrap();
+    assert_eq!(batches.len(), 3);
+    let mut reencoded = Vec::new();
+    encode_batches(
+        &batches
+            .iter()
+            .map(|b| Batch {
+                encoded: Encoded::default(),
+                ..b.clone()
+            })
+            .collect::<Vec<_>>(),
+        &mut reencoded,
+    )
+    .unwrap();
+    assert_ne!(reencoded, sent, "a fresh encoding would differ");
+    log.append_as_follower(batches.clone()).unwrap();
+    log.flush();
+    let segment = std::fs::read(&log.file_log().segment_paths()[0]).unwrap();
+    assert_eq!(segment, sent, "the segment holds the leader's bytes");
+    let read = log.read(0, usize::MAX);
+    assert_same_batches(&read, &batches);
+    let mut again = Vec::new();
+    encode_batches(&read, &mut again).unwrap();
+    assert_eq!(again, sent, "and forwards them unchanged");
+
+    // A leader batch is stored as its fresh encoding.
+    let b = leader_batch(6, 2, 2, false, 3_000);
+    log.append_as_leader(b.clone()).unwrap();
+    let read = log.read(6, 1);
+    assert_same_batches(&read, &[with_encoding(&b)]);
+}
+
+#[test]
+fn reads_span_segments_and_respect_the_budget() {
+    let dir = Scratch::new("reads");
+    let mut log = DiskLog::open(&dir.partition(), small_segments()).unwrap();
+    for i in 0..30 {
+        log.append_as_leader(leader_batch(i * 3, 1, 3, false, 1_000))
+            .unwrap();
+    }
+    assert!(log.file_log().segment_paths().len() > 3);
+    let all = log.read(0, usize::MAX);
+    assert_eq!(all.len(), 30);
+    let seven: usize = all[..7].iter().map(Batch::size_in_bytes).sum();
+    assert_eq!(log.read(0, 0).len(), 1, "at least one batch");
+    assert_eq!(log.read(0, seven).len(), 7);
+    assert_eq!(log.read(0, seven - 1).len(), 6);
+    assert_eq!(log.read(4, seven).first().map(|b| b.base_offset), Some(3));
+    assert!(log.read(90, 100).is_empty());
+}
+
+/// A Java follower refuses, fatally, an append larger than its segment size
+/// (`RecordBatchTooLargeException`), and Java's own leader never answers a Fetch with batches
+/// from two segments: neither does kraftd.
+#[test]
+fn a_fetch_answer_never_crosses_a_segment_boundary() {
+    let dir = Scratch::new("fetch-segments");
+    let mut log = DiskLog::open(&dir.partition(), small_segments()).unwrap();
+    for i in 0..30 {
+        log.append_as_leader(leader_batch(i * 3, 1, 3, false, 1_000))
+            .unwrap();
+    }
+    let segments: Vec<Offset> = log
+        .file_log()
+        .segment_paths()
+        .iter()
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().to_string();
+            name.trim_end_matches(".log").parse().unwrap()
+        })
+        .collect();
+    assert!(segments.len() > 3, "{segments:?}");
+    for from in (0..90).step_by(3) {
+        let answer = log.read_for_fetch(from, usize::MAX);
+        assert!(!answer.is_empty(), "nothing at {from}");
+        let first = answer[0].base_offset;
+        let segment_end = segments
+            .iter()
+            .copied()
+            .find(|&s| s > first)
+            .unwrap_or(i64::MAX);
+        assert!(
+            answer.iter().all(|b| b.last_offset() < segment_end),
+            "a fetch from {from} crosses the segment boundary at {segment_end}"
+        );
+        let bytes: usize = answer.iter().map(Batch::size_in_bytes).sum();
+        assert!(
+            bytes <= small_segments().roll.segment_bytes as usize,
+            "{bytes} bytes"
+        );
+    }
+    // The budget still applies, and at least one batch comes back.
+    assert_eq!(log.read_for_fetch(0, 0).len(), 1);
+}
+
+#[test]
+fn snapshots_are_kafka_checkpoints() {
+    let dir = Scratch::new("snapshots");
+    let partition = dir.partition();
+    std::fs::create_dir_all(&partition).unwrap();
+    // The bootstrap checkpoint `kafka-storage format --standalone` writes.
+    let bootstrap = crate::log::bootstrap::Bootstrap {
+        metadata_version: 33,
+        features: Default::default(),
+        kraft_version: 1,
+        voters: Some(voters_record().voters),
+    };
+    let zero = OffsetAndEpoch::new(0, 0);
+    std::fs::write(
+        partition.join(crate::log::snapshot::file_name(to_log_id(zero))),
+        bootstrap.checkpoint_bytes(1_000).unwrap(),
+    )
+    .unwrap();
+    let mut log = DiskLog::open(&partition, LogConfig::default()).unwrap();
+    let c = log.read_snapshot(zero).unwrap();
+    assert_eq!((c.kraft_version, c.voters), (1, Some(voters_record())));
+    assert_eq!(c.data.len(), 1, "the metadata.version FeatureLevelRecord");
+
+    for e in 1..=4 {
+        log.append_as_leader(leader_batch(log.end_offset(), e, 2, false, 5))
+            .unwrap();
+    }
+    for (kraft_version, records) in [(0, 0), (1, 5000)] {
+        let id = OffsetAndEpoch::new(2 + 2 * kraft_version as i64, 1 + kraft_version as i32);
+        let c = contents(id, kraft_version, records, 77);
+        log.create_snapshot(c.clone()).unwrap();
+        assert_eq!(
+            log.create_snapshot(c.clone()),
+            Err(LogError::SnapshotExists(id))
+        );
+        assert_eq!(log.read_snapshot(id), Some(c));
+        let size = log.snapshot_size(id).unwrap();
+        let mut bytes = Vec::new();
+        while let Some(chunk) = log.read_snapshot_chunk(id, bytes.len() as u64, 1000) {
+            bytes.extend(chunk);
+        }
+        assert_eq!(bytes.len() as u64, size);
+        crate::log::snapshot::validate_bytes(&bytes).unwrap();
+    }
+    // Many records split into several data batches, each below the batch size limit.
+    let bytes = encode_snapshot(&contents(OffsetAndEpoch::new(9, 1), 0, 5000, 1), 1, 4096).unwrap();
+    let split = split_batches(&bytes);
+    assert!(split.batches.len() > 10);
+    assert!(split.batches.iter().all(|b| b.bytes().len() <= 4096));
+    let back = decode_snapshot(OffsetAndEpoch::new(9, 1), &bytes).unwrap();
+    assert_eq!(back.data.len(), 5000);
+    assert!(decode_snapshot(zero, &bytes[..bytes.len() - 1]).is_err());
+}
+
+pub(super) fn part_files(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".part")
+        })
+        .count()
+}
+
+#[test]
+fn snapshot_downloads_freeze_validate_and_clean_up() {
+    let dir = Scratch::new("download");
+    let partition = dir.partition();
+    let mut log = DiskLog::open(&partition, LogConfig::default()).unwrap();
+    log.append_as_leader(leader_batch(0, 1, 2, false, 5))
+        .unwrap();
+    let id = OffsetAndEpoch::new(50, 3);
+    let bytes = encode_snapshot(&contents(id, 1, 40, 9), 9, 1 << 20).unwrap();
+
+    assert!(log.append_snapshot_download(b"x").is_err(), "no download");
+    log.begin_snapshot_download(id);
+    log.append_snapshot_download(&bytes[..100]).unwrap();
+    assert_eq!(log.snapshot_download(), Some((id, 100)));
+    assert_eq!(part_files(&partition), 1);
+    log.abort_snapshot_download();
+    assert_eq!((log.snapshot_download(), part_files(&partition)), (None, 0));
+
+    log.begin_snapshot_download(id);
+    log.append_snapshot_download(&bytes[..bytes.len() - 1])
+        .unwrap();
+    assert!(log.complete_snapshot_download().is_err(), "a torn footer");
+    assert_eq!((log.snapshot_download(), part_files(&partition)), (None, 0));
+    assert_eq!(log.latest_snapshot_id(), None);
+
+    log.begin_snapshot_download(OffsetAndEpoch::new(7, 7));
+    log.begin_snapshot_download(id); // replaces the first
+    for chunk in bytes.chunks(333) {
+        log.append_snapshot_download(chunk).unwrap();
+    }
+    assert_eq!(log.complete_snapshot_download(), Ok(id));
+    assert_eq!(part_files(&partition), 0);
+    assert!(log.truncate_to_latest_snapshot());
+    assert!(!log.truncate_to_latest_snapshot());
+    assert_eq!((log.start_offset(), log.end_offset()), (50, 50));
+    assert_eq!(log.last_fetched_epoch(), 3);
+    assert_eq!(log.read_snapshot(id), Some(contents(id, 1, 40, 9)));
+
+    // The same snapshot again: validated in memory, the frozen file left alone.
+    log.begin_snapshot_download(id);
+    log.append_snapshot_download(&bytes).unwrap();
+    assert_eq!(part_files(&partition), 0);
+    assert_eq!(log.complete_snapshot_download(), Ok(id));
+    assert_eq!(log.snapshot_size(id), Some(bytes.len() as u64));
+}
+
+#[test]
+fn retention_needs_the_high_watermark() {
+    let dir = Scratch::new("retention");
+    let config = LogConfig {
+        retention_bytes: 0,
+        ..small_segments()
+    };
+    let mut log = DiskLog::open(&dir.partition(), config).unwrap();
+    for i in 0..20 {
+        log.append_as_leader(leader_batch(i * 3, 1, 3, false, 5))
+            .unwrap();
+    }
+    log.flush();
+    log.create_snapshot(contents(OffsetAndEpoch::new(30, 1), 0, 1, 5))
+        .unwrap();
+    log.create_snapshot(contents(OffsetAndEpoch::new(45, 1), 0, 1, 5))
+        .unwrap();
+    assert!(!log.apply_retention(10), "the HW is still at the log start");
+    log.update_high_watermark(60);
+    assert!(log.apply_retention(10));
+    assert_eq!(log.start_offset(), 45);
+    assert_eq!(log.earliest_snapshot_id(), Some(OffsetAndEpoch::new(45, 1)));
+}
+
+const JAVA_V1: &str = r#"{"leaderId":1,"leaderEpoch":1,"votedId":-1,"votedDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","data_version":1}"#;
+const JAVA_V0: &str = r#"{"clusterId":"","leaderId":1,"leaderEpoch":1,"votedId":-1,"appliedOffset":0,"currentVoters":[{"voterId":1}],"data_version":0}"#;
+
+#[test]
+fn quorum_state_reads_java_files_and_writes_javas_format() {
+    let dir = Scratch::new("quorum-state");
+    let file = || FileQuorumStateStore::new(&dir.0);
+    let mut store = DiskQuorumStateStore::open(file(), vec![3, 1, 2]).unwrap();
+    assert_eq!(store.read(), None);
+
+    let leader = ElectionState {
+        epoch: 1,
+        leader_id: Some(1),
+        voted_key: None,
+    };
+    for java in [JAVA_V0, JAVA_V1] {
+        std::fs::write(store.path(), java).unwrap();
+        let read = DiskQuorumStateStore::open(file(), vec![1]).unwrap();
+        assert_eq!(read.read(), Some(leader.clone()), "{java}");
+    }
+    store.write(&leader, 1);
+    assert_eq!(std::fs::read_to_string(store.path()).unwrap(), JAVA_V1);
+    let reopened = DiskQuorumStateStore::open(file(), vec![1]).unwrap();
+    assert_eq!(reopened.read(), Some(leader.clone()));
+
+    let dir_id = Uuid::parse("J8aAPcfLQt2bqs1JT_rMgQ").unwrap();
+    let voted = ElectionState {
+        epoch: 2,
+        leader_id: None,
+        voted_key: Some(ReplicaKey::new(3, Some(dir_id))),
+    };
+    store.write(&voted, 1);
+    assert_eq!(store.read(), Some(voted.clone()));
+    let reopened = DiskQuorumStateStore::open(file(), vec![]).unwrap();
+    assert_eq!(reopened.read(), Some(voted.clone()));
+
+    // kraft.version 0: data version 0 with the static voters, and no directory id (as Java).
+    store.write(&voted, 0);
+    assert_eq!(
+        std::fs::read_to_string(store.path()).unwrap(),
+        r#"{"clusterId":"","leaderId":-1,"leaderEpoch":2,"votedId":3,"appliedOffset":0,"currentVoters":[{"voterId":1},{"voterId":2},{"voterId":3}],"data_version":0}"#
+    );
+    let on_disk = file().read().unwrap().unwrap();
+    assert_eq!(
+        (on_disk.data_version, on_disk.state.voters),
+        (0, vec![1, 2, 3])
+    );
+    let reopened = DiskQuorumStateStore::open(file(), vec![]).unwrap();
+    assert_eq!(
+        reopened.read().unwrap().voted_key,
+        Some(ReplicaKey::new(3, None))
+    );
+    assert!(!dir.0.join("quorum-state.tmp").exists());
+
+    std::fs::write(store.path(), "{}").unwrap();
+    let err = DiskQuorumStateStore::open(file(), vec![]).unwrap_err();
+    assert!(err.to_string().contains("quorum-state"), "{err}");
+}
