@@ -279,6 +279,8 @@ struct Move {
     from: (i32, &'static str),
     to: (i32, &'static str),
     took: Duration,
+    /// From thawing the frozen rival to the new leader being visible.
+    after_thaw: Duration,
 }
 
 fn run_mixed_quorum(kraftd: &[i32]) {
@@ -357,6 +359,7 @@ fn run_mixed_quorum(kraftd: &[i32]) {
         }
         thread::sleep(Duration::from_millis(2500));
         q.member(rival).signal(libc::SIGCONT);
+        let thawed = Instant::now();
         let others: Vec<u16> = followers
             .iter()
             .map(|&id| q.voters[(id - 1) as usize].port)
@@ -383,6 +386,7 @@ fn run_mixed_quorum(kraftd: &[i32]) {
             from: (leader, kind_of(&q, leader)),
             to: (next.leader_id, kind_of(&q, next.leader_id)),
             took: started.elapsed(),
+            after_thaw: thawed.elapsed(),
         };
         eprintln!("move {}: {m:?}", moves.len() + 1);
         moves.push(m);
@@ -399,7 +403,42 @@ fn run_mixed_quorum(kraftd: &[i32]) {
         );
         q.assert_java_healthy();
     }
-    eprintln!("moves: {moves:#?}");
+    for (i, m) in moves.iter().enumerate() {
+        eprintln!(
+            "move {:>2}: {:<7} of {} {} -> {} {} in {:?} ({:?} after the rival thawed)",
+            i + 1,
+            m.how,
+            m.from.1,
+            m.from.0,
+            m.to.1,
+            m.to.0,
+            m.took,
+            m.after_thaw
+        );
+    }
+    // Every controller registered with whichever node was active (Java or kraftd), and the
+    // registrations are in every node's log.
+    for (i, m) in q.members.iter().enumerate() {
+        let registered = registered_controllers(&m.metadata_dir());
+        assert_eq!(
+            registered,
+            [1, 2, 3].into_iter().collect(),
+            "the log of node {} registers controllers {registered:?}",
+            i + 1
+        );
+    }
+    let status = kafka
+        .quorum_status(&q.bootstrap())
+        .unwrap_or_else(|out| panic!("describe --status failed:\n{out}"));
+    assert!(status.leader_id >= 1, "{status:?}");
+    assert_eq!(
+        status
+            .fields
+            .get("CurrentVoters")
+            .map(|v| v.matches("\"id\"").count()),
+        Some(3),
+        "{status:?}"
+    );
     assert!(
         (1..=3).all(|id| led.contains(&id)),
         "not every node led in {} moves: {moves:?}",
@@ -560,4 +599,26 @@ fn a_lagging_kraftd_catches_up_from_a_java_leaders_snapshot() {
 fn a_lagging_java_controller_catches_up_from_a_kraftd_leaders_snapshot() {
     let mut q = Mixed::start_with(&[2, 3], SMALL_LOG);
     catch_up_from_snapshot(&mut q, 1, "kraftd");
+}
+
+/// The controller ids of the `RegisterControllerRecord`s in a node's log segments.
+fn registered_controllers(metadata_dir: &std::path::Path) -> std::collections::BTreeSet<i32> {
+    use kraftd::protocol::records::{split_batches, MetadataRecord, MetadataRecordAndVersion};
+    let mut ids = std::collections::BTreeSet::new();
+    for (_, _, bytes) in read_log_batches(metadata_dir) {
+        for view in split_batches(&bytes).batches {
+            if view.is_control() {
+                continue;
+            }
+            let records = view.records().expect("a readable batch");
+            for r in records.iter() {
+                let value = r.expect("a readable record").value.expect("a value");
+                let record = MetadataRecordAndVersion::decode(value).expect("a metadata record");
+                if let MetadataRecord::RegisterController(c) = record.record {
+                    ids.insert(c.controller_id);
+                }
+            }
+        }
+    }
+    ids
 }
