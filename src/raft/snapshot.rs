@@ -223,6 +223,10 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         last_contained_log_timestamp: i64,
         data: Vec<Vec<u8>>,
     ) -> Result<(), SnapshotError> {
+        // (0, 0) is the bootstrap checkpoint's id; a Java peer refuses any other snapshot there.
+        if id.offset == 0 {
+            return Err(SnapshotError::InvalidId(id));
+        }
         if self.high_watermark.map_or(true, |hw| id.offset > hw) {
             return Err(SnapshotError::AboveHighWatermark {
                 offset: id.offset,

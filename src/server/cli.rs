@@ -8,6 +8,7 @@
 //! kraftd format -t <cluster id> -c <server.properties> [--standalone | --initial-controllers ... | --no-initial-controllers] ...
 //! kraftd storage-info -c <server.properties>                (as kafka-storage.sh info)
 //! kraftd dump-log <files or dirs>... [--json]               (as kafka-dump-log.sh --cluster-metadata-decoder)
+//! kraftd metadata-state <metadata log dir> [--at OFFSET]       (what a replaying controller holds there)
 //! kraftd test-raft-server --config <file> --replica-directory-id <uuid> [--throughput N] [--record-size B]
 //!                                                           (as kafka.tools.TestRaftServer, for `make bench`)
 //! ```
@@ -20,6 +21,7 @@ pub mod dump_log;
 pub mod format;
 pub mod initial_controllers;
 pub mod logging;
+pub mod metadata_state;
 pub mod storage_info;
 pub mod test_raft_server;
 
@@ -46,6 +48,7 @@ pub const SUBCOMMANDS: &[&str] = &[
     "storage-info",
     "dump-log",
     "test-raft-server",
+    "metadata-state",
 ];
 
 #[derive(Debug, Parser, PartialEq, Eq)]
@@ -100,6 +103,8 @@ pub enum Command {
     StorageInfo(storage_info::StorageInfoArgs),
     /// Print the batches and records of metadata log segments and snapshots
     DumpLog(dump_log::DumpLogArgs),
+    /// Print what a controller replaying a metadata log directory holds at an offset
+    MetadataState(metadata_state::MetadataStateArgs),
     /// Run a bare raft node under load, as Kafka's TestRaftServer (the raft benchmark)
     TestRaftServer(test_raft_server::TestRaftServerArgs),
 }
@@ -166,6 +171,13 @@ pub fn run_with_args(args: impl IntoIterator<Item = OsString>) -> i32 {
             }
         },
         Command::DumpLog(args) => dump_log::run(&args),
+        Command::MetadataState(args) => match metadata_state::run(&args) {
+            Ok(code) => code,
+            Err(e) => {
+                eprintln!("kraftd metadata-state: {}", one_line(&e));
+                1
+            }
+        },
         Command::TestRaftServer(args) => match test_raft_server::run(&args) {
             Ok(()) => 0,
             Err(e) => {

@@ -12,6 +12,7 @@ pub mod fetch;
 pub mod fetch_snapshot;
 pub mod quorum_epoch;
 pub mod records;
+pub mod snapshot;
 pub mod vote;
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! new role and what was persisted. Helpers build nodes in a given state.
 
 mod election_tests;
+mod interop_tests;
 mod quorum_epoch_tests;
 mod replication_tests;
 mod robustness_tests;

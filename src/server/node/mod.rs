@@ -16,7 +16,7 @@ mod clock;
 pub mod event;
 mod registration;
 mod registration_flow;
-mod replay;
+pub mod replay;
 mod runner;
 mod settings;
 mod snapshots;

@@ -21,6 +21,8 @@ pub struct Replay {
     pub applied: Offset,
     /// Records that did not decode.
     pub undecodable: u64,
+    /// Records replayed, by Kafka's record type name.
+    pub counts: BTreeMap<&'static str, u64>,
 }
 
 impl Replay {
@@ -51,22 +53,10 @@ impl Replay {
 
     fn apply_record(&mut self, value: &[u8], offset: Offset, _index: usize) {
         match MetadataRecordAndVersion::decode(value) {
-            Ok(r) => match r.record {
-                MetadataRecord::FeatureLevel(f) => {
-                    if f.feature_level == 0 {
-                        self.features.remove(&f.name);
-                    } else {
-                        self.features.insert(f.name, f.feature_level);
-                    }
-                }
-                MetadataRecord::RegisterController(c) => {
-                    self.controllers.insert(c.controller_id, c.incarnation_id);
-                }
-                MetadataRecord::UnregisterController(c) => {
-                    self.controllers.remove(&c.controller_id);
-                }
-                _ => {}
-            },
+            Ok(r) => {
+                *self.counts.entry(r.record.kafka_name()).or_default() += 1;
+                self.apply(r.record)
+            }
             Err(e) => {
                 self.undecodable += 1;
                 error!(
@@ -74,6 +64,25 @@ impl Replay {
                     "committed metadata record at offset {offset} does not decode: {e}; a Java controller would stop here"
                 );
             }
+        }
+    }
+
+    fn apply(&mut self, record: MetadataRecord) {
+        match record {
+            MetadataRecord::FeatureLevel(f) => {
+                if f.feature_level == 0 {
+                    self.features.remove(&f.name);
+                } else {
+                    self.features.insert(f.name, f.feature_level);
+                }
+            }
+            MetadataRecord::RegisterController(c) => {
+                self.controllers.insert(c.controller_id, c.incarnation_id);
+            }
+            MetadataRecord::UnregisterController(c) => {
+                self.controllers.remove(&c.controller_id);
+            }
+            _ => {}
         }
     }
 

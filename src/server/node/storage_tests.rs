@@ -13,7 +13,9 @@ use crate::protocol::codec::Uuid;
 use crate::protocol::messages::voters_record::Voter;
 use crate::protocol::messages::{LeaderChangeMessage, VotersRecord};
 use crate::protocol::records::batch::{ATTRIBUTES_OFFSET, CRC_OFFSET};
+use crate::protocol::records::BatchBuilder;
 use crate::protocol::records::{crc32c, BATCH_HEADER_SIZE};
+use crate::raft::log::{ControlRecord, Records};
 use crate::raft::log::{Encoded, ValidOffsetAndEpoch};
 use crate::raft::mem_log::MemLog;
 
