@@ -160,15 +160,9 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         };
         let token = self.next_token;
         self.next_token += 1;
-        let target = if address.host.contains(':') {
-            format!("[{}]:{}", address.host, address.port)
-        } else {
-            format!("{}:{}", address.host, address.port)
-        };
-        self.peers
-            .ensure(leader, &target, self.settings.peer, &self.completions);
-        self.peers.send(
+        self.send_to_peer(
             leader,
+            &address,
             OutboundRequest {
                 token,
                 api_key: CONTROLLER_REGISTRATION_KEY,
@@ -176,7 +170,6 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 max_version: 0,
                 encode_body: Box::new(move |v| request.encode_to_vec(v)),
             },
-            &self.completions,
         );
         self.registrations.own_token = Some(token);
         self.registrations.own_next_attempt = now.plus_millis(RETRY_MS);

@@ -539,13 +539,6 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             });
             return;
         };
-        let target = if address.host.contains(':') {
-            format!("[{}]:{}", address.host, address.port)
-        } else {
-            format!("{}:{}", address.host, address.port)
-        };
-        self.peers
-            .ensure(to, &target, self.settings.peer, &self.completions);
         let outbound = OutboundRequest {
             token,
             api_key: api.key,
@@ -553,7 +546,23 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             max_version: api.max_version,
             encode_body: Box::new(move |v| encode_request_body(&request, v)),
         };
-        self.peers.send(to, outbound, &self.completions);
+        self.send_to_peer(to, &address, outbound);
+    }
+
+    /// Queues a request on the connection to `to` at `address` (opened or moved as needed).
+    pub(super) fn send_to_peer(
+        &mut self,
+        to: NodeId,
+        address: &crate::raft::HostPort,
+        request: OutboundRequest,
+    ) {
+        self.peers.ensure(
+            to,
+            &address.to_string(),
+            self.settings.peer,
+            &self.completions,
+        );
+        self.peers.send(to, request, &self.completions);
     }
 
     /// Writes the leader and the voters' endpoints to the view request handlers read
