@@ -8,6 +8,8 @@ records: selector byte 0 + each record-batch vector (protocol-tests/records/vect
 selector 2 + a framed metadata record value (frame version 1, type, version, then a metadata
 record schema vector); selector 3 + key length 4, control key, then a control record schema
 vector (see kraftd::fuzzing::record_batches).
+snapshot: raft response vectors and record-batch vectors (see
+kraftd::fuzzing::snapshot_and_raft_responses).
 """
 import json, os, re, sys
 
@@ -82,5 +84,21 @@ for name, type_id in control.items():
             continue  # Kafka reads control values at version 0
         with open(os.path.join(out, "records", f"control-{name}-{f}"), "wb") as fh:
             fh.write(b"\3\4" + bytes([0, 0, 0, type_id]) + body)
+        count += 1
+# snapshot: the response vectors of the raft APIs (their bodies), and checkpoint-shaped inputs
+# made of the captured batch vectors (a real checkpoint is such batches back to back).
+os.makedirs(os.path.join(out, "snapshot"), exist_ok=True)
+for api in ["VoteResponse", "BeginQuorumEpochResponse", "EndQuorumEpochResponse", "FetchResponse",
+            "FetchSnapshotResponse", "DescribeQuorumResponse"]:
+    for f, version, body in schema_vectors(api):
+        with open(os.path.join(out, "snapshot", f"{api}-{f}"), "wb") as fh:
+            fh.write(body)
+        count += 1
+batch_dir = os.path.join(repo, "protocol-tests/records/vectors")
+for f in sorted(os.listdir(batch_dir)):
+    if f.endswith(".bin"):
+        with open(os.path.join(batch_dir, f), "rb") as src, \
+                open(os.path.join(out, "snapshot", f"batches-{f}"), "wb") as fh:
+            fh.write(src.read())
         count += 1
 print(f"{count} seeds in {out}")
