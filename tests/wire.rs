@@ -563,29 +563,11 @@ fn raft_request_frame(
         }
     };
     let body = raft::encode_request_body(&request, at)?;
-    encode_request(key, at, 77, Some("v"), &RawBody(body))
-}
-
-/// Bytes already encoded at the right version.
-#[derive(Debug, Clone, Default, PartialEq)]
-struct RawBody(Vec<u8>);
-
-impl kraftd::protocol::codec::Message for RawBody {
-    const NAME: &'static str = "RawBody";
-    const LOWEST_VERSION: i16 = 0;
-    const HIGHEST_VERSION: i16 = i16::MAX;
-    fn decode(
-        r: &mut kraftd::protocol::codec::Reader<'_>,
-        _: i16,
-    ) -> Result<Self, kraftd::protocol::codec::DecodeError> {
-        Ok(RawBody(r.rest().to_vec()))
-    }
-    fn encode(
-        &self,
-        w: &mut kraftd::protocol::codec::Writer,
-        _: i16,
-    ) -> Result<(), kraftd::protocol::codec::EncodeError> {
-        w.raw(&self.0);
-        Ok(())
-    }
+    encode_request(
+        key,
+        at,
+        77,
+        Some("v"),
+        &kraftd::protocol::codec::RawBody(body),
+    )
 }

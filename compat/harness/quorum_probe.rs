@@ -17,21 +17,29 @@ use kraftd::raft::msg::{DescribeQuorumRequest, DescribeQuorumResponse as Describ
 
 const DESCRIBE_QUORUM_KEY: i16 = 55;
 
-/// One DescribeQuorum v2 round trip to `127.0.0.1:port`; `None` if the node is unreachable or
-/// the answer is unreadable.
-pub fn describe_quorum(port: u16) -> Option<Described> {
+/// Sends one request to `127.0.0.1:port` on a fresh connection and returns the response body
+/// (header removed) and the version to decode it at; `None` if the node is unreachable, closes
+/// the connection or answers with a bad header.
+pub fn round_trip<M: Message>(port: u16, api_key: i16, version: i16, body: &M) -> Option<Vec<u8>> {
     let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-    let body = describe::request_to_wire(&DescribeQuorumRequest { partition_ok: true });
-    let frame = encode_request(DESCRIBE_QUORUM_KEY, 2, 7, Some("compat-probe"), &body).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+    let frame = encode_request(api_key, version, 7, Some("compat-probe"), body).ok()?;
     s.write_all(&frame).ok()?;
     let mut size = [0u8; 4];
     s.read_exact(&mut size).ok()?;
     let mut answer = vec![0u8; i32::from_be_bytes(size).max(0) as usize];
     s.read_exact(&mut answer).ok()?;
     let mut r = Reader::new(&answer);
-    ResponseHeader::decode(&mut r, response_header_version(DESCRIBE_QUORUM_KEY, 2)).ok()?;
-    let wire = DescribeQuorumResponse::decode_exact(r.rest(), 2).ok()?;
+    ResponseHeader::decode(&mut r, response_header_version(api_key, version)).ok()?;
+    Some(r.rest().to_vec())
+}
+
+/// One DescribeQuorum v2 round trip to `127.0.0.1:port`; `None` if the node is unreachable or
+/// the answer is unreadable.
+pub fn describe_quorum(port: u16) -> Option<Described> {
+    let body = describe::request_to_wire(&DescribeQuorumRequest { partition_ok: true });
+    let answer = round_trip(port, DESCRIBE_QUORUM_KEY, 2, &body)?;
+    let wire = DescribeQuorumResponse::decode_exact(&answer, 2).ok()?;
     Some(describe::response_from_wire(&wire))
 }
 
@@ -40,6 +48,59 @@ pub fn leader_view(ports: &[u16]) -> Option<Described> {
     ports
         .iter()
         .find_map(|&p| describe_quorum(p).filter(|d| d.partition_error.0 == 0 && d.leader_id >= 0))
+}
+
+/// The log end offset the leader reports for voter `id`.
+pub fn voter_end(d: &Described, id: i32) -> Option<i64> {
+    d.voters
+        .iter()
+        .find(|v| v.replica_key.id == id)
+        .map(|v| v.log_end_offset)
+}
+
+/// Does every voter stand at the leader's log end offset?
+pub fn all_caught_up(d: &Described) -> bool {
+    let leader_end = voter_end(d, d.leader_id);
+    leader_end.is_some()
+        && d.voters
+            .iter()
+            .all(|v| Some(v.log_end_offset) == leader_end)
+}
+
+/// The lowest base offset among the `.log` segments of a node's metadata log (0 if none).
+pub fn first_segment_offset(metadata_dir: &Path) -> i64 {
+    partition_files(metadata_dir)
+        .iter()
+        .filter_map(|n| n.strip_suffix(".log").and_then(|o| o.parse::<i64>().ok()))
+        .min()
+        .unwrap_or(0)
+}
+
+/// The end offsets of the snapshots (`<offset>-<epoch>.checkpoint`) in a node's metadata log.
+pub fn snapshot_offsets(metadata_dir: &Path) -> Vec<i64> {
+    let mut v: Vec<i64> = partition_files(metadata_dir)
+        .iter()
+        .filter_map(|n| {
+            n.strip_suffix(".checkpoint")?
+                .split('-')
+                .next()?
+                .parse()
+                .ok()
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn partition_files(metadata_dir: &Path) -> Vec<String> {
+    std::fs::read_dir(metadata_dir.join("__cluster_metadata-0"))
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// One row of `kafka-metadata-quorum describe --replication`.

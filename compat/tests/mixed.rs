@@ -9,7 +9,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::harness::quorum_probe::{
-    assert_same_batches, leader_view, parse_replication, read_log_batches,
+    all_caught_up, assert_same_batches, first_segment_offset, leader_view, parse_replication,
+    read_log_batches, snapshot_offsets,
 };
 use crate::harness::{
     voters, JavaController, Kafka, KraftdProcess, Properties, Quorum, TestDir, Tool, Voter,
@@ -216,16 +217,7 @@ impl Mixed {
         let deadline = Instant::now() + TIMEOUT;
         loop {
             if let Some(d) = leader_view(&ports) {
-                let leader_end = d
-                    .voters
-                    .iter()
-                    .find(|v| v.replica_key.id == d.leader_id)
-                    .map(|v| v.log_end_offset);
-                if d.high_watermark > min_hw
-                    && d.voters
-                        .iter()
-                        .all(|v| Some(v.log_end_offset) == leader_end)
-                {
+                if d.high_watermark > min_hw && all_caught_up(&d) {
                     return d;
                 }
             }
@@ -506,23 +498,6 @@ const SMALL_LOG: &[(&str, &str)] = &[
     ("metadata.max.retention.bytes", "0"),
 ];
 
-/// The lowest base offset among a node's `.log` segments.
-fn log_start(metadata_dir: &std::path::Path) -> i64 {
-    std::fs::read_dir(metadata_dir.join("__cluster_metadata-0"))
-        .map(|entries| {
-            entries
-                .filter_map(|e| e.ok())
-                .filter_map(|e| {
-                    let name = e.file_name().to_string_lossy().to_string();
-                    name.strip_suffix(".log")
-                        .and_then(|n| n.parse::<i64>().ok())
-                })
-                .min()
-                .unwrap_or(0)
-        })
-        .unwrap_or(0)
-}
-
 /// Stops `lagging`, waits until the leader (of the kind wanted) has cleaned its log past the
 /// stopped node's end, restarts it, and waits until it has caught up through a snapshot.
 fn catch_up_from_snapshot(q: &mut Mixed, lagging: i32, leader_kind: &str) {
@@ -560,7 +535,7 @@ fn catch_up_from_snapshot(q: &mut Mixed, lagging: i32, leader_kind: &str) {
         .map_or(0, |b| b.1 + 1);
     let leader_dir = q.members[(leader - 1) as usize].metadata_dir();
     let deadline = Instant::now() + TIMEOUT;
-    while log_start(&leader_dir) <= left_at {
+    while first_segment_offset(&leader_dir) <= left_at {
         assert!(
             Instant::now() < deadline,
             "the leader's log never started past offset {left_at}"
@@ -569,27 +544,14 @@ fn catch_up_from_snapshot(q: &mut Mixed, lagging: i32, leader_kind: &str) {
     }
     eprintln!(
         "node {lagging} stopped at offset {left_at}; the {leader_kind} leader {leader}'s log starts at {}",
-        log_start(&leader_dir)
+        first_segment_offset(&leader_dir)
     );
     let Mixed { dir, members, .. } = q;
     members[(lagging - 1) as usize].restart(dir);
     let caught_up = q.wait_caught_up(view.high_watermark);
-    let snapshots: Vec<String> = std::fs::read_dir(
-        q.members[(lagging - 1) as usize]
-            .metadata_dir()
-            .join("__cluster_metadata-0"),
-    )
-    .unwrap()
-    .filter_map(|e| e.ok())
-    .map(|e| e.file_name().to_string_lossy().to_string())
-    .filter(|n| n.ends_with(".checkpoint"))
-    .collect();
+    let snapshots = snapshot_offsets(&q.members[(lagging - 1) as usize].metadata_dir());
     assert!(
-        snapshots.iter().any(|n| n
-            .split('-')
-            .next()
-            .and_then(|o| o.parse::<i64>().ok())
-            .is_some_and(|o| o > left_at)),
+        snapshots.iter().any(|&o| o > left_at),
         "node {lagging} holds no snapshot past offset {left_at}: {snapshots:?}"
     );
     eprintln!(

@@ -2,21 +2,19 @@
 //! raw DescribeQuorum and Vote requests: election, replication, failover on `kill -9`, graceful
 //! handover on SIGTERM, and the election state surviving a restart.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use kraftd::protocol::codec::{Message, Reader};
-use kraftd::protocol::frame::{encode_request, response_header_version};
-use kraftd::protocol::messages::{ResponseHeader, VoteResponse as WireVoteResponse};
+use kraftd::protocol::codec::Message;
+use kraftd::protocol::messages::VoteResponse as WireVoteResponse;
 use kraftd::raft::convert::vote;
 use kraftd::raft::msg::{VoteRequest, VoteResponse};
 use kraftd::raft::ReplicaKey;
 
 use crate::harness::quorum_probe::{
-    assert_same_batches, describe_quorum, leader_view, parse_replication, read_log_batches,
+    all_caught_up, assert_same_batches, describe_quorum, first_segment_offset, leader_view,
+    parse_replication, read_log_batches, round_trip, snapshot_offsets, voter_end,
 };
 use crate::harness::{
     free_port, Kafka, KraftdProcess, Properties, TestDir, Tool, KRAFTD_COMMAND_TIMEOUT,
@@ -172,17 +170,8 @@ fn three_kraftd_controllers_from_the_config_files_elect_replicate_and_survive_lo
     );
     nodes[old - 1].restart(&dir);
     let caught_up = wait_for("the restarted node to catch up", QUORUM_TIMEOUT, || {
-        leader_view(&CONFIG_PORTS).filter(|d| {
-            let leader_end = d
-                .voters
-                .iter()
-                .find(|v| v.replica_key.id == d.leader_id)
-                .map(|v| v.log_end_offset);
-            d.voters
-                .iter()
-                .all(|v| Some(v.log_end_offset) == leader_end)
-                && d.high_watermark > after.high_watermark
-        })
+        leader_view(&CONFIG_PORTS)
+            .filter(|d| all_caught_up(d) && d.high_watermark > after.high_watermark)
     });
     // Every committed batch is on every node, byte for byte (the old leader's included).
     let logs: Vec<(String, Vec<_>)> = (1..=3)
@@ -253,17 +242,8 @@ fn request_vote(
         pre_vote: false,
     };
     let body = vote::request_to_wire(&request, 2).expect("vote v2");
-    let frame = encode_request(52, 2, 1, Some("compat-vote"), &body).unwrap();
-    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    s.write_all(&frame).unwrap();
-    let mut size = [0u8; 4];
-    s.read_exact(&mut size).expect("a Vote answer");
-    let mut answer = vec![0u8; i32::from_be_bytes(size) as usize];
-    s.read_exact(&mut answer).unwrap();
-    let mut r = Reader::new(&answer);
-    ResponseHeader::decode(&mut r, response_header_version(52, 2)).unwrap();
-    vote::response_from_wire(&WireVoteResponse::decode_exact(r.rest(), 2).unwrap())
+    let answer = round_trip(port, 52, 2, &body).expect("a Vote answer");
+    vote::response_from_wire(&WireVoteResponse::decode_exact(&answer, 2).unwrap())
 }
 
 #[test]
@@ -332,35 +312,6 @@ fn a_restarted_voter_keeps_its_epoch_and_vote_and_never_votes_twice_in_one_epoch
         after.contains("\"leaderEpoch\":7") && after.contains("\"votedId\":1"),
         "{after}"
     );
-}
-
-/// The lowest base offset among the `.log` segments of a node's metadata log.
-fn first_segment_offset(metadata_dir: &Path) -> i64 {
-    std::fs::read_dir(metadata_dir.join("__cluster_metadata-0"))
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().to_string();
-            name.strip_suffix(".log")
-                .and_then(|n| n.parse::<i64>().ok())
-        })
-        .min()
-        .unwrap_or(0)
-}
-
-/// The snapshot end offsets (`<offset>-<epoch>.checkpoint`) in a node's metadata log.
-fn snapshot_offsets(metadata_dir: &Path) -> Vec<i64> {
-    let mut v: Vec<i64> = std::fs::read_dir(metadata_dir.join("__cluster_metadata-0"))
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().to_string();
-            let stem = name.strip_suffix(".checkpoint")?;
-            stem.split('-').next()?.parse::<i64>().ok()
-        })
-        .collect();
-    v.sort();
-    v
 }
 
 #[test]
@@ -436,17 +387,8 @@ fn a_follower_left_behind_the_log_start_catches_up_through_fetch_snapshot() {
     );
     let caught_up = wait_for("the follower to catch up", QUORUM_TIMEOUT, || {
         leader_view(&ports).filter(|d| {
-            let leader_end = d
-                .voters
-                .iter()
-                .find(|v| v.replica_key.id == d.leader_id)
-                .map(|v| v.log_end_offset);
-            let mine = d
-                .voters
-                .iter()
-                .find(|v| v.replica_key.id == follower as i32)
-                .map(|v| v.log_end_offset);
-            mine.is_some() && mine == leader_end
+            let mine = voter_end(d, follower as i32);
+            mine.is_some() && mine == voter_end(d, d.leader_id)
         })
     });
     let fetched = snapshot_offsets(&data(follower));

@@ -722,6 +722,24 @@ pub trait Message: Sized + Default + Clone + fmt::Debug + PartialEq {
     }
 }
 
+/// A body already encoded at the right version, so that `frame::encode_request` can frame bytes
+/// built elsewhere (at a version negotiated with a peer, or by a test).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RawBody(pub Vec<u8>);
+
+impl Message for RawBody {
+    const NAME: &'static str = "RawBody";
+    const LOWEST_VERSION: i16 = 0;
+    const HIGHEST_VERSION: i16 = i16::MAX;
+    fn decode(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
+        Ok(RawBody(r.rest().to_vec()))
+    }
+    fn encode(&self, w: &mut Writer, _version: i16) -> Result<(), EncodeError> {
+        w.raw(&self.0);
+        Ok(())
+    }
+}
+
 /// Messages that are requests or responses of a Kafka API.
 pub trait ApiMessage: Message {
     const API_KEY: i16;

@@ -13,6 +13,7 @@ use tracing::{debug, info, warn, Instrument};
 
 use super::api::{self, Outcome};
 use super::context::ServerContext;
+use super::node::NodeHandle;
 
 /// Kafka's `connections.max.idle.ms` default: an idle connection is closed after this long.
 pub const CONNECTION_MAX_IDLE: Duration = Duration::from_secs(600);
@@ -181,6 +182,41 @@ async fn raft_answer(ctx: &ServerContext, listener: &str, call: api::RaftCall) -
         correlation_id,
         request,
     } = call;
+    node_reply(
+        ctx,
+        api_key,
+        |node| node.submit(listener, request),
+        |response| api::answer_frame(api_key, api_version, correlation_id, &response),
+    )
+    .await
+}
+
+/// Waits for the node loop's answer to a `ControllerRegistration` (sent once its record is
+/// committed, or refused) or an `UpdateRaftVoter`.
+async fn node_answer(ctx: &ServerContext, listener: &str, call: api::NodeCall) -> Outcome {
+    let api::NodeCall {
+        api_key,
+        api_version,
+        correlation_id,
+        request,
+    } = call;
+    node_reply(
+        ctx,
+        api_key,
+        |node| node.call(listener, request),
+        |response| response.frame(api_key, api_version, correlation_id),
+    )
+    .await
+}
+
+/// Hands a request to the node loop with `submit` and frames its answer; a process without a
+/// node loop, or a loop that stopped, closes the connection.
+async fn node_reply<T>(
+    ctx: &ServerContext,
+    api_key: i16,
+    submit: impl FnOnce(&NodeHandle) -> Result<tokio::sync::oneshot::Receiver<T>, String>,
+    frame: impl FnOnce(T) -> Outcome,
+) -> Outcome {
     let closed = |why: &str| {
         Outcome::Close(api::CloseReason::NodeUnavailable {
             api_key,
@@ -190,34 +226,12 @@ async fn raft_answer(ctx: &ServerContext, listener: &str, call: api::RaftCall) -
     let Some(node) = ctx.node() else {
         return closed("this process runs no raft node");
     };
-    let reply = match node.submit(listener, request) {
+    let reply = match submit(node) {
         Ok(r) => r,
         Err(e) => return closed(&e),
     };
     match reply.await {
-        Ok(response) => api::answer_frame(api_key, api_version, correlation_id, &response),
-        Err(_) => closed("the node loop stopped before answering"),
-    }
-}
-
-/// Waits for the node loop's answer to a `ControllerRegistration` (sent once its record is
-/// committed, or refused) or an `UpdateRaftVoter`.
-async fn node_answer(ctx: &ServerContext, listener: &str, call: api::NodeCall) -> Outcome {
-    let closed = |why: &str| {
-        Outcome::Close(api::CloseReason::NodeUnavailable {
-            api_key: call.api_key,
-            why: why.to_string(),
-        })
-    };
-    let Some(node) = ctx.node() else {
-        return closed("this process runs no raft node");
-    };
-    let reply = match node.call(listener, &call.request) {
-        Ok(r) => r,
-        Err(e) => return closed(&e),
-    };
-    match reply.await {
-        Ok(response) => response.frame(&call),
+        Ok(response) => frame(response),
         Err(_) => closed("the node loop stopped before answering"),
     }
 }

@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 use tokio::time::{timeout, Instant};
 use tracing::{debug, warn};
 
-use crate::protocol::codec::{EncodeError, Message, Reader};
+use crate::protocol::codec::{EncodeError, Message, RawBody, Reader};
 use crate::protocol::frame::{encode_request, response_header_version, API_VERSIONS_KEY};
 use crate::protocol::messages::{ApiVersionsRequest, ApiVersionsResponse, ResponseHeader};
 
@@ -430,30 +430,6 @@ fn drop_connection(
     }
     for (_, token, ..) in in_flight.drain(..) {
         fail(token, format!("connection dropped: {why}"));
-    }
-}
-
-/// An already-encoded body, so `encode_request` can frame bytes built at the negotiated version.
-#[derive(Debug, Clone, Default, PartialEq)]
-struct RawBody(Vec<u8>);
-
-impl Message for RawBody {
-    const NAME: &'static str = "RawBody";
-    const LOWEST_VERSION: i16 = 0;
-    const HIGHEST_VERSION: i16 = i16::MAX;
-    fn decode(
-        r: &mut Reader<'_>,
-        _version: i16,
-    ) -> Result<Self, crate::protocol::codec::DecodeError> {
-        Ok(RawBody(r.rest().to_vec()))
-    }
-    fn encode(
-        &self,
-        w: &mut crate::protocol::codec::Writer,
-        _version: i16,
-    ) -> Result<(), EncodeError> {
-        w.raw(&self.0);
-        Ok(())
     }
 }
 

@@ -142,8 +142,7 @@ pub enum NodeResponse {
 
 impl NodeResponse {
     /// The complete response frame.
-    pub fn frame(&self, call: &NodeCall) -> Outcome {
-        let (key, v, corr) = (call.api_key, call.api_version, call.correlation_id);
+    pub fn frame(&self, key: i16, v: i16, corr: i32) -> Outcome {
         let encoded = match self {
             NodeResponse::Register(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::UpdateVoter(r) => frame::encode_response(key, v, corr, r, v),

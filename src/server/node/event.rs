@@ -85,13 +85,9 @@ impl NodeHandle {
     pub fn call(
         &self,
         listener: &str,
-        request: &NodeRequest,
+        request: NodeRequest,
     ) -> Result<oneshot::Receiver<NodeResponse>, String> {
         let (reply, rx) = oneshot::channel();
-        let request = match request {
-            NodeRequest::Register(r) => NodeRequest::Register(r.clone()),
-            NodeRequest::UpdateVoter(r) => NodeRequest::UpdateVoter(r.clone()),
-        };
         self.events
             .send(Event::Node {
                 listener: listener.to_string(),

@@ -36,8 +36,8 @@ impl Replay {
     /// Starts over from a snapshot's records (its end offset is `end`).
     pub fn load_snapshot(&mut self, data: &[Vec<u8>], end: Offset) {
         *self = Replay::new();
-        for (i, value) in data.iter().enumerate() {
-            self.apply_record(value, end - 1, i);
+        for value in data {
+            self.apply_record(value, end - 1);
         }
         self.applied = end - 1;
     }
@@ -45,13 +45,13 @@ impl Replay {
     pub fn apply_batch(&mut self, batch: &Batch) {
         if let Records::Data(values) = &batch.records {
             for (i, value) in values.iter().enumerate() {
-                self.apply_record(value, batch.base_offset + i as Offset, i);
+                self.apply_record(value, batch.base_offset + i as Offset);
             }
         }
         self.applied = batch.last_offset();
     }
 
-    fn apply_record(&mut self, value: &[u8], offset: Offset, _index: usize) {
+    fn apply_record(&mut self, value: &[u8], offset: Offset) {
         match MetadataRecordAndVersion::decode(value) {
             Ok(r) => {
                 *self.counts.entry(r.record.kafka_name()).or_default() += 1;
