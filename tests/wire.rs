@@ -15,7 +15,7 @@ use kraftd::protocol::messages::{
     ApiVersionsRequest, ApiVersionsResponse, DescribeClusterRequest, DescribeClusterResponse,
     ResponseHeader,
 };
-use kraftd::server::api::raft;
+use kraftd::server::api::{not_controller, raft};
 
 const CLUSTER_ID: &str = "MkU3OEVBNTcwNTJENDM2Qk";
 
@@ -166,6 +166,23 @@ fn api_versions(s: &mut TcpStream, version: i16, corr: i32) -> (i32, ApiVersions
     (header.correlation_id, body)
 }
 
+/// A CreateTopics request frame (no size prefix) as a broker forwards it inside an Envelope.
+fn forwarded_create_topics() -> Vec<u8> {
+    let body =
+        not_controller::samples::sample_request(19, 7, "t", kraftd::protocol::codec::Uuid::ZERO)
+            .unwrap()
+            .unwrap();
+    encode_request(
+        19,
+        7,
+        5,
+        Some("broker-101"),
+        &kraftd::protocol::codec::RawBody(body),
+    )
+    .unwrap()[4..]
+        .to_vec()
+}
+
 fn frame_with_size(size: i32, body: &[u8]) -> Vec<u8> {
     let mut v = size.to_be_bytes().to_vec();
     v.extend_from_slice(body);
@@ -183,8 +200,8 @@ fn api_versions_lists_exactly_what_kraftd_serves() {
             .iter()
             .map(|a| (a.api_key, a.min_version, a.max_version))
             .collect();
-        let served: Vec<(i16, i16, i16)> = kraftd::server::api::SERVED_APIS
-            .iter()
+        let served: Vec<(i16, i16, i16)> = kraftd::server::api::served_apis()
+            .into_iter()
             .map(|a| (a.key, a.min_version, a.max_version))
             .collect();
         assert_eq!(listed, served, "v{version}");
@@ -194,13 +211,37 @@ fn api_versions_lists_exactly_what_kraftd_serves() {
             vec![
                 (1, 13, 18),
                 (18, 0, 4),
+                // Kafka 4.4 controllers' ranges for the broker-facing controller APIs.
+                (19, 2, 7),
+                (20, 1, 6),
+                (30, 1, 3),
+                (31, 1, 3),
+                (33, 0, 2),
+                (37, 0, 3),
+                (38, 1, 3),
+                (39, 1, 2),
+                (40, 1, 2),
+                (43, 0, 2),
+                (44, 0, 1),
+                (45, 0, 1),
+                (46, 0, 0),
+                (49, 0, 1),
+                (51, 0, 0),
                 (52, 0, 2),
                 (53, 0, 1),
                 (54, 0, 1),
                 (55, 0, 2),
+                (56, 2, 3),
+                (57, 0, 2),
+                (58, 0, 0),
                 (59, 0, 1),
                 (60, 0, 2),
+                (62, 0, 4),
+                (63, 0, 2),
+                (64, 0, 0),
+                (67, 0, 0),
                 (70, 0, 0),
+                (73, 0, 0),
                 (82, 0, 0)
             ]
         );
@@ -271,6 +312,35 @@ fn every_advertised_api_version_is_answered_and_the_next_one_is_not() {
                         ..Default::default()
                     },
                 ),
+                58 => encode_request(
+                    58,
+                    0,
+                    77,
+                    Some("v"),
+                    &kraftd::protocol::codec::RawBody(
+                        not_controller::samples::envelope(forwarded_create_topics()).unwrap(),
+                    ),
+                ),
+                key if not_controller::answers(key) => {
+                    // A body at the last schema version for versions past the range: the
+                    // version check must refuse it before the body is read.
+                    let body_version = version.min(api.max_version);
+                    let body = not_controller::samples::sample_request(
+                        key,
+                        body_version,
+                        "t",
+                        kraftd::protocol::codec::Uuid([7; 16]),
+                    )
+                    .unwrap()
+                    .unwrap();
+                    encode_request(
+                        key,
+                        body_version,
+                        77,
+                        Some("v"),
+                        &kraftd::protocol::codec::RawBody(body),
+                    )
+                }
                 other => raft_request_frame(other, version),
             };
             let mut frame = frame.unwrap();
@@ -312,6 +382,17 @@ fn every_advertised_api_version_is_answered_and_the_next_one_is_not() {
                         version,
                     )
                     .is_ok(),
+                    (58, _) => kraftd::protocol::messages::EnvelopeResponse::decode_exact(
+                        r.rest(),
+                        version,
+                    )
+                    .map(|e| e.error_code == 41)
+                    .unwrap_or(false),
+                    (key, _) if not_controller::answers(key) => {
+                        not_controller::response_json(key, version, r.rest())
+                            .unwrap()
+                            .is_ok()
+                    }
                     (60, _) => DescribeClusterResponse::decode_exact(r.rest(), version)
                         // A controller answers v0 with INVALID_REQUEST, as Java does.
                         .map(|b| b.error_code == if version == 0 { 42 } else { 0 })

@@ -314,8 +314,8 @@ pub fn version_text() -> String {
         .iter()
         .map(|f| format!("{} {}-{}", f.name, f.min, f.max))
         .collect();
-    let apis: Vec<String> = super::api::SERVED_APIS
-        .iter()
+    let apis: Vec<String> = super::api::served_apis()
+        .into_iter()
         .map(|a| format!("{} v{}-{}", a.name, a.min_version, a.max_version))
         .collect();
     format!(

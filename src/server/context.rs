@@ -56,6 +56,8 @@ pub struct ServerContext {
     pub supported_features: Vec<FeatureRange>,
     /// Largest request frame accepted (`socket.request.max.bytes`).
     pub max_request_bytes: usize,
+    /// `delete.topic.enable`, which a controller checks before anything else in DeleteTopics.
+    pub delete_topic_enable: bool,
     quorum: RwLock<QuorumView>,
     /// The node loop that answers raft requests; unset in tests that serve no raft.
     node: OnceLock<NodeHandle>,
@@ -73,6 +75,7 @@ impl ServerContext {
             cluster_id,
             supported_features: super::api::supported_features(),
             max_request_bytes,
+            delete_topic_enable: true,
             quorum: RwLock::new(quorum),
             node: OnceLock::new(),
         }
@@ -95,6 +98,16 @@ impl ServerContext {
 
     pub fn leader_id(&self) -> Option<i32> {
         self.view().leader_id
+    }
+
+    /// What a controller that is not the active one answers with: the leader it knows of
+    /// when that is another node.
+    pub fn non_active(&self) -> crate::server::api::not_controller::NonActive {
+        crate::server::api::not_controller::NonActive {
+            active_elsewhere: self.leader_id().filter(|&id| id != self.node_id),
+            delete_topic_enable: self.delete_topic_enable,
+            forwarded: false,
+        }
     }
 
     pub fn finalized_features(&self) -> FinalizedFeatures {

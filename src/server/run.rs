@@ -192,7 +192,7 @@ where
     L: crate::raft::RaftLog + Send + 'static,
     S: crate::raft::QuorumStateStore + Send + 'static,
 {
-    let ctx = Arc::new(ServerContext::new(
+    let mut ctx = ServerContext::new(
         config.node_id,
         Some(cluster_id.to_string()),
         config.socket_request_max_bytes as usize,
@@ -200,7 +200,9 @@ where
             controllers: bound.controllers.clone(),
             ..Default::default()
         },
-    ));
+    );
+    ctx.delete_topic_enable = config.controller.delete_topic_enable;
+    let ctx = Arc::new(ctx);
     let (handle, thread) = node::start(
         settings,
         log,

@@ -12,10 +12,16 @@ pub mod add_raft_voter_request;
 pub mod add_raft_voter_response;
 pub mod allocate_producer_ids_request;
 pub mod allocate_producer_ids_response;
+pub mod alter_client_quotas_request;
+pub mod alter_client_quotas_response;
 pub mod alter_configs_request;
 pub mod alter_configs_response;
+pub mod alter_partition_reassignments_request;
+pub mod alter_partition_reassignments_response;
 pub mod alter_partition_request;
 pub mod alter_partition_response;
+pub mod alter_user_scram_credentials_request;
+pub mod alter_user_scram_credentials_response;
 pub mod api_versions_request;
 pub mod api_versions_response;
 pub mod assign_replicas_to_dirs_request;
@@ -33,24 +39,41 @@ pub mod client_quota_record;
 pub mod config_record;
 pub mod controller_registration_request;
 pub mod controller_registration_response;
+pub mod create_acls_request;
+pub mod create_acls_response;
+pub mod create_delegation_token_request;
+pub mod create_delegation_token_response;
 pub mod create_partitions_request;
 pub mod create_partitions_response;
 pub mod create_topics_request;
 pub mod create_topics_response;
+pub mod default_principal_data;
 pub mod delegation_token_record;
+pub mod delete_acls_request;
+pub mod delete_acls_response;
 pub mod delete_topics_request;
 pub mod delete_topics_response;
+pub mod describe_acls_request;
+pub mod describe_acls_response;
 pub mod describe_cluster_request;
 pub mod describe_cluster_response;
 pub mod describe_configs_request;
 pub mod describe_configs_response;
+pub mod describe_delegation_token_request;
+pub mod describe_delegation_token_response;
 pub mod describe_quorum_request;
 pub mod describe_quorum_response;
+pub mod describe_user_scram_credentials_request;
+pub mod describe_user_scram_credentials_response;
+pub mod elect_leaders_request;
+pub mod elect_leaders_response;
 pub mod end_quorum_epoch_request;
 pub mod end_quorum_epoch_response;
 pub mod end_transaction_record;
 pub mod envelope_request;
 pub mod envelope_response;
+pub mod expire_delegation_token_request;
+pub mod expire_delegation_token_response;
 pub mod feature_level_record;
 pub mod fence_broker_record;
 pub mod fetch_request;
@@ -78,6 +101,8 @@ pub mod remove_raft_voter_request;
 pub mod remove_raft_voter_response;
 pub mod remove_topic_record;
 pub mod remove_user_scram_credential_record;
+pub mod renew_delegation_token_request;
+pub mod renew_delegation_token_response;
 pub mod request_header;
 pub mod response_header;
 pub mod sasl_authenticate_request;
@@ -92,6 +117,8 @@ pub mod unregister_broker_record;
 pub mod unregister_broker_request;
 pub mod unregister_broker_response;
 pub mod unregister_controller_record;
+pub mod unregister_controller_request;
+pub mod unregister_controller_response;
 pub mod update_features_request;
 pub mod update_features_response;
 pub mod update_raft_voter_request;
@@ -108,10 +135,16 @@ pub use add_raft_voter_request::AddRaftVoterRequest;
 pub use add_raft_voter_response::AddRaftVoterResponse;
 pub use allocate_producer_ids_request::AllocateProducerIdsRequest;
 pub use allocate_producer_ids_response::AllocateProducerIdsResponse;
+pub use alter_client_quotas_request::AlterClientQuotasRequest;
+pub use alter_client_quotas_response::AlterClientQuotasResponse;
 pub use alter_configs_request::AlterConfigsRequest;
 pub use alter_configs_response::AlterConfigsResponse;
+pub use alter_partition_reassignments_request::AlterPartitionReassignmentsRequest;
+pub use alter_partition_reassignments_response::AlterPartitionReassignmentsResponse;
 pub use alter_partition_request::AlterPartitionRequest;
 pub use alter_partition_response::AlterPartitionResponse;
+pub use alter_user_scram_credentials_request::AlterUserScramCredentialsRequest;
+pub use alter_user_scram_credentials_response::AlterUserScramCredentialsResponse;
 pub use api_versions_request::ApiVersionsRequest;
 pub use api_versions_response::ApiVersionsResponse;
 pub use assign_replicas_to_dirs_request::AssignReplicasToDirsRequest;
@@ -129,24 +162,41 @@ pub use client_quota_record::ClientQuotaRecord;
 pub use config_record::ConfigRecord;
 pub use controller_registration_request::ControllerRegistrationRequest;
 pub use controller_registration_response::ControllerRegistrationResponse;
+pub use create_acls_request::CreateAclsRequest;
+pub use create_acls_response::CreateAclsResponse;
+pub use create_delegation_token_request::CreateDelegationTokenRequest;
+pub use create_delegation_token_response::CreateDelegationTokenResponse;
 pub use create_partitions_request::CreatePartitionsRequest;
 pub use create_partitions_response::CreatePartitionsResponse;
 pub use create_topics_request::CreateTopicsRequest;
 pub use create_topics_response::CreateTopicsResponse;
+pub use default_principal_data::DefaultPrincipalData;
 pub use delegation_token_record::DelegationTokenRecord;
+pub use delete_acls_request::DeleteAclsRequest;
+pub use delete_acls_response::DeleteAclsResponse;
 pub use delete_topics_request::DeleteTopicsRequest;
 pub use delete_topics_response::DeleteTopicsResponse;
+pub use describe_acls_request::DescribeAclsRequest;
+pub use describe_acls_response::DescribeAclsResponse;
 pub use describe_cluster_request::DescribeClusterRequest;
 pub use describe_cluster_response::DescribeClusterResponse;
 pub use describe_configs_request::DescribeConfigsRequest;
 pub use describe_configs_response::DescribeConfigsResponse;
+pub use describe_delegation_token_request::DescribeDelegationTokenRequest;
+pub use describe_delegation_token_response::DescribeDelegationTokenResponse;
 pub use describe_quorum_request::DescribeQuorumRequest;
 pub use describe_quorum_response::DescribeQuorumResponse;
+pub use describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest;
+pub use describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse;
+pub use elect_leaders_request::ElectLeadersRequest;
+pub use elect_leaders_response::ElectLeadersResponse;
 pub use end_quorum_epoch_request::EndQuorumEpochRequest;
 pub use end_quorum_epoch_response::EndQuorumEpochResponse;
 pub use end_transaction_record::EndTransactionRecord;
 pub use envelope_request::EnvelopeRequest;
 pub use envelope_response::EnvelopeResponse;
+pub use expire_delegation_token_request::ExpireDelegationTokenRequest;
+pub use expire_delegation_token_response::ExpireDelegationTokenResponse;
 pub use feature_level_record::FeatureLevelRecord;
 pub use fence_broker_record::FenceBrokerRecord;
 pub use fetch_request::FetchRequest;
@@ -174,6 +224,8 @@ pub use remove_raft_voter_request::RemoveRaftVoterRequest;
 pub use remove_raft_voter_response::RemoveRaftVoterResponse;
 pub use remove_topic_record::RemoveTopicRecord;
 pub use remove_user_scram_credential_record::RemoveUserScramCredentialRecord;
+pub use renew_delegation_token_request::RenewDelegationTokenRequest;
+pub use renew_delegation_token_response::RenewDelegationTokenResponse;
 pub use request_header::RequestHeader;
 pub use response_header::ResponseHeader;
 pub use sasl_authenticate_request::SaslAuthenticateRequest;
@@ -188,6 +240,8 @@ pub use unregister_broker_record::UnregisterBrokerRecord;
 pub use unregister_broker_request::UnregisterBrokerRequest;
 pub use unregister_broker_response::UnregisterBrokerResponse;
 pub use unregister_controller_record::UnregisterControllerRecord;
+pub use unregister_controller_request::UnregisterControllerRequest;
+pub use unregister_controller_response::UnregisterControllerResponse;
 pub use update_features_request::UpdateFeaturesRequest;
 pub use update_features_response::UpdateFeaturesResponse;
 pub use update_raft_voter_request::UpdateRaftVoterRequest;
@@ -324,6 +378,33 @@ pub static REGISTRY: &[SchemaEntry] = &[
     entry!(SaslAuthenticateResponse, Response, Some(36), 0, 2, Some(2), false),
     entry!(EnvelopeRequest, Request, Some(58), 0, 0, Some(0), false),
     entry!(EnvelopeResponse, Response, Some(58), 0, 0, Some(0), false),
+    entry!(DefaultPrincipalData, Data, None, 0, 0, Some(0), false),
+    entry!(CreateAclsRequest, Request, Some(30), 1, 3, Some(2), false),
+    entry!(CreateAclsResponse, Response, Some(30), 1, 3, Some(2), false),
+    entry!(DeleteAclsRequest, Request, Some(31), 1, 3, Some(2), false),
+    entry!(DeleteAclsResponse, Response, Some(31), 1, 3, Some(2), false),
+    entry!(DescribeAclsRequest, Request, Some(29), 1, 3, Some(2), false),
+    entry!(DescribeAclsResponse, Response, Some(29), 1, 3, Some(2), false),
+    entry!(ElectLeadersRequest, Request, Some(43), 0, 2, Some(2), false),
+    entry!(ElectLeadersResponse, Response, Some(43), 0, 2, Some(2), false),
+    entry!(AlterPartitionReassignmentsRequest, Request, Some(45), 0, 1, Some(0), false),
+    entry!(AlterPartitionReassignmentsResponse, Response, Some(45), 0, 1, Some(0), false),
+    entry!(AlterClientQuotasRequest, Request, Some(49), 0, 1, Some(1), false),
+    entry!(AlterClientQuotasResponse, Response, Some(49), 0, 1, Some(1), false),
+    entry!(AlterUserScramCredentialsRequest, Request, Some(51), 0, 0, Some(0), false),
+    entry!(AlterUserScramCredentialsResponse, Response, Some(51), 0, 0, Some(0), false),
+    entry!(DescribeUserScramCredentialsRequest, Request, Some(50), 0, 0, Some(0), false),
+    entry!(DescribeUserScramCredentialsResponse, Response, Some(50), 0, 0, Some(0), false),
+    entry!(CreateDelegationTokenRequest, Request, Some(38), 1, 3, Some(2), false),
+    entry!(CreateDelegationTokenResponse, Response, Some(38), 1, 3, Some(2), false),
+    entry!(RenewDelegationTokenRequest, Request, Some(39), 1, 2, Some(2), false),
+    entry!(RenewDelegationTokenResponse, Response, Some(39), 1, 2, Some(2), false),
+    entry!(ExpireDelegationTokenRequest, Request, Some(40), 1, 2, Some(2), false),
+    entry!(ExpireDelegationTokenResponse, Response, Some(40), 1, 2, Some(2), false),
+    entry!(DescribeDelegationTokenRequest, Request, Some(41), 1, 3, Some(2), false),
+    entry!(DescribeDelegationTokenResponse, Response, Some(41), 1, 3, Some(2), false),
+    entry!(UnregisterControllerRequest, Request, Some(94), 0, 0, Some(0), false),
+    entry!(UnregisterControllerResponse, Response, Some(94), 0, 0, Some(0), false),
     entry!(LeaderChangeMessage, Data, None, 0, 1, Some(0), false),
     entry!(SnapshotHeaderRecord, Data, None, 0, 0, Some(0), false),
     entry!(SnapshotFooterRecord, Data, None, 0, 0, Some(0), false),

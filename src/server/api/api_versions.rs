@@ -8,7 +8,7 @@ use crate::protocol::messages::api_versions_response::{
 };
 use crate::protocol::messages::{ApiVersionsRequest, ApiVersionsResponse};
 
-use super::{respond, served_api, Outcome, SERVED_APIS};
+use super::{respond, served_api, served_apis, Outcome};
 use crate::server::context::{FeatureRange, ServerContext};
 
 /// The feature ranges this build supports, as a controller advertises them.
@@ -78,8 +78,8 @@ pub(super) fn handle(
 
 /// The full answer at `version`.
 pub fn response(ctx: &ServerContext, version: i16) -> ApiVersionsResponse {
-    let api_keys = SERVED_APIS
-        .iter()
+    let api_keys = served_apis()
+        .into_iter()
         .map(|a| ApiVersion {
             api_key: a.key,
             min_version: a.min_version,

@@ -6,6 +6,7 @@
 
 mod api_versions;
 mod describe_cluster;
+pub mod not_controller;
 pub mod raft;
 
 use std::fmt;
@@ -26,7 +27,8 @@ pub struct ServedApi {
     pub max_version: i16,
 }
 
-/// Every API kraftd serves, in api-key order. ApiVersions advertises exactly this list.
+/// The APIs kraftd serves itself (raft, discovery, controller registration, Envelope), in
+/// api-key order. ApiVersions advertises these and `not_controller::CONTROLLER_APIS`.
 pub const SERVED_APIS: &[ServedApi] = &[
     ServedApi {
         key: raft::FETCH_KEY,
@@ -66,6 +68,12 @@ pub const SERVED_APIS: &[ServedApi] = &[
         max_version: 2,
     },
     ServedApi {
+        key: ENVELOPE_KEY,
+        name: "Envelope",
+        min_version: 0,
+        max_version: 0,
+    },
+    ServedApi {
         key: raft::FETCH_SNAPSHOT_KEY,
         name: "FetchSnapshot",
         min_version: 0,
@@ -91,8 +99,24 @@ pub const SERVED_APIS: &[ServedApi] = &[
     },
 ];
 
+/// Envelope's api key.
+pub const ENVELOPE_KEY: i16 = 58;
+
+/// Every API kraftd answers, in api-key order: what ApiVersions advertises.
+pub fn served_apis() -> Vec<&'static ServedApi> {
+    let mut all: Vec<&'static ServedApi> = SERVED_APIS
+        .iter()
+        .chain(not_controller::CONTROLLER_APIS)
+        .collect();
+    all.sort_by_key(|a| a.key);
+    all
+}
+
 pub fn served_api(key: i16) -> Option<&'static ServedApi> {
-    SERVED_APIS.iter().find(|a| a.key == key)
+    SERVED_APIS
+        .iter()
+        .chain(not_controller::CONTROLLER_APIS)
+        .find(|a| a.key == key)
 }
 
 /// What the connection does with one request frame.
@@ -100,6 +124,10 @@ pub fn served_api(key: i16) -> Option<&'static ServedApi> {
 pub enum Outcome {
     /// Write this complete response frame (size prefix included).
     Respond(Vec<u8>),
+    /// Write this response frame, and tell the node loop that a broker or admin client asked
+    /// for the active controller (a leading kraftd then hands leadership to a voter that can
+    /// serve them).
+    NotController { frame: Vec<u8>, api_key: i16 },
     /// Hand this raft request to the node loop and write the frame of its answer.
     Raft(RaftCall),
     /// Hand this request to the node loop and write the frame of its answer.
@@ -115,6 +143,15 @@ pub struct RaftCall {
     pub api_version: i16,
     pub correlation_id: i32,
     pub request: crate::raft::Request,
+    /// The Envelope this request came in, if a broker forwarded it.
+    pub enveloped: Option<Enveloped>,
+}
+
+/// The outer Envelope of a forwarded raft request (DescribeQuorum), answered around it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Enveloped {
+    pub version: i16,
+    pub correlation_id: i32,
 }
 
 /// A decoded request the node loop answers (besides the raft RPCs).
@@ -163,15 +200,50 @@ pub fn answer_frame(
     api_key: i16,
     api_version: i16,
     correlation_id: i32,
+    enveloped: Option<Enveloped>,
     response: &crate::raft::Response,
 ) -> Outcome {
-    match raft::encode_response_frame(api_key, api_version, correlation_id, response) {
-        Ok(bytes) => Outcome::Respond(bytes),
-        Err(error) => Outcome::Close(CloseReason::Encode {
+    let close = |error| {
+        Outcome::Close(CloseReason::Encode {
             api_key,
             api_version,
             error,
-        }),
+        })
+    };
+    let bytes = match raft::encode_response_frame(api_key, api_version, correlation_id, response) {
+        Ok(bytes) => bytes,
+        Err(error) => return close(error),
+    };
+    let Some(outer) = enveloped else {
+        return Outcome::Respond(bytes);
+    };
+    // Java turns a forwarded DescribeQuorum that this node cannot answer (it does not lead)
+    // into an envelope-level NOT_CONTROLLER, so the broker forwards it to the leader.
+    let envelope = if raft::reports_not_leader(response) {
+        crate::protocol::messages::EnvelopeResponse {
+            response_data: None,
+            error_code: crate::protocol::errors::ErrorCode::NOT_CONTROLLER.0,
+            ..Default::default()
+        }
+    } else {
+        crate::protocol::messages::EnvelopeResponse {
+            // The frame's size prefix is not part of the payload.
+            response_data: Some(bytes[4..].to_vec()),
+            ..Default::default()
+        }
+    };
+    match frame::encode_response(
+        ENVELOPE_KEY,
+        outer.version,
+        outer.correlation_id,
+        &envelope,
+        outer.version,
+    ) {
+        Ok(bytes) => Outcome::NotController {
+            frame: bytes,
+            api_key,
+        },
+        Err(error) => close(error),
     }
 }
 
@@ -245,6 +317,19 @@ impl fmt::Display for CloseReason {
     }
 }
 
+/// The `ClientSoftwareName` of an ApiVersions request frame (v3+), if `frame` is one.
+pub fn client_software_name(frame: &[u8]) -> Option<String> {
+    let request = frame::parse_request(frame).ok()?;
+    if request.api_key() != API_VERSIONS_KEY || request.api_version() < 3 {
+        return None;
+    }
+    let version = request.api_version().min(4);
+    crate::protocol::messages::ApiVersionsRequest::decode_exact(request.body, version)
+        .ok()
+        .map(|r| r.client_software_name)
+        .filter(|n| !n.is_empty())
+}
+
 /// Handles one request frame (size prefix removed) received on a controller listener.
 pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
     let request = match frame::parse_request(bytes) {
@@ -274,8 +359,44 @@ pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
             correlation_id,
         });
     }
+    if let Some(answered) =
+        not_controller::answer(api_key, api_version, request.body, &ctx.non_active())
+    {
+        return match answered {
+            Ok(a) => match frame::encode_response(
+                api_key,
+                api_version,
+                correlation_id,
+                &crate::protocol::codec::RawBody(a.body),
+                api_version,
+            ) {
+                Ok(frame) => Outcome::NotController { frame, api_key },
+                Err(error) => Outcome::Close(CloseReason::Encode {
+                    api_key,
+                    api_version,
+                    error,
+                }),
+            },
+            Err(not_controller::AnswerError::Decode(error)) => {
+                Outcome::Close(CloseReason::BadBody {
+                    api_key,
+                    api_version,
+                    correlation_id,
+                    error: error.to_string(),
+                })
+            }
+            Err(not_controller::AnswerError::Encode(error)) => {
+                Outcome::Close(CloseReason::Encode {
+                    api_key,
+                    api_version,
+                    error,
+                })
+            }
+        };
+    }
     let result = match api_key {
         API_VERSIONS_KEY => api_versions::handle(ctx, &request),
+        ENVELOPE_KEY => envelope(ctx, &request),
         60 => describe_cluster::handle(ctx, listener, &request),
         70 => crate::protocol::messages::ControllerRegistrationRequest::decode_exact(
             request.body,
@@ -308,6 +429,7 @@ pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
                     api_version,
                     correlation_id,
                     request: r,
+                    enveloped: None,
                 })
             }),
             None => unreachable!("every served api has a handler"),
@@ -321,6 +443,71 @@ pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
             correlation_id,
             error: error.to_string(),
         }),
+    }
+}
+
+/// An Envelope from a broker: its answer, or the forwarded DescribeQuorum for raft to answer.
+fn envelope(
+    ctx: &ServerContext,
+    request: &ParsedRequest<'_>,
+) -> Result<Outcome, crate::protocol::codec::DecodeError> {
+    let body = crate::protocol::messages::EnvelopeRequest::decode_exact(
+        request.body,
+        request.api_version(),
+    )?;
+    let answer = match not_controller::answer_envelope(&body, &ctx.non_active()) {
+        Ok(a) => a,
+        Err(not_controller::AnswerError::Encode(error)) => {
+            return Ok(Outcome::Close(CloseReason::Encode {
+                api_key: ENVELOPE_KEY,
+                api_version: request.api_version(),
+                error,
+            }))
+        }
+        Err(not_controller::AnswerError::Decode(e)) => return Err(e),
+    };
+    match answer {
+        not_controller::EnvelopeAnswer::Ready(response) => {
+            Ok(match respond(request, &response, request.api_version()) {
+                Outcome::Respond(frame) => Outcome::NotController {
+                    frame,
+                    api_key: ENVELOPE_KEY,
+                },
+                other => other,
+            })
+        }
+        not_controller::EnvelopeAnswer::DescribeQuorum {
+            version,
+            correlation_id,
+            body,
+        } => {
+            let kind = raft::raft_api_by_key(raft::DESCRIBE_QUORUM_KEY)
+                .expect("DescribeQuorum is a raft api")
+                .kind;
+            match raft::decode_request(kind, version, &body) {
+                Ok(r) => Ok(Outcome::Raft(RaftCall {
+                    api_key: raft::DESCRIBE_QUORUM_KEY,
+                    api_version: version,
+                    correlation_id,
+                    request: r,
+                    enveloped: Some(Enveloped {
+                        version: request.api_version(),
+                        correlation_id: request.correlation_id(),
+                    }),
+                })),
+                // Java: an inner request that does not parse is an envelope-level
+                // UNSUPPORTED_VERSION.
+                Err(_) => Ok(respond(
+                    request,
+                    &crate::protocol::messages::EnvelopeResponse {
+                        response_data: None,
+                        error_code: crate::protocol::errors::ErrorCode::UNSUPPORTED_VERSION.0,
+                        ..Default::default()
+                    },
+                    request.api_version(),
+                )),
+            }
+        }
     }
 }
 

@@ -72,6 +72,19 @@ pub fn raft_api(kind: ApiKind) -> &'static RaftApi {
         .expect("every raft api is listed")
 }
 
+/// Whether a raft answer says this node is not the leader (Java's cue, for a forwarded
+/// DescribeQuorum, to answer the Envelope with NOT_CONTROLLER).
+pub fn reports_not_leader(response: &Response) -> bool {
+    use crate::protocol::errors::ErrorCode;
+    match response {
+        Response::DescribeQuorum(d) => {
+            d.error == ErrorCode::NOT_LEADER_OR_FOLLOWER
+                || d.partition_error == ErrorCode::NOT_LEADER_OR_FOLLOWER
+        }
+        _ => false,
+    }
+}
+
 pub fn raft_api_by_key(key: i16) -> Option<&'static RaftApi> {
     RAFT_APIS.iter().find(|a| a.key == key)
 }

@@ -5,6 +5,7 @@
 //! * `runner`: the loop itself: events in, `Raft::step`, actions out.
 //! * `clock`: wall-clock milliseconds that never go back.
 //! * `activation`: what a leader writes first into an empty metadata log.
+//! * `handover`: a leading kraftd hands leadership to a Java voter when brokers need a controller.
 //! * `replay`: features and registered controllers read back from committed records.
 //! * `registration`, `registration_flow`: controller registration (KIP-919), both sides.
 //! * `snapshots`: when to snapshot and what a snapshot holds.
@@ -14,6 +15,7 @@
 mod activation;
 mod clock;
 pub mod event;
+mod handover;
 mod registration;
 mod registration_flow;
 pub mod replay;

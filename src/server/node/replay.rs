@@ -17,6 +17,9 @@ pub struct Replay {
     pub features: BTreeMap<String, i16>,
     /// Registered controllers: id -> incarnation id (`RegisterControllerRecord`).
     pub controllers: BTreeMap<i32, Uuid>,
+    /// Registered brokers: id -> incarnation id (`RegisterBrokerRecord`, until
+    /// `UnregisterBrokerRecord`).
+    pub brokers: BTreeMap<i32, Uuid>,
     /// Offset of the last record applied (-1: none).
     pub applied: Offset,
     /// Records that did not decode.
@@ -81,6 +84,12 @@ impl Replay {
             }
             MetadataRecord::UnregisterController(c) => {
                 self.controllers.remove(&c.controller_id);
+            }
+            MetadataRecord::RegisterBroker(b) => {
+                self.brokers.insert(b.broker_id, b.incarnation_id);
+            }
+            MetadataRecord::UnregisterBroker(b) => {
+                self.brokers.remove(&b.broker_id);
             }
             _ => {}
         }

@@ -14,6 +14,7 @@ use tracing::{debug, error, info, warn};
 use super::activation;
 use super::clock::NodeClock;
 use super::event::{Appended, Event, LeaderView, NodeHandle};
+use super::handover::{Handover, HandoverState};
 use super::registration_flow::Registrations;
 use super::replay::Replay;
 use super::snapshots::SnapshotPolicy;
@@ -116,6 +117,7 @@ where
                 hw_moved: false,
                 activated_epoch: None,
                 replay: Replay::new(),
+                handover: HandoverState::default(),
                 registrations: Registrations::new(),
                 settings,
             };
@@ -161,6 +163,8 @@ pub(super) struct NodeLoop<L: RaftLog, S: QuorumStateStore> {
     pub(super) activated_epoch: Option<i32>,
     /// Features and registered controllers, read back from committed records.
     pub(super) replay: Replay,
+    /// Whether brokers need an active controller this node cannot be (see `handover`).
+    pub(super) handover: HandoverState,
     /// Controller registrations: others' waiting for commit, and this node's own.
     pub(super) registrations: Registrations,
     pub(super) settings: NodeSettings,
@@ -212,6 +216,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             let now = self.clock.now();
             actions.extend(self.raft.step(now, Input::Tick));
             self.maybe_activate(now);
+            self.maybe_hand_over(now);
             self.maybe_write_noop(now);
             self.propose_appends(now);
             actions.extend(self.raft.take_actions());
@@ -252,9 +257,17 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         match event {
             Event::Inbound {
                 listener,
+                client_software,
                 request,
                 reply,
             } => {
+                if let (Some(software), crate::raft::Request::Fetch(f)) =
+                    (&client_software, &request)
+                {
+                    if f.replica_key.id >= 0 {
+                        self.handover.saw_software(f.replica_key.id, software);
+                    }
+                }
                 let id = RequestId(self.next_request);
                 self.next_request += 1;
                 self.replies.insert(id, reply);
@@ -293,7 +306,53 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                     let _ = reply.send(NodeResponse::UpdateVoter(self.update_voter(&listener, &r)));
                 }
             },
+            Event::ControllerWanted { api_key } => {
+                if self.raft.is_leader() {
+                    debug!(
+                        target: "kraftd::raft",
+                        "{} asked this leader for the active controller",
+                        crate::protocol::frame::api_name(api_key)
+                    );
+                    self.handover.wanted(self.raft.epoch());
+                }
+            }
             Event::Shutdown => self.begin_shutdown(),
+        }
+    }
+
+    /// A leader whose brokers need an active controller hands leadership to a Java voter
+    /// (kraftd cannot serve brokers yet), or says once per epoch that it cannot.
+    fn maybe_hand_over(&mut self, now: Instant) {
+        if !self.raft.is_leader()
+            || self.shutting_down
+            || self.activated_epoch != Some(self.raft.epoch())
+        {
+            return;
+        }
+        let epoch = self.raft.epoch();
+        let voters = self.raft.voters().ids().collect();
+        let local = self.ctx.node_id;
+        match self
+            .handover
+            .decide(epoch, local, self.replay.brokers.len(), &voters)
+        {
+            Handover::Stay => {}
+            Handover::Resign { preferred } => {
+                info!(
+                    target: "kraftd::raft",
+                    "resigning leadership of epoch {epoch}: brokers need an active controller, which kraftd cannot be yet; \
+                     Java controller(s) {preferred:?} are named as successors ({} broker(s) registered)",
+                    self.replay.brokers.len()
+                );
+                let handover = &self.handover;
+                self.raft.resign_preferring(now, |id| handover.is_java(id));
+            }
+            Handover::Strand => warn!(
+                target: "kraftd::raft",
+                "brokers need an active controller, but this kraftd leads epoch {epoch} and cannot serve them yet, \
+                 and no Java controller is known among the voters to hand leadership to; brokers cannot register, \
+                 create topics or allocate producer ids until a Java controller leads (run one as a voter)"
+            ),
         }
     }
 

@@ -1,0 +1,124 @@
+//! Envelope (key 58): a request a broker forwards on behalf of a client, with the client's
+//! principal and address. Java unwraps it, runs the inner request, and answers with the inner
+//! response inside the envelope, except that an inner answer carrying `NOT_CONTROLLER` becomes
+//! an envelope-level `NOT_CONTROLLER` with no response data, so the broker looks for the
+//! active controller and forwards again (`RequestChannel.buildResponseSend`).
+
+use super::{answer, AnswerError, NonActive};
+use crate::protocol::codec::{Message, RawBody};
+use crate::protocol::errors::ErrorCode;
+use crate::protocol::frame;
+use crate::protocol::messages::{DefaultPrincipalData, EnvelopeRequest, EnvelopeResponse};
+
+/// The APIs Kafka 4.4 lets a broker forward (`ApiKeys.forwardable`).
+const FORWARDABLE: &[i16] = &[
+    19, 20, 30, 31, 33, 37, 38, 39, 40, 43, 44, 45, 46, 49, 51, 55, 57, 64, 67, 80, 81, 94,
+];
+
+/// DescribeQuorum's api key: forwardable, and answered by raft rather than here.
+const DESCRIBE_QUORUM_KEY: i16 = 55;
+
+/// What becomes of an Envelope.
+#[derive(Debug, PartialEq)]
+pub enum EnvelopeAnswer {
+    /// The envelope's answer.
+    Ready(EnvelopeResponse),
+    /// A forwarded DescribeQuorum: raft answers `body` (at `version`, correlation id
+    /// `correlation_id`), and the answer goes back inside an envelope.
+    DescribeQuorum {
+        version: i16,
+        correlation_id: i32,
+        body: Vec<u8>,
+    },
+}
+
+fn failed(code: ErrorCode) -> EnvelopeAnswer {
+    EnvelopeAnswer::Ready(EnvelopeResponse {
+        response_data: None,
+        error_code: code.0,
+        ..Default::default()
+    })
+}
+
+/// Answers an Envelope request body as a non-active controller, in Java's order of checks.
+/// `Err` only when the envelope itself does not decode (the connection is then closed).
+pub fn answer_envelope(
+    envelope: &EnvelopeRequest,
+    ctx: &NonActive,
+) -> Result<EnvelopeAnswer, AnswerError> {
+    if !principal_decodes(envelope.request_principal.as_deref()) {
+        return Ok(failed(ErrorCode::PRINCIPAL_DESERIALIZATION_FAILURE));
+    }
+    if !matches!(envelope.client_host_address.len(), 4 | 16) {
+        return Ok(failed(ErrorCode::INVALID_REQUEST));
+    }
+    let Ok(inner) = frame::parse_request(&envelope.request_data) else {
+        return Ok(failed(ErrorCode::UNSUPPORTED_VERSION));
+    };
+    let (key, version, correlation_id) =
+        (inner.api_key(), inner.api_version(), inner.correlation_id());
+    if !FORWARDABLE.contains(&key) {
+        return Ok(failed(ErrorCode::INVALID_REQUEST));
+    }
+    if key == DESCRIBE_QUORUM_KEY {
+        return Ok(EnvelopeAnswer::DescribeQuorum {
+            version,
+            correlation_id,
+            body: inner.body.to_vec(),
+        });
+    }
+    let forwarded = NonActive {
+        forwarded: true,
+        ..ctx.clone()
+    };
+    // An inner request kraftd cannot read (an API it does not serve, a version outside the
+    // schema's range, a malformed body) is Java's UNSUPPORTED_VERSION: the broker then closes
+    // the client's connection so that it reads ApiVersions again.
+    let answered = match answer(key, version, inner.body, &forwarded) {
+        Some(Ok(a)) => a,
+        Some(Err(AnswerError::Decode(_))) | None => {
+            return Ok(failed(ErrorCode::UNSUPPORTED_VERSION))
+        }
+        Some(Err(e)) => return Err(e),
+    };
+    if answered.not_controller {
+        return Ok(failed(ErrorCode::NOT_CONTROLLER));
+    }
+    Ok(EnvelopeAnswer::Ready(wrap(
+        key,
+        version,
+        correlation_id,
+        answered.body,
+    )?))
+}
+
+/// An envelope holding an inner response (header and body, as Java's
+/// `buildResponseEnvelopePayload` writes it).
+pub fn wrap(
+    key: i16,
+    version: i16,
+    correlation_id: i32,
+    body: Vec<u8>,
+) -> Result<EnvelopeResponse, AnswerError> {
+    let framed = frame::encode_response(key, version, correlation_id, &RawBody(body), version)?;
+    Ok(EnvelopeResponse {
+        // The frame's 4-byte size prefix is not part of the payload.
+        response_data: Some(framed[4..].to_vec()),
+        error_code: ErrorCode::NONE.0,
+        ..Default::default()
+    })
+}
+
+/// Kafka's `DefaultKafkaPrincipalBuilder.deserialize`: an int16 version, then
+/// `DefaultPrincipalData` at that version; bytes after it are ignored.
+fn principal_decodes(bytes: Option<&[u8]>) -> bool {
+    let Some(bytes) = bytes else { return false };
+    let Some((version, rest)) = bytes.split_first_chunk::<2>() else {
+        return false;
+    };
+    let version = i16::from_be_bytes(*version);
+    let mut r = crate::protocol::codec::Reader::new(rest);
+    (DefaultPrincipalData::LOWEST_VERSION..=DefaultPrincipalData::HIGHEST_VERSION)
+        .contains(&version)
+        && DefaultPrincipalData::decode(&mut r, version).is_ok()
+}

@@ -1,0 +1,169 @@
+//! The controller APIs that brokers and admin clients send (registration, heartbeats, topic and
+//! config changes, ACLs, ...), answered the way a Java controller that is not the active one
+//! answers them: `NOT_CONTROLLER` in every error field of the response, so the sender looks
+//! for the active controller elsewhere. kraftd has no controller state machine yet, so it is
+//! never the active controller; these answers keep it from stranding brokers that reach it.
+//!
+//! Java's controller checks a few things before it asks its (inactive) quorum controller, and
+//! answers those without `NOT_CONTROLLER`; kraftd does the same where the answer does not need
+//! metadata it lacks (empty requests, duplicates, unknown resource types, delegation tokens on
+//! a PLAINTEXT listener, ACLs without an authorizer). See `replies.rs`.
+
+mod envelope;
+mod replies;
+pub mod samples;
+
+use crate::protocol::codec::{DecodeError, EncodeError, Message};
+use crate::protocol::errors::ErrorCode;
+use crate::protocol::messages;
+
+pub use envelope::{answer_envelope, EnvelopeAnswer};
+
+/// What a controller that is not the active one needs to know to answer as Java does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NonActive {
+    /// The node this controller believes leads the quorum, when that is another node. kraftd
+    /// itself is never an active controller, so its own id is never named here.
+    pub active_elsewhere: Option<i32>,
+    /// `delete.topic.enable`.
+    pub delete_topic_enable: bool,
+    /// The request came inside an Envelope (a broker forwarded it).
+    pub forwarded: bool,
+}
+
+impl NonActive {
+    /// Java's `NotControllerException` message (`ControllerExceptions.newWrongControllerException`).
+    pub fn message(&self) -> String {
+        match self.active_elsewhere {
+            Some(id) => format!("The active controller appears to be node {id}."),
+            None => "No controller appears to be active.".to_string(),
+        }
+    }
+}
+
+/// An encoded answer and whether it reports `NOT_CONTROLLER` anywhere (Java's
+/// `errorCounts().containsKey(NOT_CONTROLLER)`, which decides an Envelope's own error).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    pub body: Vec<u8>,
+    pub not_controller: bool,
+}
+
+/// Why a request could not be answered.
+#[derive(Debug, thiserror::Error)]
+pub enum AnswerError {
+    #[error("{0}")]
+    Decode(#[from] DecodeError),
+    #[error("{0}")]
+    Encode(#[from] EncodeError),
+}
+
+fn encode<M: Message + KafkaJson>(reply: &M, version: i16) -> Result<Answer, AnswerError> {
+    Ok(Answer {
+        body: reply.encode_to_vec(version)?,
+        not_controller: reports(&reply.kafka_json(version), ErrorCode::NOT_CONTROLLER),
+    })
+}
+
+/// Whether any `errorCode` field in Kafka's JSON form of a message holds `code`.
+fn reports(json: &serde_json::Value, code: ErrorCode) -> bool {
+    match json {
+        serde_json::Value::Object(fields) => fields.iter().any(|(name, value)| {
+            (name == "errorCode" && value.as_i64() == Some(code.0 as i64)) || reports(value, code)
+        }),
+        serde_json::Value::Array(items) => items.iter().any(|v| reports(v, code)),
+        _ => false,
+    }
+}
+
+/// Kafka's JSON form of a reply, through the generated converters.
+trait KafkaJson {
+    fn kafka_json(&self, version: i16) -> serde_json::Value;
+}
+
+/// The table of APIs answered here: api key, request and response types, and the function
+/// that builds the answer. The versions served are the request schema's (Kafka 4.4's).
+macro_rules! controller_apis {
+    ($($key:literal => $name:literal, $req:ident, $resp:ident, $reply:path;)*) => {
+        $(impl KafkaJson for messages::$resp {
+            fn kafka_json(&self, version: i16) -> serde_json::Value {
+                self.to_kafka_json(version)
+            }
+        })*
+
+        /// Every API answered here, with the versions served, in api-key order.
+        pub const CONTROLLER_APIS: &[super::ServedApi] = &[$(super::ServedApi {
+            key: $key,
+            name: $name,
+            min_version: <messages::$req as Message>::LOWEST_VERSION,
+            max_version: <messages::$req as Message>::HIGHEST_VERSION,
+        },)*];
+
+        /// Answers one request body of api `key` at `version` as a non-active controller.
+        /// `None` if `key` is not answered here.
+        pub fn answer(
+            key: i16,
+            version: i16,
+            body: &[u8],
+            ctx: &NonActive,
+        ) -> Option<Result<Answer, AnswerError>> {
+            match key {
+                $($key => Some((|| {
+                    let request = <messages::$req as Message>::decode_exact(body, version)?;
+                    let reply: messages::$resp = $reply(&request, version, ctx);
+                    encode(&reply, version)
+                })()),)*
+                _ => None,
+            }
+        }
+
+        /// Kafka's JSON form of a response body of api `key` at `version` (for comparing
+        /// answers with Java's). `None` if `key` is not answered here.
+        pub fn response_json(
+            key: i16,
+            version: i16,
+            body: &[u8],
+        ) -> Option<Result<serde_json::Value, DecodeError>> {
+            match key {
+                $($key => Some(
+                    <messages::$resp as Message>::decode_exact(body, version)
+                        .map(|m| m.to_kafka_json(version)),
+                ),)*
+                _ => None,
+            }
+        }
+    };
+}
+
+controller_apis! {
+    19 => "CreateTopics", CreateTopicsRequest, CreateTopicsResponse, replies::create_topics;
+    20 => "DeleteTopics", DeleteTopicsRequest, DeleteTopicsResponse, replies::delete_topics;
+    30 => "CreateAcls", CreateAclsRequest, CreateAclsResponse, replies::create_acls;
+    31 => "DeleteAcls", DeleteAclsRequest, DeleteAclsResponse, replies::delete_acls;
+    33 => "AlterConfigs", AlterConfigsRequest, AlterConfigsResponse, replies::alter_configs;
+    37 => "CreatePartitions", CreatePartitionsRequest, CreatePartitionsResponse, replies::create_partitions;
+    38 => "CreateDelegationToken", CreateDelegationTokenRequest, CreateDelegationTokenResponse, replies::create_delegation_token;
+    39 => "RenewDelegationToken", RenewDelegationTokenRequest, RenewDelegationTokenResponse, replies::renew_delegation_token;
+    40 => "ExpireDelegationToken", ExpireDelegationTokenRequest, ExpireDelegationTokenResponse, replies::expire_delegation_token;
+    43 => "ElectLeaders", ElectLeadersRequest, ElectLeadersResponse, replies::elect_leaders;
+    44 => "IncrementalAlterConfigs", IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, replies::incremental_alter_configs;
+    45 => "AlterPartitionReassignments", AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, replies::alter_partition_reassignments;
+    46 => "ListPartitionReassignments", ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse, replies::list_partition_reassignments;
+    49 => "AlterClientQuotas", AlterClientQuotasRequest, AlterClientQuotasResponse, replies::alter_client_quotas;
+    51 => "AlterUserScramCredentials", AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, replies::alter_user_scram_credentials;
+    56 => "AlterPartition", AlterPartitionRequest, AlterPartitionResponse, replies::alter_partition;
+    57 => "UpdateFeatures", UpdateFeaturesRequest, UpdateFeaturesResponse, replies::update_features;
+    62 => "BrokerRegistration", BrokerRegistrationRequest, BrokerRegistrationResponse, replies::broker_registration;
+    63 => "BrokerHeartbeat", BrokerHeartbeatRequest, BrokerHeartbeatResponse, replies::broker_heartbeat;
+    64 => "UnregisterBroker", UnregisterBrokerRequest, UnregisterBrokerResponse, replies::unregister_broker;
+    67 => "AllocateProducerIds", AllocateProducerIdsRequest, AllocateProducerIdsResponse, replies::allocate_producer_ids;
+    73 => "AssignReplicasToDirs", AssignReplicasToDirsRequest, AssignReplicasToDirsResponse, replies::assign_replicas_to_dirs;
+}
+
+/// Whether api `key` is answered here.
+pub fn answers(key: i16) -> bool {
+    CONTROLLER_APIS.iter().any(|a| a.key == key)
+}
+
+#[cfg(test)]
+mod tests;
