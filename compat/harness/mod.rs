@@ -20,6 +20,7 @@
 mod java_server;
 mod kafka;
 mod kraftd;
+pub mod mixed_quorum;
 mod ports;
 mod process;
 mod props;

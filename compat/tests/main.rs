@@ -8,6 +8,7 @@ mod harness;
 mod front_end;
 mod harness_selftest;
 mod mixed;
+mod not_controller;
 mod quorum;
 mod storage;
 mod tools;

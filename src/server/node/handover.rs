@@ -5,7 +5,7 @@
 //! kraftd hands leadership over at once (EndQuorumEpoch), naming the voters whose connections
 //! said they run Java (`ClientSoftwareName` "apache-kafka-java") as the first successors.
 //! With no Java voter known it keeps leading (resigning would only pass the problem to another
-//! kraftd) and says so once per epoch.
+//! kraftd), says so once per epoch, and still hands over if a Java voter connects later.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -32,8 +32,10 @@ pub struct HandoverState {
     software: BTreeMap<NodeId, String>,
     /// The epoch in which a broker or admin client last asked for the active controller.
     wanted_in: Option<Epoch>,
-    /// The epoch already handled (resigned or warned).
-    handled: Option<Epoch>,
+    /// The epoch this node resigned in.
+    resigned: Option<Epoch>,
+    /// The epoch it warned in that no Java voter is known (one may still show up).
+    warned: Option<Epoch>,
 }
 
 impl HandoverState {
@@ -64,19 +66,22 @@ impl HandoverState {
         voters: &BTreeSet<NodeId>,
     ) -> Handover {
         let needed = brokers > 0 || self.wanted_in == Some(epoch);
-        if !needed || self.handled == Some(epoch) {
+        if !needed || self.resigned == Some(epoch) {
             return Handover::Stay;
         }
-        self.handled = Some(epoch);
         let preferred: Vec<NodeId> = voters
             .iter()
             .copied()
             .filter(|&v| v != local && self.is_java(v))
             .collect();
-        if preferred.is_empty() {
+        if !preferred.is_empty() {
+            self.resigned = Some(epoch);
+            Handover::Resign { preferred }
+        } else if self.warned != Some(epoch) {
+            self.warned = Some(epoch);
             Handover::Strand
         } else {
-            Handover::Resign { preferred }
+            Handover::Stay
         }
     }
 }
@@ -134,6 +139,12 @@ mod tests {
         // An observer that runs Java is no successor: only voters are.
         h.saw_software(9, JAVA_CLIENT_SOFTWARE);
         assert_eq!(h.decide(3, 1, 1, &voters()), Handover::Strand);
+        // A Java voter that connects later in the epoch still gets leadership.
+        h.saw_software(3, JAVA_CLIENT_SOFTWARE);
+        assert_eq!(
+            h.decide(3, 1, 1, &voters()),
+            Handover::Resign { preferred: vec![3] }
+        );
     }
 
     #[test]

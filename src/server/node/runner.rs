@@ -118,6 +118,7 @@ where
                 activated_epoch: None,
                 replay: Replay::new(),
                 handover: HandoverState::default(),
+                leading_since: None,
                 registrations: Registrations::new(),
                 settings,
             };
@@ -165,6 +166,8 @@ pub(super) struct NodeLoop<L: RaftLog, S: QuorumStateStore> {
     pub(super) replay: Replay,
     /// Whether brokers need an active controller this node cannot be (see `handover`).
     pub(super) handover: HandoverState,
+    /// When this node last became leader (None unless leading).
+    pub(super) leading_since: Option<Instant>,
     /// Controller registrations: others' waiting for commit, and this node's own.
     pub(super) registrations: Registrations,
     pub(super) settings: NodeSettings,
@@ -338,10 +341,11 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         {
             Handover::Stay => {}
             Handover::Resign { preferred } => {
+                let led_ms = self.leading_since.map_or(0, |t| now.saturating_since(t));
                 info!(
                     target: "kraftd::raft",
-                    "resigning leadership of epoch {epoch}: brokers need an active controller, which kraftd cannot be yet; \
-                     Java controller(s) {preferred:?} are named as successors ({} broker(s) registered)",
+                    "resigning leadership of epoch {epoch} after {led_ms} ms: brokers need an active controller, which kraftd \
+                     cannot be yet; Java controller(s) {preferred:?} are named as successors ({} broker(s) registered)",
                     self.replay.brokers.len()
                 );
                 let handover = &self.handover;
@@ -560,6 +564,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                         epoch,
                         leader_id: leader,
                     });
+                    self.leading_since = (role == "Leader").then(|| self.clock.now());
                     info!(
                         target: "kraftd::raft",
                         "now {role} at epoch {epoch} (leader {}, voted {})",

@@ -664,10 +664,12 @@ pub(super) fn broker_heartbeat(
 pub(super) fn unregister_broker(
     _r: &UnregisterBrokerRequest,
     _v: i16,
-    _ctx: &NonActive,
+    ctx: &NonActive,
 ) -> UnregisterBrokerResponse {
+    // Kafka 4.4 fills in the message here, unlike for the other broker lifecycle APIs.
     UnregisterBrokerResponse {
         error_code: NOT_CONTROLLER,
+        error_message: Some(ctx.message()),
         ..Default::default()
     }
 }

@@ -1,0 +1,267 @@
+//! Mixed static quorums of Java and kraftd controllers (voters 1..=3), each node formatted by
+//! its own tool with one cluster id, and the moves the compat tests make on them.
+
+use std::path::PathBuf;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use super::quorum_probe::{all_caught_up, assert_same_batches, leader_view, read_log_batches};
+use super::{
+    voters, JavaController, Kafka, KraftdProcess, Properties, Quorum, TestDir, Voter,
+    KRAFTD_COMMAND_TIMEOUT,
+};
+use kraftd::raft::msg::DescribeQuorumResponse;
+
+/// How long a mixed quorum may take to elect or catch up.
+pub const TIMEOUT: Duration = Duration::from_secs(90);
+
+pub enum Member {
+    Java(JavaController),
+    Kraftd(KraftdProcess, PathBuf),
+}
+
+impl Member {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Member::Java(_) => "java",
+            Member::Kraftd(..) => "kraftd",
+        }
+    }
+    pub fn metadata_dir(&self) -> PathBuf {
+        match self {
+            // The harness names the partition directory; the batches' reader wants its parent.
+            Member::Java(j) => j.metadata_log_dir().parent().unwrap().to_path_buf(),
+            Member::Kraftd(_, data) => data.clone(),
+        }
+    }
+    pub fn kill9(&mut self) {
+        match self {
+            Member::Java(j) => {
+                j.kill9();
+            }
+            Member::Kraftd(k, _) => {
+                k.kill9();
+            }
+        }
+    }
+    pub fn sigterm(&mut self) {
+        match self {
+            Member::Java(j) => j.sigterm(),
+            Member::Kraftd(k, _) => k.sigterm(),
+        }
+    }
+    /// Waits for the exit that follows a SIGTERM and checks it was clean: kraftd exits 0; the
+    /// JVM, after running Kafka's shutdown hook, exits with 143 (128 + SIGTERM).
+    #[track_caller]
+    pub fn assert_clean_exit(&mut self, name: &str) {
+        let status = match self {
+            Member::Java(j) => j.wait_exit(Duration::from_secs(60)),
+            Member::Kraftd(k, _) => k.wait_exit(Duration::from_secs(30)),
+        };
+        let clean = match self {
+            Member::Java(_) => status.code() == Some(143) || status.success(),
+            Member::Kraftd(..) => status.success(),
+        };
+        assert!(clean, "{name} exited with {status:?} after SIGTERM");
+    }
+    pub fn signal(&mut self, sig: i32) {
+        match self {
+            Member::Java(j) => j.signal(sig),
+            Member::Kraftd(k, _) => k.signal(sig),
+        }
+    }
+    /// Everything the node has logged so far.
+    pub fn log_text(&self) -> String {
+        let path = match self {
+            Member::Java(j) => j.log_path().to_path_buf(),
+            Member::Kraftd(k, _) => k.log_path().to_path_buf(),
+        };
+        std::fs::read_to_string(path).unwrap_or_default()
+    }
+
+    pub fn restart(&mut self, dir: &TestDir) {
+        match self {
+            Member::Java(j) => j.restart(dir),
+            Member::Kraftd(k, _) => k.restart(dir),
+        }
+    }
+    /// Java only: panics if the JVM exited or logged a replay, metadata-loading or fatal
+    /// error. Other ERROR lines (e.g. a resigning controller refusing a request with
+    /// NotControllerException, which Java logs at ERROR) are counted and printed.
+    #[track_caller]
+    pub fn assert_java_healthy(&mut self, name: &str) -> usize {
+        let Member::Java(j) = self else { return 0 };
+        assert!(
+            j.is_running(),
+            "{name} exited; log: {}",
+            j.log_path().display()
+        );
+        let log = std::fs::read_to_string(j.log_path()).unwrap_or_default();
+        let errors: Vec<&str> = log.lines().filter(|l| l.contains(" ERROR ")).collect();
+        let fatal: Vec<&str> = errors
+            .iter()
+            .copied()
+            .filter(|l| {
+                // Kafka's fault handlers ("Encountered fatal fault", "Encountered metadata
+                // loading fault"), the metadata loader and replay, and dying threads.
+                [
+                    "Encountered",
+                    "fatal",
+                    "Fatal",
+                    "replay",
+                    "MetadataLoader",
+                    "Exception in thread",
+                ]
+                .iter()
+                .any(|p| l.contains(p))
+            })
+            .collect();
+        assert!(
+            fatal.is_empty(),
+            "{name} logged replay or fatal errors:\n{}",
+            fatal.join("\n")
+        );
+        errors.len()
+    }
+}
+
+pub struct Mixed {
+    pub dir: TestDir,
+    pub cluster_id: String,
+    pub voters: Vec<Voter>,
+    pub members: Vec<Member>,
+}
+
+impl Mixed {
+    /// Voters 1..=3; the ids in `kraftd` run kraftd, the others Java.
+    pub fn start(kraftd: &[i32]) -> Mixed {
+        Self::start_with(kraftd, &[])
+    }
+
+    /// [`Self::start`] with extra properties for every node.
+    pub fn start_with(kraftd: &[i32], extra: &[(&str, &str)]) -> Mixed {
+        let dir = TestDir::new();
+        let kafka = Kafka::get();
+        let cluster_id = kafka.random_uuid();
+        let voters = voters(1..=3);
+        let static_voters = voters
+            .iter()
+            .map(|v| format!("{}@{}", v.id, v.endpoint()))
+            .collect::<Vec<_>>()
+            .join(",");
+        let members = voters
+            .iter()
+            .map(|v| {
+                if kraftd.contains(&v.id) {
+                    let data = dir.subdir(format!("kraftd-{}-data", v.id));
+                    let mut props = Properties::new();
+                    props
+                        .set("process.roles", "controller")
+                        .set("node.id", v.id.to_string())
+                        .set("listeners", format!("CONTROLLER://{}", v.endpoint()))
+                        .set("controller.listener.names", "CONTROLLER")
+                        .set("controller.quorum.voters", static_voters.clone())
+                        .set("log.dirs", data.display().to_string());
+                    for (k, v) in extra {
+                        props.set(*k, *v);
+                    }
+                    let name = format!("kraftd-{}", v.id);
+                    let config = KraftdProcess::write_config(&dir, &name, &props);
+                    let config = config.display().to_string();
+                    KraftdProcess::run(
+                        &["format", "-t", &cluster_id, "-c", &config],
+                        &[],
+                        KRAFTD_COMMAND_TIMEOUT,
+                    )
+                    .assert_success();
+                    Member::Kraftd(
+                        KraftdProcess::start(&dir, &name, &["start", &config], &[]),
+                        data,
+                    )
+                } else {
+                    let mut builder = JavaController::builder(v.id)
+                        .quorum(Quorum::StaticVoters(voters.clone()))
+                        .cluster_id(cluster_id.clone());
+                    for (k, v) in extra {
+                        builder = builder.prop(k, v);
+                    }
+                    Member::Java(builder.start(&dir))
+                }
+            })
+            .collect();
+        Mixed {
+            dir,
+            cluster_id,
+            voters,
+            members,
+        }
+    }
+
+    pub fn ports(&self) -> Vec<u16> {
+        self.voters.iter().map(|v| v.port).collect()
+    }
+
+    pub fn bootstrap(&self) -> String {
+        self.voters
+            .iter()
+            .map(Voter::endpoint)
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    pub fn member(&mut self, id: i32) -> &mut Member {
+        &mut self.members[(id - 1) as usize]
+    }
+
+    /// Waits until a leader reports every voter at its own log end offset, past `min_hw`.
+    pub fn wait_caught_up(&self, min_hw: i64) -> DescribeQuorumResponse {
+        let ports = self.ports();
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            if let Some(d) = leader_view(&ports) {
+                if d.high_watermark > min_hw && all_caught_up(&d) {
+                    return d;
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the quorum did not catch up within {TIMEOUT:?}"
+            );
+            thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Every node holds the same batches below the high watermark, from the highest log start
+    /// among them (below it some node holds a snapshot instead).
+    pub fn assert_logs_identical(&self, below: i64) -> usize {
+        let logs: Vec<(String, Vec<_>)> = self
+            .members
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                (
+                    format!("{}-{}", m.kind(), i + 1),
+                    read_log_batches(&m.metadata_dir()),
+                )
+            })
+            .collect();
+        let from = logs
+            .iter()
+            .map(|(_, l)| l.first().map_or(0, |b| b.0))
+            .max()
+            .unwrap_or(0);
+        assert_same_batches(&logs, from, below)
+    }
+
+    pub fn assert_java_healthy(&mut self) {
+        for (i, m) in self.members.iter_mut().enumerate() {
+            let other_errors = m.assert_java_healthy(&format!("java controller {}", i + 1));
+            if other_errors > 0 {
+                eprintln!(
+                    "  java controller {}: {other_errors} other ERROR lines so far",
+                    i + 1
+                );
+            }
+        }
+    }
+}
