@@ -33,9 +33,9 @@ test: fmt-check unit run-smoke compat
 fmt-check:
 	$(CARGO) fmt --all -- --check
 
-# Unit, handler, protocol-vector and wire-robustness tests, and the fuzz bodies as property tests.
+# Unit, handler, protocol-vector, codec-oracle and wire-robustness tests, and the fuzz bodies as property tests.
 unit:
-	$(CARGO) test --release --lib --bins --test protocol_vectors --test protocol_records --test wire --test log_crash --test raft_scenarios --test raft_sim
+	$(CARGO) test --release --lib --bins --test protocol_vectors --test codec_oracle --test protocol_records --test wire --test log_crash --test raft_scenarios --test raft_sim
 
 # `make run` as a fresh checkout would do it: it must come up and answer ApiVersions on 9093.
 run-smoke: build

@@ -664,6 +664,7 @@ def main():
     ap.add_argument("--messages", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--kafka-version", required=True)
+    ap.add_argument("--arbitrary-out", help="where the codec oracle's generators go (codegen/arbitrary.py)")
     args = ap.parse_args()
     schemas = load_schemas(args.jar)
     wanted = []
@@ -692,6 +693,10 @@ def main():
                 fh.write(code)
         parsed.append((mod, sch))
     emit_mod(args.out, parsed, args.kafka_version)
+    if args.arbitrary_out:
+        sys.dont_write_bytecode = True  # no __pycache__ in codegen/
+        from arbitrary import emit_arbitrary
+        emit_arbitrary(args.arbitrary_out, parsed)
 
 
 def emit_mod(out, parsed, kafka_version):

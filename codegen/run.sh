@@ -12,5 +12,6 @@ python3 codegen/generate.py \
   --jar "$repo/kafka-clients/$version/kafka-clients-$version.jar" \
   --jar "$repo/kafka-metadata/$version/kafka-metadata-$version.jar" \
   --jar "$repo/kafka-raft/$version/kafka-raft-$version.jar" \
-  --messages codegen/messages.txt --out src/protocol/messages --kafka-version "$version"
-find src/protocol/messages -name "*.rs" -print0 | xargs -0 rustfmt --edition 2021
+  --messages codegen/messages.txt --out src/protocol/messages --kafka-version "$version" \
+  --arbitrary-out tests/codec_oracle/arbitrary
+find src/protocol/messages tests/codec_oracle/arbitrary -name "*.rs" -print0 | xargs -0 rustfmt --edition 2021
