@@ -248,45 +248,47 @@ fn screen_config_resources<'a>(
     (screened, !seen.is_empty())
 }
 
-pub(super) fn alter_configs(
-    r: &AlterConfigsRequest,
-    _v: i16,
+/// The per-resource answers of AlterConfigs and IncrementalAlterConfigs: NOT_CONTROLLER for
+/// every resource if any reaches the quorum controller, else the screening's own errors.
+fn config_resource_results<T>(
+    resources: &[(i8, &str)],
     ctx: &NonActive,
-) -> AlterConfigsResponse {
-    let (screened, asks_controller) = screen_config_resources(
-        r.resources
+    entry: impl Fn(i8, &str, ErrorCode, String) -> T,
+) -> Vec<T> {
+    let (screened, asks_controller) = screen_config_resources(resources.iter().copied());
+    if asks_controller {
+        resources
             .iter()
-            .map(|c| (c.resource_type, c.resource_name.as_str())),
-    );
-    let entry = |ty: i8, name: &str, code: ErrorCode, message: String| {
-        alter_configs_resp::AlterConfigsResourceResponse {
-            error_code: code.0,
-            error_message: Some(message),
-            resource_type: ty,
-            resource_name: name.to_string(),
-            ..Default::default()
-        }
-    };
-    let responses = if asks_controller {
-        r.resources
-            .iter()
-            .map(|c| {
-                entry(
-                    c.resource_type,
-                    &c.resource_name,
-                    ErrorCode::NOT_CONTROLLER,
-                    ctx.message(),
-                )
-            })
+            .map(|&(ty, name)| entry(ty, name, ErrorCode::NOT_CONTROLLER, ctx.message()))
             .collect()
     } else {
         screened
             .into_iter()
             .map(|(ty, name, code, message)| entry(ty, &name, code, message))
             .collect()
-    };
+    }
+}
+
+pub(super) fn alter_configs(
+    r: &AlterConfigsRequest,
+    _v: i16,
+    ctx: &NonActive,
+) -> AlterConfigsResponse {
+    let resources: Vec<(i8, &str)> = r
+        .resources
+        .iter()
+        .map(|c| (c.resource_type, c.resource_name.as_str()))
+        .collect();
     AlterConfigsResponse {
-        responses,
+        responses: config_resource_results(&resources, ctx, |ty, name, code, message| {
+            alter_configs_resp::AlterConfigsResourceResponse {
+                error_code: code.0,
+                error_message: Some(message),
+                resource_type: ty,
+                resource_name: name.to_string(),
+                ..Default::default()
+            }
+        }),
         ..Default::default()
     }
 }
@@ -299,40 +301,21 @@ pub(super) fn incremental_alter_configs(
     // BROKER_LOGGER resources are the controller's own log levels, which it sets itself;
     // kraftd has no runtime loggers to change, so it leaves them to the active controller
     // with the rest.
-    let (screened, asks_controller) = screen_config_resources(
-        r.resources
-            .iter()
-            .map(|c| (c.resource_type, c.resource_name.as_str())),
-    );
-    let entry = |ty: i8, name: &str, code: ErrorCode, message: String| {
-        incremental_resp::AlterConfigsResourceResponse {
-            error_code: code.0,
-            error_message: Some(message),
-            resource_type: ty,
-            resource_name: name.to_string(),
-            ..Default::default()
-        }
-    };
-    let responses = if asks_controller {
-        r.resources
-            .iter()
-            .map(|c| {
-                entry(
-                    c.resource_type,
-                    &c.resource_name,
-                    ErrorCode::NOT_CONTROLLER,
-                    ctx.message(),
-                )
-            })
-            .collect()
-    } else {
-        screened
-            .into_iter()
-            .map(|(ty, name, code, message)| entry(ty, &name, code, message))
-            .collect()
-    };
+    let resources: Vec<(i8, &str)> = r
+        .resources
+        .iter()
+        .map(|c| (c.resource_type, c.resource_name.as_str()))
+        .collect();
     IncrementalAlterConfigsResponse {
-        responses,
+        responses: config_resource_results(&resources, ctx, |ty, name, code, message| {
+            incremental_resp::AlterConfigsResourceResponse {
+                error_code: code.0,
+                error_message: Some(message),
+                resource_type: ty,
+                resource_name: name.to_string(),
+                ..Default::default()
+            }
+        }),
         ..Default::default()
     }
 }
