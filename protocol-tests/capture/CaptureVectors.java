@@ -72,12 +72,17 @@ public final class CaptureVectors {
         "CreateTopics", "UnregisterBroker", "AllocateProducerIds", "AlterPartition",
         "UpdateFeatures", "AssignReplicasToDirs", "ListPartitionReassignments",
         "IncrementalAlterConfigs", "CreatePartitions", "DeleteTopics", "DescribeConfigs",
-        "AlterConfigs", "Metadata", "SaslHandshake", "SaslAuthenticate", "Envelope");
+        "AlterConfigs", "Metadata", "SaslHandshake", "SaslAuthenticate", "Envelope",
+        "CreateAcls", "DeleteAcls", "DescribeAcls", "ElectLeaders", "AlterPartitionReassignments",
+        "AlterClientQuotas", "AlterUserScramCredentials", "DescribeUserScramCredentials",
+        "CreateDelegationToken", "RenewDelegationToken", "ExpireDelegationToken",
+        "DescribeDelegationToken");
     // Headers, raft control records and the quorum-state file; metadata records are all of
     // common/metadata/*.json, listed from the jar.
     static final List<String> OTHERS = List.of(
         "RequestHeader", "ResponseHeader", "LeaderChangeMessage", "SnapshotHeaderRecord",
-        "SnapshotFooterRecord", "KRaftVersionRecord", "VotersRecord", "QuorumStateData");
+        "SnapshotFooterRecord", "KRaftVersionRecord", "VotersRecord", "QuorumStateData",
+        "DefaultPrincipalData");
 
     // Strings mix scripts and widths so UTF-8 length and character count differ.
     static final String[] STRINGS = {"kraftd-ünïcødé", "トピック", "crab-🦀", "plain", "Ωmega-λ", "naïve café"};
