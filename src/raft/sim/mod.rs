@@ -1,13 +1,14 @@
 //! A deterministic in-memory cluster for scenario transcripts and randomized simulation: nodes
 //! are `Raft<MemLog, MemQuorumStateStore>` with a replicated list of values on top, connected
 //! by a simulated network, driven by a manual clock. The same seed gives the same trace; with
-//! `SimOptions::fixed_timing` nothing is drawn at random at all.
+//! `SimOptions::fixed_timing` (scenario scripts, `script`) nothing is drawn at random at all.
 
 mod admin;
 pub mod chaos;
 pub mod checks;
 mod engine;
 pub mod network;
+pub mod script;
 pub mod state_machine;
 pub mod trace;
 pub mod wire;
