@@ -2,11 +2,12 @@
 
 use std::time::Duration;
 
+use super::time::Randomness;
 use super::types::{Endpoints, HostPort, NodeId};
 use crate::protocol::codec::Uuid;
 
 /// `controller.quorum.*` settings with Kafka's defaults (`QuorumConfig.java`), the local
-/// replica's identity and the seed of the core's random generator.
+/// replica's identity and the source of the core's random choices.
 #[derive(Debug, Clone)]
 pub struct RaftConfig {
     /// `node.id`; `None` for a replica without id (a tool): it can only observe.
@@ -46,8 +47,8 @@ pub struct RaftConfig {
     /// Flush appended follower data even when an observer. Java controllers always flush;
     /// brokers (observers) do not. Voters always flush regardless.
     pub always_flush: bool,
-    /// Seed of the core's random generator (election timeouts, bootstrap choice).
-    pub seed: u64,
+    /// Where election-timeout jitter and the bootstrap-server choice come from.
+    pub randomness: Randomness,
 }
 
 /// Kafka's `MAX_BATCH_SIZE_BYTES` and `MAX_FETCH_SIZE_BYTES` (8 MiB).
@@ -79,7 +80,7 @@ impl RaftConfig {
             fetch_snapshot_max_bytes: 1024 * 1024,
             fetch_max_wait: Duration::from_millis(500),
             always_flush: true,
-            seed: 0,
+            randomness: Randomness::Seeded(0),
         }
     }
 

@@ -83,7 +83,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             .filter(|(_, hp)| !self.cfg.listeners.iter().any(|(_, own)| own == hp))
             .filter(|(id, _)| self.requests.is_ready(*id, now))
             .collect();
-        if let Some((id, hp)) = self.rng.pick(&ready).cloned() {
+        if let Some((id, hp)) = self.chooser.pick(&ready).cloned() {
             let request = self.fetch_request();
             self.send(now, id, Some(hp), request);
         }

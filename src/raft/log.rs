@@ -175,6 +175,9 @@ pub enum LogError {
     SnapshotExists(OffsetAndEpoch),
     #[error("snapshot download: {0}")]
     Download(String),
+    /// Kafka's `RecordBatchTooLargeException`: one append larger than a log segment.
+    #[error("an append of {size} bytes exceeds the segment size of {segment_bytes} bytes")]
+    LargerThanSegment { size: usize, segment_bytes: usize },
 }
 
 /// The log of the metadata partition, synchronous. Offsets are Kafka offsets; "the log" is the

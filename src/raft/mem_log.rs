@@ -1,7 +1,8 @@
 //! `MemLog`: the in-memory `RaftLog` for tests and the simulation. It tracks the durable prefix
 //! and `crash()` drops everything not flushed (Kafka's `MockLog.reopen`). Snapshots are encoded
 //! to bytes (a private format around Kafka's `VotersRecord` encoding) so FetchSnapshot moves
-//! real byte ranges.
+//! real byte ranges. Optionally it models Kafka's segments (`with_segment_bytes`): where each
+//! segment starts, so that a Fetch is answered from one segment as Java's log reads are.
 
 use std::collections::BTreeMap;
 
@@ -25,11 +26,69 @@ pub struct MemLog {
     download: Option<(OffsetAndEpoch, Vec<u8>)>,
     /// Number of `flush` calls that made new data durable (for tests).
     pub flushes: u64,
+    /// `None`: the log is one unbounded segment.
+    segments: Option<Segments>,
+}
+
+/// Kafka's segments, by where each starts: an append that would overflow the active segment
+/// rolls a new one first (`LogSegment.shouldRoll` on size), one larger than a segment is
+/// refused (`RecordBatchTooLargeException`), and whole segments go at cleaning.
+#[derive(Debug, Clone)]
+struct Segments {
+    /// `metadata.log.segment.bytes`.
+    max_bytes: usize,
+    /// Base offset of every segment, increasing, never empty; the first may lie below the log
+    /// start (Kafka deletes only segments wholly below it).
+    bases: Vec<Offset>,
 }
 
 impl MemLog {
     pub fn new() -> Self {
         MemLog::default()
+    }
+
+    /// A log of segments of at most `max_bytes` each.
+    pub fn with_segment_bytes(max_bytes: usize) -> Self {
+        MemLog {
+            segments: Some(Segments {
+                max_bytes,
+                bases: vec![0],
+            }),
+            ..MemLog::default()
+        }
+    }
+
+    /// Base offsets of the segments, when they are modelled.
+    pub fn segment_bases(&self) -> Option<&[Offset]> {
+        self.segments.as_ref().map(|s| s.bases.as_slice())
+    }
+
+    /// Rolls a new segment at `base` if an append of `size` bytes would overflow the active one.
+    fn roll_for_append(&mut self, base: Offset, size: usize) -> Result<(), LogError> {
+        let Some(segments) = &self.segments else {
+            return Ok(());
+        };
+        let segment_bytes = segments.max_bytes;
+        if size > segment_bytes {
+            return Err(LogError::LargerThanSegment {
+                size,
+                segment_bytes,
+            });
+        }
+        let active_base = *segments.bases.last().expect("at least one segment");
+        let active: usize = self
+            .batches
+            .iter()
+            .rev()
+            .take_while(|b| b.base_offset >= active_base)
+            .map(Batch::size_in_bytes)
+            .sum();
+        if active + size > segment_bytes {
+            if let Some(s) = &mut self.segments {
+                s.bases.push(base);
+            }
+        }
+        Ok(())
     }
 
     /// A simulated hard kill: everything appended but not flushed is lost, and so is any
@@ -72,6 +131,10 @@ impl MemLog {
         self.epochs.retain(|&(_, start)| start < end);
         if self.flushed > end {
             self.flushed = end;
+        }
+        // Kafka deletes the segments above the truncation point and keeps one starting at it.
+        if let Some(s) = &mut self.segments {
+            s.bases.retain(|&b| b <= end);
         }
     }
 
@@ -160,6 +223,7 @@ impl RaftLog for MemLog {
     fn append_as_leader(&mut self, batch: Batch) -> Result<(), LogError> {
         let last = self.epochs.last().map(|&(e, _)| e);
         self.check_append(&batch, self.end_offset(), last)?;
+        self.roll_for_append(batch.base_offset, batch.size_in_bytes())?;
         self.push(batch);
         Ok(())
     }
@@ -171,6 +235,11 @@ impl RaftLog for MemLog {
             self.check_append(b, expected, last)?;
             expected = b.next_offset();
             last = Some(b.epoch);
+        }
+        if let Some(first) = batches.first() {
+            // Like Java's follower: one append, one roll check, for the whole response.
+            let size = batches.iter().map(Batch::size_in_bytes).sum();
+            self.roll_for_append(first.base_offset, size)?;
         }
         for b in batches {
             self.push(b);
@@ -189,6 +258,18 @@ impl RaftLog for MemLog {
             }
             size += s;
             out.push(b.clone());
+        }
+        out
+    }
+
+    fn read_for_fetch(&self, from: Offset, max_bytes: usize) -> Vec<Batch> {
+        let mut out = self.read(from, max_bytes);
+        let next_segment = self
+            .segments
+            .as_ref()
+            .and_then(|s| s.bases.iter().copied().find(|&b| b > from));
+        if let Some(end) = next_segment {
+            out.retain(|b| b.base_offset < end);
         }
         out
     }
@@ -304,6 +385,9 @@ impl RaftLog for MemLog {
         self.start_offset = latest.offset;
         self.flushed = latest.offset;
         self.snapshots.retain(|id, _| *id == latest);
+        if let Some(s) = &mut self.segments {
+            s.bases = vec![latest.offset];
+        }
         true
     }
 
@@ -333,6 +417,13 @@ impl RaftLog for MemLog {
         self.start_offset = id.offset;
         self.flushed = self.flushed.max(id.offset);
         self.snapshots.retain(|s, _| *s >= id);
+        if let Some(s) = &mut self.segments {
+            let holding_start = s
+                .bases
+                .partition_point(|&b| b <= id.offset)
+                .saturating_sub(1);
+            s.bases.drain(..holding_start);
+        }
         true
     }
 }

@@ -5,7 +5,8 @@
 //! * Outputs: `Action`s — messages to send, replies, high-watermark moves, snapshot loads.
 //! * Storage: the synchronous `RaftLog` and `QuorumStateStore` traits; quorum-state is written
 //!   inside every durable transition before anything else happens.
-//! * Time is `time::Instant` passed in; randomness comes from the seeded `time::Rng`.
+//! * Time is `time::Instant` passed in; random choices come from `time::Randomness` in the
+//!   config: a seeded `time::Rng`, or fixed choices for scripted tests.
 //!
 //! Roles (`role.rs`) are one type each; every role change goes through `transition.rs`.
 //! Concerns are split by file: elections (`election.rs`), BeginQuorumEpoch/EndQuorumEpoch
@@ -53,7 +54,7 @@ pub use node::{Action, Input, ProposeError, Raft};
 pub use quorum_state::{ElectionState, MemQuorumStateStore, QuorumStateStore};
 pub use role::Role;
 pub use snapshot::SnapshotError;
-pub use time::{Instant, Rng};
+pub use time::{Instant, Randomness, Rng};
 pub use types::{
     Endpoints, Epoch, HostPort, NodeId, Offset, OffsetAndEpoch, ReplicaKey, VoterNode, VoterSet,
 };

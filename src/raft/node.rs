@@ -9,7 +9,7 @@ use super::requests::RequestManager;
 use super::role::{
     CandidateState, EpochElection, FollowerState, ResignedState, Role, UnattachedState,
 };
-use super::time::{random_election_timeout, Instant, Rng};
+use super::time::{Chooser, Instant};
 use super::types::{
     Endpoints, Epoch, HostPort, NodeId, Offset, OffsetAndEpoch, ReplicaKey, VoterSet,
 };
@@ -91,7 +91,8 @@ pub struct Raft<L: RaftLog, S: QuorumStateStore> {
     pub(super) local: Option<ReplicaKey>,
     pub(super) log: L,
     pub(super) store: S,
-    pub(super) rng: Rng,
+    /// Election jitter and bootstrap choices (`RaftConfig::randomness`).
+    pub(super) chooser: Chooser,
     pub(super) role: Role,
     /// Counts role changes; a poll loops while it moves.
     pub(super) transitions: u64,
@@ -135,7 +136,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             control.apply_batch(&b);
         }
         let requests = RequestManager::new(cfg.request_timeout, cfg.retry_backoff);
-        let rng = Rng::new(cfg.seed);
+        let chooser = Chooser::new(&cfg.randomness);
         let placeholder = Role::Unattached(UnattachedState {
             epoch: 0,
             leader_id: None,
@@ -147,7 +148,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             local,
             log,
             store,
-            rng,
+            chooser,
             role: placeholder,
             transitions: 0,
             control,
@@ -175,10 +176,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         let local = self.local;
         let is_voter = self.is_voter();
         let timeout = if is_voter {
-            now.plus_millis(random_election_timeout(
-                &mut self.rng,
-                self.cfg.election_timeout,
-            ))
+            now.plus_millis(self.chooser.election_timeout(self.cfg.election_timeout))
         } else {
             Instant::NEVER
         };
@@ -196,10 +194,8 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             // A restarted leader neither votes nor leads again in its epoch.
             Role::Resigned(ResignedState {
                 epoch: election.epoch,
-                election_deadline: now.plus_millis(random_election_timeout(
-                    &mut self.rng,
-                    self.cfg.election_timeout,
-                )),
+                election_deadline: now
+                    .plus_millis(self.chooser.election_timeout(self.cfg.election_timeout)),
                 unacked_voters: Default::default(),
                 preferred_successors: Vec::new(),
             })

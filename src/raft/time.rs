@@ -1,5 +1,6 @@
-//! Time and randomness as values: a millisecond `Instant` the caller passes in, and the seeded
-//! generator the core owns. The core never reads a clock or an ambient RNG.
+//! Time and randomness as values: a millisecond `Instant` the caller passes in, and the source
+//! of random choices the config names (a seeded generator, or fixed choices for scripted
+//! tests). The core never reads a clock or an ambient RNG.
 
 use std::fmt;
 use std::ops::{Add, Sub};
@@ -100,13 +101,60 @@ impl Rng {
     }
 }
 
-/// Kafka's `QuorumState.randomElectionTimeoutMs`: `T + rand[0, T)`, or 0 when T is 0.
-pub(crate) fn random_election_timeout(rng: &mut Rng, base: Duration) -> u64 {
-    let t = ms(base);
-    if t == 0 {
-        0
-    } else {
-        t + rng.below(t)
+/// Where the core's random choices come from (`RaftConfig::randomness`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Randomness {
+    /// A `Rng` with this seed: production and the randomized simulation.
+    Seeded(u64),
+    /// No draws at all, for scripted transcripts: every election timeout is `T + jitter`
+    /// (capped below `2T`, as a draw would be), and a choice among candidates takes them in
+    /// turn. A script then reads the same whatever a generator would have drawn.
+    Fixed { election_jitter: Duration },
+}
+
+/// The core's source of random choices, built from `Randomness`.
+#[derive(Debug, Clone)]
+pub(crate) enum Chooser {
+    Seeded(Rng),
+    Fixed { election_jitter_ms: u64, turn: u64 },
+}
+
+impl Chooser {
+    pub(crate) fn new(randomness: &Randomness) -> Self {
+        match randomness {
+            Randomness::Seeded(seed) => Chooser::Seeded(Rng::new(*seed)),
+            Randomness::Fixed { election_jitter } => Chooser::Fixed {
+                election_jitter_ms: ms(*election_jitter),
+                turn: 0,
+            },
+        }
+    }
+
+    /// Kafka's `QuorumState.randomElectionTimeoutMs`: `T + rand[0, T)`, or 0 when T is 0.
+    pub(crate) fn election_timeout(&mut self, base: Duration) -> u64 {
+        let t = ms(base);
+        if t == 0 {
+            return 0;
+        }
+        match self {
+            Chooser::Seeded(rng) => t + rng.below(t),
+            Chooser::Fixed {
+                election_jitter_ms, ..
+            } => t + (*election_jitter_ms).min(t - 1),
+        }
+    }
+
+    /// One of `items` (Kafka: a random ready bootstrap server).
+    pub(crate) fn pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
+        match self {
+            Chooser::Seeded(rng) => rng.pick(items),
+            Chooser::Fixed { turn, .. } if !items.is_empty() => {
+                let i = (*turn % items.len() as u64) as usize;
+                *turn += 1;
+                Some(&items[i])
+            }
+            Chooser::Fixed { .. } => None,
+        }
     }
 }
 
@@ -143,12 +191,40 @@ mod tests {
 
     #[test]
     fn election_timeout_is_in_t_to_2t() {
-        let mut r = Rng::new(1);
+        let mut r = Chooser::new(&Randomness::Seeded(1));
         for _ in 0..1000 {
-            let t = random_election_timeout(&mut r, Duration::from_millis(1000));
+            let t = r.election_timeout(Duration::from_millis(1000));
             assert!((1000..2000).contains(&t), "{t}");
         }
-        assert_eq!(random_election_timeout(&mut r, Duration::ZERO), 0);
+        assert_eq!(r.election_timeout(Duration::ZERO), 0);
+    }
+
+    #[test]
+    fn a_seeded_chooser_draws_as_the_generator_does() {
+        let (mut rng, mut chooser) = (Rng::new(9), Chooser::new(&Randomness::Seeded(9)));
+        let t = Duration::from_millis(1000);
+        for _ in 0..100 {
+            assert_eq!(chooser.election_timeout(t), 1000 + rng.below(1000));
+            assert_eq!(chooser.pick(&[1, 2, 3]), rng.pick(&[1, 2, 3]));
+        }
+    }
+
+    #[test]
+    fn fixed_choices_need_no_generator() {
+        let jitter = Duration::from_millis(400);
+        let mut c = Chooser::new(&Randomness::Fixed {
+            election_jitter: jitter,
+        });
+        assert_eq!(c.election_timeout(Duration::from_millis(1000)), 1400);
+        assert_eq!(
+            c.election_timeout(Duration::from_millis(300)),
+            599,
+            "below 2T"
+        );
+        assert_eq!(c.election_timeout(Duration::ZERO), 0);
+        let picks: Vec<i32> = (0..4).map(|_| *c.pick(&[7, 8, 9]).unwrap()).collect();
+        assert_eq!(picks, [7, 8, 9, 7], "in turn");
+        assert_eq!(c.pick::<i32>(&[]), None);
     }
 
     #[test]

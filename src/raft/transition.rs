@@ -12,7 +12,7 @@ use super::quorum_state::QuorumStateStore;
 use super::role::{
     CandidateState, EpochElection, ProspectiveState, ResignedState, Role, UnattachedState,
 };
-use super::time::{random_election_timeout, Instant};
+use super::time::Instant;
 use super::types::{Endpoints, Epoch, NodeId, ReplicaKey, VoterNode};
 use super::voters::voters_record;
 use crate::protocol::errors::ErrorCode;
@@ -56,10 +56,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
     }
 
     fn election_deadline(&mut self, now: Instant) -> Instant {
-        now.plus_millis(random_election_timeout(
-            &mut self.rng,
-            self.cfg.election_timeout,
-        ))
+        now.plus_millis(self.chooser.election_timeout(self.cfg.election_timeout))
     }
 
     /// Unattached in `epoch` (higher, or the same from Prospective), leader unknown or known

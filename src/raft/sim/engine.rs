@@ -95,6 +95,17 @@ impl Cluster {
         Ok(())
     }
 
+    /// Delivers now every message on the directed link `from -> to`, held or in flight, in
+    /// the order they would have arrived; returns how many.
+    pub fn deliver_link(&mut self, from: NodeId, to: NodeId) -> Result<usize, String> {
+        let messages = self.net.take_link((from, to));
+        let count = messages.len();
+        for env in messages {
+            self.guarded(|c| c.deliver(env))?;
+        }
+        Ok(count)
+    }
+
     fn deliver(&mut self, env: Envelope) -> Result<(), String> {
         let now = self.now;
         match env {
@@ -325,6 +336,11 @@ impl Cluster {
             .collect();
         let result = self.checker.check(&views);
         result.map_err(|e| format!("t={}: {e}", self.now))
+    }
+
+    /// The value the next proposal carries (`v1`, `v2`, … in transcripts).
+    pub fn next_value(&self) -> u64 {
+        self.next_value
     }
 
     /// Proposes the next value on the current leader; its offset if taken.

@@ -1,12 +1,14 @@
 //! A deterministic in-memory cluster for scenario transcripts and randomized simulation: nodes
 //! are `Raft<MemLog, MemQuorumStateStore>` with a replicated list of values on top, connected
-//! by a simulated network, driven by a manual clock. The same seed gives the same trace.
+//! by a simulated network, driven by a manual clock. The same seed gives the same trace; with
+//! `SimOptions::fixed_timing` (scenario scripts, `script`) nothing is drawn at random at all.
 
 mod admin;
 pub mod chaos;
 pub mod checks;
 mod engine;
 pub mod network;
+pub mod script;
 pub mod state_machine;
 pub mod trace;
 pub mod wire;
@@ -19,7 +21,7 @@ use crate::raft::config::RaftConfig;
 use crate::raft::mem_log::MemLog;
 use crate::raft::msg::{CorrelationId, RequestId};
 use crate::raft::quorum_state::MemQuorumStateStore;
-use crate::raft::time::{Instant, Rng};
+use crate::raft::time::{Instant, Randomness, Rng};
 use crate::raft::types::{Endpoints, HostPort, NodeId, ReplicaKey, VoterNode, VoterSet};
 use crate::raft::voters::voters_record;
 
@@ -45,6 +47,7 @@ pub struct SimOptions {
     pub observers: usize,
     /// 0: static `controller.quorum.voters`; 1: bootstrap checkpoint with a VotersRecord.
     pub kraft_version: i16,
+    /// Seeds every random choice, unless `fixed_timing` is set.
     pub seed: u64,
     pub election_timeout: Duration,
     pub fetch_timeout: Duration,
@@ -55,10 +58,28 @@ pub struct SimOptions {
     pub verbosity: Verbosity,
     /// Pass every message through the wire codecs at these versions (`None`: in memory only).
     pub wire: Option<wire::WireVersions>,
+    /// `None`: `seed` drives election jitter, bootstrap choices and the network. `Some`: no
+    /// random draws anywhere, so that a scripted transcript cannot depend on a generator.
+    pub fixed_timing: Option<FixedTiming>,
+    /// Model Kafka's `metadata.log.segment.bytes` in every node's log (`None`: one segment).
+    pub segment_bytes: Option<usize>,
+    /// `controller.quorum.fetch.max.bytes` and `.fetch.snapshot.max.bytes` of every node.
+    pub fetch_max_bytes: u32,
+    pub fetch_snapshot_max_bytes: u32,
+}
+
+/// The timing of a run without randomness.
+#[derive(Debug, Clone, Default)]
+pub struct FixedTiming {
+    /// A node's every election timeout is `election_timeout + jitter` (0 when absent).
+    pub election_jitter: BTreeMap<NodeId, Duration>,
+    /// Every message takes this long at first (links can be changed with `Network::set_delay`).
+    pub delay_ms: u64,
 }
 
 impl Default for SimOptions {
     fn default() -> Self {
+        let defaults = RaftConfig::new(None, Uuid::ONE, "");
         SimOptions {
             voters: 3,
             observers: 0,
@@ -71,6 +92,10 @@ impl Default for SimOptions {
             snapshot_every: 0,
             verbosity: Verbosity::Roles,
             wire: None,
+            fixed_timing: None,
+            segment_bytes: None,
+            fetch_max_bytes: defaults.fetch_max_bytes,
+            fetch_snapshot_max_bytes: defaults.fetch_snapshot_max_bytes,
         }
     }
 }
@@ -108,6 +133,10 @@ impl SimNode {
             (None, Some((_, s))) => s,
             _ => unreachable!("a node is up or down"),
         }
+    }
+    /// The role as the transcript last showed it ("down" while crashed).
+    pub fn role_line(&self) -> &str {
+        &self.last_role
     }
 }
 
@@ -156,9 +185,15 @@ impl Cluster {
             opts,
         };
         let total = c.opts.voters + c.opts.observers;
+        if let Some(fixed) = &c.opts.fixed_timing {
+            c.net.use_fixed_delays(fixed.delay_ms);
+        }
         for id in 1..=total as NodeId {
             let is_voter = id as usize <= c.opts.voters;
-            let mut log = MemLog::new();
+            let mut log = match c.opts.segment_bytes {
+                Some(bytes) => MemLog::with_segment_bytes(bytes),
+                None => MemLog::new(),
+            };
             if c.opts.kraft_version >= 1 && is_voter {
                 log.format_bootstrap(1, Some(voters_record(&c.bootstrap_voters())));
             }
@@ -207,14 +242,22 @@ impl Cluster {
         c.fetch_timeout = o.fetch_timeout;
         c.request_timeout = o.request_timeout;
         c.fetch_max_wait = o.fetch_max_wait;
+        c.fetch_max_bytes = o.fetch_max_bytes;
+        c.fetch_snapshot_max_bytes = o.fetch_snapshot_max_bytes;
         c.election_backoff_max = Duration::from_millis(1000);
         // Observers play brokers, which do not flush (a crash loses their unflushed tail).
         c.always_flush = id as usize <= o.voters;
-        c.seed = o
-            .seed
-            .wrapping_mul(0x9E37_79B9)
-            .wrapping_add((id as u64) << 32)
-            .wrapping_add(restarts);
+        c.randomness = match &o.fixed_timing {
+            Some(fixed) => Randomness::Fixed {
+                election_jitter: fixed.election_jitter.get(&id).copied().unwrap_or_default(),
+            },
+            None => Randomness::Seeded(
+                o.seed
+                    .wrapping_mul(0x9E37_79B9)
+                    .wrapping_add((id as u64) << 32)
+                    .wrapping_add(restarts),
+            ),
+        };
         c
     }
 

@@ -1,8 +1,10 @@
 //! The simulated network: a time-ordered queue of messages with per-message delay, loss,
-//! duplication and directional partitions. Deterministic for a given seed.
+//! duplication and directional partitions. Deterministic for a given seed. With fixed delays
+//! (scenario scripts) it draws nothing: every link has its delay, nothing is lost unless a
+//! script drops it, and a held link keeps its messages until the script delivers them.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
 use crate::protocol::errors::ErrorCode;
 use crate::raft::msg::{CorrelationId, Request, Response};
@@ -68,20 +70,68 @@ impl Default for Faults {
     }
 }
 
+/// Delays of a network without randomness, in milliseconds.
+#[derive(Debug, Clone, Default)]
+pub struct FixedDelays {
+    pub default_ms: u64,
+    /// Directed links with a delay of their own: (from, to) -> ms.
+    pub links: BTreeMap<(NodeId, NodeId), u64>,
+}
+
 #[derive(Debug, Default)]
 pub struct Network {
     queue: BinaryHeap<Reverse<(Instant, u64)>>,
-    messages: std::collections::BTreeMap<u64, Envelope>,
+    messages: BTreeMap<u64, Envelope>,
     seq: u64,
     /// Directed links that drop everything: (from, to).
     blocked: BTreeSet<(NodeId, NodeId)>,
     pub faults: Faults,
+    /// When set, `faults` and the generator are not used.
+    fixed: Option<FixedDelays>,
+    /// Directed links whose messages wait in `held` when due.
+    held_links: BTreeSet<(NodeId, NodeId)>,
+    /// Due messages of held links and when they fell due, in that order.
+    held: Vec<(Instant, Envelope)>,
 }
 
 impl Network {
+    /// From now on every message takes `default_ms` and none is lost or duplicated at random.
+    pub fn use_fixed_delays(&mut self, default_ms: u64) {
+        self.fixed = Some(FixedDelays {
+            default_ms,
+            links: BTreeMap::new(),
+        });
+    }
+
+    /// With fixed delays: the delay of one directed link, or (`None`) of every link.
+    pub fn set_delay(&mut self, link: Option<(NodeId, NodeId)>, ms: u64) -> Result<(), String> {
+        let fixed = self
+            .fixed
+            .as_mut()
+            .ok_or("delays are random in a seeded network")?;
+        match link {
+            Some(link) => {
+                fixed.links.insert(link, ms);
+            }
+            None => {
+                fixed.default_ms = ms;
+                fixed.links.clear();
+            }
+        }
+        Ok(())
+    }
+
     /// Queues a message, applying loss, delay and duplication.
     pub fn send(&mut self, now: Instant, env: Envelope, rng: &mut Rng) {
         let (from, to) = env.endpoints();
+        if let Some(fixed) = &self.fixed {
+            let delay = fixed.links.get(&(from, to)).copied();
+            let at = now.plus_millis(delay.unwrap_or(fixed.default_ms));
+            if !self.blocked.contains(&(from, to)) {
+                self.enqueue(at, env);
+            }
+            return;
+        }
         if self.blocked.contains(&(from, to)) || rng.chance(self.faults.drop) {
             return;
         }
@@ -97,10 +147,14 @@ impl Network {
                 .saturating_sub(self.faults.min_delay_ms)
                 + 1;
             let at = now.plus_millis(self.faults.min_delay_ms + rng.below(spread));
-            self.seq += 1;
-            self.queue.push(Reverse((at, self.seq)));
-            self.messages.insert(self.seq, env.clone());
+            self.enqueue(at, env.clone());
         }
+    }
+
+    fn enqueue(&mut self, at: Instant, env: Envelope) {
+        self.seq += 1;
+        self.queue.push(Reverse((at, self.seq)));
+        self.messages.insert(self.seq, env);
     }
 
     /// Time of the next delivery.
@@ -117,7 +171,9 @@ impl Network {
             }
             self.queue.pop();
             let env = self.messages.remove(&seq).expect("queued message");
-            if !self.blocked.contains(&env.endpoints()) {
+            if self.held_links.contains(&env.endpoints()) {
+                self.held.push((t, env));
+            } else if !self.blocked.contains(&env.endpoints()) {
                 return Some(env);
             }
         }
@@ -138,8 +194,42 @@ impl Network {
         }
     }
 
+    /// Lifts every partition and hold; held messages are due again at once.
     pub fn heal(&mut self) {
         self.blocked.clear();
+        self.held_links.clear();
+        for (due, env) in std::mem::take(&mut self.held) {
+            self.enqueue(due, env);
+        }
+    }
+
+    /// Messages on `link` wait when due, until `take_link` or `heal`.
+    pub fn hold(&mut self, link: (NodeId, NodeId)) {
+        self.held_links.insert(link);
+    }
+
+    /// Removes every message on the directed `link`, held or in flight, in delivery order.
+    pub fn take_link(&mut self, link: (NodeId, NodeId)) -> Vec<Envelope> {
+        let (taken, held): (Vec<_>, Vec<_>) = std::mem::take(&mut self.held)
+            .into_iter()
+            .partition(|(_, e)| e.endpoints() == link);
+        self.held = held;
+        let mut taken: Vec<Envelope> = taken.into_iter().map(|(_, e)| e).collect();
+        let mut in_flight: Vec<(Instant, u64)> = self
+            .queue
+            .iter()
+            .map(|Reverse(k)| *k)
+            .filter(|(_, seq)| self.messages[seq].endpoints() == link)
+            .collect();
+        in_flight.sort();
+        let seqs: BTreeSet<u64> = in_flight.iter().map(|(_, s)| *s).collect();
+        self.queue.retain(|Reverse((_, s))| !seqs.contains(s));
+        taken.extend(
+            in_flight
+                .iter()
+                .filter_map(|(_, s)| self.messages.remove(s)),
+        );
+        taken
     }
 
     pub fn is_partitioned(&self) -> bool {
@@ -148,10 +238,12 @@ impl Network {
 
     /// Drops every queued message to or from `node` (it crashed).
     pub fn drop_node(&mut self, node: NodeId) {
-        self.messages.retain(|_, e| {
+        let unrelated = |e: &Envelope| {
             let (f, t) = e.endpoints();
             f != node && t != node
-        });
+        };
+        self.held.retain(|(_, e)| unrelated(e));
+        self.messages.retain(|_, e| unrelated(e));
         let live: BTreeSet<u64> = self.messages.keys().copied().collect();
         self.queue.retain(|Reverse((_, s))| live.contains(s));
     }

@@ -3,6 +3,7 @@
 
 mod election_tests;
 mod interop_tests;
+mod mem_log_segment_tests;
 mod quorum_epoch_tests;
 mod replication_tests;
 mod robustness_tests;
@@ -41,7 +42,7 @@ pub(super) fn cfg(id: NodeId, voters: &[NodeId]) -> RaftConfig {
     let mut c = RaftConfig::new(Some(id), dir(id), CLUSTER);
     c.listeners = Endpoints::single("CONTROLLER", addr(id));
     c.static_voters = voters.iter().map(|&v| (v, addr(v))).collect();
-    c.seed = 1;
+    c.randomness = crate::raft::time::Randomness::Seeded(1);
     c
 }
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 use crate::log::segment_log::RollConfig;
 use crate::log::LogConfig;
 use crate::protocol::codec::Uuid;
-use crate::raft::{Endpoints, HostPort, RaftConfig};
+use crate::raft::{Endpoints, HostPort, RaftConfig, Randomness};
 use crate::server::config::ControllerConfig;
 use crate::server::peer::PeerSettings;
 
@@ -60,7 +60,7 @@ pub fn node_settings(
     raft.append_linger = ms(q.append_linger_ms);
     raft.fetch_max_bytes = q.fetch_max_bytes;
     raft.fetch_snapshot_max_bytes = q.fetch_snapshot_max_bytes;
-    raft.seed = seed;
+    raft.randomness = Randomness::Seeded(seed);
     let idle = config.metadata_log.max_idle_interval_ms;
     NodeSettings {
         peer: PeerSettings {
