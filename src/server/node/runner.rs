@@ -173,6 +173,20 @@ pub(super) struct NodeLoop<L: RaftLog, S: QuorumStateStore> {
     pub(super) settings: NodeSettings,
 }
 
+/// The replica that sent a raft request, when the request names it.
+fn sender_id(request: &crate::raft::Request) -> Option<NodeId> {
+    use crate::raft::Request as R;
+    let id = match request {
+        R::Fetch(f) => f.replica_key.id,
+        R::FetchSnapshot(f) => f.replica_key.id,
+        R::Vote(v) => v.candidate_key.id,
+        R::BeginQuorumEpoch(b) => b.leader_id,
+        R::EndQuorumEpoch(e) => e.leader_id,
+        R::DescribeQuorum(_) => return None,
+    };
+    (id >= 0).then_some(id)
+}
+
 /// Events handled before the loop proposes the gathered appends and carries out actions.
 const MAX_EVENTS_PER_TURN: usize = 256;
 
@@ -264,12 +278,8 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 request,
                 reply,
             } => {
-                if let (Some(software), crate::raft::Request::Fetch(f)) =
-                    (&client_software, &request)
-                {
-                    if f.replica_key.id >= 0 {
-                        self.handover.saw_software(f.replica_key.id, software);
-                    }
+                if let (Some(software), Some(sender)) = (&client_software, sender_id(&request)) {
+                    self.handover.saw_software(sender, software);
                 }
                 let id = RequestId(self.next_request);
                 self.next_request += 1;
