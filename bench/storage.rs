@@ -610,8 +610,8 @@ fn main() -> BoxResult<()> {
         s.recovery_mb
     );
     println!(
-        "{:<36} {:>10} {:>12} {:>12} {:>9} {:>9}  {}",
-        "metric", "unit", "kraftd", "java", "speed", "paired", "load1 per run (k | j)"
+        "{:<36} {:>10} {:>12} {:>12} {:>9} {:>9}  load1 per run (k | j)",
+        "metric", "unit", "kraftd", "java", "speed", "paired"
     );
     let mut table = Vec::new();
     for (key, label, unit, higher) in METRICS {
