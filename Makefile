@@ -14,7 +14,7 @@ KRAFTD ?= $(or $(CARGO_TARGET_DIR),target)/release/kraftd
 
 help:
 	@echo "make run          start a single-node controller from $(CONFIG)"
-	@echo "make test         everything CI runs: format check, unit, protocol vectors, fuzz smoke, compat against Kafka $(KAFKA_VERSION)"
+	@echo "make test         everything CI runs: format check, clippy, unit, protocol vectors, fuzz smoke, compat against Kafka $(KAFKA_VERSION)"
 	@echo "make fuzz         run each cargo-fuzz target for FUZZ_SECONDS (needs nightly and cargo-fuzz)"
 	@echo "make codegen      regenerate src/protocol/messages from the pinned Kafka jars"
 	@echo "make vectors      recapture protocol-tests/vectors from real Kafka"
@@ -28,10 +28,15 @@ run: build
 	$(KRAFTD) format --standalone --ignore-formatted -t $${KRAFTD_CLUSTER_ID:-MkU3OEVBNTcwNTJENDM2Qg} -c $(CONFIG)
 	$(KRAFTD) start $(CONFIG)
 
-test: fmt-check unit run-smoke compat
+test: fmt-check clippy unit run-smoke compat
 
 fmt-check:
 	$(CARGO) fmt --all -- --check
+
+# Every target (lib, bins, tests, benches, compat), warnings as errors. clippy.toml keeps the clock,
+# randomness, threads and file I/O out of src/raft; the generated src/protocol/messages allow clippy::all.
+clippy:
+	$(CARGO) clippy --release --all-targets -- -D warnings
 
 # Unit, handler, protocol-vector, codec-oracle and wire-robustness tests, and the fuzz bodies as property tests.
 unit:

@@ -7,6 +7,10 @@
 //! be reported as a torn tail at the start of the cut batch. Each test collects all its
 //! failures before failing.
 
+// clippy.toml keeps the clock, randomness, threads and file I/O out of src/raft;
+// a test harness owns its clock, threads and files.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
 #[path = "records/support.rs"]
 mod support;
 

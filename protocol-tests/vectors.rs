@@ -6,6 +6,10 @@
 //! (message, version) kraftd generates must have at least one vector. Each test collects all
 //! its failures before failing, so one run shows the whole picture.
 
+// clippy.toml keeps the clock, randomness, threads and file I/O out of src/raft;
+// a test harness owns its clock, threads and files.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};

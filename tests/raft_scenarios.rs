@@ -6,6 +6,10 @@
 //! stay) with `RAFT_REWRITE=1 cargo test --release --test raft_scenarios` and review
 //! `git diff tests/raft_scenarios`.
 
+// clippy.toml keeps the clock, randomness, threads and file I/O out of src/raft;
+// a test harness owns its clock, threads and files.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
 use std::path::{Path, PathBuf};
 
 use kraftd::raft::sim::script::{self, Case};

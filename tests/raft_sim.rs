@@ -6,6 +6,10 @@
 //!   `SIM_PRINT=S` prints seed S's whole transcript (`SIM_VERBOSE=1`: every message).
 //! * The same seed always gives the same trace (checked below).
 
+// clippy.toml keeps the clock, randomness, threads and file I/O out of src/raft;
+// a test harness owns its clock, threads and files.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
 use std::time::Instant as WallClock;
 
 use kraftd::raft::sim::chaos::{run_seed, run_seed_with_transcript, ChaosBudget, SeedReport};

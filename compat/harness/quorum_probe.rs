@@ -8,14 +8,12 @@ use std::net::TcpStream;
 use std::path::Path;
 use std::time::Duration;
 
-use kraftd::protocol::codec::{Message, Reader};
+use kraftd::protocol::codec::{ApiMessage, Message, Reader};
 use kraftd::protocol::frame::{encode_request, response_header_version};
-use kraftd::protocol::messages::{DescribeQuorumResponse, ResponseHeader};
+use kraftd::protocol::messages::{self as wire, DescribeQuorumResponse, ResponseHeader};
 use kraftd::protocol::records::{split_batches, SplitEnd};
 use kraftd::raft::convert::describe;
 use kraftd::raft::msg::{DescribeQuorumRequest, DescribeQuorumResponse as Described};
-
-const DESCRIBE_QUORUM_KEY: i16 = 55;
 
 /// Sends one request to `127.0.0.1:port` on a fresh connection and returns the response body
 /// (header removed) and the version to decode it at; `None` if the node is unreachable, closes
@@ -38,7 +36,7 @@ pub fn round_trip<M: Message>(port: u16, api_key: i16, version: i16, body: &M) -
 /// the answer is unreadable.
 pub fn describe_quorum(port: u16) -> Option<Described> {
     let body = describe::request_to_wire(&DescribeQuorumRequest { partition_ok: true });
-    let answer = round_trip(port, DESCRIBE_QUORUM_KEY, 2, &body)?;
+    let answer = round_trip(port, wire::DescribeQuorumRequest::API_KEY, 2, &body)?;
     let wire = DescribeQuorumResponse::decode_exact(&answer, 2).ok()?;
     Some(describe::response_from_wire(&wire))
 }

@@ -2,6 +2,10 @@
 //! `compat/harness/mod.rs`). Run with limited parallelism, JVMs are CPU-hungry:
 //! `cargo test --test compat -- --test-threads=2`.
 
+// clippy.toml keeps the clock, randomness, threads and file I/O out of src/raft;
+// a test harness owns its clock, threads and files.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
 #[path = "../harness/mod.rs"]
 mod harness;
 

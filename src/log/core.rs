@@ -32,7 +32,7 @@ impl Default for LogConfig {
     fn default() -> Self {
         LogConfig {
             roll: RollConfig::default(),
-            max_batch_size: 8 << 20,
+            max_batch_size: crate::protocol::records::MAX_BATCH_SIZE_BYTES,
             retention_bytes: 100 << 20,
             retention_ms: 7 * 24 * 60 * 60 * 1000,
         }

@@ -1,12 +1,8 @@
 //! Request and response framing: the header versions Kafka pairs with each API version, header
 //! parsing of a received frame, and response frames ready to write. Sans-IO.
 
-use super::codec::{DecodeError, EncodeError, Message, Reader, Writer};
-use super::messages::{RequestHeader, ResponseHeader, SchemaKind, REGISTRY};
-
-/// ApiVersions' key: its response header is always v0, and an unsupported version of it is
-/// answered rather than refused (KIP-511).
-pub const API_VERSIONS_KEY: i16 = 18;
+use super::codec::{ApiMessage, DecodeError, EncodeError, Message, Reader, Writer};
+use super::messages::{ApiVersionsRequest, RequestHeader, ResponseHeader, SchemaKind, REGISTRY};
 
 /// The fixed part every request header starts with, readable before the header version is known.
 pub const MIN_REQUEST_HEADER_LEN: usize = 8;
@@ -91,7 +87,7 @@ pub fn request_header_version(api_key: i16, api_version: i16) -> Option<i16> {
 /// The response header version: 1 for flexible versions, else 0; ApiVersions always uses 0 so
 /// that a client that does not yet know the broker's versions can read it.
 pub fn response_header_version(api_key: i16, api_version: i16) -> i16 {
-    if api_key == API_VERSIONS_KEY {
+    if api_key == ApiVersionsRequest::API_KEY {
         return 0;
     }
     match response_schema(api_key) {

@@ -51,8 +51,7 @@ pub struct RaftConfig {
     pub randomness: Randomness,
 }
 
-/// Kafka's `MAX_BATCH_SIZE_BYTES` and `MAX_FETCH_SIZE_BYTES` (8 MiB).
-pub const MAX_BATCH_SIZE_BYTES: u32 = 8 * 1024 * 1024;
+pub use crate::protocol::records::MAX_BATCH_SIZE_BYTES;
 /// Kafka's `LeaderState.OBSERVER_SESSION_TIMEOUT_MS`.
 pub const OBSERVER_SESSION_TIMEOUT: Duration = Duration::from_millis(300_000);
 /// The metadata partition's topic name and id (`Uuid.METADATA_TOPIC_ID`).

@@ -124,7 +124,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             ValidOffsetAndEpoch::Valid(_) => {
                 let max = usize::try_from(r.max_bytes)
                     .unwrap_or(0)
-                    .clamp(1, MAX_BATCH_SIZE_BYTES as usize);
+                    .clamp(1, MAX_BATCH_SIZE_BYTES);
                 resp.records = self.log.read_for_fetch(r.fetch_offset, max);
                 let leader_end = self.log.end_offset();
                 if let Role::Leader(l) = &mut self.role {
@@ -210,7 +210,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             records: Records::Data(records),
             encoded: Default::default(),
         };
-        if batch.size_in_bytes() > MAX_BATCH_SIZE_BYTES as usize {
+        if batch.size_in_bytes() > MAX_BATCH_SIZE_BYTES {
             return Err(ProposeError::Log(format!(
                 "batch of {} bytes exceeds 8 MiB",
                 batch.size_in_bytes()

@@ -277,7 +277,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             records: Records::Control(records),
             encoded: Default::default(),
         };
-        debug_assert!(batch.size_in_bytes() <= MAX_BATCH_SIZE_BYTES as usize);
+        debug_assert!(batch.size_in_bytes() <= MAX_BATCH_SIZE_BYTES);
         self.append_as_leader(now, batch);
     }
 

@@ -15,8 +15,8 @@ use tokio::sync::mpsc;
 use tokio::time::{timeout, Instant};
 use tracing::{debug, warn};
 
-use crate::protocol::codec::{EncodeError, Message, RawBody, Reader};
-use crate::protocol::frame::{encode_request, response_header_version, API_VERSIONS_KEY};
+use crate::protocol::codec::{ApiMessage, EncodeError, Message, RawBody, Reader};
+use crate::protocol::frame::{encode_request, response_header_version};
 use crate::protocol::messages::{ApiVersionsRequest, ApiVersionsResponse, ResponseHeader};
 
 /// Largest response frame accepted from a peer (a Fetch answer is bounded by
@@ -217,8 +217,14 @@ async fn connect(address: &str, settings: &PeerSettings) -> Result<Connection, S
         client_software_version: env!("CARGO_PKG_VERSION").into(),
         ..Default::default()
     };
-    let frame = encode_request(API_VERSIONS_KEY, 3, 0, Some(settings.client_id), &request)
-        .map_err(|e| e.to_string())?;
+    let frame = encode_request(
+        ApiVersionsRequest::API_KEY,
+        3,
+        0,
+        Some(settings.client_id),
+        &request,
+    )
+    .map_err(|e| e.to_string())?;
     writer
         .write_all(&frame)
         .await
@@ -226,7 +232,7 @@ async fn connect(address: &str, settings: &PeerSettings) -> Result<Connection, S
     let answer = timeout(settings.request_timeout, read_frame(&mut reader))
         .await
         .map_err(|_| "ApiVersions handshake timed out".to_string())??;
-    let (_, body) = split_response(&answer, API_VERSIONS_KEY, 3)?;
+    let (_, body) = split_response(&answer, ApiVersionsRequest::API_KEY, 3)?;
     let response = ApiVersionsResponse::decode_exact(&body, 3)
         .map_err(|e| format!("ApiVersions answer: {e}"))?;
     if response.error_code != 0 {
@@ -467,7 +473,7 @@ mod tests {
     fn describe_cluster(token: u64) -> OutboundRequest {
         OutboundRequest {
             token,
-            api_key: 60,
+            api_key: DescribeClusterRequest::API_KEY,
             min_version: 0,
             max_version: 9, // more than the peer serves: negotiation picks its maximum
             encode_body: Box::new(|v| {

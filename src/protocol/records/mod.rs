@@ -64,3 +64,8 @@ pub use metadata::{
 };
 pub use record::{Record, RecordHeader, RecordIter, Records};
 pub use split::{batches, split_batches, BatchIter, Split, SplitEnd};
+
+/// The largest record batch of the metadata log: Kafka's `KafkaRaftClient.MAX_BATCH_SIZE_BYTES`
+/// (also its `MAX_FETCH_SIZE_BYTES`) and the default of
+/// `internal.metadata.max.batch.size.in.bytes` (8 MiB).
+pub const MAX_BATCH_SIZE_BYTES: usize = 8 << 20;

@@ -1,8 +1,8 @@
 //! ApiVersions (key 18): the versions and features this controller supports.
 
-use crate::protocol::codec::{DecodeError, Message};
+use crate::protocol::codec::{ApiMessage, DecodeError, Message};
 use crate::protocol::errors::ErrorCode;
-use crate::protocol::frame::{ParsedRequest, API_VERSIONS_KEY};
+use crate::protocol::frame::ParsedRequest;
 use crate::protocol::messages::api_versions_response::{
     ApiVersion, FinalizedFeatureKey, SupportedFeatureKey,
 };
@@ -124,7 +124,7 @@ pub fn response(ctx: &ServerContext, version: i16) -> ApiVersionsResponse {
 /// KIP-511's fallback for a version newer than served: v0 layout, UNSUPPORTED_VERSION, and
 /// ApiVersions' own range so the client can retry at a version both sides speak.
 pub(super) fn unsupported_version_response() -> ApiVersionsResponse {
-    let own = served_api(API_VERSIONS_KEY).expect("ApiVersions is served");
+    let own = served_api(ApiVersionsRequest::API_KEY).expect("ApiVersions is served");
     ApiVersionsResponse {
         error_code: ErrorCode::UNSUPPORTED_VERSION.0,
         api_keys: vec![ApiVersion {

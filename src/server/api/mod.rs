@@ -11,8 +11,10 @@ pub mod raft;
 
 use std::fmt;
 
-use crate::protocol::codec::{EncodeError, Message};
-use crate::protocol::frame::{self, ParsedRequest, API_VERSIONS_KEY};
+use crate::protocol::codec::{ApiMessage, EncodeError, Message};
+use crate::protocol::frame::{self, ParsedRequest};
+use crate::protocol::messages;
+use crate::raft::ApiKind;
 
 pub use api_versions::supported_features;
 
@@ -30,77 +32,44 @@ pub struct ServedApi {
 /// The APIs kraftd serves itself (raft, discovery, controller registration, Envelope), in
 /// api-key order. ApiVersions advertises these and `not_controller::CONTROLLER_APIS`.
 pub const SERVED_APIS: &[ServedApi] = &[
-    ServedApi {
-        key: raft::FETCH_KEY,
-        name: "Fetch",
-        min_version: 13,
-        max_version: 18,
-    },
+    raft::served(ApiKind::Fetch),
     // v5 (Kafka 4.3+) is answered with the v0 UNSUPPORTED_VERSION fallback; clients retry at v4.
     ServedApi {
-        key: API_VERSIONS_KEY,
+        key: messages::ApiVersionsRequest::API_KEY,
         name: "ApiVersions",
         min_version: 0,
         max_version: 4,
     },
+    raft::served(ApiKind::Vote),
+    raft::served(ApiKind::BeginQuorumEpoch),
+    raft::served(ApiKind::EndQuorumEpoch),
+    raft::served(ApiKind::DescribeQuorum),
     ServedApi {
-        key: raft::VOTE_KEY,
-        name: "Vote",
-        min_version: 0,
-        max_version: 2,
-    },
-    ServedApi {
-        key: raft::BEGIN_QUORUM_EPOCH_KEY,
-        name: "BeginQuorumEpoch",
-        min_version: 0,
-        max_version: 1,
-    },
-    ServedApi {
-        key: raft::END_QUORUM_EPOCH_KEY,
-        name: "EndQuorumEpoch",
-        min_version: 0,
-        max_version: 1,
-    },
-    ServedApi {
-        key: raft::DESCRIBE_QUORUM_KEY,
-        name: "DescribeQuorum",
-        min_version: 0,
-        max_version: 2,
-    },
-    ServedApi {
-        key: ENVELOPE_KEY,
+        key: messages::EnvelopeRequest::API_KEY,
         name: "Envelope",
         min_version: 0,
         max_version: 0,
     },
+    raft::served(ApiKind::FetchSnapshot),
     ServedApi {
-        key: raft::FETCH_SNAPSHOT_KEY,
-        name: "FetchSnapshot",
-        min_version: 0,
-        max_version: 1,
-    },
-    ServedApi {
-        key: 60,
+        key: messages::DescribeClusterRequest::API_KEY,
         name: "DescribeCluster",
         min_version: 0,
         max_version: 2,
     },
     ServedApi {
-        key: 70,
+        key: messages::ControllerRegistrationRequest::API_KEY,
         name: "ControllerRegistration",
         min_version: 0,
         max_version: 0,
     },
     ServedApi {
-        key: 82,
+        key: messages::UpdateRaftVoterRequest::API_KEY,
         name: "UpdateRaftVoter",
         min_version: 0,
         max_version: 0,
     },
 ];
-
-/// Envelope's api key.
-pub const ENVELOPE_KEY: i16 = 58;
 
 /// Every API kraftd answers, in api-key order: what ApiVersions advertises.
 pub fn served_apis() -> Vec<&'static ServedApi> {
@@ -233,7 +202,7 @@ pub fn answer_frame(
         }
     };
     match frame::encode_response(
-        ENVELOPE_KEY,
+        messages::EnvelopeRequest::API_KEY,
         outer.version,
         outer.correlation_id,
         &envelope,
@@ -320,7 +289,7 @@ impl fmt::Display for CloseReason {
 /// The `ClientSoftwareName` of an ApiVersions request frame (v3+), if `frame` is one.
 pub fn client_software_name(frame: &[u8]) -> Option<String> {
     let request = frame::parse_request(frame).ok()?;
-    if request.api_key() != API_VERSIONS_KEY || request.api_version() < 3 {
+    if request.api_key() != messages::ApiVersionsRequest::API_KEY || request.api_version() < 3 {
         return None;
     }
     let version = request.api_version().min(4);
@@ -349,7 +318,7 @@ pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
         });
     };
     if !(api.min_version..=api.max_version).contains(&api_version) {
-        if api_key == API_VERSIONS_KEY {
+        if api_key == messages::ApiVersionsRequest::API_KEY {
             // KIP-511: answer in v0 so any client can read it, naming the versions we serve.
             return respond(&request, &api_versions::unsupported_version_response(), 0);
         }
@@ -395,33 +364,33 @@ pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
         };
     }
     let result = match api_key {
-        API_VERSIONS_KEY => api_versions::handle(ctx, &request),
-        ENVELOPE_KEY => envelope(ctx, &request),
-        60 => describe_cluster::handle(ctx, listener, &request),
-        70 => crate::protocol::messages::ControllerRegistrationRequest::decode_exact(
-            request.body,
-            api_version,
-        )
-        .map(|r| {
-            Outcome::Node(NodeCall {
-                api_key,
-                api_version,
-                correlation_id,
-                request: NodeRequest::Register(r),
+        messages::ApiVersionsRequest::API_KEY => api_versions::handle(ctx, &request),
+        messages::EnvelopeRequest::API_KEY => envelope(ctx, &request),
+        messages::DescribeClusterRequest::API_KEY => {
+            describe_cluster::handle(ctx, listener, &request)
+        }
+        messages::ControllerRegistrationRequest::API_KEY => {
+            messages::ControllerRegistrationRequest::decode_exact(request.body, api_version).map(
+                |r| {
+                    Outcome::Node(NodeCall {
+                        api_key,
+                        api_version,
+                        correlation_id,
+                        request: NodeRequest::Register(r),
+                    })
+                },
+            )
+        }
+        messages::UpdateRaftVoterRequest::API_KEY => {
+            messages::UpdateRaftVoterRequest::decode_exact(request.body, api_version).map(|r| {
+                Outcome::Node(NodeCall {
+                    api_key,
+                    api_version,
+                    correlation_id,
+                    request: NodeRequest::UpdateVoter(r),
+                })
             })
-        }),
-        82 => crate::protocol::messages::UpdateRaftVoterRequest::decode_exact(
-            request.body,
-            api_version,
-        )
-        .map(|r| {
-            Outcome::Node(NodeCall {
-                api_key,
-                api_version,
-                correlation_id,
-                request: NodeRequest::UpdateVoter(r),
-            })
-        }),
+        }
         key => match raft::raft_api_by_key(key) {
             Some(api) => raft::decode_request(api.kind, api_version, request.body).map(|r| {
                 Outcome::Raft(RaftCall {
@@ -451,15 +420,12 @@ fn envelope(
     ctx: &ServerContext,
     request: &ParsedRequest<'_>,
 ) -> Result<Outcome, crate::protocol::codec::DecodeError> {
-    let body = crate::protocol::messages::EnvelopeRequest::decode_exact(
-        request.body,
-        request.api_version(),
-    )?;
+    let body = messages::EnvelopeRequest::decode_exact(request.body, request.api_version())?;
     let answer = match not_controller::answer_envelope(&body, &ctx.non_active()) {
         Ok(a) => a,
         Err(not_controller::AnswerError::Encode(error)) => {
             return Ok(Outcome::Close(CloseReason::Encode {
-                api_key: ENVELOPE_KEY,
+                api_key: messages::EnvelopeRequest::API_KEY,
                 api_version: request.api_version(),
                 error,
             }))
@@ -471,7 +437,7 @@ fn envelope(
             Ok(match respond(request, &response, request.api_version()) {
                 Outcome::Respond(frame) => Outcome::NotController {
                     frame,
-                    api_key: ENVELOPE_KEY,
+                    api_key: messages::EnvelopeRequest::API_KEY,
                 },
                 other => other,
             })
@@ -481,12 +447,10 @@ fn envelope(
             correlation_id,
             body,
         } => {
-            let kind = raft::raft_api_by_key(raft::DESCRIBE_QUORUM_KEY)
-                .expect("DescribeQuorum is a raft api")
-                .kind;
-            match raft::decode_request(kind, version, &body) {
+            let api = raft::raft_api(ApiKind::DescribeQuorum);
+            match raft::decode_request(api.kind, version, &body) {
                 Ok(r) => Ok(Outcome::Raft(RaftCall {
-                    api_key: raft::DESCRIBE_QUORUM_KEY,
+                    api_key: api.key,
                     api_version: version,
                     correlation_id,
                     request: r,

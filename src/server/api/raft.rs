@@ -3,7 +3,8 @@
 //! Inbound requests are decoded here and handed to the node loop; outbound requests are
 //! encoded here at the version negotiated with the peer.
 
-use crate::protocol::codec::{DecodeError, EncodeError, Message};
+use super::ServedApi;
+use crate::protocol::codec::{ApiMessage, DecodeError, EncodeError, Message};
 use crate::protocol::frame;
 use crate::protocol::messages as wire;
 use crate::raft::convert::{self, WireRequest, WireResponse};
@@ -15,55 +16,74 @@ use crate::raft::{ApiKind, Request, Response};
 pub struct RaftApi {
     pub kind: ApiKind,
     pub key: i16,
+    pub name: &'static str,
     pub min_version: i16,
     pub max_version: i16,
 }
 
-pub const FETCH_KEY: i16 = 1;
-pub const VOTE_KEY: i16 = 52;
-pub const BEGIN_QUORUM_EPOCH_KEY: i16 = 53;
-pub const END_QUORUM_EPOCH_KEY: i16 = 54;
-pub const DESCRIBE_QUORUM_KEY: i16 = 55;
-pub const FETCH_SNAPSHOT_KEY: i16 = 59;
-
 pub const RAFT_APIS: [RaftApi; 6] = [
     RaftApi {
         kind: ApiKind::Fetch,
-        key: FETCH_KEY,
+        key: wire::FetchRequest::API_KEY,
+        name: "Fetch",
         min_version: 13,
         max_version: 18,
     },
     RaftApi {
         kind: ApiKind::Vote,
-        key: VOTE_KEY,
+        key: wire::VoteRequest::API_KEY,
+        name: "Vote",
         min_version: 0,
         max_version: 2,
     },
     RaftApi {
         kind: ApiKind::BeginQuorumEpoch,
-        key: BEGIN_QUORUM_EPOCH_KEY,
+        key: wire::BeginQuorumEpochRequest::API_KEY,
+        name: "BeginQuorumEpoch",
         min_version: 0,
         max_version: 1,
     },
     RaftApi {
         kind: ApiKind::EndQuorumEpoch,
-        key: END_QUORUM_EPOCH_KEY,
+        key: wire::EndQuorumEpochRequest::API_KEY,
+        name: "EndQuorumEpoch",
         min_version: 0,
         max_version: 1,
     },
     RaftApi {
         kind: ApiKind::DescribeQuorum,
-        key: DESCRIBE_QUORUM_KEY,
+        key: wire::DescribeQuorumRequest::API_KEY,
+        name: "DescribeQuorum",
         min_version: 0,
         max_version: 2,
     },
     RaftApi {
         kind: ApiKind::FetchSnapshot,
-        key: FETCH_SNAPSHOT_KEY,
+        key: wire::FetchSnapshotRequest::API_KEY,
+        name: "FetchSnapshot",
         min_version: 0,
         max_version: 1,
     },
 ];
+
+/// The raft api of `kind` as ApiVersions advertises it: `SERVED_APIS` lists the raft apis
+/// through this, so that their versions are written once, above.
+pub const fn served(kind: ApiKind) -> ServedApi {
+    let mut i = 0;
+    while i < RAFT_APIS.len() {
+        let api = &RAFT_APIS[i];
+        if api.kind as u8 == kind as u8 {
+            return ServedApi {
+                key: api.key,
+                name: api.name,
+                min_version: api.min_version,
+                max_version: api.max_version,
+            };
+        }
+        i += 1;
+    }
+    panic!("every raft api is listed");
+}
 
 pub fn raft_api(kind: ApiKind) -> &'static RaftApi {
     RAFT_APIS

@@ -278,7 +278,7 @@ impl ControllerConfig {
                 .transpose()?,
             internal_max_batch_size_bytes: r.uint(
                 "internal.metadata.max.batch.size.in.bytes",
-                8 * 1024 * 1024,
+                crate::protocol::records::MAX_BATCH_SIZE_BYTES as u32,
                 1,
             )?,
             internal_delete_delay_ms: r.long(

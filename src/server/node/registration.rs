@@ -23,8 +23,6 @@ use crate::server::api::supported_features;
 
 /// `MetadataVersion.IBP_3_7_IV0`: the first level with controller registration.
 pub const FIRST_REGISTRATION_LEVEL: i16 = 15;
-/// Kafka's `ControllerRegistration` API key.
-pub const CONTROLLER_REGISTRATION_KEY: i16 = 70;
 /// `SecurityProtocol.PLAINTEXT`.
 const PLAINTEXT: i16 = 0;
 

@@ -5,9 +5,9 @@
 use tokio::sync::oneshot;
 use tracing::{info, warn};
 
-use super::registration::{self, CONTROLLER_REGISTRATION_KEY, FIRST_REGISTRATION_LEVEL};
+use super::registration::{self, FIRST_REGISTRATION_LEVEL};
 use super::runner::NodeLoop;
-use crate::protocol::codec::{Message, Uuid};
+use crate::protocol::codec::{ApiMessage, Message, Uuid};
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages::update_raft_voter_response::CurrentLeader;
 use crate::protocol::messages::{
@@ -15,7 +15,7 @@ use crate::protocol::messages::{
     UpdateRaftVoterResponse,
 };
 use crate::raft::{Epoch, Instant, Offset, QuorumStateStore, RaftLog};
-use crate::server::api::NodeResponse;
+use crate::server::api::{served_api, NodeResponse};
 use crate::server::context::FinalizedFeatures;
 use crate::server::peer::OutboundRequest;
 
@@ -158,6 +158,9 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         let Some(address) = self.raft.voters().address(leader, listener).cloned() else {
             return;
         };
+        // Sent at the versions kraftd serves itself.
+        let api = served_api(ControllerRegistrationRequest::API_KEY)
+            .expect("ControllerRegistration is served");
         let token = self.next_token;
         self.next_token += 1;
         self.send_to_peer(
@@ -165,9 +168,9 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             &address,
             OutboundRequest {
                 token,
-                api_key: CONTROLLER_REGISTRATION_KEY,
-                min_version: 0,
-                max_version: 0,
+                api_key: api.key,
+                min_version: api.min_version,
+                max_version: api.max_version,
                 encode_body: Box::new(move |v| request.encode_to_vec(v)),
             },
         );

@@ -193,7 +193,7 @@ const MAX_EVENTS_PER_TURN: usize = 256;
 /// Gathered appends are proposed at once when they reach this size (Kafka's accumulator
 /// drains a full batch without waiting for the linger); below Kafka's 8 MiB batch limit
 /// with room for the batch's framing.
-const MAX_BATCH_BYTES: usize = 8 * 1024 * 1024 - 64 * 1024;
+const MAX_BATCH_BYTES: usize = crate::protocol::records::MAX_BATCH_SIZE_BYTES - 64 * 1024;
 
 impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
     fn run(&mut self) -> Result<(), String> {

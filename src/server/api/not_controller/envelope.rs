@@ -5,18 +5,17 @@
 //! active controller and forwards again (`RequestChannel.buildResponseSend`).
 
 use super::{answer, AnswerError, NonActive};
-use crate::protocol::codec::{Message, RawBody};
+use crate::protocol::codec::{ApiMessage, Message, RawBody};
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::frame;
-use crate::protocol::messages::{DefaultPrincipalData, EnvelopeRequest, EnvelopeResponse};
+use crate::protocol::messages::{
+    DefaultPrincipalData, DescribeQuorumRequest, EnvelopeRequest, EnvelopeResponse,
+};
 
 /// The APIs Kafka 4.4 lets a broker forward (`ApiKeys.forwardable`).
 const FORWARDABLE: &[i16] = &[
     19, 20, 30, 31, 33, 37, 38, 39, 40, 43, 44, 45, 46, 49, 51, 55, 57, 64, 67, 80, 81, 94,
 ];
-
-/// DescribeQuorum's api key: forwardable, and answered by raft rather than here.
-const DESCRIBE_QUORUM_KEY: i16 = 55;
 
 /// What becomes of an Envelope.
 #[derive(Debug, PartialEq)]
@@ -60,7 +59,8 @@ pub fn answer_envelope(
     if !FORWARDABLE.contains(&key) {
         return Ok(failed(ErrorCode::INVALID_REQUEST));
     }
-    if key == DESCRIBE_QUORUM_KEY {
+    // DescribeQuorum is forwardable, and answered by raft rather than here.
+    if key == DescribeQuorumRequest::API_KEY {
         return Ok(EnvelopeAnswer::DescribeQuorum {
             version,
             correlation_id,

@@ -13,7 +13,7 @@ mod envelope;
 mod replies;
 pub mod samples;
 
-use crate::protocol::codec::{DecodeError, EncodeError, Message};
+use crate::protocol::codec::{ApiMessage, DecodeError, EncodeError, Message};
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages;
 
@@ -81,10 +81,11 @@ trait KafkaJson {
     fn kafka_json(&self, version: i16) -> serde_json::Value;
 }
 
-/// The table of APIs answered here: api key, request and response types, and the function
-/// that builds the answer. The versions served are the request schema's (Kafka 4.4's).
+/// The table of APIs answered here, in api-key order: name, request and response types, and
+/// the function that builds the answer. The api key and the versions served are the request
+/// schema's (Kafka 4.4's).
 macro_rules! controller_apis {
-    ($($key:literal => $name:literal, $req:ident, $resp:ident, $reply:path;)*) => {
+    ($($name:literal, $req:ident, $resp:ident, $reply:path;)*) => {
         $(impl KafkaJson for messages::$resp {
             fn kafka_json(&self, version: i16) -> serde_json::Value {
                 self.to_kafka_json(version)
@@ -93,7 +94,7 @@ macro_rules! controller_apis {
 
         /// Every API answered here, with the versions served, in api-key order.
         pub const CONTROLLER_APIS: &[super::ServedApi] = &[$(super::ServedApi {
-            key: $key,
+            key: <messages::$req as ApiMessage>::API_KEY,
             name: $name,
             min_version: <messages::$req as Message>::LOWEST_VERSION,
             max_version: <messages::$req as Message>::HIGHEST_VERSION,
@@ -108,7 +109,7 @@ macro_rules! controller_apis {
             ctx: &NonActive,
         ) -> Option<Result<Answer, AnswerError>> {
             match key {
-                $($key => Some((|| {
+                $(<messages::$req as ApiMessage>::API_KEY => Some((|| {
                     let request = <messages::$req as Message>::decode_exact(body, version)?;
                     let reply: messages::$resp = $reply(&request, version, ctx);
                     encode(&reply, version)
@@ -125,7 +126,7 @@ macro_rules! controller_apis {
             body: &[u8],
         ) -> Option<Result<serde_json::Value, DecodeError>> {
             match key {
-                $($key => Some(
+                $(<messages::$req as ApiMessage>::API_KEY => Some(
                     <messages::$resp as Message>::decode_exact(body, version)
                         .map(|m| m.to_kafka_json(version)),
                 ),)*
@@ -136,28 +137,28 @@ macro_rules! controller_apis {
 }
 
 controller_apis! {
-    19 => "CreateTopics", CreateTopicsRequest, CreateTopicsResponse, replies::create_topics;
-    20 => "DeleteTopics", DeleteTopicsRequest, DeleteTopicsResponse, replies::delete_topics;
-    30 => "CreateAcls", CreateAclsRequest, CreateAclsResponse, replies::create_acls;
-    31 => "DeleteAcls", DeleteAclsRequest, DeleteAclsResponse, replies::delete_acls;
-    33 => "AlterConfigs", AlterConfigsRequest, AlterConfigsResponse, replies::alter_configs;
-    37 => "CreatePartitions", CreatePartitionsRequest, CreatePartitionsResponse, replies::create_partitions;
-    38 => "CreateDelegationToken", CreateDelegationTokenRequest, CreateDelegationTokenResponse, replies::create_delegation_token;
-    39 => "RenewDelegationToken", RenewDelegationTokenRequest, RenewDelegationTokenResponse, replies::renew_delegation_token;
-    40 => "ExpireDelegationToken", ExpireDelegationTokenRequest, ExpireDelegationTokenResponse, replies::expire_delegation_token;
-    43 => "ElectLeaders", ElectLeadersRequest, ElectLeadersResponse, replies::elect_leaders;
-    44 => "IncrementalAlterConfigs", IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, replies::incremental_alter_configs;
-    45 => "AlterPartitionReassignments", AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, replies::alter_partition_reassignments;
-    46 => "ListPartitionReassignments", ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse, replies::list_partition_reassignments;
-    49 => "AlterClientQuotas", AlterClientQuotasRequest, AlterClientQuotasResponse, replies::alter_client_quotas;
-    51 => "AlterUserScramCredentials", AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, replies::alter_user_scram_credentials;
-    56 => "AlterPartition", AlterPartitionRequest, AlterPartitionResponse, replies::alter_partition;
-    57 => "UpdateFeatures", UpdateFeaturesRequest, UpdateFeaturesResponse, replies::update_features;
-    62 => "BrokerRegistration", BrokerRegistrationRequest, BrokerRegistrationResponse, replies::broker_registration;
-    63 => "BrokerHeartbeat", BrokerHeartbeatRequest, BrokerHeartbeatResponse, replies::broker_heartbeat;
-    64 => "UnregisterBroker", UnregisterBrokerRequest, UnregisterBrokerResponse, replies::unregister_broker;
-    67 => "AllocateProducerIds", AllocateProducerIdsRequest, AllocateProducerIdsResponse, replies::allocate_producer_ids;
-    73 => "AssignReplicasToDirs", AssignReplicasToDirsRequest, AssignReplicasToDirsResponse, replies::assign_replicas_to_dirs;
+    "CreateTopics", CreateTopicsRequest, CreateTopicsResponse, replies::create_topics;
+    "DeleteTopics", DeleteTopicsRequest, DeleteTopicsResponse, replies::delete_topics;
+    "CreateAcls", CreateAclsRequest, CreateAclsResponse, replies::create_acls;
+    "DeleteAcls", DeleteAclsRequest, DeleteAclsResponse, replies::delete_acls;
+    "AlterConfigs", AlterConfigsRequest, AlterConfigsResponse, replies::alter_configs;
+    "CreatePartitions", CreatePartitionsRequest, CreatePartitionsResponse, replies::create_partitions;
+    "CreateDelegationToken", CreateDelegationTokenRequest, CreateDelegationTokenResponse, replies::create_delegation_token;
+    "RenewDelegationToken", RenewDelegationTokenRequest, RenewDelegationTokenResponse, replies::renew_delegation_token;
+    "ExpireDelegationToken", ExpireDelegationTokenRequest, ExpireDelegationTokenResponse, replies::expire_delegation_token;
+    "ElectLeaders", ElectLeadersRequest, ElectLeadersResponse, replies::elect_leaders;
+    "IncrementalAlterConfigs", IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, replies::incremental_alter_configs;
+    "AlterPartitionReassignments", AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, replies::alter_partition_reassignments;
+    "ListPartitionReassignments", ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse, replies::list_partition_reassignments;
+    "AlterClientQuotas", AlterClientQuotasRequest, AlterClientQuotasResponse, replies::alter_client_quotas;
+    "AlterUserScramCredentials", AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, replies::alter_user_scram_credentials;
+    "AlterPartition", AlterPartitionRequest, AlterPartitionResponse, replies::alter_partition;
+    "UpdateFeatures", UpdateFeaturesRequest, UpdateFeaturesResponse, replies::update_features;
+    "BrokerRegistration", BrokerRegistrationRequest, BrokerRegistrationResponse, replies::broker_registration;
+    "BrokerHeartbeat", BrokerHeartbeatRequest, BrokerHeartbeatResponse, replies::broker_heartbeat;
+    "UnregisterBroker", UnregisterBrokerRequest, UnregisterBrokerResponse, replies::unregister_broker;
+    "AllocateProducerIds", AllocateProducerIdsRequest, AllocateProducerIdsResponse, replies::allocate_producer_ids;
+    "AssignReplicasToDirs", AssignReplicasToDirsRequest, AssignReplicasToDirsResponse, replies::assign_replicas_to_dirs;
 }
 
 /// Whether api `key` is answered here.
