@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
+use super::accumulator::{AppendLimits, BatchAccumulator};
 use super::config::OBSERVER_SESSION_TIMEOUT;
 use super::time::Instant;
 use super::types::{Epoch, NodeId, Offset, ReplicaKey, VoterSet};
@@ -73,6 +74,8 @@ pub struct LeaderState {
     /// When to look again for voters that need a BeginQuorumEpoch.
     pub begin_quorum_deadline: Instant,
     begin_quorum_period: Duration,
+    /// Proposals of this epoch not yet in the log (Kafka keeps it in `LeaderState` too).
+    pub accumulator: BatchAccumulator,
 }
 
 impl LeaderState {
@@ -84,6 +87,7 @@ impl LeaderState {
         granting_voters: BTreeSet<NodeId>,
         now: Instant,
         fetch_timeout: Duration,
+        append_limits: AppendLimits,
     ) -> Self {
         let check_quorum_timeout = fetch_timeout * 3 / 2;
         LeaderState {
@@ -101,6 +105,7 @@ impl LeaderState {
             fetched_voters: BTreeSet::new(),
             begin_quorum_deadline: now,
             begin_quorum_period: fetch_timeout / 2,
+            accumulator: BatchAccumulator::new(epoch, epoch_start_offset, append_limits),
         }
     }
 
@@ -243,6 +248,8 @@ mod tests {
             [1].into(),
             Instant(0),
             Duration::from_millis(2000),
+            crate::raft::RaftConfig::new(Some(1), crate::protocol::codec::Uuid::ONE, "c")
+                .append_limits(),
         )
     }
 

@@ -15,6 +15,8 @@
 //! `msg.rs` to and from the generated wire types. `sim/` is the deterministic cluster harness
 //! used by the scenario transcripts and the randomized simulation.
 
+pub mod accumulator;
+mod committed;
 mod common;
 pub mod config;
 pub mod convert;
@@ -28,12 +30,14 @@ pub mod log;
 pub mod mem_log;
 pub mod msg;
 mod node;
+mod propose;
 mod quorum_epoch;
 pub mod quorum_state;
 pub mod requests;
 pub mod role;
 pub mod sim;
 mod snapshot;
+mod snapshot_stream;
 pub mod time;
 mod transition;
 pub mod types;
@@ -42,6 +46,8 @@ pub mod voters;
 #[cfg(test)]
 mod tests;
 
+pub use accumulator::{AccumulateError, AppendLimits, Proposed};
+pub use committed::{CommittedBatches, CommittedReadError};
 pub use config::RaftConfig;
 pub use fetch_leader::ParkedFetch;
 pub use log::{
@@ -54,6 +60,7 @@ pub use node::{Action, Input, ProposeError, Raft};
 pub use quorum_state::{ElectionState, MemQuorumStateStore, QuorumStateStore};
 pub use role::Role;
 pub use snapshot::SnapshotError;
+pub use snapshot_stream::{SnapshotReader, SnapshotWriter};
 pub use time::{Instant, Randomness, Rng};
 pub use types::{
     Endpoints, Epoch, HostPort, NodeId, Offset, OffsetAndEpoch, ReplicaKey, VoterNode, VoterSet,

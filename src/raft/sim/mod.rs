@@ -245,6 +245,8 @@ impl Cluster {
         c.fetch_max_bytes = o.fetch_max_bytes;
         c.fetch_snapshot_max_bytes = o.fetch_snapshot_max_bytes;
         c.election_backoff_max = Duration::from_millis(1000);
+        // Proposals reach the log at once, as transcripts show them (Kafka's simulation: linger 0).
+        c.append_linger = Duration::ZERO;
         // Observers play brokers, which do not flush (a crash loses their unflushed tail).
         c.always_flush = id as usize <= o.voters;
         c.randomness = match &o.fixed_timing {
