@@ -454,7 +454,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         let Some(min_insync_replicas) = self.settings.activation_min_insync_replicas else {
             return;
         };
-        if activation::log_has_metadata(self.raft.log(), start) {
+        if activation::log_has_metadata(&self.raft, start) {
             return;
         }
         match activation::activation_records(self.raft.log(), min_insync_replicas) {
