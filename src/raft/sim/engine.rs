@@ -6,10 +6,10 @@ use super::network::Envelope;
 use super::{node_of, trace, Cluster, Verbosity};
 use crate::raft::log::RaftLog;
 use crate::raft::msg::RequestId;
-use crate::raft::node::{Action, Input};
+use crate::raft::node::{Action, Input, ProposeError};
 use crate::raft::role::Role;
 use crate::raft::time::Instant;
-use crate::raft::types::{NodeId, Offset};
+use crate::raft::types::{Epoch, NodeId, Offset};
 
 impl Cluster {
     /// The time of the next delivery or timer.
@@ -367,6 +367,15 @@ impl Cluster {
 
     /// Proposes the next value on the current leader; its offset if taken.
     pub fn propose(&mut self) -> Result<Option<Offset>, String> {
+        Ok(self.propose_decided_in(None)?.and_then(Result::ok))
+    }
+
+    /// Proposes the next value on the current leader as decided in `epoch` (default: its
+    /// current one). `None` without a leader; else its offset, or why the leader refused it.
+    pub fn propose_decided_in(
+        &mut self,
+        epoch: Option<Epoch>,
+    ) -> Result<Option<Result<Offset, ProposeError>>, String> {
         let Some(l) = self.leader() else {
             return Ok(None);
         };
@@ -377,7 +386,7 @@ impl Cluster {
             .get_mut(&l)
             .and_then(|n| n.raft.as_mut())
             .expect("leader is up");
-        let epoch = raft.epoch();
+        let epoch = epoch.unwrap_or(raft.epoch());
         match raft.propose(now, epoch, vec![value.to_be_bytes().to_vec()]) {
             Ok(proposed) => {
                 let offset = proposed.last_offset;
@@ -389,9 +398,9 @@ impl Cluster {
                     format!("n{l}: propose v{value} at offset {offset}"),
                 );
                 self.after_step(l, actions)?;
-                Ok(Some(offset))
+                Ok(Some(Ok(offset)))
             }
-            Err(_) => Ok(None),
+            Err(e) => Ok(Some(Err(e))),
         }
     }
 
