@@ -4,8 +4,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
-use super::accumulator::{AppendLimits, BatchAccumulator};
-use super::config::OBSERVER_SESSION_TIMEOUT;
+use super::accumulator::BatchAccumulator;
+use super::config::{RaftConfig, OBSERVER_SESSION_TIMEOUT};
 use super::time::Instant;
 use super::types::{Epoch, NodeId, Offset, ReplicaKey, VoterSet};
 
@@ -86,9 +86,9 @@ impl LeaderState {
         voters: &VoterSet,
         granting_voters: BTreeSet<NodeId>,
         now: Instant,
-        fetch_timeout: Duration,
-        append_limits: AppendLimits,
+        cfg: &RaftConfig,
     ) -> Self {
+        let fetch_timeout = cfg.fetch_timeout;
         let check_quorum_timeout = fetch_timeout * 3 / 2;
         LeaderState {
             epoch,
@@ -105,7 +105,7 @@ impl LeaderState {
             fetched_voters: BTreeSet::new(),
             begin_quorum_deadline: now,
             begin_quorum_period: fetch_timeout / 2,
-            accumulator: BatchAccumulator::new(epoch, epoch_start_offset, append_limits),
+            accumulator: BatchAccumulator::new(epoch, epoch_start_offset, cfg.append_limits()),
         }
     }
 
@@ -247,9 +247,7 @@ mod tests {
             &voters,
             [1].into(),
             Instant(0),
-            Duration::from_millis(2000),
-            crate::raft::RaftConfig::new(Some(1), crate::protocol::codec::Uuid::ONE, "c")
-                .append_limits(),
+            &RaftConfig::new(Some(1), crate::protocol::codec::Uuid::ONE, "c"),
         )
     }
 

@@ -224,8 +224,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             &voters,
             granted.clone(),
             now,
-            self.cfg.fetch_timeout,
-            self.cfg.append_limits(),
+            &self.cfg,
         );
         self.transition(now, Role::Leader(Box::new(leader)), true);
 
