@@ -286,7 +286,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         }
         if self.reported_hw.map_or(true, |r| hw > r) {
             self.reported_hw = Some(hw);
-            self.out.push(Action::HighWatermark(hw));
+            self.out.push(Action::Committed { upto: hw });
         }
     }
 }

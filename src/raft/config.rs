@@ -35,8 +35,8 @@ pub struct RaftConfig {
     pub request_timeout: Duration,
     /// `controller.quorum.retry.backoff.ms` (20): wait after a failed response.
     pub retry_backoff: Duration,
-    /// `controller.quorum.append.linger.ms` (25). The core appends each proposal at once; batching
-    /// with linger is the driver's accumulator's job (kept here so the key is known).
+    /// `controller.quorum.append.linger.ms` (25): how long the leader's accumulator holds a
+    /// batch open for more proposals (0: appended at once).
     pub append_linger: Duration,
     /// `controller.quorum.fetch.max.bytes` (1 MiB, Kafka 4.3+): Fetch `MaxBytes` we send.
     pub fetch_max_bytes: u32,
@@ -52,6 +52,9 @@ pub struct RaftConfig {
 }
 
 pub use crate::protocol::records::MAX_BATCH_SIZE_BYTES;
+/// Kafka's `BatchAccumulator` limit (`MAX_NUMBER_OF_BATCHES`): batches held before proposals
+/// are refused.
+pub const MAX_PENDING_BATCHES: usize = 10;
 /// Kafka's `LeaderState.OBSERVER_SESSION_TIMEOUT_MS`.
 pub const OBSERVER_SESSION_TIMEOUT: Duration = Duration::from_millis(300_000);
 /// The metadata partition's topic name and id (`Uuid.METADATA_TOPIC_ID`).
@@ -59,6 +62,15 @@ pub const METADATA_TOPIC: &str = "__cluster_metadata";
 pub const METADATA_TOPIC_ID: Uuid = Uuid::ONE;
 
 impl RaftConfig {
+    /// The leader accumulator's limits.
+    pub fn append_limits(&self) -> super::accumulator::AppendLimits {
+        super::accumulator::AppendLimits {
+            linger: self.append_linger,
+            max_batch_bytes: MAX_BATCH_SIZE_BYTES,
+            max_pending_batches: MAX_PENDING_BATCHES,
+        }
+    }
+
     /// A config with Kafka's defaults for the given identity.
     pub fn new(node_id: Option<NodeId>, directory_id: Uuid, cluster_id: &str) -> Self {
         RaftConfig {

@@ -1,14 +1,14 @@
 //! The leader side of replication: Fetch handling with long-polling (Kafka's fetch purgatory),
-//! follower progress, the high watermark, check-quorum, and the proposal path.
+//! follower progress, the high watermark and check-quorum.
 
 use super::config::MAX_BATCH_SIZE_BYTES;
-use super::log::{Batch, RaftLog, Records, ValidOffsetAndEpoch};
+use super::log::{RaftLog, ValidOffsetAndEpoch};
 use super::msg::{FetchRequest, FetchResponse, RequestId, Response};
-use super::node::{Action, ProposeError, Raft};
+use super::node::{Action, Raft};
 use super::quorum_state::QuorumStateStore;
 use super::role::Role;
 use super::time::Instant;
-use super::types::{Offset, OffsetAndEpoch};
+use super::types::OffsetAndEpoch;
 use crate::protocol::errors::ErrorCode;
 
 /// A Fetch waiting for new data (until `deadline` = arrival + MaxWaitMs).
@@ -187,40 +187,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             let successors = l.successors_by_fetch_offset();
             return self.transition_to_resigned(now, successors);
         }
+        self.append_due_proposals(now);
         self.maybe_send_begin_quorum_epoch(now);
-    }
-
-    /// Appends data records as one batch in the current epoch (leader only). Returns the offset
-    /// of the last record; it is committed once the HW passes it. The caller then drains
-    /// `take_actions()` (parked fetches complete, the HW may move).
-    pub fn propose(&mut self, now: Instant, records: Vec<Vec<u8>>) -> Result<Offset, ProposeError> {
-        if records.is_empty() {
-            return Err(ProposeError::Empty);
-        }
-        let Role::Leader(l) = &self.role else {
-            return Err(ProposeError::NotLeader {
-                epoch: self.epoch(),
-                leader: self.leader_id(),
-            });
-        };
-        let batch = Batch {
-            base_offset: self.log.end_offset(),
-            epoch: l.epoch,
-            append_time: now.as_i64(),
-            records: Records::Data(records),
-            encoded: Default::default(),
-        };
-        if batch.size_in_bytes() > MAX_BATCH_SIZE_BYTES {
-            return Err(ProposeError::Log(format!(
-                "batch of {} bytes exceeds 8 MiB",
-                batch.size_in_bytes()
-            )));
-        }
-        let last = batch.last_offset();
-        if !self.append_as_leader(now, batch) {
-            return Err(ProposeError::Log(self.fatal.clone().unwrap_or_default()));
-        }
-        self.next_deadline = self.next_deadline.min(now);
-        Ok(last)
     }
 }

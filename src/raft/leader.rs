@@ -4,7 +4,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
-use super::config::OBSERVER_SESSION_TIMEOUT;
+use super::accumulator::BatchAccumulator;
+use super::config::{RaftConfig, OBSERVER_SESSION_TIMEOUT};
 use super::time::Instant;
 use super::types::{Epoch, NodeId, Offset, ReplicaKey, VoterSet};
 
@@ -73,6 +74,8 @@ pub struct LeaderState {
     /// When to look again for voters that need a BeginQuorumEpoch.
     pub begin_quorum_deadline: Instant,
     begin_quorum_period: Duration,
+    /// Proposals of this epoch not yet in the log (Kafka keeps it in `LeaderState` too).
+    pub accumulator: BatchAccumulator,
 }
 
 impl LeaderState {
@@ -83,8 +86,9 @@ impl LeaderState {
         voters: &VoterSet,
         granting_voters: BTreeSet<NodeId>,
         now: Instant,
-        fetch_timeout: Duration,
+        cfg: &RaftConfig,
     ) -> Self {
+        let fetch_timeout = cfg.fetch_timeout;
         let check_quorum_timeout = fetch_timeout * 3 / 2;
         LeaderState {
             epoch,
@@ -101,6 +105,7 @@ impl LeaderState {
             fetched_voters: BTreeSet::new(),
             begin_quorum_deadline: now,
             begin_quorum_period: fetch_timeout / 2,
+            accumulator: BatchAccumulator::new(epoch, epoch_start_offset, cfg.append_limits()),
         }
     }
 
@@ -242,7 +247,7 @@ mod tests {
             &voters,
             [1].into(),
             Instant(0),
-            Duration::from_millis(2000),
+            &RaftConfig::new(Some(1), crate::protocol::codec::Uuid::ONE, "c"),
         )
     }
 

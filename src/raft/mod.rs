@@ -1,8 +1,12 @@
 //! The KRaft state machine: Kafka 4.4's raft layer (`KafkaRaftClient` and friends), sans-IO.
 //!
 //! * Inputs: requests, responses, send failures and the passing of time (`Raft::step`), plus
-//!   proposals (`Raft::propose`) and snapshot calls from the state machine.
-//! * Outputs: `Action`s — messages to send, replies, high-watermark moves, snapshot loads.
+//!   proposals (`Raft::propose(now, epoch, records)`, fenced by the epoch they were decided in)
+//!   and snapshot calls from the state machine.
+//! * Outputs: `Action`s — messages to send, replies, commits (`Committed`), the leadership as
+//!   the state machine may see it (`LeaderChange`), snapshot loads.
+//! * The state machine reads back through `Raft::committed_batches(from)` (`committed.rs`) and
+//!   writes and reads snapshots through `SnapshotWriter`/`SnapshotReader` (`snapshot_stream.rs`).
 //! * Storage: the synchronous `RaftLog` and `QuorumStateStore` traits; quorum-state is written
 //!   inside every durable transition before anything else happens.
 //! * Time is `time::Instant` passed in; random choices come from `time::Randomness` in the
@@ -11,10 +15,13 @@
 //! Roles (`role.rs`) are one type each; every role change goes through `transition.rs`.
 //! Concerns are split by file: elections (`election.rs`), BeginQuorumEpoch/EndQuorumEpoch
 //! (`quorum_epoch.rs`), replication (`fetch_leader.rs`, `fetch_follower.rs`), snapshots
-//! (`snapshot.rs`), DescribeQuorum (`describe.rs`). `convert/` maps the domain messages of
+//! (`snapshot.rs`), DescribeQuorum (`describe.rs`), proposals and the leader's append accumulator
+//! (`propose.rs`, `accumulator.rs`). `convert/` maps the domain messages of
 //! `msg.rs` to and from the generated wire types. `sim/` is the deterministic cluster harness
 //! used by the scenario transcripts and the randomized simulation.
 
+pub mod accumulator;
+mod committed;
 mod common;
 pub mod config;
 pub mod convert;
@@ -28,12 +35,14 @@ pub mod log;
 pub mod mem_log;
 pub mod msg;
 mod node;
+mod propose;
 mod quorum_epoch;
 pub mod quorum_state;
 pub mod requests;
 pub mod role;
 pub mod sim;
 mod snapshot;
+mod snapshot_stream;
 pub mod time;
 mod transition;
 pub mod types;
@@ -42,6 +51,8 @@ pub mod voters;
 #[cfg(test)]
 mod tests;
 
+pub use accumulator::{AccumulateError, AppendLimits, Proposed};
+pub use committed::{CommittedBatches, CommittedReadError};
 pub use config::RaftConfig;
 pub use fetch_leader::ParkedFetch;
 pub use log::{
@@ -54,6 +65,7 @@ pub use node::{Action, Input, ProposeError, Raft};
 pub use quorum_state::{ElectionState, MemQuorumStateStore, QuorumStateStore};
 pub use role::Role;
 pub use snapshot::SnapshotError;
+pub use snapshot_stream::{SnapshotReader, SnapshotWriter};
 pub use time::{Instant, Randomness, Rng};
 pub use types::{
     Endpoints, Epoch, HostPort, NodeId, Offset, OffsetAndEpoch, ReplicaKey, VoterNode, VoterSet,

@@ -55,8 +55,17 @@ pub enum Action {
     },
     /// Answer inbound request `id`.
     Respond { id: RequestId, response: Response },
-    /// The high watermark moved up: every offset below it is committed. Never decreases.
-    HighWatermark(Offset),
+    /// The high watermark moved up: every offset below `upto` is committed. Never decreases.
+    Committed { upto: Offset },
+    /// The state machine's view of the leadership changed (Kafka's `handleLeaderChange`):
+    /// `leader` leads `epoch` (`None`: unknown, or this node resigned). A new local leader is
+    /// announced only once a record of its own epoch is committed, after the `Committed`
+    /// that makes everything before it readable; other nodes when they learn the leader.
+    LeaderChange {
+        epoch: Epoch,
+        leader: Option<NodeId>,
+        local: bool,
+    },
     /// The log now starts at this downloaded snapshot: the state machine must load it.
     LoadSnapshot(OffsetAndEpoch),
     /// The role changed (informational: listeners, metrics, transcripts).
@@ -70,9 +79,12 @@ pub enum Action {
     Fatal(String),
 }
 
-/// Why a proposal was refused.
+/// Why a proposal was refused (Kafka's `prepareAppend` exceptions).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ProposeError {
+    /// The proposal was decided in another epoch than the current one.
+    #[error("proposed in epoch {proposed}, but the current epoch is {current}")]
+    EpochMismatch { proposed: Epoch, current: Epoch },
     #[error("not the leader (epoch {epoch}, leader {leader:?})")]
     NotLeader {
         epoch: Epoch,
@@ -80,8 +92,11 @@ pub enum ProposeError {
     },
     #[error("empty proposal")]
     Empty,
-    #[error("log refused the append: {0}")]
-    Log(String),
+    /// Too large for a batch, or too many batches waiting (backpressure).
+    #[error(transparent)]
+    Refused(#[from] super::accumulator::AccumulateError),
+    #[error("the node has stopped: {0}")]
+    Stopped(String),
 }
 
 /// The KRaft node. `L` is the metadata log, `S` the quorum-state store.
@@ -100,7 +115,7 @@ pub struct Raft<L: RaftLog, S: QuorumStateStore> {
     /// Offsets below it are committed. Invariant: <= the log end offset; monotonic except that a
     /// new leader starts unknown (`None`) and re-establishes it at a value >= the old one.
     pub(super) high_watermark: Option<Offset>,
-    /// The largest HW ever reported through `Action::HighWatermark` (monotonicity check).
+    /// The largest HW ever reported through `Action::Committed` (monotonicity check).
     pub(super) reported_hw: Option<Offset>,
     pub(super) requests: RequestManager,
     /// Long-polling Fetches (Kafka's fetch purgatory). Invariant: empty unless Leader.
@@ -112,6 +127,8 @@ pub struct Raft<L: RaftLog, S: QuorumStateStore> {
     pub(super) now: Instant,
     /// Set by `begin_shutdown`: the deadline of a graceful shutdown (Kafka's `GracefulShutdown`).
     pub(super) shutdown: Option<Instant>,
+    /// The (epoch, leader) last told to the state machine (`Action::LeaderChange`).
+    pub(super) announced_leader: Option<(Epoch, Option<NodeId>)>,
 }
 
 impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
@@ -161,6 +178,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             fatal: None,
             now,
             shutdown: None,
+            announced_leader: None,
         };
         raft.initialize(now);
         raft.poll(now);
@@ -323,6 +341,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                 break;
             }
         }
+        self.maybe_announce_leader();
         self.next_deadline = self.compute_next_deadline(now);
     }
 
@@ -333,7 +352,10 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             Role::Unattached(s) => s.election_deadline,
             Role::Prospective(s) => s.election_deadline,
             Role::Candidate(s) => s.election_deadline,
-            Role::Leader(s) => s.check_quorum_deadline().min(s.begin_quorum_deadline),
+            Role::Leader(s) => s
+                .check_quorum_deadline()
+                .min(s.begin_quorum_deadline)
+                .min(s.accumulator.drain_deadline()),
             // An observer past its fetch timeout keeps asking bootstrap servers (request timers).
             Role::Follower(s) if s.fetch_deadline <= now && !self.is_voter() => Instant::NEVER,
             Role::Follower(s) => s.fetch_deadline,

@@ -1,7 +1,7 @@
 //! Snapshots: FetchSnapshot on both sides (chunked byte ranges of a frozen snapshot), loading a
 //! downloaded snapshot, and the state machine's snapshot creation and log cleaning.
 
-use super::log::{RaftLog, SnapshotContents, ValidOffsetAndEpoch};
+use super::log::{RaftLog, ValidOffsetAndEpoch};
 use super::msg::{FetchSnapshotRequest, FetchSnapshotResponse};
 use super::node::{Action, Raft};
 use super::quorum_state::QuorumStateStore;
@@ -214,15 +214,22 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         true
     }
 
-    /// The state machine's snapshot of everything below `id.offset` (Kafka's `createSnapshot`):
-    /// the id must be at or below the HW, at or above the log start, valid for the log and at a
-    /// batch boundary. The kraft.version and voter set as of `id.offset − 1` go in its header.
+    /// The state machine's snapshot of everything below `id.offset`, written at once (see
+    /// `snapshot_writer` for the checks and the streaming form).
     pub fn create_snapshot(
         &mut self,
         id: OffsetAndEpoch,
         last_contained_log_timestamp: i64,
         data: Vec<Vec<u8>>,
     ) -> Result<(), SnapshotError> {
+        let mut writer = self.snapshot_writer(id, last_contained_log_timestamp)?;
+        writer.append(data);
+        self.freeze_snapshot(writer)
+    }
+
+    /// Kafka's `createSnapshot` checks: at or below the HW, at or above the log start, valid for
+    /// the log, at a batch boundary; never (0, 0), the bootstrap checkpoint's id.
+    pub(super) fn check_snapshot_id(&self, id: OffsetAndEpoch) -> Result<(), SnapshotError> {
         // (0, 0) is the bootstrap checkpoint's id; a Java peer refuses any other snapshot there.
         if id.offset == 0 {
             return Err(SnapshotError::InvalidId(id));
@@ -251,19 +258,21 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                 _ => return Err(SnapshotError::NotBatchBoundary(id.offset)),
             }
         }
+        Ok(())
+    }
+
+    /// The kraft.version and (from version 1) the voter set as of `id.offset − 1`.
+    pub(super) fn snapshot_header(
+        &self,
+        id: OffsetAndEpoch,
+    ) -> (
+        i16,
+        Option<crate::protocol::messages::voters_record::VotersRecord>,
+    ) {
         let at = id.offset - 1;
         let kraft_version = self.control.kraft_version_at(at);
         let voters = (kraft_version >= 1).then(|| voters_record(self.control.voters_at(at)));
-        let contents = SnapshotContents {
-            id,
-            last_contained_log_timestamp,
-            kraft_version,
-            voters,
-            data,
-        };
-        self.log
-            .create_snapshot(contents)
-            .map_err(|e| SnapshotError::Log(e.to_string()))
+        (kraft_version, voters)
     }
 
     /// Applies the log's retention policy (Kafka's `maybeClean`), below the high watermark.

@@ -3,9 +3,8 @@
 
 use std::collections::BTreeSet;
 
-use super::config::MAX_BATCH_SIZE_BYTES;
 use super::leader::LeaderState;
-use super::log::{Batch, ControlRecord, RaftLog, Records};
+use super::log::{ControlRecord, RaftLog};
 use super::msg::Response;
 use super::node::{Action, Raft};
 use super::quorum_state::QuorumStateStore;
@@ -225,7 +224,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             &voters,
             granted.clone(),
             now,
-            self.cfg.fetch_timeout,
+            &self.cfg,
         );
         self.transition(now, Role::Leader(Box::new(leader)), true);
 
@@ -270,15 +269,10 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                 )));
             }
         }
-        let batch = Batch {
-            base_offset: start,
-            epoch,
-            append_time: now.as_i64(),
-            records: Records::Control(records),
-            encoded: Default::default(),
-        };
-        debug_assert!(batch.size_in_bytes() <= MAX_BATCH_SIZE_BYTES);
-        self.append_as_leader(now, batch);
+        if let Role::Leader(l) = &mut self.role {
+            l.accumulator.append_control(now, records);
+        }
+        self.append_all_proposals(now);
     }
 
     /// Leader -> Resigned (same epoch, memory-only): stop writing, tell the voters.
@@ -290,6 +284,8 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         if !matches!(self.role, Role::Leader(_)) {
             return self.illegal(format!("{} -> Resigned", self.role));
         }
+        // Still the leader of the epoch: what was proposed reaches the log before it stops.
+        self.append_all_proposals(now);
         let unacked_voters = self
             .voters()
             .ids()

@@ -3,6 +3,8 @@
 //! resignations and log cleaning; invariants are checked after every event. Then a liveness
 //! phase heals everything and requires one leader and equal logs within bounded virtual time.
 
+use std::time::Duration;
+
 use super::network::Faults;
 use super::wire::WireVersions;
 use super::{Cluster, SimOptions, Verbosity};
@@ -81,7 +83,10 @@ pub fn run_seed_with_transcript(
         None => "in-memory".to_string(),
         Some(w) => format!("wire(vote v{} fetch v{})", w.vote, w.fetch),
     };
+    // A quarter of the seeds linger as Kafka's default does, a quarter briefly.
+    let append_linger = Duration::from_millis([0, 0, 5, 25][(seed % 4) as usize]);
     let opts = SimOptions {
+        append_linger,
         voters,
         observers,
         kraft_version,
@@ -92,7 +97,7 @@ pub fn run_seed_with_transcript(
         ..SimOptions::default()
     };
     let shape = format!(
-        "voters={voters} observers={observers} kraft.version={kraft_version} snapshot_every={snapshot_every} {wire_desc}"
+        "voters={voters} observers={observers} kraft.version={kraft_version} snapshot_every={snapshot_every} linger={append_linger:?} {wire_desc}"
     );
     let mut c = Cluster::new(opts);
     c.note(&format!("seed {seed}: {shape}"));

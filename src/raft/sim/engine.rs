@@ -6,10 +6,10 @@ use super::network::Envelope;
 use super::{node_of, trace, Cluster, Verbosity};
 use crate::raft::log::RaftLog;
 use crate::raft::msg::RequestId;
-use crate::raft::node::{Action, Input};
+use crate::raft::node::{Action, Input, ProposeError};
 use crate::raft::role::Role;
 use crate::raft::time::Instant;
-use crate::raft::types::{NodeId, Offset};
+use crate::raft::types::{Epoch, NodeId, Offset};
 
 impl Cluster {
     /// The time of the next delivery or timer.
@@ -202,19 +202,27 @@ impl Cluster {
         if let Some(raft) = self.nodes.get_mut(&id).and_then(|n| n.raft.as_mut()) {
             actions.extend(raft.take_actions());
         }
+        // A leader's state machine that claimed leadership earlier must never need a snapshot.
+        let claimed_before = self.nodes[&id]
+            .raft
+            .as_ref()
+            .is_some_and(|r| r.is_leader() && self.nodes[&id].sm.claimed_epoch == Some(r.epoch()));
         for a in actions {
             self.carry_out(id, a)?;
         }
         let every = self.opts.snapshot_every;
         let node = self.nodes.get_mut(&id).expect("node");
         if let Some(raft) = node.raft.as_mut() {
-            // A leader's state machine "claims" leadership once it applied past the epoch start
-            // (Kafka fires handleLeaderChange then); after that it must never need a snapshot.
-            let claimed = raft.is_leader() && node.sm.claimed_epoch == Some(raft.epoch());
+            let claimed = claimed_before;
             let applied = node.sm.catch_up(raft, every);
             if let Some(start) = raft.leader_epoch_start_offset() {
-                if node.sm.next_offset > start {
-                    node.sm.claimed_epoch = Some(raft.epoch());
+                // Announced as leader (`Action::LeaderChange`): its own epoch is readable.
+                if node.sm.claimed_epoch == Some(raft.epoch()) && node.sm.next_offset <= start {
+                    return Err(format!(
+                        "LeaderChangeAfterCommit: n{id} was told it leads e{} but its state machine is at {} <= epoch start {start}",
+                        raft.epoch(),
+                        node.sm.next_offset
+                    ));
                 }
             }
             if let Some(s) = applied.loaded_snapshot {
@@ -288,8 +296,22 @@ impl Cluster {
                     self.net.send(now, env, &mut self.rng);
                 }
             }
-            Action::HighWatermark(hw) => {
+            Action::Committed { upto: hw } => {
                 self.emit(Verbosity::Messages, format!("n{id}: high watermark {hw}"))
+            }
+            Action::LeaderChange {
+                epoch,
+                leader,
+                local,
+            } => {
+                if local {
+                    self.nodes.get_mut(&id).expect("node").sm.claimed_epoch = Some(epoch);
+                }
+                let who = leader.map_or("no leader".into(), |l| format!("leader n{l}"));
+                self.emit(
+                    Verbosity::Messages,
+                    format!("n{id}: state machine learns {who} of e{epoch}"),
+                );
             }
             Action::LoadSnapshot(s) => self.emit(
                 Verbosity::Roles,
@@ -345,6 +367,15 @@ impl Cluster {
 
     /// Proposes the next value on the current leader; its offset if taken.
     pub fn propose(&mut self) -> Result<Option<Offset>, String> {
+        Ok(self.propose_decided_in(None)?.and_then(Result::ok))
+    }
+
+    /// Proposes the next value on the current leader as decided in `epoch` (default: its
+    /// current one). `None` without a leader; else its offset, or why the leader refused it.
+    pub fn propose_decided_in(
+        &mut self,
+        epoch: Option<Epoch>,
+    ) -> Result<Option<Result<Offset, ProposeError>>, String> {
         let Some(l) = self.leader() else {
             return Ok(None);
         };
@@ -355,8 +386,10 @@ impl Cluster {
             .get_mut(&l)
             .and_then(|n| n.raft.as_mut())
             .expect("leader is up");
-        match raft.propose(now, vec![value.to_be_bytes().to_vec()]) {
-            Ok(offset) => {
+        let epoch = epoch.unwrap_or(raft.epoch());
+        match raft.propose(now, epoch, vec![value.to_be_bytes().to_vec()]) {
+            Ok(proposed) => {
+                let offset = proposed.last_offset;
                 self.next_value += 1;
                 self.proposed += 1;
                 let actions = raft.take_actions();
@@ -365,9 +398,9 @@ impl Cluster {
                     format!("n{l}: propose v{value} at offset {offset}"),
                 );
                 self.after_step(l, actions)?;
-                Ok(Some(offset))
+                Ok(Some(Ok(offset)))
             }
-            Err(_) => Ok(None),
+            Err(e) => Ok(Some(Err(e))),
         }
     }
 

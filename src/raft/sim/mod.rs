@@ -66,6 +66,8 @@ pub struct SimOptions {
     /// `controller.quorum.fetch.max.bytes` and `.fetch.snapshot.max.bytes` of every node.
     pub fetch_max_bytes: u32,
     pub fetch_snapshot_max_bytes: u32,
+    /// The leaders' `controller.quorum.append.linger.ms` (0: proposals reach the log at once).
+    pub append_linger: Duration,
 }
 
 /// The timing of a run without randomness.
@@ -96,6 +98,7 @@ impl Default for SimOptions {
             segment_bytes: None,
             fetch_max_bytes: defaults.fetch_max_bytes,
             fetch_snapshot_max_bytes: defaults.fetch_snapshot_max_bytes,
+            append_linger: Duration::ZERO,
         }
     }
 }
@@ -245,6 +248,7 @@ impl Cluster {
         c.fetch_max_bytes = o.fetch_max_bytes;
         c.fetch_snapshot_max_bytes = o.fetch_snapshot_max_bytes;
         c.election_backoff_max = Duration::from_millis(1000);
+        c.append_linger = o.append_linger;
         // Observers play brokers, which do not flush (a crash loses their unflushed tail).
         c.always_flush = id as usize <= o.voters;
         c.randomness = match &o.fixed_timing {

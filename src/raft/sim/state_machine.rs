@@ -38,42 +38,29 @@ impl SimStateMachine {
     /// no longer holds the next offset. Takes a snapshot every `snapshot_every` batches (0: never).
     pub fn catch_up(&mut self, raft: &mut SimRaft, snapshot_every: usize) -> Applied {
         let mut out = Applied::default();
-        let log = raft.log();
-        if self.next_offset < log.start_offset() {
-            if let Some(s) = log
-                .latest_snapshot_id()
-                .and_then(|id| log.read_snapshot(id))
-            {
-                self.data = s.data;
-                self.next_offset = s.id.offset;
-                self.last_epoch = s.id.epoch;
-                self.last_timestamp = s.last_contained_log_timestamp;
+        if raft.committed_batches(self.next_offset).is_err() {
+            if let Some(s) = raft.latest_snapshot_reader() {
+                self.next_offset = s.id().offset;
+                self.last_epoch = s.id().epoch;
+                self.last_timestamp = s.last_contained_log_timestamp();
                 self.snapshots_loaded += 1;
-                out.loaded_snapshot = Some(s.id);
+                out.loaded_snapshot = Some(s.id());
+                self.data = s.collect();
             }
         }
-        let Some(hw) = raft.high_watermark() else {
-            return out;
-        };
-        while self.next_offset < hw {
-            let batches = raft.log().read(self.next_offset, 64 * 1024);
-            let mut progressed = false;
+        if let Ok(batches) = raft.committed_batches(self.next_offset) {
             for b in batches {
-                if b.last_offset() >= hw || b.base_offset != self.next_offset {
+                if b.base_offset != self.next_offset {
                     break;
-                }
-                if let Records::Data(values) = &b.records {
-                    self.data.extend(values.iter().cloned());
                 }
                 self.next_offset = b.next_offset();
                 self.last_epoch = b.epoch;
                 self.last_timestamp = b.append_time;
+                if let Records::Data(values) = b.records {
+                    self.data.extend(values);
+                }
                 self.batches_since_snapshot += 1;
                 out.batches += 1;
-                progressed = true;
-            }
-            if !progressed {
-                break;
             }
         }
         if snapshot_every > 0
@@ -81,12 +68,13 @@ impl SimStateMachine {
             && self.next_offset > 0
         {
             let id = OffsetAndEpoch::new(self.next_offset, self.last_epoch);
-            if raft.log().snapshot_size(id).is_none()
-                && raft
-                    .create_snapshot(id, self.last_timestamp, self.data.clone())
-                    .is_ok()
-            {
-                self.batches_since_snapshot = 0;
+            if raft.log().snapshot_size(id).is_none() {
+                if let Ok(mut writer) = raft.snapshot_writer(id, self.last_timestamp) {
+                    writer.append(self.data.iter().cloned());
+                    if raft.freeze_snapshot(writer).is_ok() {
+                        self.batches_since_snapshot = 0;
+                    }
+                }
             }
         }
         out

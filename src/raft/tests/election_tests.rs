@@ -351,7 +351,7 @@ fn a_single_voter_elects_itself_at_start() {
         Some(1),
         "its LeaderChange is committed by itself"
     );
-    assert!(actions.contains(&Action::HighWatermark(1)));
+    assert!(actions.contains(&Action::Committed { upto: 1 }));
 }
 
 #[test]

@@ -303,7 +303,7 @@ fn never_sends_a_diverging_epoch_below_the_followers_high_watermark() {
 fn fetch_answers_start_at_the_fetch_offset_with_batches_java_parses() {
     let log = log_with(vec![data(0, 1, 3), data(3, 1, 2), data(5, 2, 1)]);
     let (mut l, _) = leader(1, VOTERS, 3, log);
-    l.propose(Instant(2), vec![b"a".to_vec(), b"bc".to_vec()])
+    l.propose(Instant(2), 3, vec![b"a".to_vec(), b"bc".to_vec()])
         .unwrap();
     l.take_actions();
     let epochs = [(0, 0), (3, 1), (5, 1), (6, 2), (7, 3)];
@@ -346,7 +346,7 @@ fn the_high_watermark_sent_to_a_follower_never_goes_back() {
         for step in 0..40u64 {
             let now = 10 + step;
             if rng.below(3) == 0 {
-                l.propose(Instant(now), vec![vec![1]]).unwrap();
+                l.propose(Instant(now), 2, vec![vec![1]]).unwrap();
                 l.take_actions();
             }
             let end = l.log().end_offset();

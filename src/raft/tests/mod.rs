@@ -4,6 +4,7 @@
 mod election_tests;
 mod interop_tests;
 mod mem_log_segment_tests;
+mod propose_tests;
 mod quorum_epoch_tests;
 mod replication_tests;
 mod robustness_tests;
@@ -43,6 +44,8 @@ pub(super) fn cfg(id: NodeId, voters: &[NodeId]) -> RaftConfig {
     c.listeners = Endpoints::single("CONTROLLER", addr(id));
     c.static_voters = voters.iter().map(|&v| (v, addr(v))).collect();
     c.randomness = crate::raft::time::Randomness::Seeded(1);
+    // Proposals reach the log at once unless a test is about the linger.
+    c.append_linger = std::time::Duration::ZERO;
     c
 }
 
@@ -72,8 +75,17 @@ pub(super) fn start(
     state: Option<ElectionState>,
     log: MemLog,
 ) -> (TestRaft, Vec<Action>) {
+    start_with(cfg(id, voters), state, log)
+}
+
+/// Starts a node at t=0 with its own config.
+pub(super) fn start_with(
+    config: RaftConfig,
+    state: Option<ElectionState>,
+    log: MemLog,
+) -> (TestRaft, Vec<Action>) {
     let store = state.map(MemQuorumStateStore::with).unwrap_or_default();
-    let mut raft = Raft::new(cfg(id, voters), log, store, Instant(0));
+    let mut raft = Raft::new(config, log, store, Instant(0));
     let actions = raft.take_actions();
     (raft, actions)
 }
@@ -195,12 +207,22 @@ pub(super) fn leader(
     epoch: Epoch,
     log: MemLog,
 ) -> (TestRaft, Vec<Action>) {
+    leader_with(cfg(id, voters), epoch, log)
+}
+
+/// `leader` with its own config.
+pub(super) fn leader_with(
+    config: RaftConfig,
+    epoch: Epoch,
+    log: MemLog,
+) -> (TestRaft, Vec<Action>) {
+    let id = config.node_id.expect("a node id");
     let state = ElectionState {
         epoch,
         leader_id: None,
         voted_key: Some(key(id)),
     };
-    let (mut raft, actions) = start(id, voters, Some(state), log);
+    let (mut raft, actions) = start_with(config, Some(state), log);
     let mut last = actions;
     for (to, corr, req) in sends(&last.clone()) {
         if matches!(req, Request::Vote(_)) && !raft.is_leader() {

@@ -62,7 +62,7 @@ fn leader_serves_records_and_commits_once_a_majority_has_its_epoch_start() {
     assert!(r.records[0].is_control());
     // Follower 2 now has offset 0 (the LeaderChange): fetching at 1 commits it.
     let actions = request(&mut l, 6, 2, Request::Fetch(fetch_request(2, 1, 1, 1)));
-    assert!(actions.contains(&Action::HighWatermark(1)));
+    assert!(actions.contains(&Action::Committed { upto: 1 }));
     assert!(
         replies(&actions).is_empty(),
         "nothing new: parked until MaxWaitMs"
@@ -85,8 +85,8 @@ fn a_parked_fetch_completes_when_the_leader_appends() {
         Request::Fetch(fetch_request(2, 1, 1, 1))
     ))
     .is_empty());
-    let offset = l.propose(Instant(7), vec![b"v".to_vec()]).unwrap();
-    assert_eq!(offset, 1);
+    let proposed = l.propose(Instant(7), 1, vec![b"v".to_vec()]).unwrap();
+    assert_eq!((proposed.base_offset, proposed.last_offset), (1, 1));
     let actions = l.take_actions();
     let r = fetch_reply(&reply(&actions));
     assert_eq!(r.records.len(), 1);
@@ -148,7 +148,7 @@ fn follower_appends_flushes_and_takes_the_leaders_high_watermark() {
         "a voter flushes before its next fetch"
     );
     assert_eq!(f.high_watermark(), Some(2), "min(LEO, leader HW)");
-    assert!(actions.contains(&Action::HighWatermark(2)));
+    assert!(actions.contains(&Action::Committed { upto: 2 }));
     let Role::Follower(s) = f.role() else {
         panic!()
     };

@@ -16,39 +16,29 @@ use crate::protocol::messages::{
     BeginTransactionRecord, ConfigRecord, EndTransactionRecord, FeatureLevelRecord,
 };
 use crate::protocol::records::{MetadataRecord, MetadataRecordAndVersion};
-use crate::raft::{OffsetAndEpoch, RaftLog};
+use crate::raft::{Offset, OffsetAndEpoch, QuorumStateStore, Raft, RaftLog};
 
 /// Kafka's `ConfigResource.Type.BROKER`.
 const BROKER_RESOURCE: i8 = 4;
 const ELR_FEATURE: &str = "eligible.leader.replicas.version";
 
-/// Does the log (its latest snapshot and its batches below `below`, the new leader's epoch
-/// start) hold any metadata record?
-pub fn log_has_metadata<L: RaftLog>(log: &L, below: crate::raft::Offset) -> bool {
-    if let Some(snapshot) = log
-        .latest_snapshot_id()
-        .filter(|id| id.offset > 0)
-        .and_then(|id| log.read_snapshot(id))
+/// Does the log (its latest snapshot and its committed batches below `below`, the new
+/// leader's epoch start) hold any metadata record?
+pub fn log_has_metadata<L: RaftLog, S: QuorumStateStore>(raft: &Raft<L, S>, below: Offset) -> bool {
+    if raft
+        .latest_snapshot_reader()
+        .filter(|s| s.id().offset > 0)
+        .is_some_and(|mut s| s.next().is_some())
     {
-        if !snapshot.data.is_empty() {
-            return true;
-        }
+        return true;
     }
-    let mut from = log.start_offset();
-    while from < below.min(log.end_offset()) {
-        let batches = log.read(from, 1 << 20);
-        let Some(last) = batches.last() else {
-            return false;
-        };
-        from = last.next_offset();
-        if batches
-            .iter()
-            .any(|b| b.base_offset < below && !b.is_control())
-        {
-            return true;
-        }
-    }
-    false
+    raft.committed_batches(raft.log().start_offset())
+        .is_ok_and(|mut batches| {
+            batches
+                .by_ref()
+                .take_while(|b| b.base_offset < below)
+                .any(|b| !b.is_control())
+        })
 }
 
 /// The activation batch's records for an empty log, from the bootstrap checkpoint.
@@ -123,7 +113,7 @@ fn data_of(batches: &[crate::raft::Batch]) -> Vec<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::raft::{MemLog, SnapshotContents};
+    use crate::raft::{Instant, MemLog, MemQuorumStateStore, RaftConfig, SnapshotContents};
 
     fn feature(name: &str, level: i16) -> Vec<u8> {
         MetadataRecordAndVersion::new(
@@ -151,6 +141,11 @@ mod tests {
         log
     }
 
+    fn observer(log: MemLog) -> Raft<MemLog, MemQuorumStateStore> {
+        let cfg = RaftConfig::new(None, crate::protocol::codec::Uuid::ONE, "c");
+        Raft::new(cfg, log, MemQuorumStateStore::default(), Instant(0))
+    }
+
     fn names(records: &[Vec<u8>]) -> Vec<String> {
         records
             .iter()
@@ -176,8 +171,8 @@ mod tests {
             feature(ELR_FEATURE, 1),
             feature("group.version", 1),
         ]);
-        assert!(!log_has_metadata(&log, 0));
         let records = activation_records(&log, 2).unwrap();
+        assert!(!log_has_metadata(&observer(log), 0));
         assert_eq!(
             names(&records),
             [
@@ -190,6 +185,27 @@ mod tests {
             ]
         );
         assert!(data_of(&[]).is_empty());
+    }
+
+    #[test]
+    fn committed_data_below_the_epoch_start_is_metadata() {
+        let mut log = bootstrapped(vec![feature("metadata.version", 20)]);
+        log.append_as_follower(vec![crate::raft::Batch {
+            base_offset: 0,
+            epoch: 1,
+            append_time: 0,
+            records: crate::raft::Records::Data(vec![feature("metadata.version", 20)]),
+            encoded: Default::default(),
+        }])
+        .unwrap();
+        log.flush();
+        // A single voter leads at once and commits its LeaderChange at 1.
+        let mut cfg = RaftConfig::new(Some(1), crate::protocol::codec::Uuid::ONE, "c");
+        cfg.static_voters = vec![(1, crate::raft::HostPort::new("h", 1))];
+        let raft = Raft::new(cfg, log, MemQuorumStateStore::default(), Instant(0));
+        assert_eq!(raft.leader_epoch_start_offset(), Some(1));
+        assert!(log_has_metadata(&raft, 1));
+        assert!(!log_has_metadata(&raft, 0));
     }
 
     #[test]

@@ -118,8 +118,8 @@ impl NodeHandle {
     }
 
     /// Queues records for the leader's next batch without waiting: the receiver says where
-    /// they landed once the batch is appended (Kafka's `prepareAppend`, whose accumulator
-    /// the raft thread drains after `controller.quorum.append.linger.ms`).
+    /// they land as soon as the core assigned their offsets (Kafka's `prepareAppend`; the
+    /// core's accumulator appends the batch after `controller.quorum.append.linger.ms`).
     pub fn append_queued(
         &self,
         records: Vec<Vec<u8>>,

@@ -82,8 +82,13 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             let _ = reply.send(refusal);
             return;
         }
-        match self.raft.propose(now, vec![registration::record(&request)]) {
-            Ok(last) => {
+        let epoch = self.raft.epoch();
+        match self
+            .raft
+            .propose(now, epoch, vec![registration::record(&request)])
+        {
+            Ok(proposed) => {
+                let last = proposed.last_offset;
                 info!(
                     target: "kraftd::raft",
                     "registering controller {} (incarnation {}) at offset {last}",
@@ -92,7 +97,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 );
                 self.registrations
                     .waiting
-                    .push((last, self.raft.epoch(), reply));
+                    .push((last, proposed.epoch, reply));
             }
             Err(e) => {
                 let _ = reply.send(registration::refusal(
@@ -145,7 +150,11 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             }
             if let Err(refusal) = registration::check(&request, &self.replay.features) {
                 warn!(target: "kraftd::raft", "cannot register this controller: {:?}", refusal.error_message);
-            } else if let Ok(last) = self.raft.propose(now, vec![registration::record(&request)]) {
+            } else if let Ok(p) =
+                self.raft
+                    .propose(now, self.raft.epoch(), vec![registration::record(&request)])
+            {
+                let last = p.last_offset;
                 info!(target: "kraftd::raft", "registering this controller (incarnation {incarnation}) at offset {last}");
             }
             self.registrations.own_next_attempt = now.plus_millis(SETTLE_MS);

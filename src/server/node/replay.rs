@@ -37,10 +37,14 @@ impl Replay {
     }
 
     /// Starts over from a snapshot's records (its end offset is `end`).
-    pub fn load_snapshot(&mut self, data: &[Vec<u8>], end: Offset) {
+    pub fn load_snapshot(
+        &mut self,
+        records: impl IntoIterator<Item = impl AsRef<[u8]>>,
+        end: Offset,
+    ) {
         *self = Replay::new();
-        for value in data {
-            self.apply_record(value, end - 1);
+        for value in records {
+            self.apply_record(value.as_ref(), end - 1);
         }
         self.applied = end - 1;
     }

@@ -107,9 +107,6 @@ where
                 hw: hw_tx,
                 leader: leader_tx,
                 ctx,
-                appends: Vec::new(),
-                appended_bytes: 0,
-                linger_deadline: None,
                 noop_deadline: None,
                 shutting_down: false,
                 published: None,
@@ -128,8 +125,6 @@ where
     (handle, thread)
 }
 
-type AppendReply = oneshot::Sender<Result<Appended, String>>;
-
 pub(super) struct NodeLoop<L: RaftLog, S: QuorumStateStore> {
     pub(super) raft: Raft<L, S>,
     pub(super) clock: NodeClock,
@@ -145,13 +140,6 @@ pub(super) struct NodeLoop<L: RaftLog, S: QuorumStateStore> {
     pub(super) hw: watch::Sender<Offset>,
     pub(super) leader: watch::Sender<LeaderView>,
     pub(super) ctx: Arc<ServerContext>,
-    /// Appends received since the last proposal; proposed together as one batch once the
-    /// linger has passed (Kafka's `BatchAccumulator`).
-    pub(super) appends: Vec<(Vec<Vec<u8>>, AppendReply)>,
-    /// Bytes of the records in `appends`.
-    pub(super) appended_bytes: usize,
-    /// When the gathered appends must be proposed (set by the first of them).
-    pub(super) linger_deadline: Option<Instant>,
     /// When the leader next writes a NoOpRecord (None unless leading).
     pub(super) noop_deadline: Option<Instant>,
     pub(super) shutting_down: bool,
@@ -187,13 +175,8 @@ fn sender_id(request: &crate::raft::Request) -> Option<NodeId> {
     (id >= 0).then_some(id)
 }
 
-/// Events handled before the loop proposes the gathered appends and carries out actions.
+/// Events handled before the loop steps the core and carries out actions.
 const MAX_EVENTS_PER_TURN: usize = 256;
-
-/// Gathered appends are proposed at once when they reach this size (Kafka's accumulator
-/// drains a full batch without waiting for the linger); below Kafka's 8 MiB batch limit
-/// with room for the batch's framing.
-const MAX_BATCH_BYTES: usize = crate::protocol::records::MAX_BATCH_SIZE_BYTES - 64 * 1024;
 
 impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
     fn run(&mut self) -> Result<(), String> {
@@ -235,7 +218,6 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             self.maybe_activate(now);
             self.maybe_hand_over(now);
             self.maybe_write_noop(now);
-            self.propose_appends(now);
             actions.extend(self.raft.take_actions());
             self.execute(actions)?;
             if std::mem::take(&mut self.hw_moved) {
@@ -259,14 +241,8 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
     }
 
     fn next_deadline(&self) -> Instant {
-        let mut d = self.raft.next_deadline();
-        for t in [self.noop_deadline, self.linger_deadline]
-            .into_iter()
-            .flatten()
-        {
-            d = d.min(t);
-        }
-        d
+        let d = self.raft.next_deadline();
+        self.noop_deadline.map_or(d, |t| d.min(t))
     }
 
     fn handle(&mut self, event: Event, actions: &mut Vec<Action>) {
@@ -299,15 +275,17 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 }
             }
             Event::Append { records, reply } => {
-                if records.is_empty() {
-                    let _ = reply.send(Err("nothing to append".into()));
-                } else {
-                    if self.appends.is_empty() {
-                        self.linger_deadline = Some(now + self.settings.raft.append_linger);
-                    }
-                    self.appended_bytes += records.iter().map(|r| r.len() + 8).sum::<usize>();
-                    self.appends.push((records, reply));
-                }
+                // The core's accumulator assigns the offsets now and appends after the linger.
+                let epoch = self.raft.epoch();
+                let landed = self
+                    .raft
+                    .propose(now, epoch, records)
+                    .map(|p| Appended {
+                        epoch: p.epoch,
+                        last_offset: p.last_offset,
+                    })
+                    .map_err(|e| e.to_string());
+                let _ = reply.send(landed);
             }
             Event::Node {
                 listener,
@@ -461,7 +439,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 let noop = MetadataRecordAndVersion::new(NoOpRecord::default(), 0)
                     .encode()
                     .expect("NoOpRecord v0 encodes");
-                if let Err(e) = self.raft.propose(now, vec![noop]) {
+                if let Err(e) = self.raft.propose(now, self.raft.epoch(), vec![noop]) {
                     warn!(target: "kraftd::raft", "could not append a NoOpRecord: {e}");
                 }
                 self.noop_deadline = Some(now + interval);
@@ -486,60 +464,22 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         let Some(min_insync_replicas) = self.settings.activation_min_insync_replicas else {
             return;
         };
-        if activation::log_has_metadata(self.raft.log(), start) {
+        if activation::log_has_metadata(&self.raft, start) {
             return;
         }
         match activation::activation_records(self.raft.log(), min_insync_replicas) {
-            Ok(records) => match self.raft.propose(now, records) {
-                Ok(last) => info!(
+            Ok(records) => match self.raft.propose(now, epoch, records) {
+                Ok(p) => info!(
                     target: "kraftd::raft",
-                    "the metadata log was empty: wrote the bootstrap records (activation) up to offset {last}"
+                    "the metadata log was empty: wrote the bootstrap records (activation) at offsets {}..={}",
+                    p.base_offset,
+                    p.last_offset
                 ),
                 Err(e) => {
                     warn!(target: "kraftd::raft", "could not write the activation records: {e}")
                 }
             },
             Err(e) => error!(target: "kraftd::raft", "cannot activate the metadata log: {e}"),
-        }
-    }
-
-    /// Proposes every append gathered this turn as one batch (Kafka's accumulator drains
-    /// whatever is queued when the raft thread polls).
-    fn propose_appends(&mut self, now: Instant) {
-        let due = self.linger_deadline.is_some_and(|d| now >= d)
-            || self.appended_bytes >= MAX_BATCH_BYTES
-            || self.shutting_down;
-        if self.appends.is_empty() || !due {
-            return;
-        }
-        self.linger_deadline = None;
-        self.appended_bytes = 0;
-        let appends = std::mem::take(&mut self.appends);
-        let epoch = self.raft.epoch();
-        let counts: Vec<usize> = appends.iter().map(|(r, _)| r.len()).collect();
-        let mut records = Vec::with_capacity(counts.iter().sum());
-        let mut replies = Vec::with_capacity(appends.len());
-        for (r, reply) in appends {
-            records.extend(r);
-            replies.push(reply);
-        }
-        match self.raft.propose(now, records) {
-            Ok(last) => {
-                // Each caller's records end where the later callers' records begin.
-                let mut end = last;
-                for (reply, n) in replies.into_iter().zip(counts).rev() {
-                    let _ = reply.send(Ok(Appended {
-                        epoch,
-                        last_offset: end,
-                    }));
-                    end -= n as Offset;
-                }
-            }
-            Err(e) => {
-                for reply in replies {
-                    let _ = reply.send(Err(e.to_string()));
-                }
-            }
         }
     }
 
@@ -557,10 +497,18 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                         let _ = reply.send(response);
                     }
                 }
-                Action::HighWatermark(hw) => {
+                Action::Committed { upto: hw } => {
                     self.hw.send_replace(hw);
                     self.hw_moved = true;
                 }
+                Action::LeaderChange {
+                    epoch,
+                    leader,
+                    local,
+                } => debug!(
+                    target: "kraftd::raft",
+                    "the state machine learns leader {leader:?} of epoch {epoch} (local: {local})"
+                ),
                 Action::LoadSnapshot(id) => {
                     info!(target: "kraftd::raft", "the log now starts at snapshot {id}");
                 }

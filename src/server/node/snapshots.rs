@@ -13,7 +13,9 @@ use std::time::Duration;
 use tracing::{info, warn};
 
 use super::replay::Replay;
-use crate::raft::{Instant, Offset, OffsetAndEpoch, QuorumStateStore, Raft, RaftLog, Records};
+use crate::raft::{
+    Instant, Offset, OffsetAndEpoch, QuorumStateStore, Raft, RaftLog, Records, SnapshotError,
+};
 
 /// Record types that carry no state: `NoOpRecord` (20) and the transaction markers
 /// `BeginTransactionRecord` (23), `EndTransactionRecord` (24), `AbortTransactionRecord` (25).
@@ -34,6 +36,8 @@ pub struct SnapshotPolicy {
     bytes_since: u64,
     /// The epoch of the last counted batch (the epoch of a snapshot ending at `counted_to`).
     last_epoch: i32,
+    /// The timestamp of the last counted batch (that snapshot's last contained log timestamp).
+    last_timestamp: i64,
     last_snapshot_at: Instant,
 }
 
@@ -45,6 +49,7 @@ impl SnapshotPolicy {
             counted_to: 0,
             bytes_since: 0,
             last_epoch: 0,
+            last_timestamp: 0,
             last_snapshot_at: now,
         }
     }
@@ -57,38 +62,29 @@ impl SnapshotPolicy {
         now: Instant,
         replay: &mut Replay,
     ) -> Option<OffsetAndEpoch> {
-        let hw = raft.high_watermark()?;
-        let log = raft.log();
-        if self.counted_to < log.start_offset() {
+        raft.high_watermark()?;
+        if raft.committed_batches(self.counted_to).is_err() {
             // The log now starts at a snapshot (ours or the leader's): count from there.
-            self.counted_to = log.start_offset();
             self.bytes_since = 0;
-            self.last_epoch = log.latest_snapshot_id().map_or(0, |s| s.epoch);
-            if let Some(s) = log
-                .latest_snapshot_id()
-                .and_then(|id| log.read_snapshot(id))
-            {
-                replay.load_snapshot(&s.data, s.id.offset);
+            match raft.latest_snapshot_reader() {
+                Some(snapshot) => {
+                    self.counted_to = snapshot.id().offset;
+                    self.last_epoch = snapshot.id().epoch;
+                    self.last_timestamp = snapshot.last_contained_log_timestamp();
+                    replay.load_snapshot(snapshot, self.counted_to);
+                }
+                None => self.counted_to = raft.log().start_offset(),
             }
         }
-        while self.counted_to < hw {
-            let batches = log.read(self.counted_to, 1 << 20);
-            let mut progressed = false;
-            for b in batches {
-                if b.next_offset() > hw {
-                    break;
-                }
-                if !b.is_control() {
-                    self.bytes_since += b.size_in_bytes() as u64;
-                }
-                replay.apply_batch(&b);
-                self.last_epoch = b.epoch;
-                self.counted_to = b.next_offset();
-                progressed = true;
+        let batches = raft.committed_batches(self.counted_to).ok()?;
+        for b in batches {
+            if !b.is_control() {
+                self.bytes_since += b.size_in_bytes() as u64;
             }
-            if !progressed {
-                break;
-            }
+            replay.apply_batch(&b);
+            self.last_epoch = b.epoch;
+            self.last_timestamp = b.append_time;
+            self.counted_to = b.next_offset();
         }
         let due_bytes = self.bytes_since >= self.max_bytes;
         let due_time = self.bytes_since > 0
@@ -107,8 +103,7 @@ impl SnapshotPolicy {
             self.bytes_since = 0;
             return None;
         }
-        let (data, timestamp) = state_at(raft.log(), id.offset);
-        match raft.create_snapshot(id, timestamp, data) {
+        match write_state_at(raft, id, self.last_timestamp) {
             Ok(()) => {
                 info!(
                     target: "kraftd::raft",
@@ -129,37 +124,32 @@ impl SnapshotPolicy {
     }
 }
 
-/// The data records of the latest snapshot followed by the log's up to `end`, NoOps left out,
-/// and the timestamp of the last batch included.
-fn state_at<L: RaftLog>(log: &L, end: Offset) -> (Vec<Vec<u8>>, i64) {
-    let mut data = Vec::new();
-    let mut timestamp = 0;
-    let mut from = log.start_offset();
-    if let Some(snapshot) = log
-        .latest_snapshot_id()
-        .and_then(|id| log.read_snapshot(id))
+/// Writes the state below `id.offset` as a snapshot, streamed: the data records of the latest
+/// snapshot, then the committed batches' up to there, NoOps left out.
+fn write_state_at<L: RaftLog, S: QuorumStateStore>(
+    raft: &mut Raft<L, S>,
+    id: OffsetAndEpoch,
+    last_contained_log_timestamp: i64,
+) -> Result<(), SnapshotError> {
+    let mut writer = raft.snapshot_writer(id, last_contained_log_timestamp)?;
+    let mut from = raft.log().start_offset();
+    if let Some(snapshot) = raft
+        .latest_snapshot_reader()
+        .filter(|s| s.id().offset <= id.offset)
     {
-        if snapshot.id.offset <= end {
-            data = snapshot.data;
-            timestamp = snapshot.last_contained_log_timestamp;
-            from = from.max(snapshot.id.offset);
+        from = from.max(snapshot.id().offset);
+        writer.append(snapshot.filter(|v| !is_stateless(v)));
+    }
+    let batches = raft
+        .committed_batches(from)
+        .map_err(|_| SnapshotError::BelowLogStart {
+            offset: from,
+            start: raft.log().start_offset(),
+        })?;
+    for b in batches.take_while(|b| b.next_offset() <= id.offset) {
+        if let Records::Data(values) = b.records {
+            writer.append(values.into_iter().filter(|v| !is_stateless(v)));
         }
     }
-    while from < end {
-        let batches = log.read(from, 1 << 20);
-        if batches.is_empty() {
-            break;
-        }
-        for b in batches {
-            if b.next_offset() > end {
-                return (data, timestamp);
-            }
-            timestamp = b.append_time;
-            from = b.next_offset();
-            if let Records::Data(values) = b.records {
-                data.extend(values.into_iter().filter(|v| !is_stateless(v)));
-            }
-        }
-    }
-    (data, timestamp)
+    raft.freeze_snapshot(writer)
 }

@@ -7,13 +7,13 @@ use std::time::Duration;
 use super::args::{self, Args, Link};
 use crate::raft::sim::wire::WireVersions;
 use crate::raft::sim::{FixedTiming, SimOptions, Verbosity};
-use crate::raft::types::NodeId;
+use crate::raft::types::{Epoch, NodeId};
 
 /// The directive set, one line each (also the reply to an unknown directive).
 pub const DIRECTIVES: &[&str] = &[
     "add-nodes voters=N [observers=N] [kraft-version=0|1] [election-jitter=n1:MS,..] [delay=MS] [snapshot-every=N] [segment-bytes=N] [fetch-max-bytes=N] [fetch-snapshot-max-bytes=N] [election-timeout=MS] [fetch-timeout=MS] [wire=latest|API:V,..] [verbosity=roles|messages|quiet]",
     "tick MS",
-    "propose [n=N]",
+    "propose [n=N] [epoch=E]",
     "resign",
     "crash nX",
     "restart nX [election-jitter=MS]",
@@ -41,8 +41,9 @@ pub enum Directive {
     AddNodes(Box<SimOptions>),
     /// Runs the cluster for this many virtual milliseconds.
     Tick(u64),
-    /// The leader appends this many values, one batch each.
-    Propose(u64),
+    /// The leader appends this many values, one batch each, as decided in `epoch` (default:
+    /// the leader's current epoch; another one is refused).
+    Propose { n: u64, epoch: Option<Epoch> },
     /// The leader resigns gracefully (EndQuorumEpoch).
     Resign,
     /// Hard kill: unflushed data and queued messages are lost.
@@ -88,7 +89,10 @@ impl Directive {
         let d = match a.name.as_str() {
             "add-nodes" => Directive::AddNodes(Box::new(add_nodes(&mut a)?)),
             "tick" => Directive::Tick(millis("tick", &a.word("a duration in ms")?)?),
-            "propose" => Directive::Propose(positive(a.number("n")?.unwrap_or(1), "n")?),
+            "propose" => Directive::Propose {
+                n: positive(a.number("n")?.unwrap_or(1), "n")?,
+                epoch: a.number("epoch")?,
+            },
             "resign" => Directive::Resign,
             "crash" => Directive::Crash(a.node()?),
             "restart" => Directive::Restart {
@@ -325,6 +329,7 @@ mod tests {
             "tick 5",
             "propose",
             "propose n=2",
+            "propose epoch=1",
             "restart n2 election-jitter=10",
             "partition n1 | n2 n3",
             "delay ms=3",

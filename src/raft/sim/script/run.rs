@@ -67,16 +67,21 @@ fn apply(c: &mut Cluster, d: &Directive) -> Result<(), String> {
     match d {
         Directive::AddNodes(_) => {}
         Directive::Tick(ms) => c.run_for(*ms)?,
-        Directive::Propose(n) => {
+        Directive::Propose { n, epoch } => {
             for _ in 0..*n {
                 let (leader, value) = (c.leader(), c.next_value());
-                match (leader, c.propose()?) {
-                    (Some(l), Some(offset)) if c.opts.verbosity < Verbosity::Messages => {
+                match (leader, c.propose_decided_in(*epoch)?) {
+                    (Some(l), Some(Ok(offset))) if c.opts.verbosity < Verbosity::Messages => {
                         // The stimulus is shown whatever the verbosity (as with messages on).
                         let line = format!("t={} n{l}: propose v{value} at offset {offset}", c.now);
                         say(c, line);
                     }
-                    (_, Some(_)) => {}
+                    (_, Some(Ok(_))) => {}
+                    (l, Some(Err(e))) => {
+                        let l = l.map_or("?".into(), |l| format!("n{l}"));
+                        say(c, format!("t={} {l} refuses v{value}: {e}", c.now));
+                        break;
+                    }
                     (_, None) => {
                         say(c, "no leader takes the proposal".into());
                         break;
