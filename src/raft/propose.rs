@@ -13,7 +13,7 @@ use super::types::{Epoch, NodeId};
 impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
     /// Proposes data records decided in `epoch` (Kafka's `prepareAppend`): they get their
     /// offsets now and reach the log as one batch (with other proposals) once the linger
-    /// expires or the batch is full; with a zero linger, at once. They are committed once the
+    /// expires or the batch is full; with a zero linger, at the next `step`. They are committed once the
     /// HW passes `last_offset` in `epoch`. The caller then drains `take_actions()` and calls
     /// `step` by `next_deadline()`.
     pub fn propose(
@@ -39,10 +39,10 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         let Role::Leader(l) = &mut self.role else {
             return Err(ProposeError::NotLeader { epoch, leader });
         };
+        // Even with a zero linger the batch waits for the next `step`, so that every proposal
+        // of one turn of the driver lands in one batch (Kafka's raft thread drains whatever
+        // accumulated since its last poll), not one batch and one fsync per proposal.
         let proposed = l.accumulator.append(now, records)?;
-        if self.cfg.append_linger.is_zero() {
-            self.append_due_proposals(now);
-        }
         if let Role::Leader(l) = &self.role {
             self.next_deadline = self
                 .next_deadline

@@ -392,7 +392,10 @@ impl Cluster {
                 let offset = proposed.last_offset;
                 self.next_value += 1;
                 self.proposed += 1;
-                let actions = raft.take_actions();
+                // One proposal is one turn of the driver: the step after it drains the
+                // accumulator, so (at a zero linger) each proposal is its own batch.
+                let mut actions = raft.take_actions();
+                actions.extend(raft.step(now, Input::Tick));
                 self.emit(
                     Verbosity::Messages,
                     format!("n{l}: propose v{value} at offset {offset}"),

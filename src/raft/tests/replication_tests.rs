@@ -87,7 +87,9 @@ fn a_parked_fetch_completes_when_the_leader_appends() {
     .is_empty());
     let proposed = l.propose(Instant(7), 1, vec![b"v".to_vec()]).unwrap();
     assert_eq!((proposed.base_offset, proposed.last_offset), (1, 1));
-    let actions = l.take_actions();
+    // Offsets are assigned at once; the batch reaches the log at the next step.
+    assert!(l.take_actions().is_empty());
+    let actions = l.step(Instant(7), Input::Tick);
     let r = fetch_reply(&reply(&actions));
     assert_eq!(r.records.len(), 1);
     assert_eq!(r.records[0].base_offset, 1);
