@@ -21,8 +21,8 @@ use crate::log::quorum_state::{
     ReplicaKey as FileReplicaKey,
 };
 use crate::log::{
-    FileLog, Isolation, LogConfig, LogError as StoreError, OffsetAndEpoch as LogId, ReplicatedLog,
-    SnapshotReader, SnapshotWriter,
+    FileLog, Isolation, LogConfig, LogError as StoreError, ReplicatedLog, SnapshotReader,
+    SnapshotWriter,
 };
 use crate::protocol::records::split_batches;
 use crate::raft::convert::records::{decode_batches, encode_batches};
@@ -49,14 +49,6 @@ pub fn fatal_io(op: &str, err: &StoreError) -> ! {
 /// `r`'s value; on an error, [`fatal_io`] for the operation `op()` names.
 fn or_halt<T>(r: Result<T, StoreError>, op: impl FnOnce() -> String) -> T {
     r.unwrap_or_else(|e| fatal_io(&op(), &e))
-}
-
-fn to_log_id(id: OffsetAndEpoch) -> LogId {
-    LogId::new(id.offset, id.epoch)
-}
-
-fn from_log_id(id: LogId) -> OffsetAndEpoch {
-    OffsetAndEpoch::new(id.offset, id.epoch)
 }
 
 fn wall_clock_ms() -> i64 {
@@ -108,14 +100,12 @@ impl DiskLog {
     }
 
     fn snapshot_reader(&self, id: OffsetAndEpoch) -> Option<SnapshotReader> {
-        or_halt(self.log.read_snapshot(to_log_id(id)), || {
-            format!("open snapshot {id}")
-        })
+        or_halt(self.log.read_snapshot(id), || format!("open snapshot {id}"))
     }
 
     /// Snapshot ids in the raft order (epoch, then offset).
     fn snapshot_ids(&self) -> impl Iterator<Item = OffsetAndEpoch> {
-        self.log.snapshot_ids().into_iter().map(from_log_id)
+        self.log.snapshot_ids().into_iter()
     }
 
     fn latest_epoch(&self) -> Option<Epoch> {
@@ -353,7 +343,7 @@ impl RaftLog for DiskLog {
                 error!(
                     target: "kraftd::raft",
                     "Snapshot {} in {} cannot be read: {why}",
-                    crate::log::snapshot::file_name(to_log_id(id)),
+                    crate::log::snapshot::file_name(id),
                     self.log.dir().display()
                 );
                 None
@@ -388,7 +378,7 @@ impl RaftLog for DiskLog {
             .map_err(|e| Self::refused(&format!("snapshot {id}"), e))?;
         // The core has checked the id (<= HW, valid, batch boundary); FileLog's checked path
         // would compare it with FileLog's own HW, which the core does not maintain.
-        let created = self.log.create_new_snapshot_unchecked(to_log_id(id));
+        let created = self.log.create_new_snapshot_unchecked(id);
         let Some(mut writer) = or_halt(created, || format!("create snapshot {id}")) else {
             return Err(LogError::SnapshotExists(id));
         };
@@ -402,16 +392,16 @@ impl RaftLog for DiskLog {
 
     fn begin_snapshot_download(&mut self, id: OffsetAndEpoch) {
         self.download = None; // dropping a writer removes its .part
-        let created = self.log.create_new_snapshot_unchecked(to_log_id(id));
+        let created = self.log.create_new_snapshot_unchecked(id);
         self.download = Some(match or_halt(created, || format!("create snapshot {id}")) {
             Some(writer) => (writer, false),
-            None => (SnapshotWriter::memory(to_log_id(id)), true),
+            None => (SnapshotWriter::memory(id), true),
         });
     }
 
     fn snapshot_download(&self) -> Option<(OffsetAndEpoch, u64)> {
         let (w, _) = self.download.as_ref()?;
-        Some((from_log_id(w.id()), w.size_in_bytes()))
+        Some((w.id(), w.size_in_bytes()))
     }
 
     fn append_snapshot_download(&mut self, bytes: &[u8]) -> Result<(), LogError> {
@@ -427,7 +417,7 @@ impl RaftLog for DiskLog {
             .download
             .take()
             .ok_or_else(|| LogError::Download("no download in progress".into()))?;
-        let id = from_log_id(w.id());
+        let id = w.id();
         let result = if existing {
             w.freeze_memory().map(|_| ())
         } else {
@@ -472,7 +462,7 @@ impl RaftLog for DiskLog {
         if self.log.high_watermark() < id.offset {
             self.log.update_high_watermark(id.offset);
         }
-        or_halt(self.log.delete_before_snapshot(to_log_id(id)), || {
+        or_halt(self.log.delete_before_snapshot(id), || {
             format!("delete the log before snapshot {id}")
         });
         self.start_offset() == id.offset

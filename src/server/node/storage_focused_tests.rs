@@ -141,7 +141,7 @@ fn snapshots_are_kafka_checkpoints() {
     };
     let zero = OffsetAndEpoch::new(0, 0);
     std::fs::write(
-        partition.join(crate::log::snapshot::file_name(to_log_id(zero))),
+        partition.join(crate::log::snapshot::file_name(zero)),
         bootstrap.checkpoint_bytes(1_000).unwrap(),
     )
     .unwrap();
