@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use kraftd::log::{FileLog, Isolation, LogConfig, ReplicatedLog};
+use kraftd::log::{FileLog, Isolation, LogConfig};
 use kraftd::protocol::records::{batches, BatchBuilder};
 use rand::{rngs::StdRng, RngCore, SeedableRng};
 use serde_json::{json, Value};

@@ -12,7 +12,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use kraftd::log::{FileLog, Isolation, LogConfig, MemoryLog, ReplicatedLog, RollConfig};
+use kraftd::log::storage::Storage;
+use kraftd::log::{FileLog, Isolation, LogConfig, LogCore, MemoryLog, RollConfig};
 use kraftd::protocol::records::{split_batches, BatchBuilder};
 use proptest::prelude::*;
 
@@ -90,7 +91,7 @@ impl Model {
     }
 }
 
-fn run_ops<L: ReplicatedLog>(log: &mut L, ops: &[Op], model: &mut Model) {
+fn run_ops<S: Storage>(log: &mut LogCore<S>, ops: &[Op], model: &mut Model) {
     for op in ops {
         match op {
             Op::Append {
@@ -126,7 +127,7 @@ fn run_ops<L: ReplicatedLog>(log: &mut L, ops: &[Op], model: &mut Model) {
     }
 }
 
-fn read_all<L: ReplicatedLog>(log: &L) -> Vec<u8> {
+fn read_all<S: Storage>(log: &LogCore<S>) -> Vec<u8> {
     let mut out = Vec::new();
     let mut offset = log.start_offset();
     while offset < log.end_offset() {
@@ -298,7 +299,7 @@ proptest! {
 
     #[test]
     fn memory_log_crash_keeps_exactly_the_flushed_prefix(ops in proptest::collection::vec(op(), 1..40)) {
-        let mut log = MemoryLog::new(LogConfig::default());
+        let mut log = MemoryLog::with_config(LogConfig::default());
         let mut model = Model::default();
         run_ops(&mut log, &ops, &mut model);
         log.crash().unwrap();

@@ -12,7 +12,7 @@ use kraftd::log::epoch_cache;
 use kraftd::log::meta_properties::MetaProperties;
 use kraftd::log::{
     DirLock, ElectionState, FileLog, FileQuorumStateStore, LockError, LogConfig, OffsetAndEpoch,
-    QuorumStateStore, ReplicaKey, ReplicatedLog, RollConfig,
+    QuorumStateStore, ReplicaKey, RollConfig,
 };
 use kraftd::protocol::codec::Uuid;
 use kraftd::protocol::messages::leader_change_message::{LeaderChangeMessage, Voter};

@@ -4,6 +4,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::*;
+use crate::log::storage::Storage;
 use crate::protocol::messages::{SnapshotFooterRecord, SnapshotHeaderRecord};
 use crate::protocol::records::{BatchBuilder, ControlRecord};
 
@@ -68,14 +69,14 @@ pub(crate) fn small_segments() -> LogConfig {
 }
 
 /// Appends `n` batches of 2 records as leader of `epoch`.
-pub(crate) fn append_n<L: ReplicatedLog>(log: &mut L, n: usize, epoch: i32) {
+pub(crate) fn append_n<S: Storage>(log: &mut LogCore<S>, n: usize, epoch: i32) {
     for _ in 0..n {
         let b = batch(log.end_offset(), 2, epoch, 1_000);
         log.append_as_leader(&b, epoch).unwrap();
     }
 }
 
-fn read_all<L: ReplicatedLog>(log: &L) -> Vec<u8> {
+fn read_all<S: Storage>(log: &LogCore<S>) -> Vec<u8> {
     let mut out = Vec::new();
     let mut offset = log.start_offset();
     while offset < log.end_offset() {
@@ -92,7 +93,7 @@ fn read_all<L: ReplicatedLog>(log: &L) -> Vec<u8> {
 }
 
 /// The behaviour both storages must share.
-fn common_behaviour<L: ReplicatedLog>(log: &mut L) {
+fn common_behaviour<S: Storage>(log: &mut LogCore<S>) {
     assert_eq!((log.start_offset(), log.end_offset()), (0, 0));
     assert_eq!(log.last_fetched_epoch(), 0);
     log.initialize_leader_epoch(1).unwrap();
@@ -220,7 +221,7 @@ fn common_behaviour<L: ReplicatedLog>(log: &mut L) {
 
 #[test]
 fn memory_log_behaviour() {
-    common_behaviour(&mut MemoryLog::new(LogConfig::default()));
+    common_behaviour(&mut MemoryLog::with_config(LogConfig::default()));
 }
 
 #[test]
@@ -239,7 +240,7 @@ fn common_behaviour_small_segments(dir: &Path) {
 
 #[test]
 fn memory_log_crash_loses_exactly_the_unflushed_tail() {
-    let mut log = MemoryLog::new(LogConfig::default());
+    let mut log = MemoryLog::with_config(LogConfig::default());
     append_n(&mut log, 3, 1);
     log.flush().unwrap();
     log.initialize_leader_epoch(2).unwrap();
@@ -263,7 +264,7 @@ fn memory_log_crash_loses_exactly_the_unflushed_tail() {
 }
 
 fn read_all_after_rebuild(end: i64) -> Vec<u8> {
-    let mut log = MemoryLog::new(LogConfig::default());
+    let mut log = MemoryLog::with_config(LogConfig::default());
     append_n(&mut log, (end / 2) as usize, 1);
     read_all(&log)
 }

@@ -125,7 +125,8 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                 let max = usize::try_from(r.max_bytes)
                     .unwrap_or(0)
                     .clamp(1, MAX_BATCH_SIZE_BYTES as usize);
-                resp.records = self.log.read_for_fetch(r.fetch_offset, max);
+                let read = self.log.read_for_fetch(r.fetch_offset, max);
+                resp.records = self.log_value(read).unwrap_or_default();
                 let leader_end = self.log.end_offset();
                 if let Role::Leader(l) = &mut self.role {
                     if l.update_replica(r.replica_key, r.fetch_offset, now, leader_end) {
@@ -211,14 +212,13 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             encoded: Default::default(),
         };
         if batch.size_in_bytes() > MAX_BATCH_SIZE_BYTES as usize {
-            return Err(ProposeError::Log(format!(
-                "batch of {} bytes exceeds 8 MiB",
-                batch.size_in_bytes()
-            )));
+            return Err(ProposeError::TooLarge {
+                size: batch.size_in_bytes(),
+            });
         }
         let last = batch.last_offset();
         if !self.append_as_leader(now, batch) {
-            return Err(ProposeError::Log(self.fatal.clone().unwrap_or_default()));
+            return Err(ProposeError::Halted(self.fatal.clone().expect("checked")));
         }
         self.next_deadline = self.next_deadline.min(now);
         Ok(last)

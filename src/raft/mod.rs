@@ -20,11 +20,13 @@ pub mod config;
 pub mod convert;
 mod describe;
 mod election;
+pub mod fatal;
 mod fetch_follower;
 mod fetch_leader;
 mod invariants;
 pub mod leader;
 pub mod log;
+mod log_core;
 pub mod mem_log;
 pub mod msg;
 mod node;
@@ -43,12 +45,13 @@ pub mod voters;
 mod tests;
 
 pub use config::RaftConfig;
+pub use fatal::FatalError;
 pub use fetch_leader::ParkedFetch;
 pub use log::{
     Batch, ControlRecord, Encoded, LogError, RaftLog, Records, SnapshotContents,
     ValidOffsetAndEpoch,
 };
-pub use mem_log::MemLog;
+pub use mem_log::{LogInspect, MemLog};
 pub use msg::{ApiKind, CorrelationId, Request, RequestId, Response};
 pub use node::{Action, Input, ProposeError, Raft};
 pub use quorum_state::{ElectionState, MemQuorumStateStore, QuorumStateStore};

@@ -2,7 +2,8 @@
 //! outputs are `Action`s. The log and the quorum-state store are synchronous traits.
 
 use super::config::RaftConfig;
-use super::log::RaftLog;
+use super::fatal::FatalError;
+use super::log::{LogError, RaftLog};
 use super::msg::{CorrelationId, Request, RequestId, Response};
 use super::quorum_state::{ElectionState, QuorumStateStore};
 use super::requests::RequestManager;
@@ -66,8 +67,8 @@ pub enum Action {
         leader: Option<NodeId>,
         voted: Option<ReplicaKey>,
     },
-    /// Java would throw here; the node must stop. Nothing is processed afterwards.
-    Fatal(String),
+    /// Java would throw or halt here; the node must stop. Nothing is processed afterwards.
+    Fatal(FatalError),
 }
 
 /// Why a proposal was refused.
@@ -80,8 +81,12 @@ pub enum ProposeError {
     },
     #[error("empty proposal")]
     Empty,
-    #[error("log refused the append: {0}")]
-    Log(String),
+    #[error(
+        "a batch of {size} bytes exceeds the 8 MiB batch limit; propose fewer records at once"
+    )]
+    TooLarge { size: usize },
+    #[error("the node has halted: {0}")]
+    Halted(FatalError),
 }
 
 /// The KRaft node. `L` is the metadata log, `S` the quorum-state store.
@@ -107,7 +112,7 @@ pub struct Raft<L: RaftLog, S: QuorumStateStore> {
     pub(super) parked: Vec<super::fetch_leader::ParkedFetch>,
     pub(super) out: Vec<Action>,
     pub(super) next_deadline: Instant,
-    pub(super) fatal: Option<String>,
+    pub(super) fatal: Option<FatalError>,
     /// The last `now` seen (time must not go back).
     pub(super) now: Instant,
     /// Set by `begin_shutdown`: the deadline of a graceful shutdown (Kafka's `GracefulShutdown`).
@@ -125,16 +130,19 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             .map(|id| ReplicaKey::new(id, super::types::uuid_opt(cfg.directory_id)));
         let static_voters = VoterSet::from_static(&cfg.default_listener, &cfg.static_voters);
         let mut control = ControlState::new(static_voters);
-        log.truncate_to_latest_snapshot();
-        if let Some(s) = log
-            .latest_snapshot_id()
-            .and_then(|id| log.read_snapshot(id))
-        {
-            control.load_snapshot(&s);
-        }
-        for b in log.read(log.start_offset(), usize::MAX) {
-            control.apply_batch(&b);
-        }
+        // A fault while opening is the node's first (and only) action.
+        let opened = (|| -> Result<(), LogError> {
+            log.truncate_to_latest_snapshot()?;
+            if let Some(id) = log.latest_snapshot_id() {
+                if let Some(s) = log.read_snapshot(id)? {
+                    control.load_snapshot(&s);
+                }
+            }
+            for b in log.read(log.start_offset(), usize::MAX)? {
+                control.apply_batch(&b);
+            }
+            Ok(())
+        })();
         let requests = RequestManager::new(cfg.request_timeout, cfg.retry_backoff);
         let chooser = Chooser::new(&cfg.randomness);
         let placeholder = Role::Unattached(UnattachedState {
@@ -162,6 +170,10 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             now,
             shutdown: None,
         };
+        if let Err(e) = opened {
+            raft.halt(FatalError::storage(&e));
+            return raft;
+        }
         raft.initialize(now);
         raft.poll(now);
         raft
@@ -352,9 +364,25 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
 
     /// Records a fatal condition (Java would throw); the node stops.
     pub(super) fn fail(&mut self, why: String) {
+        self.halt(FatalError::Illegal(why));
+    }
+
+    fn halt(&mut self, why: FatalError) {
         if self.fatal.is_none() {
             self.out.push(Action::Fatal(why.clone()));
             self.fatal = Some(why);
+        }
+    }
+
+    /// The value of a log operation; on an error, the node's fatal action and `None` (a
+    /// refusal of what the core itself built is a bug, a fault is a halt).
+    pub(super) fn log_value<T>(&mut self, result: Result<T, LogError>) -> Option<T> {
+        match result {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.halt(FatalError::storage(&e));
+                None
+            }
         }
     }
 
@@ -416,8 +444,8 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
     pub fn kraft_version(&self) -> i16 {
         self.control.kraft_version()
     }
-    pub fn fatal_error(&self) -> Option<&str> {
-        self.fatal.as_deref()
+    pub fn fatal_error(&self) -> Option<&FatalError> {
+        self.fatal.as_ref()
     }
     /// Is the local replica a voter of the latest voter set?
     pub fn is_voter(&self) -> bool {
@@ -429,8 +457,8 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             .is_some_and(|k| self.control.latest_voters().is_only_voter(&k))
     }
     /// Makes everything appended durable (before a clean stop).
-    pub fn flush(&mut self) {
-        self.log.flush();
+    pub fn flush(&mut self) -> Result<(), LogError> {
+        self.log.flush()
     }
     /// Gives back the log and the store (e.g. to simulate a crash and restart).
     pub fn into_parts(self) -> (L, S) {

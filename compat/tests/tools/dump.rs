@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 
-use kraftd::log::{FileLog, LogConfig, OffsetAndEpoch, ReplicatedLog};
+use kraftd::log::{FileLog, LogConfig, OffsetAndEpoch};
 use kraftd::protocol::messages::{SnapshotFooterRecord, SnapshotHeaderRecord};
 use kraftd::protocol::records::{
     split_batches, BatchBuilder, ControlRecord, MetadataRecordAndVersion, METADATA_RECORD_TYPES,

@@ -5,8 +5,9 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 
 use super::*;
+use crate::log::storage::Storage;
 
-fn write_snapshot<L: ReplicatedLog>(log: &mut L, id: OffsetAndEpoch, ts: i64) {
+fn write_snapshot<S: Storage>(log: &mut LogCore<S>, id: OffsetAndEpoch, ts: i64) {
     let mut w = log
         .create_new_snapshot(id)
         .unwrap()
@@ -17,7 +18,7 @@ fn write_snapshot<L: ReplicatedLog>(log: &mut L, id: OffsetAndEpoch, ts: i64) {
     log.freeze_snapshot(w).unwrap();
 }
 
-fn snapshot_rules<L: ReplicatedLog>(log: &mut L) {
+fn snapshot_rules<S: Storage>(log: &mut LogCore<S>) {
     append_n(log, 10, 1); // offsets 0..20, batches of 2
     let id = OffsetAndEpoch::new(8, 1);
     assert!(log
@@ -99,7 +100,7 @@ fn snapshot_rules<L: ReplicatedLog>(log: &mut L) {
 
 #[test]
 fn snapshot_rules_in_memory() {
-    snapshot_rules(&mut MemoryLog::new(LogConfig::default()));
+    snapshot_rules(&mut MemoryLog::with_config(LogConfig::default()));
 }
 
 #[test]
@@ -129,7 +130,7 @@ fn snapshot_rules_in_files() {
     fs::remove_dir_all(dir).unwrap();
 }
 
-fn deletion_and_retention<L: ReplicatedLog>(log: &mut L) {
+fn deletion_and_retention<S: Storage>(log: &mut LogCore<S>) {
     append_n(log, 20, 1); // 40 offsets
     log.update_high_watermark(40);
     for (o, ts) in [(8, 1_000), (16, 2_000), (24, 3_000)] {
@@ -171,7 +172,7 @@ fn deletion_and_retention_in_memory() {
         retention_bytes: -1,
         ..LogConfig::default()
     };
-    deletion_and_retention(&mut MemoryLog::new(config));
+    deletion_and_retention(&mut MemoryLog::with_config(config));
 }
 
 #[test]

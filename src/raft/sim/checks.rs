@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use crate::raft::log::{Batch, RaftLog, ValidOffsetAndEpoch};
-use crate::raft::mem_log::MemLog;
+use crate::raft::mem_log::{LogInspect, MemLog};
 use crate::raft::quorum_state::{MemQuorumStateStore, QuorumStateStore};
 use crate::raft::types::{Epoch, NodeId, Offset, OffsetAndEpoch};
 
@@ -128,7 +128,7 @@ impl Checker {
             }
             if earliest != OffsetAndEpoch::new(0, 0) {
                 if let ValidOffsetAndEpoch::Diverging(d) =
-                    log.validate_offset_and_epoch(earliest.offset, earliest.epoch)
+                    RaftLog::validate_offset_and_epoch(log, earliest.offset, earliest.epoch)
                 {
                     return Err(format!(
                         "SnapshotAtLogStart: node {} earliest snapshot {earliest} diverges at {d}",
@@ -146,7 +146,7 @@ impl Checker {
             if id == OffsetAndEpoch::new(0, 0) || !self.snapshots_checked.insert((n.id, id)) {
                 continue;
             }
-            let Some(s) = log.read_snapshot(id) else {
+            let Ok(Some(s)) = RaftLog::read_snapshot(log, id) else {
                 return Err(format!("node {} cannot read snapshot {id}", n.id));
             };
             let d = s.data.iter().fold(0, |h, v| digest(v, h));

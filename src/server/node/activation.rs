@@ -24,31 +24,30 @@ const ELR_FEATURE: &str = "eligible.leader.replicas.version";
 
 /// Does the log (its latest snapshot and its batches below `below`, the new leader's epoch
 /// start) hold any metadata record?
-pub fn log_has_metadata<L: RaftLog>(log: &L, below: crate::raft::Offset) -> bool {
-    if let Some(snapshot) = log
-        .latest_snapshot_id()
-        .filter(|id| id.offset > 0)
-        .and_then(|id| log.read_snapshot(id))
-    {
-        if !snapshot.data.is_empty() {
-            return true;
+pub fn log_has_metadata<L: RaftLog>(
+    log: &L,
+    below: crate::raft::Offset,
+) -> Result<bool, crate::raft::LogError> {
+    if let Some(id) = log.latest_snapshot_id().filter(|id| id.offset > 0) {
+        if log.read_snapshot(id)?.is_some_and(|s| !s.data.is_empty()) {
+            return Ok(true);
         }
     }
     let mut from = log.start_offset();
     while from < below.min(log.end_offset()) {
-        let batches = log.read(from, 1 << 20);
+        let batches = log.read(from, 1 << 20)?;
         let Some(last) = batches.last() else {
-            return false;
+            return Ok(false);
         };
         from = last.next_offset();
         if batches
             .iter()
             .any(|b| b.base_offset < below && !b.is_control())
         {
-            return true;
+            return Ok(true);
         }
     }
-    false
+    Ok(false)
 }
 
 /// The activation batch's records for an empty log, from the bootstrap checkpoint.
@@ -58,6 +57,7 @@ pub fn activation_records<L: RaftLog>(
 ) -> Result<Vec<Vec<u8>>, String> {
     let bootstrap = log
         .read_snapshot(OffsetAndEpoch::new(0, 0))
+        .map_err(|e| e.to_string())?
         .ok_or_else(|| {
             "the metadata log is empty and has no bootstrap checkpoint \
              (00000000000000000000-0000000000.checkpoint): format the directory with \
@@ -176,7 +176,7 @@ mod tests {
             feature(ELR_FEATURE, 1),
             feature("group.version", 1),
         ]);
-        assert!(!log_has_metadata(&log, 0));
+        assert!(!log_has_metadata(&log, 0).unwrap());
         let records = activation_records(&log, 2).unwrap();
         assert_eq!(
             names(&records),

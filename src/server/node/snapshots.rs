@@ -13,7 +13,10 @@ use std::time::Duration;
 use tracing::{info, warn};
 
 use super::replay::Replay;
-use crate::raft::{Instant, Offset, OffsetAndEpoch, QuorumStateStore, Raft, RaftLog, Records};
+use crate::raft::{
+    Instant, LogError, Offset, OffsetAndEpoch, QuorumStateStore, Raft, RaftLog, Records,
+    SnapshotError,
+};
 
 /// Record types that carry no state: `NoOpRecord` (20) and the transaction markers
 /// `BeginTransactionRecord` (23), `EndTransactionRecord` (24), `AbortTransactionRecord` (25).
@@ -56,23 +59,24 @@ impl SnapshotPolicy {
         raft: &mut Raft<L, S>,
         now: Instant,
         replay: &mut Replay,
-    ) -> Option<OffsetAndEpoch> {
-        let hw = raft.high_watermark()?;
+    ) -> Result<Option<OffsetAndEpoch>, LogError> {
+        let Some(hw) = raft.high_watermark() else {
+            return Ok(None);
+        };
         let log = raft.log();
         if self.counted_to < log.start_offset() {
             // The log now starts at a snapshot (ours or the leader's): count from there.
             self.counted_to = log.start_offset();
             self.bytes_since = 0;
             self.last_epoch = log.latest_snapshot_id().map_or(0, |s| s.epoch);
-            if let Some(s) = log
-                .latest_snapshot_id()
-                .and_then(|id| log.read_snapshot(id))
-            {
-                replay.load_snapshot(&s.data, s.id.offset);
+            if let Some(id) = log.latest_snapshot_id() {
+                if let Some(s) = log.read_snapshot(id)? {
+                    replay.load_snapshot(&s.data, s.id.offset);
+                }
             }
         }
         while self.counted_to < hw {
-            let batches = log.read(self.counted_to, 1 << 20);
+            let batches = log.read(self.counted_to, 1 << 20)?;
             let mut progressed = false;
             for b in batches {
                 if b.next_offset() > hw {
@@ -96,7 +100,7 @@ impl SnapshotPolicy {
                 .max_interval
                 .is_some_and(|i| now >= self.last_snapshot_at + i);
         if !(due_bytes || due_time) {
-            return None;
+            return Ok(None);
         }
         let id = OffsetAndEpoch::new(self.counted_to, self.last_epoch);
         if raft
@@ -105,9 +109,9 @@ impl SnapshotPolicy {
             .is_some_and(|s| s.offset >= id.offset)
         {
             self.bytes_since = 0;
-            return None;
+            return Ok(None);
         }
-        let (data, timestamp) = state_at(raft.log(), id.offset);
+        let (data, timestamp) = state_at(raft.log(), id.offset)?;
         match raft.create_snapshot(id, timestamp, data) {
             Ok(()) => {
                 info!(
@@ -118,12 +122,15 @@ impl SnapshotPolicy {
                 self.bytes_since = 0;
                 self.last_snapshot_at = now;
                 raft.maybe_clean(now);
-                Some(id)
+                Ok(Some(id))
             }
+            Err(SnapshotError::Log(e)) if e.is_fault() => Err(e),
+            // The core has emitted its fatal action; the node loop halts on it.
+            Err(SnapshotError::Halted) => Ok(None),
             Err(e) => {
                 warn!(target: "kraftd::raft", "could not create snapshot {id}: {e}");
                 self.bytes_since = 0;
-                None
+                Ok(None)
             }
         }
     }
@@ -131,14 +138,15 @@ impl SnapshotPolicy {
 
 /// The data records of the latest snapshot followed by the log's up to `end`, NoOps left out,
 /// and the timestamp of the last batch included.
-fn state_at<L: RaftLog>(log: &L, end: Offset) -> (Vec<Vec<u8>>, i64) {
+fn state_at<L: RaftLog>(log: &L, end: Offset) -> Result<(Vec<Vec<u8>>, i64), LogError> {
     let mut data = Vec::new();
     let mut timestamp = 0;
     let mut from = log.start_offset();
-    if let Some(snapshot) = log
-        .latest_snapshot_id()
-        .and_then(|id| log.read_snapshot(id))
-    {
+    let latest = match log.latest_snapshot_id() {
+        Some(id) => log.read_snapshot(id)?,
+        None => None,
+    };
+    if let Some(snapshot) = latest {
         if snapshot.id.offset <= end {
             data = snapshot.data;
             timestamp = snapshot.last_contained_log_timestamp;
@@ -146,13 +154,13 @@ fn state_at<L: RaftLog>(log: &L, end: Offset) -> (Vec<Vec<u8>>, i64) {
         }
     }
     while from < end {
-        let batches = log.read(from, 1 << 20);
+        let batches = log.read(from, 1 << 20)?;
         if batches.is_empty() {
             break;
         }
         for b in batches {
             if b.next_offset() > end {
-                return (data, timestamp);
+                return Ok((data, timestamp));
             }
             timestamp = b.append_time;
             from = b.next_offset();
@@ -161,5 +169,5 @@ fn state_at<L: RaftLog>(log: &L, end: Offset) -> (Vec<Vec<u8>>, i64) {
             }
         }
     }
-    (data, timestamp)
+    Ok((data, timestamp))
 }
