@@ -106,7 +106,7 @@ fn run_ops<S: Storage>(log: &mut LogCore<S>, ops: &[Op], model: &mut Model) {
                 for _ in 0..*batches {
                     let base = log.end_offset();
                     let bytes = batch(base, *records, model.epoch);
-                    log.append_as_leader(&bytes, model.epoch).unwrap();
+                    log.append_bytes_as_leader(&bytes, model.epoch).unwrap();
                     model.batches.push((base, base + *records as i64, bytes));
                 }
             }
@@ -132,7 +132,7 @@ fn read_all<S: Storage>(log: &LogCore<S>) -> Vec<u8> {
     let mut offset = log.start_offset();
     while offset < log.end_offset() {
         let r = log
-            .read(offset, Isolation::Uncommitted, 4096)
+            .read_bytes(offset, Isolation::Uncommitted, 4096)
             .unwrap()
             .records;
         offset = split_batches(&r)
@@ -279,7 +279,8 @@ fn file_case(segment_bytes: u64, ops: &[Op], damage: &Damage) -> Result<(), Test
     prop_assert_eq!(log.end_offset(), end);
     prop_assert_eq!(read_all(&log), recovered);
     let epoch = log.last_fetched_epoch().max(1);
-    log.append_as_leader(&batch(end, 1, epoch), epoch).unwrap();
+    log.append_bytes_as_leader(&batch(end, 1, epoch), epoch)
+        .unwrap();
     log.flush().unwrap();
     fs::remove_dir_all(&dir).unwrap();
     Ok(())

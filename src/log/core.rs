@@ -178,15 +178,24 @@ impl<S: Storage> LogCore<S> {
 /// The operations of the metadata log. The raft core reaches them through
 /// `raft::RaftLog`, implemented once for every `LogCore` (src/raft/log_core.rs).
 impl<S: Storage> LogCore<S> {
-    pub fn append_as_leader(&mut self, batches: &[u8], epoch: i32) -> Result<LogAppendInfo> {
+    pub fn append_bytes_as_leader(&mut self, batches: &[u8], epoch: i32) -> Result<LogAppendInfo> {
         self.append(batches, Appender::Leader(epoch))
     }
 
-    pub fn append_as_follower(&mut self, batches: &[u8], epoch: i32) -> Result<LogAppendInfo> {
+    pub fn append_bytes_as_follower(
+        &mut self,
+        batches: &[u8],
+        epoch: i32,
+    ) -> Result<LogAppendInfo> {
         self.append(batches, Appender::Follower(epoch))
     }
 
-    pub fn read(&self, start: i64, isolation: Isolation, max_bytes: usize) -> Result<LogFetchInfo> {
+    pub fn read_bytes(
+        &self,
+        start: i64,
+        isolation: Isolation,
+        max_bytes: usize,
+    ) -> Result<LogFetchInfo> {
         let end = self.storage.end_offset();
         if start < self.log_start || start > end {
             return Err(LogError::OffsetOutOfRange {
@@ -321,7 +330,7 @@ impl<S: Storage> LogCore<S> {
         self.persist_epochs()
     }
 
-    pub fn maybe_clean(&mut self, now_ms: i64) -> Result<bool> {
+    pub fn apply_retention(&mut self, now_ms: i64) -> Result<bool> {
         let mut cleaned = false;
         if self.config.retention_bytes >= 0 {
             let limit = self.config.retention_bytes as u64;
@@ -392,7 +401,7 @@ impl<S: Storage> LogCore<S> {
         Ok(())
     }
 
-    pub fn read_snapshot(&self, id: OffsetAndEpoch) -> Result<Option<SnapshotReader>> {
+    pub fn open_snapshot(&self, id: OffsetAndEpoch) -> Result<Option<SnapshotReader>> {
         if !self.snapshots.contains_key(&id) {
             return Ok(None);
         }
@@ -409,7 +418,7 @@ impl<S: Storage> LogCore<S> {
 
     pub fn latest_snapshot(&self) -> Result<Option<SnapshotReader>> {
         match self.latest_snapshot_id() {
-            Some(id) => self.read_snapshot(id),
+            Some(id) => self.open_snapshot(id),
             None => Ok(None),
         }
     }

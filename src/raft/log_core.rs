@@ -71,9 +71,9 @@ impl<S: Storage> LogCoreExt for LogCore<S> {
         })?;
         let epoch = batches.iter().map(|b| b.epoch).max().unwrap_or(0);
         let appended = if leader {
-            self.append_as_leader(&bytes, epoch)
+            self.append_bytes_as_leader(&bytes, epoch)
         } else {
-            self.append_as_follower(&bytes, epoch)
+            self.append_bytes_as_follower(&bytes, epoch)
         };
         match appended {
             Ok(_) => Ok(()),
@@ -116,7 +116,7 @@ impl<S: Storage> LogCoreExt for LogCore<S> {
         if offset >= self.end_offset() {
             return Ok(Vec::new());
         }
-        let info = LogCore::read(
+        let info = LogCore::read_bytes(
             self,
             offset,
             Isolation::Uncommitted,
@@ -220,7 +220,7 @@ impl<S: Storage> RaftLog for LogCore<S> {
     }
 
     fn read_snapshot(&self, id: OffsetAndEpoch) -> Result<Option<SnapshotContents>, LogError> {
-        let Some(reader) = LogCore::read_snapshot(self, id).map_err(during("open a snapshot"))?
+        let Some(reader) = LogCore::open_snapshot(self, id).map_err(during("open a snapshot"))?
         else {
             return Ok(None);
         };
@@ -240,7 +240,7 @@ impl<S: Storage> RaftLog for LogCore<S> {
         position: u64,
         max_bytes: usize,
     ) -> Result<Option<Vec<u8>>, LogError> {
-        let Some(reader) = LogCore::read_snapshot(self, id).map_err(during("open a snapshot"))?
+        let Some(reader) = LogCore::open_snapshot(self, id).map_err(during("open a snapshot"))?
         else {
             return Ok(None);
         };
@@ -332,6 +332,6 @@ impl<S: Storage> RaftLog for LogCore<S> {
 
     fn maybe_clean(&mut self, now_ms: i64, high_watermark: Offset) -> Result<bool, LogError> {
         self.update_high_watermark(high_watermark);
-        LogCore::maybe_clean(self, now_ms).map_err(during("apply the metadata log's retention"))
+        LogCore::apply_retention(self, now_ms).map_err(during("apply the metadata log's retention"))
     }
 }

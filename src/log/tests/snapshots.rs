@@ -46,7 +46,7 @@ fn snapshot_rules<S: Storage>(log: &mut LogCore<S>) {
         (log.earliest_snapshot_id(), log.latest_snapshot_id()),
         (Some(id), Some(id))
     );
-    let reader = log.read_snapshot(id).unwrap().unwrap();
+    let reader = log.open_snapshot(id).unwrap().unwrap();
     let bytes = snapshot_bytes(1, 1_000, 3);
     assert_eq!(reader.size_in_bytes(), bytes.len() as u64);
     assert_eq!(reader.read(5, 7).unwrap(), &bytes[5..12]);
@@ -91,10 +91,11 @@ fn snapshot_rules<S: Storage>(log: &mut LogCore<S>) {
         ValidOffsetAndEpoch::Valid(ahead)
     );
     assert!(matches!(
-        log.read(29, Isolation::Uncommitted, 10),
+        log.read_bytes(29, Isolation::Uncommitted, 10),
         Err(LogError::OffsetOutOfRange { .. })
     ));
-    log.append_as_follower(&batch(30, 2, 2, 0), 2).unwrap();
+    log.append_bytes_as_follower(&batch(30, 2, 2, 0), 2)
+        .unwrap();
     assert_eq!(log.end_offset(), 32);
 }
 
@@ -146,7 +147,7 @@ fn deletion_and_retention<S: Storage>(log: &mut LogCore<S>) {
     assert_eq!(log.start_offset(), 16);
     assert_eq!(log.earliest_snapshot_id(), Some(OffsetAndEpoch::new(16, 1)));
     assert!(log
-        .read_snapshot(OffsetAndEpoch::new(8, 1))
+        .open_snapshot(OffsetAndEpoch::new(8, 1))
         .unwrap()
         .is_none());
     assert!(
@@ -155,12 +156,12 @@ fn deletion_and_retention<S: Storage>(log: &mut LogCore<S>) {
         "already there"
     );
     // Age: the snapshot at 16 (ts 2000) is older than 500 ms at now=2600, the one at 24 is not.
-    assert!(!log.maybe_clean(2_400).unwrap());
-    assert!(log.maybe_clean(2_600).unwrap() || log.start_offset() == 24);
+    assert!(!log.apply_retention(2_400).unwrap());
+    assert!(log.apply_retention(2_600).unwrap() || log.start_offset() == 24);
     assert_eq!(log.start_offset(), 24);
     assert_eq!(log.earliest_snapshot_id(), Some(OffsetAndEpoch::new(24, 1)));
     assert!(
-        !log.maybe_clean(i64::MAX / 2).unwrap(),
+        !log.apply_retention(i64::MAX / 2).unwrap(),
         "the latest snapshot always stays"
     );
 }
@@ -217,9 +218,12 @@ fn retention_by_size() {
     append_n(&mut log, 20, 1);
     log.update_high_watermark(40);
     write_snapshot(&mut log, OffsetAndEpoch::new(20, 1), 0);
-    assert!(!log.maybe_clean(0).unwrap(), "one snapshot: nothing may go");
+    assert!(
+        !log.apply_retention(0).unwrap(),
+        "one snapshot: nothing may go"
+    );
     write_snapshot(&mut log, OffsetAndEpoch::new(36, 1), 0);
-    assert!(log.maybe_clean(0).unwrap());
+    assert!(log.apply_retention(0).unwrap());
     assert_eq!(log.start_offset(), 36);
     assert_eq!(log.snapshot_ids(), [OffsetAndEpoch::new(36, 1)]);
     fs::remove_dir_all(dir).unwrap();

@@ -304,7 +304,7 @@ impl Cluster {
         let Some(raft) = node.raft.take() else { return };
         let (mut log, store) = raft.into_parts();
         let lost = log.end_offset_lost_on_crash();
-        log.crash();
+        log.crash().expect("a memory log reopens after a crash");
         node.down = Some((log, store));
         node.sm = SimStateMachine::default();
         node.pending.clear();

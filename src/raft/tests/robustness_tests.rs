@@ -205,7 +205,7 @@ fn random_inputs_never_panic_or_break_invariants() {
             for (to, corr, r) in sends(&actions) {
                 in_flight.push((to, corr, r.api()));
             }
-            if let Some(why) = node.fatal_error() {
+            if let Some(why) = node.fatal_error().map(|e| e.to_string()) {
                 // Only Java's own fatal conditions may stop the node.
                 assert!(
                     why.contains("below the high watermark")
