@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use super::log::LogError;
+use super::quorum_state::QuorumStateError;
 
 /// The payload of `Action::Fatal`. Its display is the one error line the node prints.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -25,6 +26,16 @@ pub enum FatalError {
 }
 
 impl FatalError {
+    /// A failed quorum-state write: the file and the OS error named as for the log.
+    pub fn quorum_state(e: &QuorumStateError) -> FatalError {
+        FatalError::Storage {
+            detail: e.to_string(),
+            file: e.file().map(|p| p.to_path_buf()),
+            os_error: e.os_error().map(|o| o.to_string()),
+            errno: e.os_error().and_then(|o| o.raw_os_error()),
+        }
+    }
+
     pub fn storage(e: &LogError) -> FatalError {
         FatalError::Storage {
             detail: e.to_string(),

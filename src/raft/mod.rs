@@ -54,7 +54,7 @@ pub use log::{
 pub use mem_log::{LogInspect, MemLog};
 pub use msg::{ApiKind, CorrelationId, Request, RequestId, Response};
 pub use node::{Action, Input, ProposeError, Raft};
-pub use quorum_state::{ElectionState, MemQuorumStateStore, QuorumStateStore};
+pub use quorum_state::{ElectionState, MemQuorumStateStore, QuorumStateError, QuorumStateStore};
 pub use role::Role;
 pub use snapshot::SnapshotError;
 pub use time::{Instant, Randomness, Rng};

@@ -300,7 +300,9 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         self.now = self.now.max(now);
     }
 
-    /// Drains the pending actions.
+    /// Drains the pending actions. Nothing after a fatal action is returned: the code that
+    /// ran on after the fault (a send after a quorum-state write that failed) acted on a state
+    /// that is not durable.
     pub fn take_actions(&mut self) -> Vec<Action> {
         #[cfg(any(test, debug_assertions))]
         if self.fatal.is_none() {
@@ -308,7 +310,11 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                 panic!("raft invariant broken on node {:?}: {e}", self.local_id());
             }
         }
-        std::mem::take(&mut self.out)
+        let mut out = std::mem::take(&mut self.out);
+        if let Some(i) = out.iter().position(|a| matches!(a, Action::Fatal(_))) {
+            out.truncate(i + 1);
+        }
+        out
     }
 
     /// When `step(now, Input::Tick)` must next be called, at the latest.
@@ -367,7 +373,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         self.halt(FatalError::Illegal(why));
     }
 
-    fn halt(&mut self, why: FatalError) {
+    pub(super) fn halt(&mut self, why: FatalError) {
         if self.fatal.is_none() {
             self.out.push(Action::Fatal(why.clone()));
             self.fatal = Some(why);

@@ -92,7 +92,9 @@ async fn serve(config: ControllerConfig) -> Result<(), RunError> {
     let directory_id = dir.directory_id;
     let (file_log, quorum_state, _lock) = dir.into_parts();
     let static_voter_ids: Vec<i32> = config.quorum.voters.iter().map(|v| v.id).collect();
-    let store = DiskQuorumStateStore::new(quorum_state, static_voter_ids);
+    // An unreadable quorum-state refuses the start, as Java does: epoch 0 could vote twice.
+    let store = DiskQuorumStateStore::open(quorum_state, static_voter_ids)
+        .map_err(|e| format!("could not read quorum-state: {e}"))?;
     let settings = node::node_settings(
         &config,
         &cluster_id,

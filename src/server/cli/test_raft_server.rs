@@ -68,7 +68,8 @@ pub fn run(args: &TestRaftServerArgs) -> Result<(), RunError> {
         let log = FileLog::open(&partition, node::log_config(&config))
             .map_err(|e| format!("open {}: {e}", partition.display()))?;
         let voter_ids = config.quorum.voters.iter().map(|v| v.id).collect();
-        let store = DiskQuorumStateStore::new(FileQuorumStateStore::new(&partition), voter_ids);
+        let store = DiskQuorumStateStore::open(FileQuorumStateStore::new(&partition), voter_ids)
+            .map_err(|e| format!("could not read quorum-state: {e}"))?;
         let bound = bind_controller_listeners(&config).await?;
         let mut settings = node::node_settings(
             &config,

@@ -2,11 +2,10 @@
 //! [`FileLog`] of `__cluster_metadata-0` (the raft trait is implemented once, for the log core),
 //! [`DiskQuorumStateStore`] is `raft::QuorumStateStore` over its `quorum-state` file.
 //!
-//! A failed quorum-state write is fatal, as in Kafka.
+//! A failed quorum-state write is fatal, as in Kafka: the store returns it and the raft core
+//! halts through its fatal action (one error line, then the node stops).
 
 use std::path::Path;
-
-use tracing::error;
 
 use crate::log::quorum_state::{
     ElectionState as FileElectionState, FileQuorumStateStore, QuorumStateStore as _,
@@ -14,24 +13,8 @@ use crate::log::quorum_state::{
 };
 use crate::log::{FileLog, LogError as StoreError};
 pub use crate::raft::convert::snapshot::{decode_snapshot, encode_snapshot};
-use crate::raft::quorum_state::{ElectionState, QuorumStateStore};
+use crate::raft::quorum_state::{ElectionState, QuorumStateError, QuorumStateStore};
 use crate::raft::types::{NodeId, ReplicaKey};
-
-/// Logs why the metadata log cannot go on and exits with status 1. Kafka halts the process on
-/// a storage error in the raft thread (an fsync that failed may have lost data the quorum
-/// counts on), and so does kraftd: `op` names the operation, `err` the file and the cause.
-pub fn fatal_io(op: &str, err: &StoreError) -> ! {
-    error!(
-        target: "kraftd::raft",
-        "Halting: the metadata log could not {op}: {err}"
-    );
-    std::process::exit(1)
-}
-
-/// `r`'s value; on an error, [`fatal_io`] for the operation `op()` names.
-fn or_halt<T>(r: Result<T, StoreError>, op: impl FnOnce() -> String) -> T {
-    r.unwrap_or_else(|e| fatal_io(&op(), &e))
-}
 
 /// The raft core's log over the file-backed metadata log: `raft::RaftLog` is implemented once,
 /// for `log::LogCore`, so this is the file log itself.
@@ -71,12 +54,6 @@ impl DiskQuorumStateStore {
         })
     }
 
-    /// [`DiskQuorumStateStore::open`], halting on an unreadable file (Java refuses to start).
-    pub fn new(file: FileQuorumStateStore, static_voter_ids: Vec<NodeId>) -> DiskQuorumStateStore {
-        DiskQuorumStateStore::open(file, static_voter_ids)
-            .unwrap_or_else(|e| fatal_io("read quorum-state", &e))
-    }
-
     pub fn path(&self) -> &Path {
         self.file.path()
     }
@@ -87,7 +64,7 @@ impl QuorumStateStore for DiskQuorumStateStore {
         self.current.clone()
     }
 
-    fn write(&mut self, state: &ElectionState, kraft_version: i16) {
+    fn write(&mut self, state: &ElectionState, kraft_version: i16) -> Result<(), QuorumStateError> {
         let data_version = if kraft_version >= 1 { 1 } else { 0 };
         let file_state = FileElectionState {
             epoch: state.epoch,
@@ -102,10 +79,14 @@ impl QuorumStateStore for DiskQuorumStateStore {
                 Vec::new()
             },
         };
-        or_halt(self.file.write(&file_state, data_version), || {
-            "write quorum-state".into()
-        });
+        self.file
+            .write(&file_state, data_version)
+            .map_err(|source| QuorumStateError {
+                state: state.clone(),
+                source,
+            })?;
         self.current = Some(state.clone());
+        Ok(())
     }
 }
 

@@ -294,7 +294,7 @@ fn quorum_state_reads_java_files_and_writes_javas_format() {
         let read = DiskQuorumStateStore::open(file(), vec![1]).unwrap();
         assert_eq!(read.read(), Some(leader.clone()), "{java}");
     }
-    store.write(&leader, 1);
+    store.write(&leader, 1).unwrap();
     assert_eq!(std::fs::read_to_string(store.path()).unwrap(), JAVA_V1);
     let reopened = DiskQuorumStateStore::open(file(), vec![1]).unwrap();
     assert_eq!(reopened.read(), Some(leader.clone()));
@@ -305,13 +305,13 @@ fn quorum_state_reads_java_files_and_writes_javas_format() {
         leader_id: None,
         voted_key: Some(ReplicaKey::new(3, Some(dir_id))),
     };
-    store.write(&voted, 1);
+    store.write(&voted, 1).unwrap();
     assert_eq!(store.read(), Some(voted.clone()));
     let reopened = DiskQuorumStateStore::open(file(), vec![]).unwrap();
     assert_eq!(reopened.read(), Some(voted.clone()));
 
     // kraft.version 0: data version 0 with the static voters, and no directory id (as Java).
-    store.write(&voted, 0);
+    store.write(&voted, 0).unwrap();
     assert_eq!(
         std::fs::read_to_string(store.path()).unwrap(),
         r#"{"clusterId":"","leaderId":-1,"leaderEpoch":2,"votedId":3,"appliedOffset":0,"currentVoters":[{"voterId":1},{"voterId":2},{"voterId":3}],"data_version":0}"#
@@ -331,4 +331,11 @@ fn quorum_state_reads_java_files_and_writes_javas_format() {
     std::fs::write(store.path(), "{}").unwrap();
     let err = DiskQuorumStateStore::open(file(), vec![]).unwrap_err();
     assert!(err.to_string().contains("quorum-state"), "{err}");
+
+    // A failed write is returned (the core halts on it), not an exit, and is not remembered.
+    std::fs::remove_dir_all(&dir.0).unwrap();
+    let err = store.write(&leader, 1).unwrap_err();
+    assert!(err.file().is_some_and(|f| f.starts_with(&dir.0)), "{err}");
+    assert!(err.os_error().is_some(), "{err}");
+    assert_eq!(store.read(), Some(voted));
 }
