@@ -20,6 +20,10 @@ pub enum FatalError {
         /// The raw OS error number (ENOSPC = 28, EIO = 5), for I/O faults.
         errno: Option<i32>,
     },
+    /// A committed record the node cannot apply (it does not decode): the metadata log is
+    /// corrupt at `offset`.
+    #[error("{detail}")]
+    CorruptRecord { offset: i64, detail: String },
     /// Kafka would throw here (an illegal transition, a response that breaks the protocol).
     #[error("{0}")]
     Illegal(String),

@@ -228,7 +228,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             if std::mem::take(&mut self.hw_moved) {
                 self.snapshots
                     .on_commit(&mut self.raft, self.clock.now(), &mut self.replay)
-                    .map_err(|e| self.halt(FatalError::storage(&e)))?;
+                    .map_err(|e| self.halt(e.fatal()))?;
                 self.publish_features();
             }
             self.answer_registrations();

@@ -12,11 +12,33 @@ use std::time::Duration;
 
 use tracing::{info, warn};
 
-use super::replay::Replay;
+use super::replay::{Replay, ReplayError};
 use crate::raft::{
-    Instant, LogError, Offset, OffsetAndEpoch, QuorumStateStore, Raft, RaftLog, Records,
-    SnapshotError,
+    FatalError, Instant, LogError, Offset, OffsetAndEpoch, QuorumStateStore, Raft, RaftLog,
+    Records, SnapshotError,
 };
+
+/// Why applying newly committed batches must stop the node.
+#[derive(Debug, thiserror::Error)]
+pub enum CommitError {
+    #[error(transparent)]
+    Log(#[from] LogError),
+    #[error(transparent)]
+    Replay(#[from] ReplayError),
+}
+
+impl CommitError {
+    /// The node's fatal error for it.
+    pub fn fatal(&self) -> FatalError {
+        match self {
+            CommitError::Log(e) => FatalError::storage(e),
+            CommitError::Replay(e) => FatalError::CorruptRecord {
+                offset: e.offset(),
+                detail: e.to_string(),
+            },
+        }
+    }
+}
 
 /// Record types that carry no state: `NoOpRecord` (20) and the transaction markers
 /// `BeginTransactionRecord` (23), `EndTransactionRecord` (24), `AbortTransactionRecord` (25).
@@ -59,7 +81,7 @@ impl SnapshotPolicy {
         raft: &mut Raft<L, S>,
         now: Instant,
         replay: &mut Replay,
-    ) -> Result<Option<OffsetAndEpoch>, LogError> {
+    ) -> Result<Option<OffsetAndEpoch>, CommitError> {
         let Some(hw) = raft.high_watermark() else {
             return Ok(None);
         };
@@ -71,7 +93,7 @@ impl SnapshotPolicy {
             self.last_epoch = log.latest_snapshot_id().map_or(0, |s| s.epoch);
             if let Some(id) = log.latest_snapshot_id() {
                 if let Some(s) = log.read_snapshot(id)? {
-                    replay.load_snapshot(&s.data, s.id.offset);
+                    replay.load_snapshot(&s.data, s.id.offset)?;
                 }
             }
         }
@@ -85,7 +107,7 @@ impl SnapshotPolicy {
                 if !b.is_control() {
                     self.bytes_since += b.size_in_bytes() as u64;
                 }
-                replay.apply_batch(&b);
+                replay.apply_batch(&b)?;
                 self.last_epoch = b.epoch;
                 self.counted_to = b.next_offset();
                 progressed = true;
@@ -124,7 +146,7 @@ impl SnapshotPolicy {
                 raft.maybe_clean(now);
                 Ok(Some(id))
             }
-            Err(SnapshotError::Log(e)) if e.is_fault() => Err(e),
+            Err(SnapshotError::Log(e)) if e.is_fault() => Err(e.into()),
             // The core has emitted its fatal action; the node loop halts on it.
             Err(SnapshotError::Halted) => Ok(None),
             Err(e) => {
