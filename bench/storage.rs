@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use kraftd::log::{FileLog, Isolation, LogConfig, ReplicatedLog};
+use kraftd::log::{FileLog, Isolation, LogConfig};
 use kraftd::protocol::records::{batches, BatchBuilder};
 use rand::{rngs::StdRng, RngCore, SeedableRng};
 use serde_json::{json, Value};
@@ -180,7 +180,7 @@ fn kraftd_append(
     let mut batch = template(per_batch, s.record_bytes)?;
     for _ in 0..warmup {
         set_base_offset(&mut batch, log.end_offset());
-        log.append_as_leader(&batch, EPOCH)?;
+        log.append_bytes_as_leader(&batch, EPOCH)?;
         log.flush()?;
     }
     let start = Instant::now();
@@ -189,7 +189,7 @@ fn kraftd_append(
     let mut done = 0u64;
     while done < n {
         set_base_offset(&mut batch, log.end_offset());
-        log.append_as_leader(&batch, EPOCH)?;
+        log.append_bytes_as_leader(&batch, EPOCH)?;
         log.flush()?;
         done += 1;
         if done % 64 == 0 {
@@ -223,7 +223,7 @@ fn kraftd_write(s: &Settings, dir: &Path) -> BoxResult<Value> {
     let mut next_report = start + PROGRESS_EVERY;
     while written < target {
         set_base_offset(&mut batch, log.end_offset());
-        log.append_as_leader(&batch, EPOCH)?;
+        log.append_bytes_as_leader(&batch, EPOCH)?;
         written += batch.len() as u64;
         if Instant::now() >= next_report {
             eprintln!("  kraftd write: {}/{} MiB", written >> 20, s.recovery_mb);
@@ -247,7 +247,7 @@ fn kraftd_recover(s: &Settings, dir: &Path) -> BoxResult<Value> {
     let (mut bytes, mut nbatches) = (0u64, 0u64);
     let t1 = Instant::now();
     while offset < end {
-        let info = log.read(offset, Isolation::Uncommitted, s.read_max_bytes)?;
+        let info = log.read_bytes(offset, Isolation::Uncommitted, s.read_max_bytes)?;
         if info.records.is_empty() {
             return Err(format!("empty read at offset {offset}").into());
         }

@@ -423,7 +423,7 @@ pub fn snapshot_and_raft_responses(data: &[u8]) {
         }
     }
     let mut replay = crate::server::node::replay::Replay::new();
-    replay.load_snapshot(&[data.to_vec()], 1);
+    let _ = replay.load_snapshot(&[data.to_vec()], 1);
 }
 
 #[cfg(test)]

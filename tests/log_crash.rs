@@ -16,7 +16,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use kraftd::log::{FileLog, Isolation, LogConfig, MemoryLog, ReplicatedLog, RollConfig};
+use kraftd::log::storage::Storage;
+use kraftd::log::{FileLog, Isolation, LogConfig, LogCore, MemoryLog, RollConfig};
 use kraftd::protocol::records::{split_batches, BatchBuilder};
 use proptest::prelude::*;
 
@@ -94,7 +95,7 @@ impl Model {
     }
 }
 
-fn run_ops<L: ReplicatedLog>(log: &mut L, ops: &[Op], model: &mut Model) {
+fn run_ops<S: Storage>(log: &mut LogCore<S>, ops: &[Op], model: &mut Model) {
     for op in ops {
         match op {
             Op::Append {
@@ -109,7 +110,7 @@ fn run_ops<L: ReplicatedLog>(log: &mut L, ops: &[Op], model: &mut Model) {
                 for _ in 0..*batches {
                     let base = log.end_offset();
                     let bytes = batch(base, *records, model.epoch);
-                    log.append_as_leader(&bytes, model.epoch).unwrap();
+                    log.append_bytes_as_leader(&bytes, model.epoch).unwrap();
                     model.batches.push((base, base + *records as i64, bytes));
                 }
             }
@@ -130,12 +131,12 @@ fn run_ops<L: ReplicatedLog>(log: &mut L, ops: &[Op], model: &mut Model) {
     }
 }
 
-fn read_all<L: ReplicatedLog>(log: &L) -> Vec<u8> {
+fn read_all<S: Storage>(log: &LogCore<S>) -> Vec<u8> {
     let mut out = Vec::new();
     let mut offset = log.start_offset();
     while offset < log.end_offset() {
         let r = log
-            .read(offset, Isolation::Uncommitted, 4096)
+            .read_bytes(offset, Isolation::Uncommitted, 4096)
             .unwrap()
             .records;
         offset = split_batches(&r)
@@ -282,7 +283,8 @@ fn file_case(segment_bytes: u64, ops: &[Op], damage: &Damage) -> Result<(), Test
     prop_assert_eq!(log.end_offset(), end);
     prop_assert_eq!(read_all(&log), recovered);
     let epoch = log.last_fetched_epoch().max(1);
-    log.append_as_leader(&batch(end, 1, epoch), epoch).unwrap();
+    log.append_bytes_as_leader(&batch(end, 1, epoch), epoch)
+        .unwrap();
     log.flush().unwrap();
     fs::remove_dir_all(&dir).unwrap();
     Ok(())
@@ -302,7 +304,7 @@ proptest! {
 
     #[test]
     fn memory_log_crash_keeps_exactly_the_flushed_prefix(ops in proptest::collection::vec(op(), 1..40)) {
-        let mut log = MemoryLog::new(LogConfig::default());
+        let mut log = MemoryLog::with_config(LogConfig::default());
         let mut model = Model::default();
         run_ops(&mut log, &ops, &mut model);
         log.crash().unwrap();

@@ -12,7 +12,7 @@ use kraftd::log::epoch_cache;
 use kraftd::log::meta_properties::MetaProperties;
 use kraftd::log::{
     DirLock, ElectionState, FileLog, FileQuorumStateStore, LockError, LogConfig, OffsetAndEpoch,
-    QuorumStateStore, ReplicaKey, ReplicatedLog, RollConfig,
+    QuorumStateStore, ReplicaKey, RollConfig,
 };
 use kraftd::protocol::codec::Uuid;
 use kraftd::protocol::messages::leader_change_message::{LeaderChangeMessage, Voter};
@@ -161,7 +161,8 @@ fn a_java_controller_starts_on_state_and_segments_written_by_kraftd() {
     let mut b = BatchBuilder::new_control(log.end_offset()).partition_leader_epoch(epoch);
     b.append_control(now_ms(), &ControlRecord::LeaderChange(change))
         .unwrap();
-    log.append_as_leader(&b.build().unwrap(), epoch).unwrap();
+    log.append_bytes_as_leader(&b.build().unwrap(), epoch)
+        .unwrap();
     for _ in 0..60 {
         let mut b = BatchBuilder::new(log.end_offset()).partition_leader_epoch(epoch);
         // One timestamp per batch: Java's KRaft reader refuses a non-zero timestamp delta.
@@ -170,7 +171,8 @@ fn a_java_controller_starts_on_state_and_segments_written_by_kraftd() {
             let noop = MetadataRecordAndVersion::new(NoOpRecord::default(), 0);
             b.append_metadata(ts, &noop).unwrap();
         }
-        log.append_as_leader(&b.build().unwrap(), epoch).unwrap();
+        log.append_bytes_as_leader(&b.build().unwrap(), epoch)
+            .unwrap();
     }
     log.flush().unwrap();
     // A tail that is truncated away again (the segment's Java index files go with it).
@@ -181,7 +183,8 @@ fn a_java_controller_starts_on_state_and_segments_written_by_kraftd() {
         &MetadataRecordAndVersion::new(NoOpRecord::default(), 0),
     )
     .unwrap();
-    log.append_as_leader(&b.build().unwrap(), epoch).unwrap();
+    log.append_bytes_as_leader(&b.build().unwrap(), epoch)
+        .unwrap();
     log.flush().unwrap();
     log.truncate_to(end).unwrap();
     let segments = log.segment_paths();

@@ -8,8 +8,8 @@ use super::append::{self, Appender};
 use super::epoch_cache::{EpochCache, EpochEntry};
 use super::error::{LogError, Result};
 use super::replicated::{
-    Isolation, LogAppendInfo, LogFetchInfo, OffsetAndEpoch, ReplicatedLog, SnapshotReader,
-    SnapshotWriter, ValidOffsetAndEpoch,
+    Isolation, LogAppendInfo, LogFetchInfo, OffsetAndEpoch, SnapshotReader, SnapshotWriter,
+    ValidOffsetAndEpoch,
 };
 use super::segment_log::RollConfig;
 use super::storage::{SnapshotMeta, Storage};
@@ -49,6 +49,9 @@ pub struct LogCore<S: Storage> {
     log_start: i64,
     high_watermark: i64,
     snapshots: BTreeMap<OffsetAndEpoch, SnapshotMeta>,
+    /// The snapshot download in progress, and whether that snapshot already exists (then the
+    /// bytes go to memory and are only validated).
+    download: Option<(SnapshotWriter, bool)>,
 }
 
 impl<S: Storage> LogCore<S> {
@@ -77,6 +80,7 @@ impl<S: Storage> LogCore<S> {
             log_start,
             high_watermark: log_start,
             snapshots,
+            download: None,
         };
         log.truncate_to_latest_snapshot()?;
         log.persist_epochs()?;
@@ -91,6 +95,10 @@ impl<S: Storage> LogCore<S> {
     }
     pub fn epoch_entries(&self) -> &[EpochEntry] {
         self.epochs.entries()
+    }
+    /// Size of a retained snapshot.
+    pub fn snapshot_size(&self, id: OffsetAndEpoch) -> Option<u64> {
+        self.snapshots.get(&id).map(|m| m.size)
     }
     pub fn snapshot_ids(&self) -> Vec<OffsetAndEpoch> {
         self.snapshots.keys().copied().collect()
@@ -114,6 +122,14 @@ impl<S: Storage> LogCore<S> {
     }
 
     fn append(&mut self, bytes: &[u8], appender: Appender) -> Result<LogAppendInfo> {
+        // Kafka's RecordBatchTooLargeException: no segment could hold this append.
+        let segment_bytes = self.config.roll.segment_bytes;
+        if bytes.len() as u64 > segment_bytes {
+            return Err(LogError::LargerThanSegment {
+                size: bytes.len(),
+                segment_bytes,
+            });
+        }
         let metas = append::validate(
             bytes,
             self.storage.end_offset(),
@@ -159,16 +175,27 @@ impl<S: Storage> LogCore<S> {
     }
 }
 
-impl<S: Storage> ReplicatedLog for LogCore<S> {
-    fn append_as_leader(&mut self, batches: &[u8], epoch: i32) -> Result<LogAppendInfo> {
+/// The operations of the metadata log. The raft core reaches them through
+/// `raft::RaftLog`, implemented once for every `LogCore` (src/raft/log_core.rs).
+impl<S: Storage> LogCore<S> {
+    pub fn append_bytes_as_leader(&mut self, batches: &[u8], epoch: i32) -> Result<LogAppendInfo> {
         self.append(batches, Appender::Leader(epoch))
     }
 
-    fn append_as_follower(&mut self, batches: &[u8], epoch: i32) -> Result<LogAppendInfo> {
+    pub fn append_bytes_as_follower(
+        &mut self,
+        batches: &[u8],
+        epoch: i32,
+    ) -> Result<LogAppendInfo> {
         self.append(batches, Appender::Follower(epoch))
     }
 
-    fn read(&self, start: i64, isolation: Isolation, max_bytes: usize) -> Result<LogFetchInfo> {
+    pub fn read_bytes(
+        &self,
+        start: i64,
+        isolation: Isolation,
+        max_bytes: usize,
+    ) -> Result<LogFetchInfo> {
         let end = self.storage.end_offset();
         if start < self.log_start || start > end {
             return Err(LogError::OffsetOutOfRange {
@@ -187,14 +214,14 @@ impl<S: Storage> ReplicatedLog for LogCore<S> {
         })
     }
 
-    fn last_fetched_epoch(&self) -> i32 {
+    pub fn last_fetched_epoch(&self) -> i32 {
         match self.epochs.latest_epoch() {
             Some(e) => e,
             None => self.latest_snapshot_id().map_or(0, |s| s.epoch),
         }
     }
 
-    fn end_offset_for_epoch(&self, epoch: i32) -> OffsetAndEpoch {
+    pub fn end_offset_for_epoch(&self, epoch: i32) -> OffsetAndEpoch {
         let end = self.storage.end_offset();
         match (
             self.epochs.end_offset_for(epoch, end),
@@ -206,7 +233,7 @@ impl<S: Storage> ReplicatedLog for LogCore<S> {
         }
     }
 
-    fn epoch_for_offset(&self, offset: i64) -> Option<i32> {
+    pub fn epoch_for_offset(&self, offset: i64) -> Option<i32> {
         if offset >= self.log_start && offset < self.storage.end_offset() {
             return self.epochs.epoch_for_offset(offset);
         }
@@ -215,32 +242,32 @@ impl<S: Storage> ReplicatedLog for LogCore<S> {
             .map(|s| s.epoch)
     }
 
-    fn end_offset(&self) -> i64 {
+    pub fn end_offset(&self) -> i64 {
         self.storage.end_offset()
     }
 
-    fn flushed_offset(&self) -> i64 {
+    pub fn flushed_offset(&self) -> i64 {
         self.storage.flushed_offset()
     }
 
-    fn high_watermark(&self) -> i64 {
+    pub fn high_watermark(&self) -> i64 {
         self.high_watermark
     }
 
-    fn update_high_watermark(&mut self, offset: i64) {
+    pub fn update_high_watermark(&mut self, offset: i64) {
         self.high_watermark = offset.clamp(self.log_start, self.storage.end_offset());
     }
 
-    fn start_offset(&self) -> i64 {
+    pub fn start_offset(&self) -> i64 {
         self.log_start
     }
 
-    fn initialize_leader_epoch(&mut self, epoch: i32) -> Result<()> {
+    pub fn initialize_leader_epoch(&mut self, epoch: i32) -> Result<()> {
         self.epochs.assign(epoch, self.storage.end_offset());
         Ok(())
     }
 
-    fn truncate_to(&mut self, offset: i64) -> Result<()> {
+    pub fn truncate_to(&mut self, offset: i64) -> Result<()> {
         if offset < self.high_watermark {
             return Err(LogError::InvalidState(format!(
                 "cannot truncate the metadata log to offset {offset}, below the high watermark {}",
@@ -252,10 +279,14 @@ impl<S: Storage> ReplicatedLog for LogCore<S> {
         self.persist_epochs()
     }
 
-    fn truncate_to_latest_snapshot(&mut self) -> Result<bool> {
+    pub fn truncate_to_latest_snapshot(&mut self) -> Result<bool> {
         let Some(latest) = self.latest_snapshot_id() else {
             return Ok(false);
         };
+        let end = self.storage.end_offset();
+        if self.epochs.latest_epoch().is_none() && end == latest.offset && self.log_start == end {
+            return Ok(false); // already an empty log at the snapshot: nothing to truncate
+        }
         let log_epoch = self.epochs.latest_epoch().unwrap_or(0);
         let ahead = latest.epoch > log_epoch
             || (latest.epoch == log_epoch && latest.offset > self.storage.end_offset());
@@ -275,7 +306,7 @@ impl<S: Storage> ReplicatedLog for LogCore<S> {
         Ok(true)
     }
 
-    fn delete_before_snapshot(&mut self, id: OffsetAndEpoch) -> Result<bool> {
+    pub fn delete_before_snapshot(&mut self, id: OffsetAndEpoch) -> Result<bool> {
         let Some(latest) = self.latest_snapshot_id() else {
             return Ok(false);
         };
@@ -294,12 +325,12 @@ impl<S: Storage> ReplicatedLog for LogCore<S> {
         Ok(deleted > 0)
     }
 
-    fn flush(&mut self) -> Result<()> {
+    pub fn flush(&mut self) -> Result<()> {
         self.storage.flush()?;
         self.persist_epochs()
     }
 
-    fn maybe_clean(&mut self, now_ms: i64) -> Result<bool> {
+    pub fn apply_retention(&mut self, now_ms: i64) -> Result<bool> {
         let mut cleaned = false;
         if self.config.retention_bytes >= 0 {
             let limit = self.config.retention_bytes as u64;
@@ -323,7 +354,7 @@ impl<S: Storage> ReplicatedLog for LogCore<S> {
         Ok(cleaned)
     }
 
-    fn create_new_snapshot(&mut self, id: OffsetAndEpoch) -> Result<Option<SnapshotWriter>> {
+    pub fn create_new_snapshot(&mut self, id: OffsetAndEpoch) -> Result<Option<SnapshotWriter>> {
         if id.offset < self.log_start {
             tracing::info!(
                 "Not creating snapshot {id}: it is below the log start offset {}",
@@ -353,7 +384,7 @@ impl<S: Storage> ReplicatedLog for LogCore<S> {
         self.create_new_snapshot_unchecked(id)
     }
 
-    fn create_new_snapshot_unchecked(
+    pub fn create_new_snapshot_unchecked(
         &mut self,
         id: OffsetAndEpoch,
     ) -> Result<Option<SnapshotWriter>> {
@@ -363,25 +394,130 @@ impl<S: Storage> ReplicatedLog for LogCore<S> {
         self.storage.create_snapshot(id).map(Some)
     }
 
-    fn freeze_snapshot(&mut self, writer: SnapshotWriter) -> Result<()> {
+    pub fn freeze_snapshot(&mut self, writer: SnapshotWriter) -> Result<()> {
         let id = writer.id();
         let meta = self.storage.freeze_snapshot(writer)?;
         self.snapshots.insert(id, meta);
         Ok(())
     }
 
-    fn read_snapshot(&self, id: OffsetAndEpoch) -> Result<Option<SnapshotReader>> {
+    pub fn open_snapshot(&self, id: OffsetAndEpoch) -> Result<Option<SnapshotReader>> {
         if !self.snapshots.contains_key(&id) {
             return Ok(None);
         }
         self.storage.open_snapshot(id).map(Some)
     }
 
-    fn latest_snapshot_id(&self) -> Option<OffsetAndEpoch> {
+    pub fn latest_snapshot_id(&self) -> Option<OffsetAndEpoch> {
         self.snapshots.keys().next_back().copied()
     }
 
-    fn earliest_snapshot_id(&self) -> Option<OffsetAndEpoch> {
+    pub fn earliest_snapshot_id(&self) -> Option<OffsetAndEpoch> {
         self.snapshots.keys().next().copied()
+    }
+
+    pub fn latest_snapshot(&self) -> Result<Option<SnapshotReader>> {
+        match self.latest_snapshot_id() {
+            Some(id) => self.open_snapshot(id),
+            None => Ok(None),
+        }
+    }
+
+    /// Kafka's `validateOffsetAndEpoch` for a follower fetching at (`offset`, `epoch`).
+    pub fn validate_offset_and_epoch(
+        &self,
+        offset: i64,
+        epoch: i32,
+    ) -> Result<ValidOffsetAndEpoch> {
+        let start = self.start_offset();
+        if start == 0 && offset == 0 {
+            return Ok(ValidOffsetAndEpoch::Valid(OffsetAndEpoch::new(0, 0)));
+        }
+        if let Some(earliest) = self.earliest_snapshot_id() {
+            if offset < start
+                || (offset == start && epoch != earliest.epoch)
+                || epoch < earliest.epoch
+            {
+                let latest = self.latest_snapshot_id().ok_or_else(|| {
+                    LogError::InvalidState(format!(
+                        "log start offset {start} is above zero but there is no snapshot"
+                    ))
+                })?;
+                return Ok(ValidOffsetAndEpoch::Snapshot(latest));
+            }
+        }
+        let end = self.end_offset_for_epoch(epoch);
+        if end.epoch != epoch || end.offset < offset {
+            Ok(ValidOffsetAndEpoch::Diverging(end))
+        } else {
+            Ok(ValidOffsetAndEpoch::Valid(OffsetAndEpoch::new(
+                offset, epoch,
+            )))
+        }
+    }
+
+    /// Truncates to where a leader said this log diverges (Kafka's `truncateToEndOffset`);
+    /// returns the offset truncated to.
+    pub fn truncate_to_end_offset(&mut self, end: OffsetAndEpoch) -> Result<i64> {
+        let offset = if end.epoch == 0 {
+            end.offset.min(self.end_offset())
+        } else {
+            let local = self.end_offset_for_epoch(end.epoch);
+            if local.epoch == end.epoch {
+                local.offset.min(end.offset)
+            } else {
+                local.offset
+            }
+        };
+        self.truncate_to(offset)?;
+        Ok(offset)
+    }
+
+    /// Starts downloading snapshot `id` from the leader (Kafka's `createNewSnapshotUnchecked`:
+    /// a `.part` file), replacing any download in progress. A download of a snapshot that
+    /// already exists goes to memory and is only validated.
+    pub fn begin_snapshot_download(&mut self, id: OffsetAndEpoch) -> Result<()> {
+        self.download = None; // dropping a writer removes its .part
+        self.download = Some(match self.create_new_snapshot_unchecked(id)? {
+            Some(writer) => (writer, false),
+            None => (SnapshotWriter::memory(id), true),
+        });
+        Ok(())
+    }
+
+    /// The download in progress and the bytes received so far.
+    pub fn snapshot_download(&self) -> Option<(OffsetAndEpoch, u64)> {
+        let (w, _) = self.download.as_ref()?;
+        Some((w.id(), w.size_in_bytes()))
+    }
+
+    /// Appends the next chunk of the download in progress.
+    pub fn append_snapshot_download(&mut self, bytes: &[u8]) -> Result<()> {
+        match &mut self.download {
+            Some((w, _)) => w.append(bytes),
+            None => Err(LogError::InvalidState(
+                "no snapshot download is in progress".into(),
+            )),
+        }
+    }
+
+    /// Validates, makes durable and publishes the finished download. Ends it either way.
+    pub fn complete_snapshot_download(&mut self) -> Result<OffsetAndEpoch> {
+        let (w, existing) = self
+            .download
+            .take()
+            .ok_or_else(|| LogError::InvalidState("no snapshot download is in progress".into()))?;
+        let id = w.id();
+        if existing {
+            w.freeze_memory().map(|_| ())?;
+        } else {
+            self.freeze_snapshot(w)?;
+        }
+        Ok(id)
+    }
+
+    /// Abandons the download in progress (deletes its `.part`).
+    pub fn abort_snapshot_download(&mut self) {
+        self.download = None;
     }
 }

@@ -24,6 +24,8 @@ pub enum LogError {
     InvalidAppend(String),
     /// A read, truncation or snapshot offset outside what the log holds.
     OffsetOutOfRange { offset: i64, start: i64, end: i64 },
+    /// One append larger than a log segment (Kafka's `RecordBatchTooLargeException`).
+    LargerThanSegment { size: usize, segment_bytes: u64 },
     /// A request that contradicts the log's state (truncating below the high watermark,
     /// a snapshot id that is not valid for the log, log start > 0 without a snapshot...).
     InvalidState(String),
@@ -50,6 +52,14 @@ impl fmt::Display for LogError {
                 f,
                 "offset {offset} is outside the metadata log [{start}, {end}]"
             ),
+            LogError::LargerThanSegment {
+                size,
+                segment_bytes,
+            } => write!(
+                f,
+                "an append of {size} bytes exceeds the segment size of {segment_bytes} bytes \
+                 (metadata.log.segment.bytes)"
+            ),
             LogError::InvalidState(why) => f.write_str(why),
         }
     }
@@ -65,6 +75,14 @@ impl std::error::Error for LogError {
 }
 
 impl LogError {
+    /// The file this error concerns, when one is known.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            LogError::Io { path, .. } | LogError::Corrupt { path, .. } => Some(path),
+            _ => None,
+        }
+    }
+
     /// A closure turning an `io::Error` into [`LogError::Io`] for `op` on `path`.
     pub fn io<'a>(op: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> LogError + 'a {
         move |source| LogError::Io {

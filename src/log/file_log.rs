@@ -197,6 +197,15 @@ impl Storage for FileStorage {
     fn open_snapshot(&self, id: OffsetAndEpoch) -> Result<SnapshotReader> {
         SnapshotReader::open_file(&self.dir, id)
     }
+    fn segment_bases(&self) -> Vec<i64> {
+        self.segments.segment_bases()
+    }
+    fn segment_path(&self, offset: i64) -> PathBuf {
+        let bases = self.segments.segment_bases();
+        let base = bases.iter().rev().find(|&&b| b <= offset).or(bases.first());
+        self.dir
+            .join(super::segment::file_name(base.copied().unwrap_or(0)))
+    }
     fn delete_snapshot(&mut self, id: OffsetAndEpoch) -> Result<()> {
         tracing::info!("Deleting snapshot {id} (older than the log start offset)");
         snapshot_io::delete_file(&self.dir, id)

@@ -23,21 +23,75 @@ struct MemBatch {
     bytes: Vec<u8>,
 }
 
-#[derive(Debug, Clone, Default)]
+/// Batches in memory, cut into segments as [`super::segment_log::SegmentLog`] cuts files.
+#[derive(Debug, Clone)]
 pub struct MemoryStorage {
     /// Offset of the first batch (or where the log starts when empty).
     base: i64,
     batches: Vec<MemBatch>,
+    /// Base offset of every segment, increasing, never empty (the first is `base`).
+    segment_bases: Vec<i64>,
+    /// `metadata.log.segment.bytes`.
+    segment_bytes: u64,
+    /// Number of `flush` calls that made new data durable (tests count fsyncs with it).
+    flushes: u64,
     /// How many of `batches` are durable.
     flushed: usize,
     snapshots: BTreeMap<OffsetAndEpoch, (Arc<Vec<u8>>, SnapshotMeta)>,
     epoch_checkpoint: Vec<EpochEntry>,
 }
 
+impl Default for MemoryStorage {
+    fn default() -> Self {
+        MemoryStorage {
+            base: 0,
+            batches: Vec::new(),
+            segment_bases: vec![0],
+            segment_bytes: LogConfig::default().roll.segment_bytes,
+            flushes: 0,
+            flushed: 0,
+            snapshots: BTreeMap::new(),
+            epoch_checkpoint: Vec::new(),
+        }
+    }
+}
+
+impl Default for MemoryLog {
+    fn default() -> MemoryLog {
+        MemoryLog::new()
+    }
+}
+
 impl MemoryLog {
+    /// An empty log starting at offset 0, with Kafka's default settings.
+    pub fn new() -> MemoryLog {
+        Self::with_config(LogConfig::default())
+    }
+
     /// An empty log starting at offset 0.
-    pub fn new(config: LogConfig) -> MemoryLog {
-        Self::reopen(MemoryStorage::default(), config).expect("an empty memory log opens")
+    pub fn with_config(config: LogConfig) -> MemoryLog {
+        let storage = MemoryStorage {
+            segment_bytes: config.roll.segment_bytes,
+            ..MemoryStorage::default()
+        };
+        Self::reopen(storage, config).expect("an empty memory log opens")
+    }
+
+    /// An empty log of segments of at most `segment_bytes` each.
+    pub fn with_segment_bytes(segment_bytes: u64) -> MemoryLog {
+        let mut config = LogConfig::default();
+        config.roll.segment_bytes = segment_bytes;
+        Self::with_config(config)
+    }
+
+    /// Base offsets of the segments.
+    pub fn segment_bases(&self) -> &[i64] {
+        &self.storage.segment_bases
+    }
+
+    /// How many flushes made new data durable.
+    pub fn flushes(&self) -> u64 {
+        self.storage.flushes
     }
 
     fn reopen(storage: MemoryStorage, config: LogConfig) -> Result<MemoryLog> {
@@ -60,6 +114,8 @@ impl MemoryLog {
     pub fn crash(&mut self) -> Result<()> {
         let mut storage = std::mem::take(&mut self.storage);
         storage.batches.truncate(storage.flushed);
+        let end = storage.end();
+        storage.segment_bases.retain(|&b| b <= end);
         *self = Self::reopen(storage, self.config)?;
         Ok(())
     }
@@ -75,6 +131,16 @@ impl MemoryStorage {
         self.batches
             .last()
             .map_or(self.base, |b| b.meta.last_offset + 1)
+    }
+
+    /// Bytes in the segment starting at `base`.
+    fn segment_size(&self, base: i64) -> u64 {
+        self.batches
+            .iter()
+            .rev()
+            .take_while(|b| b.meta.base_offset >= base)
+            .map(|b| b.bytes.len() as u64)
+            .sum()
     }
 
     /// Index of the batch holding `offset`.
@@ -104,6 +170,17 @@ impl Storage for MemoryStorage {
         offset == self.end() || self.batches.iter().any(|b| b.meta.base_offset == offset)
     }
     fn append(&mut self, bytes: &[u8], metas: &[BatchMeta]) -> Result<()> {
+        // SegmentLog's roll: a non-empty active segment that would overflow is closed first.
+        let active = *self
+            .segment_bases
+            .last()
+            .expect("a log always has a segment");
+        let active_size = self.segment_size(active);
+        if let Some(first) = metas.first() {
+            if active_size > 0 && active_size + bytes.len() as u64 > self.segment_bytes {
+                self.segment_bases.push(first.base_offset);
+            }
+        }
         let mut at = 0;
         for meta in metas {
             self.batches.push(MemBatch {
@@ -115,9 +192,17 @@ impl Storage for MemoryStorage {
         Ok(())
     }
     fn read(&self, offset: i64, max_bytes: usize, upper_bound: i64) -> Result<Vec<u8>> {
+        // One segment at most, as SegmentLog reads.
+        let segment_end = self
+            .segment_bases
+            .iter()
+            .copied()
+            .find(|&b| b > offset)
+            .unwrap_or(i64::MAX);
         let mut out = Vec::new();
         for b in &self.batches[self.index_of(offset)..] {
-            if b.meta.last_offset >= upper_bound
+            if b.meta.base_offset >= segment_end
+                || b.meta.last_offset >= upper_bound
                 || (!out.is_empty() && out.len() + b.bytes.len() > max_bytes)
             {
                 break;
@@ -127,6 +212,12 @@ impl Storage for MemoryStorage {
         Ok(out)
     }
     fn truncate_to(&mut self, offset: i64) -> Result<i64> {
+        if offset >= self.end() {
+            return Ok(self.end());
+        }
+        while self.segment_bases.len() > 1 && *self.segment_bases.last().unwrap() >= offset {
+            self.segment_bases.pop();
+        }
         let keep = self.index_of(offset);
         self.batches.truncate(keep);
         self.flushed = self.flushed.min(keep);
@@ -136,22 +227,29 @@ impl Storage for MemoryStorage {
         self.batches.clear();
         self.flushed = 0;
         self.base = offset;
+        self.segment_bases = vec![offset];
         Ok(())
     }
     fn delete_below(&mut self, offset: i64) -> Result<usize> {
-        let gone = self
-            .batches
-            .iter()
-            .take_while(|b| b.meta.last_offset < offset)
+        // Whole segments only, the active one always stays (SegmentLog's rule).
+        let segments = self
+            .segment_bases
+            .windows(2)
+            .take_while(|w| w[1] <= offset)
             .count();
-        if gone > 0 {
-            self.base = self.batches[gone - 1].meta.last_offset + 1;
+        if segments > 0 {
+            self.segment_bases.drain(..segments);
+            self.base = self.segment_bases[0];
+            let gone = self.index_of(self.base);
             self.batches.drain(..gone);
             self.flushed = self.flushed.saturating_sub(gone);
         }
-        Ok(gone)
+        Ok(segments)
     }
     fn flush(&mut self) -> Result<()> {
+        if self.flushed != self.batches.len() {
+            self.flushes += 1;
+        }
         self.flushed = self.batches.len();
         Ok(())
     }
@@ -181,6 +279,9 @@ impl Storage for MemoryStorage {
             )
         })?;
         Ok(SnapshotReader::memory(id, bytes.clone()))
+    }
+    fn segment_bases(&self) -> Vec<i64> {
+        self.segment_bases.clone()
     }
     fn delete_snapshot(&mut self, id: OffsetAndEpoch) -> Result<()> {
         self.snapshots.remove(&id);

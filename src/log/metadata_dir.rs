@@ -89,7 +89,6 @@ pub fn random_directory_id() -> Uuid {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::log::ReplicatedLog;
 
     #[test]
     fn opens_a_formatted_dir_and_refuses_others() {

@@ -5,7 +5,7 @@
 //! <metadata.log.dir>/
 //!   .lock                      lock.rs             (fcntl lock, excludes Java's FileChannel.tryLock)
 //!   meta.properties            meta_properties.rs  (metadata_dir.rs: lock + checks + open all)
-//!   __cluster_metadata-0/      file_log.rs         (FileLog: the ReplicatedLog in files)
+//!   __cluster_metadata-0/      file_log.rs         (FileLog: the metadata log in files)
 //!     <offset>.log             segment.rs, segment_log.rs, scan.rs (recovery)
 //!     <offset>.index/.timeindex  Java's; kraftd writes none (Java rebuilds them at start-up)
 //!     <offset>.snapshot        Java's producer-state snapshots; kraftd prunes stale ones
@@ -15,7 +15,7 @@
 //!     <offset>-<epoch>.checkpoint  snapshot.rs, snapshot_io.rs
 //! ```
 //!
-//! The raft layer reaches the log only through [`ReplicatedLog`] (replicated.rs); [`FileLog`]
+//! The raft layer reaches the log only through `raft::RaftLog`, implemented once for [`LogCore`]; [`FileLog`]
 //! and [`MemoryLog`] share its rules in core.rs over a [`storage::Storage`].
 
 // clippy.toml keeps the clock, randomness, threads and file I/O out of src/raft;
@@ -58,7 +58,7 @@ pub use quorum_state::{
     ReplicaKey,
 };
 pub use replicated::{
-    Isolation, LogAppendInfo, LogFetchInfo, OffsetAndEpoch, ReplicatedLog, SnapshotReader,
-    SnapshotWriter, ValidOffsetAndEpoch,
+    Isolation, LogAppendInfo, LogFetchInfo, OffsetAndEpoch, SnapshotReader, SnapshotWriter,
+    ValidOffsetAndEpoch,
 };
 pub use segment_log::RollConfig;

@@ -176,6 +176,10 @@ impl SegmentLog {
             .map(|s| s.path().to_path_buf())
             .collect()
     }
+    pub fn segment_bases(&self) -> Vec<i64> {
+        self.segments.iter().map(Segment::base_offset).collect()
+    }
+
     fn active(&self) -> &Segment {
         self.segments.last().expect("a log always has a segment")
     }

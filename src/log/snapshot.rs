@@ -19,8 +19,9 @@ pub const SUFFIX: &str = ".checkpoint";
 pub const PARTIAL_SUFFIX: &str = ".checkpoint.part";
 pub const DELETED_SUFFIX: &str = ".checkpoint.deleted";
 
-/// A snapshot id, and any log position: Kafka's `OffsetAndEpoch` (ordered by offset, then epoch).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// A snapshot id, and any log position: Kafka's `OffsetAndEpoch`, ordered as its `compareTo`
+/// orders it: by epoch first, then offset (so the latest snapshot is the one of the newest epoch).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct OffsetAndEpoch {
     pub offset: i64,
     pub epoch: i32,
@@ -32,13 +33,22 @@ impl OffsetAndEpoch {
     }
 }
 
+impl PartialOrd for OffsetAndEpoch {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for OffsetAndEpoch {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.epoch, self.offset).cmp(&(other.epoch, other.offset))
+    }
+}
+
+/// `offset@eEPOCH`, as the raft transcripts print positions.
 impl fmt::Display for OffsetAndEpoch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "OffsetAndEpoch(offset={}, epoch={})",
-            self.offset, self.epoch
-        )
+        write!(f, "{}@e{}", self.offset, self.epoch)
     }
 }
 
@@ -218,7 +228,8 @@ mod tests {
         ] {
             assert_eq!(parse_file_name(other), None, "{other}");
         }
-        assert!(OffsetAndEpoch::new(5, 9) < OffsetAndEpoch::new(6, 1));
-        assert!(OffsetAndEpoch::new(5, 1) < OffsetAndEpoch::new(5, 2));
+        // Kafka's OffsetAndEpoch.compareTo: epoch first, then offset.
+        assert!(OffsetAndEpoch::new(6, 1) < OffsetAndEpoch::new(5, 9));
+        assert!(OffsetAndEpoch::new(5, 2) < OffsetAndEpoch::new(6, 2));
     }
 }

@@ -17,7 +17,7 @@ use super::snapshot::{
     PARTIAL_SUFFIX,
 };
 
-/// A snapshot being written; hand it to `ReplicatedLog::freeze_snapshot` when complete.
+/// A snapshot being written; hand it to `LogCore::freeze_snapshot` when complete.
 #[derive(Debug)]
 pub struct SnapshotWriter {
     id: OffsetAndEpoch,

@@ -40,4 +40,12 @@ pub trait Storage {
     fn freeze_snapshot(&mut self, writer: SnapshotWriter) -> Result<SnapshotMeta>;
     fn open_snapshot(&self, id: OffsetAndEpoch) -> Result<SnapshotReader>;
     fn delete_snapshot(&mut self, id: OffsetAndEpoch) -> Result<()>;
+    /// Base offset of every segment, oldest first.
+    fn segment_bases(&self) -> Vec<i64>;
+    /// The file (or, in memory, the name) of the segment holding `offset`, for errors.
+    fn segment_path(&self, offset: i64) -> std::path::PathBuf {
+        let bases = self.segment_bases();
+        let base = bases.iter().rev().find(|&&b| b <= offset).or(bases.first());
+        std::path::PathBuf::from(super::segment::file_name(base.copied().unwrap_or(0)))
+    }
 }

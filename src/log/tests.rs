@@ -4,6 +4,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::*;
+use crate::log::storage::Storage;
 use crate::protocol::messages::{SnapshotFooterRecord, SnapshotHeaderRecord};
 use crate::protocol::records::{BatchBuilder, ControlRecord};
 
@@ -68,19 +69,19 @@ pub(crate) fn small_segments() -> LogConfig {
 }
 
 /// Appends `n` batches of 2 records as leader of `epoch`.
-pub(crate) fn append_n<L: ReplicatedLog>(log: &mut L, n: usize, epoch: i32) {
+pub(crate) fn append_n<S: Storage>(log: &mut LogCore<S>, n: usize, epoch: i32) {
     for _ in 0..n {
         let b = batch(log.end_offset(), 2, epoch, 1_000);
-        log.append_as_leader(&b, epoch).unwrap();
+        log.append_bytes_as_leader(&b, epoch).unwrap();
     }
 }
 
-fn read_all<L: ReplicatedLog>(log: &L) -> Vec<u8> {
+fn read_all<S: Storage>(log: &LogCore<S>) -> Vec<u8> {
     let mut out = Vec::new();
     let mut offset = log.start_offset();
     while offset < log.end_offset() {
         let r = log
-            .read(offset, Isolation::Uncommitted, 1 << 20)
+            .read_bytes(offset, Isolation::Uncommitted, 1 << 20)
             .unwrap()
             .records;
         assert!(!r.is_empty(), "no progress at {offset}");
@@ -92,7 +93,7 @@ fn read_all<L: ReplicatedLog>(log: &L) -> Vec<u8> {
 }
 
 /// The behaviour both storages must share.
-fn common_behaviour<L: ReplicatedLog>(log: &mut L) {
+fn common_behaviour<S: Storage>(log: &mut LogCore<S>) {
     assert_eq!((log.start_offset(), log.end_offset()), (0, 0));
     assert_eq!(log.last_fetched_epoch(), 0);
     log.initialize_leader_epoch(1).unwrap();
@@ -100,7 +101,9 @@ fn common_behaviour<L: ReplicatedLog>(log: &mut L) {
     assert_eq!(log.end_offset(), 6);
     // A new leader epoch.
     log.initialize_leader_epoch(3).unwrap();
-    let info = log.append_as_leader(&batch(6, 4, 3, 2_000), 3).unwrap();
+    let info = log
+        .append_bytes_as_leader(&batch(6, 4, 3, 2_000), 3)
+        .unwrap();
     assert_eq!((info.first_offset, info.last_offset), (6, 9));
     assert_eq!(log.last_fetched_epoch(), 3);
     assert_eq!(log.end_offset_for_epoch(1), OffsetAndEpoch::new(6, 1));
@@ -114,34 +117,42 @@ fn common_behaviour<L: ReplicatedLog>(log: &mut L) {
     let epochs_at = [5, 6, 9, 10, -1].map(|o| log.epoch_for_offset(o));
     assert_eq!(epochs_at, [Some(1), Some(3), Some(3), None, None]);
     // Reads: whole batches, at least one, respecting max bytes and isolation.
-    let one = log.read(2, Isolation::Uncommitted, 1).unwrap().records;
+    let one = log
+        .read_bytes(2, Isolation::Uncommitted, 1)
+        .unwrap()
+        .records;
     assert_eq!(
         one,
         batch(2, 2, 1, 1_000),
         "the batch holding offset 2, although larger than 1 byte"
     );
     assert_eq!(
-        log.read(3, Isolation::Uncommitted, 1).unwrap().records,
+        log.read_bytes(3, Isolation::Uncommitted, 1)
+            .unwrap()
+            .records,
         one,
         "offset inside a batch"
     );
     assert!(
-        log.read(0, Isolation::Committed, 1 << 20)
+        log.read_bytes(0, Isolation::Committed, 1 << 20)
             .unwrap()
             .records
             .is_empty(),
         "HW is 0"
     );
     log.update_high_watermark(4);
-    let committed = log.read(0, Isolation::Committed, 1 << 20).unwrap().records;
+    let committed = log
+        .read_bytes(0, Isolation::Committed, 1 << 20)
+        .unwrap()
+        .records;
     assert_eq!(committed.len(), 2 * one.len());
     assert!(log
-        .read(10, Isolation::Uncommitted, 100)
+        .read_bytes(10, Isolation::Uncommitted, 100)
         .unwrap()
         .records
         .is_empty());
     assert!(matches!(
-        log.read(11, Isolation::Uncommitted, 100),
+        log.read_bytes(11, Isolation::Uncommitted, 100),
         Err(LogError::OffsetOutOfRange { .. })
     ));
     // Appends that break the rules.
@@ -153,30 +164,30 @@ fn common_behaviour<L: ReplicatedLog>(log: &mut L) {
     ];
     for (bytes, epoch, leader, needle) in bad {
         let r = if leader {
-            log.append_as_leader(&bytes[..], epoch - 1)
+            log.append_bytes_as_leader(&bytes[..], epoch - 1)
         } else {
-            log.append_as_follower(&bytes[..], epoch)
+            log.append_bytes_as_follower(&bytes[..], epoch)
         };
         let err = r.unwrap_err().to_string();
         assert!(err.contains(needle), "{err}");
     }
     let torn = batch(10, 1, 3, 0);
     assert!(log
-        .append_as_follower(&torn[..torn.len() - 1], 3)
+        .append_bytes_as_follower(&torn[..torn.len() - 1], 3)
         .unwrap_err()
         .to_string()
         .contains("incomplete"));
     let mut flipped = torn.clone();
     *flipped.last_mut().unwrap() ^= 1;
     assert!(log
-        .append_as_follower(&flipped, 3)
+        .append_bytes_as_follower(&flipped, 3)
         .unwrap_err()
         .to_string()
         .contains("CRC"));
     // Follower appends several batches at once.
     let mut two = batch(10, 1, 3, 0);
     two.extend(batch(11, 1, 4, 0));
-    log.append_as_follower(&two, 4).unwrap();
+    log.append_bytes_as_follower(&two, 4).unwrap();
     assert_eq!(log.end_offset(), 12);
     // Truncation: never below the high watermark; drops epochs.
     assert!(log
@@ -220,7 +231,7 @@ fn common_behaviour<L: ReplicatedLog>(log: &mut L) {
 
 #[test]
 fn memory_log_behaviour() {
-    common_behaviour(&mut MemoryLog::new(LogConfig::default()));
+    common_behaviour(&mut MemoryLog::with_config(LogConfig::default()));
 }
 
 #[test]
@@ -239,7 +250,7 @@ fn common_behaviour_small_segments(dir: &Path) {
 
 #[test]
 fn memory_log_crash_loses_exactly_the_unflushed_tail() {
-    let mut log = MemoryLog::new(LogConfig::default());
+    let mut log = MemoryLog::with_config(LogConfig::default());
     append_n(&mut log, 3, 1);
     log.flush().unwrap();
     log.initialize_leader_epoch(2).unwrap();
@@ -263,7 +274,7 @@ fn memory_log_crash_loses_exactly_the_unflushed_tail() {
 }
 
 fn read_all_after_rebuild(end: i64) -> Vec<u8> {
-    let mut log = MemoryLog::new(LogConfig::default());
+    let mut log = MemoryLog::with_config(LogConfig::default());
     append_n(&mut log, (end / 2) as usize, 1);
     read_all(&log)
 }
@@ -329,7 +340,8 @@ fn segments_roll_by_batch_timestamps() {
         .into_iter()
         .enumerate()
     {
-        log.append_as_leader(&batch(i as i64, 1, 0, ts), 0).unwrap();
+        log.append_bytes_as_leader(&batch(i as i64, 1, 0, ts), 0)
+            .unwrap();
     }
     // A new segment when a batch is more than 1 s newer than the segment's first batch.
     let names: Vec<String> = log

@@ -1,6 +1,7 @@
 //! The one reader of committed data (Kafka's listener `handleCommit` batches): whole batches
 //! below the high watermark, in order, from an offset, across segments.
 
+use super::fatal::FatalError;
 use super::log::{Batch, RaftLog};
 use super::node::Raft;
 use super::quorum_state::QuorumStateStore;
@@ -22,7 +23,9 @@ pub enum CommittedReadError {
 }
 
 /// Committed batches from an offset (`Raft::committed_batches`). Control batches are included
-/// (their offsets count too); callers skip what they do not apply.
+/// (their offsets count too); callers skip what they do not apply. A batch that cannot be read
+/// is an `Err` naming the offset and the file (a storage fault: the node must halt); the reader
+/// ends after it.
 pub struct CommittedBatches<'a, L: RaftLog> {
     log: &'a L,
     /// The next offset wanted.
@@ -33,9 +36,9 @@ pub struct CommittedBatches<'a, L: RaftLog> {
 }
 
 impl<L: RaftLog> Iterator for CommittedBatches<'_, L> {
-    type Item = Batch;
+    type Item = Result<Batch, FatalError>;
 
-    fn next(&mut self) -> Option<Batch> {
+    fn next(&mut self) -> Option<Result<Batch, FatalError>> {
         loop {
             if let Some(b) = self.read.next() {
                 if b.next_offset() <= self.next {
@@ -46,12 +49,24 @@ impl<L: RaftLog> Iterator for CommittedBatches<'_, L> {
                     return None;
                 }
                 self.next = b.next_offset();
-                return Some(b);
+                return Some(Ok(b));
             }
             if self.next >= self.upto {
                 return None;
             }
-            let read = self.log.read(self.next, READ_BYTES);
+            let read = match self.log.read(self.next, READ_BYTES) {
+                Ok(read) => read,
+                Err(e) => {
+                    let at = self.next;
+                    self.upto = self.next; // fused: nothing after a fault
+                    let mut fatal = FatalError::storage(&e);
+                    if let FatalError::Storage { detail, .. } = &mut fatal {
+                        *detail =
+                            format!("cannot read the committed batch at offset {at}: {detail}");
+                    }
+                    return Some(Err(fatal));
+                }
+            };
             if read.last().map_or(true, |b| b.next_offset() <= self.next) {
                 self.upto = self.next; // the log ends here
                 return None;

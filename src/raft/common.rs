@@ -255,12 +255,15 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
     /// Appends a batch as leader: log, voter history, flush (the leader flushes before it
     /// counts itself), own progress, HW, then wakes parked fetches.
     pub(super) fn append_as_leader(&mut self, now: Instant, batch: Batch) -> bool {
-        if let Err(e) = self.log.append_as_leader(batch.clone()) {
-            self.fail(format!("leader append failed: {e}"));
+        let appended = self.log.append_as_leader(batch.clone());
+        if self.log_value(appended).is_none() {
             return false;
         }
         self.control.apply_batch(&batch);
-        self.log.flush();
+        let flushed = self.log.flush();
+        if self.log_value(flushed).is_none() {
+            return false;
+        }
         let end = self.log.end_offset();
         if let Role::Leader(l) = &mut self.role {
             l.update_local_end_offset(end, now);

@@ -162,7 +162,12 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         if let Some(d) = r.diverging_epoch {
             let target = self.log.truncation_offset(d);
             if target < self.log.end_offset()
-                && self.log.read(target, 1).first().map(|b| b.base_offset) != Some(target)
+                && self
+                    .log
+                    .read(target, 1)
+                    .map(|r| r.first().map(|b| b.base_offset))
+                    .unwrap_or(None)
+                    != Some(target)
             {
                 return false; // not a batch boundary of our log: no leader would say this
             }
@@ -172,7 +177,10 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                 ));
                 return true;
             }
-            let at = self.log.truncate_to_end_offset(d);
+            let truncated = self.log.truncate_to_end_offset(d);
+            let Some(at) = self.log_value(truncated) else {
+                return true;
+            };
             self.control.truncate_from(at);
         } else if let Some(s) = r.snapshot_id {
             if s.offset < 0 || s.epoch < 0 {
@@ -189,14 +197,22 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                 if r.records.iter().any(|b| b.epoch > self.epoch()) {
                     return false;
                 }
-                if let Err(_e) = self.log.append_as_follower(r.records.clone()) {
-                    return false;
+                match self.log.append_as_follower(r.records.clone()) {
+                    Ok(()) => {}
+                    Err(e) if e.is_fault() => {
+                        self.log_value(Err::<(), _>(e));
+                        return true;
+                    }
+                    Err(_refused) => return false,
                 }
                 for b in &r.records {
                     self.control.apply_batch(b);
                 }
                 if self.is_voter() || self.cfg.always_flush {
-                    self.log.flush();
+                    let flushed = self.log.flush();
+                    if self.log_value(flushed).is_none() {
+                        return true;
+                    }
                 }
             }
             if r.high_watermark >= 0 {

@@ -125,7 +125,8 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                 let max = usize::try_from(r.max_bytes)
                     .unwrap_or(0)
                     .clamp(1, MAX_BATCH_SIZE_BYTES);
-                resp.records = self.log.read_for_fetch(r.fetch_offset, max);
+                let read = self.log.read_for_fetch(r.fetch_offset, max);
+                resp.records = self.log_value(read).unwrap_or_default();
                 let leader_end = self.log.end_offset();
                 if let Role::Leader(l) = &mut self.role {
                     if l.update_replica(r.replica_key, r.fetch_offset, now, leader_end) {

@@ -1,10 +1,9 @@
 //! The narrow synchronous log the raft core needs, shaped after Kafka's `ReplicatedLog`
 //! (`RaftLog` in Kafka 4.4), and the entry type it stores.
 //!
-//! This trait is the raft side of the contract with `src/log/` (to be reconciled with
-//! `log::replicated`). It is deliberately small: Kafka's algorithms over the log
-//! (`validateOffsetAndEpoch`, `truncateToEndOffset`) are provided methods here, written once
-//! against the required ones.
+//! The one log trait of the project: the raft core reaches `src/log` only through it, and it is
+//! implemented once, for `log::LogCore` (src/raft/log_core.rs). Kafka's algorithms over the log
+//! (`validateOffsetAndEpoch`, `truncateToEndOffset`) are provided methods here.
 
 use std::fmt;
 
@@ -162,8 +161,10 @@ pub enum ValidOffsetAndEpoch {
     Snapshot(OffsetAndEpoch),
 }
 
-/// What the log refuses. The raft core treats these as bugs or fatal storage faults.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// Why a log operation failed: a refusal (the caller's input breaks a rule of the log; the
+/// log is unchanged) or a fault (storage failed or holds bytes that do not decode; the node must
+/// stop, as Kafka halts on a storage error).
+#[derive(Debug, thiserror::Error)]
 pub enum LogError {
     #[error("append at offset {got} but the log end offset is {expected}")]
     NonContiguous { expected: Offset, got: Offset },
@@ -173,18 +174,75 @@ pub enum LogError {
     EmptyBatch,
     #[error("snapshot {0} already exists")]
     SnapshotExists(OffsetAndEpoch),
-    #[error("snapshot download: {0}")]
-    Download(String),
+    #[error("no snapshot download is in progress")]
+    NoDownload,
+    #[error("the downloaded bytes of snapshot {id} are not that snapshot: {reason}")]
+    NotTheSnapshot { id: OffsetAndEpoch, reason: String },
     /// Kafka's `RecordBatchTooLargeException`: one append larger than a log segment.
     #[error("an append of {size} bytes exceeds the segment size of {segment_bytes} bytes")]
-    LargerThanSegment { size: usize, segment_bytes: usize },
+    LargerThanSegment { size: usize, segment_bytes: u64 },
+    /// The log refused batches the raft core built or received (CRC, size, epoch rules).
+    #[error("the metadata log refused an append: {0}")]
+    Refused(crate::log::LogError),
+    /// A batch stored below the end offset does not decode: the log is corrupt there.
+    #[error("the batch at offset {offset} in {} does not decode: {reason}; the metadata log is corrupt, restore it from a replica", file.display())]
+    UndecodableBatch {
+        offset: Offset,
+        file: std::path::PathBuf,
+        reason: String,
+    },
+    /// A retained snapshot does not decode.
+    #[error("snapshot {id} does not decode: {reason}; delete it so that it is fetched again from the leader")]
+    UndecodableSnapshot { id: OffsetAndEpoch, reason: String },
+    /// Storage failed (I/O, a corrupt file); `operation` says what the log was doing.
+    #[error("could not {operation}: {source}")]
+    Storage {
+        operation: &'static str,
+        source: crate::log::LogError,
+    },
 }
 
-/// The log of the metadata partition, synchronous. Offsets are Kafka offsets; "the log" is the
-/// batches from `start_offset()` to `end_offset()` plus the snapshots.
+impl LogError {
+    /// A fault (storage or corrupt bytes), as opposed to a refusal of the caller's input.
+    pub fn is_fault(&self) -> bool {
+        matches!(
+            self,
+            LogError::UndecodableBatch { .. }
+                | LogError::UndecodableSnapshot { .. }
+                | LogError::Storage { .. }
+        )
+    }
+
+    /// The file a fault concerns, when one is known.
+    pub fn file(&self) -> Option<&std::path::Path> {
+        match self {
+            LogError::UndecodableBatch { file, .. } => Some(file),
+            LogError::Storage { source, .. } | LogError::Refused(source) => source.path(),
+            _ => None,
+        }
+    }
+
+    /// The OS error of an I/O fault.
+    pub fn os_error(&self) -> Option<&std::io::Error> {
+        match self {
+            LogError::Storage {
+                source: crate::log::LogError::Io { source, .. },
+                ..
+            } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// The metadata log of the raft core, shaped after Kafka's `ReplicatedLog` (`RaftLog` in Kafka
+/// 4.4), synchronous. Offsets are Kafka offsets; "the log" is the batches from
+/// `start_offset()` to `end_offset()` plus the snapshots. Every operation that touches storage
+/// returns its fault as a value ([`LogError::is_fault`]); the raft core turns it into its fatal
+/// action.
 ///
-/// Implementations: `MemLog` (tests and simulation; loses its unflushed tail on `crash()`), and
-/// the segment log in `src/log/` (to be reconciled with this trait).
+/// Implemented once, for `log::LogCore` over any `log::storage::Storage` (src/raft/log_core.rs):
+/// files in production, memory in tests and the simulation (`MemLog`, which loses its unflushed
+/// tail on `crash()`).
 pub trait RaftLog {
     /// First offset still in the log: 0, or the end offset of the snapshot the log was cleaned
     /// or fully truncated to. Invariant: `start_offset() <= end_offset()`.
@@ -197,15 +255,11 @@ pub trait RaftLog {
     /// Invariant: `start_offset() <= flushed_end_offset() <= end_offset()`.
     fn flushed_end_offset(&self) -> Offset;
 
-    /// Kafka's `lastFetchedEpoch`: the epoch of the last batch; for an empty log whose start
-    /// equals the latest snapshot's end offset, that snapshot's epoch; else 0.
+    /// Kafka's `lastFetchedEpoch`: the epoch of the last batch, else the latest snapshot's
+    /// epoch, else 0.
     fn last_fetched_epoch(&self) -> Epoch;
 
-    /// Kafka's `endOffsetForEpoch` (leader-epoch cache lookup with the KRaft snapshot wrapper):
-    /// for the latest epoch, (LEO, epoch); for an older epoch, the start offset of the next
-    /// higher epoch paired with the largest epoch <= the requested one; for an epoch above the
-    /// latest (or an empty cache), (LEO, last fetched epoch). When the answer's offset equals the
-    /// earliest snapshot's end offset and its epoch the requested one, the earliest snapshot id.
+    /// Kafka's `endOffsetForEpoch` (leader-epoch cache lookup with the KRaft snapshot wrapper).
     fn end_offset_for_epoch(&self, epoch: Epoch) -> OffsetAndEpoch;
 
     /// Appends one batch written by the local leader. `batch.base_offset` must equal
@@ -213,28 +267,24 @@ pub trait RaftLog {
     fn append_as_leader(&mut self, batch: Batch) -> Result<(), LogError>;
 
     /// Appends batches received from the leader: contiguous, the first at `end_offset()`, epochs
-    /// non-decreasing. Not durable until `flush`. On error nothing is appended.
+    /// non-decreasing. Not durable until `flush`. On a refusal nothing is appended.
     fn append_as_follower(&mut self, batches: Vec<Batch>) -> Result<(), LogError>;
 
-    /// Whole batches from the batch starting at `from` (a batch boundary in
-    /// `[start_offset(), end_offset()]`), in order, until about `max_bytes`; at least one batch
-    /// when any exists even if it is larger.
-    fn read(&self, from: Offset, max_bytes: usize) -> Vec<Batch>;
+    /// Whole batches from the batch holding `from` (in `[start_offset(), end_offset()]`), in
+    /// order, until about `max_bytes`; at least one batch when any exists even if larger.
+    fn read(&self, from: Offset, max_bytes: usize) -> Result<Vec<Batch>, LogError>;
 
-    /// What a Fetch response carries from `from`: like `read`, but never more than a follower
-    /// can append at once. Java's log reads stop at a segment's end, and a Java follower
-    /// refuses (fatally) an append larger than its segment size, so a segmented log must not
-    /// answer with batches from more than one segment.
-    fn read_for_fetch(&self, from: Offset, max_bytes: usize) -> Vec<Batch> {
-        self.read(from, max_bytes)
-    }
+    /// What a Fetch response carries from `from`: like `read`, but from one segment only. Java's
+    /// log reads stop at a segment's end, and a Java follower refuses (fatally) an append larger
+    /// than its segment size.
+    fn read_for_fetch(&self, from: Offset, max_bytes: usize) -> Result<Vec<Batch>, LogError>;
 
     /// Removes every offset >= `offset` (a batch boundary, >= `start_offset()`). The removal is
     /// durable on return. No effect when `offset >= end_offset()`.
-    fn truncate_to(&mut self, offset: Offset);
+    fn truncate_to(&mut self, offset: Offset) -> Result<(), LogError>;
 
     /// Makes everything appended so far durable.
-    fn flush(&mut self);
+    fn flush(&mut self) -> Result<(), LogError>;
 
     /// Id of the newest snapshot (including the bootstrap checkpoint (0, 0)), if any.
     fn latest_snapshot_id(&self) -> Option<OffsetAndEpoch>;
@@ -243,7 +293,7 @@ pub trait RaftLog {
     fn earliest_snapshot_id(&self) -> Option<OffsetAndEpoch>;
 
     /// Parsed contents of a snapshot, if it exists.
-    fn read_snapshot(&self, id: OffsetAndEpoch) -> Option<SnapshotContents>;
+    fn read_snapshot(&self, id: OffsetAndEpoch) -> Result<Option<SnapshotContents>, LogError>;
 
     /// Size in bytes of a frozen snapshot, if it exists.
     fn snapshot_size(&self, id: OffsetAndEpoch) -> Option<u64>;
@@ -254,7 +304,7 @@ pub trait RaftLog {
         id: OffsetAndEpoch,
         position: u64,
         max_bytes: usize,
-    ) -> Option<Vec<u8>>;
+    ) -> Result<Option<Vec<u8>>, LogError>;
 
     /// Writes and freezes a snapshot made locally (durable on return). The raft core has
     /// already checked the id (<= HW, valid for the log, at a batch boundary, new).
@@ -262,7 +312,7 @@ pub trait RaftLog {
 
     /// Starts downloading snapshot `id` from the leader (Kafka's `createNewSnapshotUnchecked`:
     /// a `.part` file), replacing any download in progress.
-    fn begin_snapshot_download(&mut self, id: OffsetAndEpoch);
+    fn begin_snapshot_download(&mut self, id: OffsetAndEpoch) -> Result<(), LogError>;
 
     /// The download in progress and the bytes received so far.
     fn snapshot_download(&self) -> Option<(OffsetAndEpoch, u64)>;
@@ -270,31 +320,28 @@ pub trait RaftLog {
     /// Appends the next chunk of the download in progress.
     fn append_snapshot_download(&mut self, bytes: &[u8]) -> Result<(), LogError>;
 
-    /// Freezes the finished download into a snapshot (fsync + rename); fails if the bytes are
-    /// not a snapshot with the expected id. Ends the download either way.
+    /// Freezes the finished download into a snapshot (fsync + rename); refused
+    /// ([`LogError::NotTheSnapshot`]) if the bytes are not a snapshot with the expected id.
+    /// Ends the download either way.
     fn complete_snapshot_download(&mut self) -> Result<OffsetAndEpoch, LogError>;
 
     /// Abandons the download in progress (deletes the `.part`).
     fn abort_snapshot_download(&mut self);
 
-    /// If the latest snapshot is ahead of the log (its epoch > the last fetched epoch, or equal
-    /// with a larger offset than the LEO), empties the log and restarts it at the snapshot's end
-    /// offset, forgetting older snapshots. Durable on return. Returns whether it truncated.
-    fn truncate_to_latest_snapshot(&mut self) -> bool;
+    /// If the latest snapshot is ahead of the log, empties the log and restarts it at the
+    /// snapshot's end offset, forgetting older snapshots. Durable on return. Returns whether it
+    /// truncated.
+    fn truncate_to_latest_snapshot(&mut self) -> Result<bool, LogError>;
 
-    /// Moves the log start offset up to snapshot `id`'s end offset, deleting older batches and
+    /// Moves the log start offset up to snapshot `id`'s end offset, deleting older segments and
     /// snapshots (Kafka's `deleteBeforeSnapshot`). The caller guarantees `id.offset <= HW`.
-    /// Returns false (and changes nothing) unless `start_offset() < id.offset <= end_offset()`
-    /// and the snapshot exists.
-    fn delete_before_snapshot(&mut self, id: OffsetAndEpoch) -> bool;
+    /// Returns whether the log start moved there.
+    fn delete_before_snapshot(&mut self, id: OffsetAndEpoch) -> Result<bool, LogError>;
 
     /// Kafka's retention (`metadata.max.retention.bytes` / `.ms`): drops snapshots past it
     /// (always keeping the latest) and moves the log start up to the oldest one kept, never
-    /// beyond `high_watermark`. Returns whether the log start moved. Logs without retention
-    /// keep everything.
-    fn maybe_clean(&mut self, _now_ms: i64, _high_watermark: Offset) -> bool {
-        false
-    }
+    /// beyond `high_watermark`. Returns whether the log start moved.
+    fn maybe_clean(&mut self, now_ms: i64, high_watermark: Offset) -> Result<bool, LogError>;
 
     /// (LEO, last fetched epoch).
     fn end_offset_and_epoch(&self) -> OffsetAndEpoch {
@@ -325,10 +372,10 @@ pub trait RaftLog {
 
     /// Kafka's `truncateToEndOffset`, for a DivergingEpoch (end offset, epoch) from the leader.
     /// Returns the truncation offset.
-    fn truncate_to_end_offset(&mut self, end: OffsetAndEpoch) -> Offset {
+    fn truncate_to_end_offset(&mut self, end: OffsetAndEpoch) -> Result<Offset, LogError> {
         let target = self.truncation_offset(end);
-        self.truncate_to(target);
-        target
+        self.truncate_to(target)?;
+        Ok(target)
     }
 
     /// Where `truncate_to_end_offset(end)` would truncate (Kafka refuses a point below the HW).

@@ -27,11 +27,13 @@ pub mod config;
 pub mod convert;
 mod describe;
 mod election;
+pub mod fatal;
 mod fetch_follower;
 mod fetch_leader;
 mod invariants;
 pub mod leader;
 pub mod log;
+mod log_core;
 pub mod mem_log;
 pub mod msg;
 mod node;
@@ -54,15 +56,16 @@ mod tests;
 pub use accumulator::{AccumulateError, AppendLimits, Proposed};
 pub use committed::{CommittedBatches, CommittedReadError};
 pub use config::RaftConfig;
+pub use fatal::FatalError;
 pub use fetch_leader::ParkedFetch;
 pub use log::{
     Batch, ControlRecord, Encoded, LogError, RaftLog, Records, SnapshotContents,
     ValidOffsetAndEpoch,
 };
-pub use mem_log::MemLog;
+pub use mem_log::{LogInspect, MemLog};
 pub use msg::{ApiKind, CorrelationId, Request, RequestId, Response};
 pub use node::{Action, Input, ProposeError, Raft};
-pub use quorum_state::{ElectionState, MemQuorumStateStore, QuorumStateStore};
+pub use quorum_state::{ElectionState, MemQuorumStateStore, QuorumStateError, QuorumStateStore};
 pub use role::Role;
 pub use snapshot::SnapshotError;
 pub use snapshot_stream::{SnapshotReader, SnapshotWriter};

@@ -2,7 +2,8 @@
 //! outputs are `Action`s. The log and the quorum-state store are synchronous traits.
 
 use super::config::RaftConfig;
-use super::log::RaftLog;
+use super::fatal::FatalError;
+use super::log::{LogError, RaftLog};
 use super::msg::{CorrelationId, Request, RequestId, Response};
 use super::quorum_state::{ElectionState, QuorumStateStore};
 use super::requests::RequestManager;
@@ -75,8 +76,8 @@ pub enum Action {
         leader: Option<NodeId>,
         voted: Option<ReplicaKey>,
     },
-    /// Java would throw here; the node must stop. Nothing is processed afterwards.
-    Fatal(String),
+    /// Java would throw or halt here; the node must stop. Nothing is processed afterwards.
+    Fatal(FatalError),
 }
 
 /// Why a proposal was refused (Kafka's `prepareAppend` exceptions).
@@ -95,8 +96,9 @@ pub enum ProposeError {
     /// Too large for a batch, or too many batches waiting (backpressure).
     #[error(transparent)]
     Refused(#[from] super::accumulator::AccumulateError),
+    /// The node has halted (a storage fault or an illegal state); nothing is appended.
     #[error("the node has stopped: {0}")]
-    Stopped(String),
+    Stopped(FatalError),
 }
 
 /// The KRaft node. `L` is the metadata log, `S` the quorum-state store.
@@ -122,7 +124,7 @@ pub struct Raft<L: RaftLog, S: QuorumStateStore> {
     pub(super) parked: Vec<super::fetch_leader::ParkedFetch>,
     pub(super) out: Vec<Action>,
     pub(super) next_deadline: Instant,
-    pub(super) fatal: Option<String>,
+    pub(super) fatal: Option<FatalError>,
     /// The last `now` seen (time must not go back).
     pub(super) now: Instant,
     /// Set by `begin_shutdown`: the deadline of a graceful shutdown (Kafka's `GracefulShutdown`).
@@ -142,16 +144,19 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             .map(|id| ReplicaKey::new(id, super::types::uuid_opt(cfg.directory_id)));
         let static_voters = VoterSet::from_static(&cfg.default_listener, &cfg.static_voters);
         let mut control = ControlState::new(static_voters);
-        log.truncate_to_latest_snapshot();
-        if let Some(s) = log
-            .latest_snapshot_id()
-            .and_then(|id| log.read_snapshot(id))
-        {
-            control.load_snapshot(&s);
-        }
-        for b in log.read(log.start_offset(), usize::MAX) {
-            control.apply_batch(&b);
-        }
+        // A fault while opening is the node's first (and only) action.
+        let opened = (|| -> Result<(), LogError> {
+            log.truncate_to_latest_snapshot()?;
+            if let Some(id) = log.latest_snapshot_id() {
+                if let Some(s) = log.read_snapshot(id)? {
+                    control.load_snapshot(&s);
+                }
+            }
+            for b in log.read(log.start_offset(), usize::MAX)? {
+                control.apply_batch(&b);
+            }
+            Ok(())
+        })();
         let requests = RequestManager::new(cfg.request_timeout, cfg.retry_backoff);
         let chooser = Chooser::new(&cfg.randomness);
         let placeholder = Role::Unattached(UnattachedState {
@@ -180,6 +185,10 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             shutdown: None,
             announced_leader: None,
         };
+        if let Err(e) = opened {
+            raft.halt(FatalError::storage(&e));
+            return raft;
+        }
         raft.initialize(now);
         raft.poll(now);
         raft
@@ -306,7 +315,9 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         self.now = self.now.max(now);
     }
 
-    /// Drains the pending actions.
+    /// Drains the pending actions. Nothing after a fatal action is returned: the code that
+    /// ran on after the fault (a send after a quorum-state write that failed) acted on a state
+    /// that is not durable.
     pub fn take_actions(&mut self) -> Vec<Action> {
         #[cfg(any(test, debug_assertions))]
         if self.fatal.is_none() {
@@ -314,7 +325,11 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                 panic!("raft invariant broken on node {:?}: {e}", self.local_id());
             }
         }
-        std::mem::take(&mut self.out)
+        let mut out = std::mem::take(&mut self.out);
+        if let Some(i) = out.iter().position(|a| matches!(a, Action::Fatal(_))) {
+            out.truncate(i + 1);
+        }
+        out
     }
 
     /// When `step(now, Input::Tick)` must next be called, at the latest.
@@ -374,9 +389,25 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
 
     /// Records a fatal condition (Java would throw); the node stops.
     pub(super) fn fail(&mut self, why: String) {
+        self.halt(FatalError::Illegal(why));
+    }
+
+    pub(super) fn halt(&mut self, why: FatalError) {
         if self.fatal.is_none() {
             self.out.push(Action::Fatal(why.clone()));
             self.fatal = Some(why);
+        }
+    }
+
+    /// The value of a log operation; on an error, the node's fatal action and `None` (a
+    /// refusal of what the core itself built is a bug, a fault is a halt).
+    pub(super) fn log_value<T>(&mut self, result: Result<T, LogError>) -> Option<T> {
+        match result {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.halt(FatalError::storage(&e));
+                None
+            }
         }
     }
 
@@ -438,8 +469,8 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
     pub fn kraft_version(&self) -> i16 {
         self.control.kraft_version()
     }
-    pub fn fatal_error(&self) -> Option<&str> {
-        self.fatal.as_deref()
+    pub fn fatal_error(&self) -> Option<&FatalError> {
+        self.fatal.as_ref()
     }
     /// Is the local replica a voter of the latest voter set?
     pub fn is_voter(&self) -> bool {
@@ -451,8 +482,8 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             .is_some_and(|k| self.control.latest_voters().is_only_voter(&k))
     }
     /// Makes everything appended durable (before a clean stop).
-    pub fn flush(&mut self) {
-        self.log.flush();
+    pub fn flush(&mut self) -> Result<(), LogError> {
+        self.log.flush()
     }
     /// Gives back the log and the store (e.g. to simulate a crash and restart).
     pub fn into_parts(self) -> (L, S) {

@@ -75,6 +75,32 @@ impl fmt::Display for ElectionState {
     }
 }
 
+/// Why the election state could not be made durable. The core halts on it (Kafka's raft
+/// thread dies on a failed quorum-state write): acting on a state that a restart would not
+/// find could vote twice in an epoch.
+#[derive(Debug, thiserror::Error)]
+#[error("could not write the election state {state}: {source}")]
+pub struct QuorumStateError {
+    pub state: ElectionState,
+    #[source]
+    pub source: crate::log::LogError,
+}
+
+impl QuorumStateError {
+    /// The file the write concerned, when known.
+    pub fn file(&self) -> Option<&std::path::Path> {
+        self.source.path()
+    }
+
+    /// The OS error of an I/O failure.
+    pub fn os_error(&self) -> Option<&std::io::Error> {
+        match &self.source {
+            crate::log::LogError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
 /// Where the election state lives (Kafka's `QuorumStateStore`). The core calls `write` inside
 /// every durable transition *before* it changes its role or emits anything, so a vote or a
 /// candidacy is on disk before any message that depends on it leaves.
@@ -82,8 +108,9 @@ pub trait QuorumStateStore {
     /// The last state written, `None` if there is none (a missing file: epoch 0, no leader).
     fn read(&self) -> Option<ElectionState>;
     /// Replaces the state durably (tmp file, fsync, atomic rename) before returning. The file's
-    /// data version follows `kraft_version` (0 -> v0, 1 -> v1).
-    fn write(&mut self, state: &ElectionState, kraft_version: i16);
+    /// data version follows `kraft_version` (0 -> v0, 1 -> v1). On an error nothing may be
+    /// assumed durable; the core halts.
+    fn write(&mut self, state: &ElectionState, kraft_version: i16) -> Result<(), QuorumStateError>;
 }
 
 /// In-memory store for tests and the simulation; survives `MemLog::crash` (writes are durable).
@@ -110,8 +137,13 @@ impl QuorumStateStore for MemQuorumStateStore {
     fn read(&self) -> Option<ElectionState> {
         self.state.clone()
     }
-    fn write(&mut self, state: &ElectionState, _kraft_version: i16) {
+    fn write(
+        &mut self,
+        state: &ElectionState,
+        _kraft_version: i16,
+    ) -> Result<(), QuorumStateError> {
         self.state = Some(state.clone());
         self.history.push(state.clone());
+        Ok(())
     }
 }

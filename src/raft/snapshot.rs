@@ -12,7 +12,7 @@ use super::voters::voters_record;
 use crate::protocol::errors::ErrorCode;
 
 /// Why a snapshot could not be created.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum SnapshotError {
     #[error("snapshot end offset {offset} is above the high watermark {hw:?}")]
     AboveHighWatermark { offset: i64, hw: Option<i64> },
@@ -23,7 +23,10 @@ pub enum SnapshotError {
     #[error("snapshot end offset {0} is not at a batch boundary")]
     NotBatchBoundary(i64),
     #[error("log refused the snapshot: {0}")]
-    Log(String),
+    Log(#[from] super::log::LogError),
+    /// Storage failed while writing it: the node emitted its fatal action and stops.
+    #[error("the node halted on a storage fault while writing the snapshot")]
+    Halted,
 }
 
 /// Kafka's `POSITION_OUT_OF_RANGE` (99); not yet in `protocol::errors` (owned elsewhere).
@@ -75,10 +78,13 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         }
         let max = usize::try_from(r.max_bytes).unwrap_or(0).max(1);
         let n = max.min((size - r.position) as usize);
-        let bytes = self
+        let chunk = self
             .log
-            .read_snapshot_chunk(r.snapshot_id, r.position as u64, n)
-            .unwrap_or_default();
+            .read_snapshot_chunk(r.snapshot_id, r.position as u64, n);
+        let Some(bytes) = self.log_value(chunk) else {
+            return self.fetch_snapshot_response(ErrorCode::UNKNOWN_SERVER_ERROR, listener);
+        };
+        let bytes = bytes.unwrap_or_default();
         if let Role::Leader(l) = &mut self.role {
             if l.is_voter(&r.replica_key) {
                 l.update_check_quorum(r.replica_key.id, now);
@@ -104,12 +110,16 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             ));
         }
         if self.log.snapshot_size(id).is_some() {
-            if self.log.truncate_to_latest_snapshot() {
+            let truncated = self.log.truncate_to_latest_snapshot();
+            if self.log_value(truncated) == Some(true) {
                 self.after_snapshot_truncation(now);
             }
             return;
         }
-        self.log.begin_snapshot_download(id);
+        let begun = self.log.begin_snapshot_download(id);
+        if self.log_value(begun).is_none() {
+            return;
+        }
         if let Role::Follower(f) = &mut self.role {
             f.fetching_snapshot = Some(id);
         }
@@ -121,8 +131,11 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         let Some(id) = self.log.latest_snapshot_id() else {
             return;
         };
-        if let Some(contents) = self.log.read_snapshot(id) {
-            self.control.load_snapshot(&contents);
+        let read = self.log.read_snapshot(id);
+        match self.log_value(read) {
+            Some(Some(contents)) => self.control.load_snapshot(&contents),
+            Some(None) => {}
+            None => return,
         }
         self.set_high_watermark(id.offset);
         self.out.push(Action::LoadSnapshot(id));
@@ -181,14 +194,25 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             self.abort_download(now);
             return false;
         }
-        if self.log.append_snapshot_download(&r.bytes).is_err() {
-            self.abort_download(now);
-            return false;
+        match self.log.append_snapshot_download(&r.bytes) {
+            Ok(()) => {}
+            Err(e) if e.is_fault() => {
+                self.log_value(Err::<(), _>(e));
+                return true;
+            }
+            Err(_refused) => {
+                self.abort_download(now);
+                return false;
+            }
         }
         if r.position + r.bytes.len() as i64 >= r.size {
             match self.log.complete_snapshot_download() {
                 Ok(_) => {
-                    if !self.log.truncate_to_latest_snapshot() {
+                    let truncated = self.log.truncate_to_latest_snapshot();
+                    let Some(truncated) = self.log_value(truncated) else {
+                        return true;
+                    };
+                    if !truncated {
                         self.fail(format!(
                             "downloaded snapshot {:?} is not ahead of the log",
                             r.snapshot_id
@@ -197,7 +221,11 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                     }
                     self.after_snapshot_truncation(now);
                 }
-                Err(_) => {
+                Err(e) if e.is_fault() => {
+                    self.log_value(Err::<(), _>(e));
+                    return true;
+                }
+                Err(_refused) => {
                     self.abort_download(now);
                     return false;
                 }
@@ -253,7 +281,8 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             return Err(SnapshotError::InvalidId(id));
         }
         if id.offset < self.log.end_offset() {
-            match self.log.read(id.offset, 1).first() {
+            let first = self.log.read(id.offset, 1).map_err(SnapshotError::Log)?;
+            match first.first() {
                 Some(b) if b.base_offset == id.offset => {}
                 _ => return Err(SnapshotError::NotBatchBoundary(id.offset)),
             }
@@ -281,6 +310,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             return false;
         };
         let cleaned = self.log.maybe_clean(now.as_i64(), hw);
+        let cleaned = self.log_value(cleaned).unwrap_or(false);
         if cleaned {
             self.control.trim_before(self.log.start_offset());
         }
@@ -294,6 +324,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             return false;
         }
         let done = self.log.delete_before_snapshot(id);
+        let done = self.log_value(done).unwrap_or(false);
         if done {
             self.control.trim_before(id.offset);
         }

@@ -5,7 +5,7 @@
 //! contents), so the writer gathers the records until it is frozen; the types are the seam a
 //! streaming log writer slots in behind.
 
-use super::log::{RaftLog, SnapshotContents};
+use super::log::{LogError, RaftLog, SnapshotContents};
 use super::node::Raft;
 use super::quorum_state::QuorumStateStore;
 use super::snapshot::SnapshotError;
@@ -95,23 +95,30 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             voters: writer.voters,
             data: writer.records,
         };
-        self.log
-            .create_snapshot(contents)
-            .map_err(|e| SnapshotError::Log(e.to_string()))
+        match self.log.create_snapshot(contents) {
+            Ok(()) => Ok(()),
+            Err(e) if e.is_fault() => {
+                self.log_value(Err::<(), _>(e));
+                Err(SnapshotError::Halted)
+            }
+            Err(e) => Err(SnapshotError::Log(e)),
+        }
     }
 
-    /// The data records of snapshot `id`, if it exists and can be read.
-    pub fn snapshot_reader(&self, id: OffsetAndEpoch) -> Option<SnapshotReader> {
-        let contents = self.log.read_snapshot(id)?;
-        Some(SnapshotReader {
+    /// The data records of snapshot `id`, if it exists; a fault reading it is an `Err`.
+    pub fn snapshot_reader(&self, id: OffsetAndEpoch) -> Result<Option<SnapshotReader>, LogError> {
+        Ok(self.log.read_snapshot(id)?.map(|contents| SnapshotReader {
             id: contents.id,
             last_contained_log_timestamp: contents.last_contained_log_timestamp,
             records: contents.data.into_iter(),
-        })
+        }))
     }
 
     /// The latest snapshot's records (the bootstrap checkpoint included).
-    pub fn latest_snapshot_reader(&self) -> Option<SnapshotReader> {
-        self.snapshot_reader(self.log.latest_snapshot_id()?)
+    pub fn latest_snapshot_reader(&self) -> Result<Option<SnapshotReader>, LogError> {
+        match self.log.latest_snapshot_id() {
+            Some(id) => self.snapshot_reader(id),
+            None => Ok(None),
+        }
     }
 }

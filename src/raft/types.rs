@@ -13,36 +13,7 @@ pub type Epoch = i32;
 /// A log offset.
 pub type Offset = i64;
 
-/// Kafka's `OffsetAndEpoch`. Ordered by epoch first, then offset (`OffsetAndEpoch.compareTo`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct OffsetAndEpoch {
-    pub offset: Offset,
-    pub epoch: Epoch,
-}
-
-impl OffsetAndEpoch {
-    pub const fn new(offset: Offset, epoch: Epoch) -> Self {
-        OffsetAndEpoch { offset, epoch }
-    }
-}
-
-impl PartialOrd for OffsetAndEpoch {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for OffsetAndEpoch {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        (self.epoch, self.offset).cmp(&(other.epoch, other.offset))
-    }
-}
-
-impl fmt::Display for OffsetAndEpoch {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}@e{}", self.offset, self.epoch)
-    }
-}
+pub use crate::log::snapshot::OffsetAndEpoch;
 
 /// Kafka's `ReplicaKey`: a node id plus an optional directory id. The all-zero Uuid on the wire
 /// means "absent" (`ReplicaKey.of`).

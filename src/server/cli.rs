@@ -180,7 +180,9 @@ pub fn run_with_args(args: impl IntoIterator<Item = OsString>) -> i32 {
         },
         Command::TestRaftServer(args) => match test_raft_server::run(&args) {
             Ok(()) => 0,
+            Err(super::run::RunError::Halted(_)) => 1,
             Err(e) => {
+                let e = e.to_string();
                 eprintln!("kraftd test-raft-server: {}", one_line(&e));
                 1
             }
@@ -249,8 +251,10 @@ fn start(args: &StartArgs) -> i32 {
     tracing::debug!("effective configuration: {config:?}");
     match super::run(config) {
         Ok(()) => 0,
+        // The halt line is already out: exactly one error line.
+        Err(super::run::RunError::Halted(_)) => 1,
         Err(e) => {
-            tracing::error!("{}", one_line(&e));
+            tracing::error!("{}", one_line(&e.to_string()));
             1
         }
     }

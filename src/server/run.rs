@@ -1,6 +1,7 @@
 //! Start-up and shutdown of a controller process: read the data dir's identity, bind the
 //! controller listeners, serve until SIGTERM or SIGINT.
 
+use crate::raft::FatalError;
 use std::sync::Arc;
 
 use tracing::info;
@@ -8,17 +9,31 @@ use tracing::info;
 use super::config::ControllerConfig;
 use super::context::{ControllerEndpoint, QuorumView, ServerContext};
 use super::listener;
-use super::node::{
-    self,
-    storage::{DiskLog, DiskQuorumStateStore},
-    NodeHandle,
-};
+use super::node::{self, storage::DiskQuorumStateStore, NodeHandle};
 use crate::log::meta_properties::{MetaProperties, MetaPropertiesError};
 use crate::log::MetadataDir;
 use crate::raft::{Endpoints, HostPort};
 
 /// Runs a controller until it is told to stop. Blocks the calling thread.
-pub fn run(config: ControllerConfig) -> Result<(), String> {
+/// Why a node stopped other than on request.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The raft core halted (a storage fault, a state Java would throw on); its one error line
+    /// naming the file, the operation and the OS error is already logged.
+    #[error("{0}")]
+    Halted(FatalError),
+    /// It could not start or serve (configuration, sockets, signals).
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<String> for RunError {
+    fn from(why: String) -> RunError {
+        RunError::Failed(why)
+    }
+}
+
+pub fn run(config: ControllerConfig) -> Result<(), RunError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("kraftd-io")
@@ -62,7 +77,7 @@ fn local_host_name() -> String {
         .unwrap_or_else(|| "localhost".to_owned())
 }
 
-async fn serve(config: ControllerConfig) -> Result<(), String> {
+async fn serve(config: ControllerConfig) -> Result<(), RunError> {
     let node_id = config.node_id;
     let cluster_id = read_identity(&config)?.ok_or_else(|| {
         format!(
@@ -77,7 +92,9 @@ async fn serve(config: ControllerConfig) -> Result<(), String> {
     let directory_id = dir.directory_id;
     let (file_log, quorum_state, _lock) = dir.into_parts();
     let static_voter_ids: Vec<i32> = config.quorum.voters.iter().map(|v| v.id).collect();
-    let store = DiskQuorumStateStore::new(quorum_state, static_voter_ids);
+    // An unreadable quorum-state refuses the start, as Java does: epoch 0 could vote twice.
+    let store = DiskQuorumStateStore::open(quorum_state, static_voter_ids)
+        .map_err(|e| format!("could not read quorum-state: {e}"))?;
     let settings = node::node_settings(
         &config,
         &cluster_id,
@@ -85,14 +102,7 @@ async fn serve(config: ControllerConfig) -> Result<(), String> {
         bound.endpoints(),
         rand::random(),
     );
-    let running = launch(
-        &config,
-        bound,
-        &cluster_id,
-        settings,
-        DiskLog::new(file_log),
-        store,
-    );
+    let running = launch(&config, bound, &cluster_id, settings, file_log, store);
     info!(
         target: "kraftd::server",
         "kraftd {} started (cluster id {cluster_id}, node {node_id}, directory id {directory_id})",
@@ -176,7 +186,7 @@ pub(crate) async fn bind_controller_listeners(
 /// A started node: its loop's handle and thread.
 pub(crate) struct RunningNode {
     pub handle: NodeHandle,
-    thread: std::thread::JoinHandle<Result<(), String>>,
+    thread: std::thread::JoinHandle<Result<(), FatalError>>,
 }
 
 /// Starts the node loop over `log` and `store` and serves the listeners.
@@ -223,19 +233,20 @@ impl RunningNode {
     pub async fn run_until_stopped(
         self,
         work: impl std::future::Future<Output = Result<(), String>>,
-    ) -> Result<(), String> {
+    ) -> Result<(), RunError> {
         let RunningNode { handle, thread, .. } = self;
         let raft_done = tokio::task::spawn_blocking(move || {
             thread
                 .join()
-                .unwrap_or_else(|_| Err("the raft thread panicked".to_string()))
+                .map_err(|_| RunError::Failed("the raft thread panicked".to_string()))?
+                .map_err(RunError::Halted)
         });
         tokio::pin!(raft_done);
         tokio::pin!(work);
         let mut work_result = Ok(());
         tokio::select! {
             signal = wait_for_shutdown_signal() => {
-                signal?;
+                signal.map_err(RunError::Failed)?;
                 info!(target: "kraftd::server", "shutting down");
                 handle.shutdown();
             }
@@ -247,12 +258,11 @@ impl RunningNode {
         }
         let result = raft_done
             .await
-            .unwrap_or_else(|e| Err(format!("the raft thread failed: {e}")));
-        match &result {
-            Ok(()) => info!(target: "kraftd::server", "stopped"),
-            Err(e) => tracing::error!(target: "kraftd::server", "stopped on a fatal error: {e}"),
+            .unwrap_or_else(|e| Err(RunError::Failed(format!("the raft thread failed: {e}"))));
+        if result.is_ok() {
+            info!(target: "kraftd::server", "stopped");
         }
-        result.and(work_result)
+        result.and(work_result.map_err(RunError::Failed))
     }
 }
 

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 
-use kraftd::log::{FileLog, LogConfig, OffsetAndEpoch, ReplicatedLog};
+use kraftd::log::{FileLog, LogConfig, OffsetAndEpoch};
 use kraftd::protocol::messages::{SnapshotFooterRecord, SnapshotHeaderRecord};
 use kraftd::protocol::records::{
     split_batches, BatchBuilder, ControlRecord, MetadataRecordAndVersion, METADATA_RECORD_TYPES,
@@ -109,7 +109,8 @@ fn java_decodes_a_segment_and_a_snapshot_kraftd_wrote_with_every_metadata_record
         for rec in chunk {
             b.append_metadata(ts, rec).unwrap();
         }
-        log.append_as_leader(&b.build().unwrap(), epoch).unwrap();
+        log.append_bytes_as_leader(&b.build().unwrap(), epoch)
+            .unwrap();
     }
     log.flush().unwrap();
     let end = log.end_offset();

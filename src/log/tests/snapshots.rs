@@ -5,8 +5,9 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 
 use super::*;
+use crate::log::storage::Storage;
 
-fn write_snapshot<L: ReplicatedLog>(log: &mut L, id: OffsetAndEpoch, ts: i64) {
+fn write_snapshot<S: Storage>(log: &mut LogCore<S>, id: OffsetAndEpoch, ts: i64) {
     let mut w = log
         .create_new_snapshot(id)
         .unwrap()
@@ -17,7 +18,7 @@ fn write_snapshot<L: ReplicatedLog>(log: &mut L, id: OffsetAndEpoch, ts: i64) {
     log.freeze_snapshot(w).unwrap();
 }
 
-fn snapshot_rules<L: ReplicatedLog>(log: &mut L) {
+fn snapshot_rules<S: Storage>(log: &mut LogCore<S>) {
     append_n(log, 10, 1); // offsets 0..20, batches of 2
     let id = OffsetAndEpoch::new(8, 1);
     assert!(log
@@ -45,7 +46,7 @@ fn snapshot_rules<L: ReplicatedLog>(log: &mut L) {
         (log.earliest_snapshot_id(), log.latest_snapshot_id()),
         (Some(id), Some(id))
     );
-    let reader = log.read_snapshot(id).unwrap().unwrap();
+    let reader = log.open_snapshot(id).unwrap().unwrap();
     let bytes = snapshot_bytes(1, 1_000, 3);
     assert_eq!(reader.size_in_bytes(), bytes.len() as u64);
     assert_eq!(reader.read(5, 7).unwrap(), &bytes[5..12]);
@@ -90,16 +91,17 @@ fn snapshot_rules<L: ReplicatedLog>(log: &mut L) {
         ValidOffsetAndEpoch::Valid(ahead)
     );
     assert!(matches!(
-        log.read(29, Isolation::Uncommitted, 10),
+        log.read_bytes(29, Isolation::Uncommitted, 10),
         Err(LogError::OffsetOutOfRange { .. })
     ));
-    log.append_as_follower(&batch(30, 2, 2, 0), 2).unwrap();
+    log.append_bytes_as_follower(&batch(30, 2, 2, 0), 2)
+        .unwrap();
     assert_eq!(log.end_offset(), 32);
 }
 
 #[test]
 fn snapshot_rules_in_memory() {
-    snapshot_rules(&mut MemoryLog::new(LogConfig::default()));
+    snapshot_rules(&mut MemoryLog::with_config(LogConfig::default()));
 }
 
 #[test]
@@ -129,7 +131,7 @@ fn snapshot_rules_in_files() {
     fs::remove_dir_all(dir).unwrap();
 }
 
-fn deletion_and_retention<L: ReplicatedLog>(log: &mut L) {
+fn deletion_and_retention<S: Storage>(log: &mut LogCore<S>) {
     append_n(log, 20, 1); // 40 offsets
     log.update_high_watermark(40);
     for (o, ts) in [(8, 1_000), (16, 2_000), (24, 3_000)] {
@@ -145,7 +147,7 @@ fn deletion_and_retention<L: ReplicatedLog>(log: &mut L) {
     assert_eq!(log.start_offset(), 16);
     assert_eq!(log.earliest_snapshot_id(), Some(OffsetAndEpoch::new(16, 1)));
     assert!(log
-        .read_snapshot(OffsetAndEpoch::new(8, 1))
+        .open_snapshot(OffsetAndEpoch::new(8, 1))
         .unwrap()
         .is_none());
     assert!(
@@ -154,12 +156,12 @@ fn deletion_and_retention<L: ReplicatedLog>(log: &mut L) {
         "already there"
     );
     // Age: the snapshot at 16 (ts 2000) is older than 500 ms at now=2600, the one at 24 is not.
-    assert!(!log.maybe_clean(2_400).unwrap());
-    assert!(log.maybe_clean(2_600).unwrap() || log.start_offset() == 24);
+    assert!(!log.apply_retention(2_400).unwrap());
+    assert!(log.apply_retention(2_600).unwrap() || log.start_offset() == 24);
     assert_eq!(log.start_offset(), 24);
     assert_eq!(log.earliest_snapshot_id(), Some(OffsetAndEpoch::new(24, 1)));
     assert!(
-        !log.maybe_clean(i64::MAX / 2).unwrap(),
+        !log.apply_retention(i64::MAX / 2).unwrap(),
         "the latest snapshot always stays"
     );
 }
@@ -171,7 +173,7 @@ fn deletion_and_retention_in_memory() {
         retention_bytes: -1,
         ..LogConfig::default()
     };
-    deletion_and_retention(&mut MemoryLog::new(config));
+    deletion_and_retention(&mut MemoryLog::with_config(config));
 }
 
 #[test]
@@ -216,9 +218,12 @@ fn retention_by_size() {
     append_n(&mut log, 20, 1);
     log.update_high_watermark(40);
     write_snapshot(&mut log, OffsetAndEpoch::new(20, 1), 0);
-    assert!(!log.maybe_clean(0).unwrap(), "one snapshot: nothing may go");
+    assert!(
+        !log.apply_retention(0).unwrap(),
+        "one snapshot: nothing may go"
+    );
     write_snapshot(&mut log, OffsetAndEpoch::new(36, 1), 0);
-    assert!(log.maybe_clean(0).unwrap());
+    assert!(log.apply_retention(0).unwrap());
     assert_eq!(log.start_offset(), 36);
     assert_eq!(log.snapshot_ids(), [OffsetAndEpoch::new(36, 1)]);
     fs::remove_dir_all(dir).unwrap();

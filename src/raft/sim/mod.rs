@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use crate::protocol::codec::Uuid;
 use crate::raft::config::RaftConfig;
-use crate::raft::mem_log::MemLog;
+use crate::raft::mem_log::{LogInspect, MemLog};
 use crate::raft::msg::{CorrelationId, RequestId};
 use crate::raft::quorum_state::MemQuorumStateStore;
 use crate::raft::time::{Instant, Randomness, Rng};
@@ -194,7 +194,7 @@ impl Cluster {
         for id in 1..=total as NodeId {
             let is_voter = id as usize <= c.opts.voters;
             let mut log = match c.opts.segment_bytes {
-                Some(bytes) => MemLog::with_segment_bytes(bytes),
+                Some(bytes) => MemLog::with_segment_bytes(bytes as u64),
                 None => MemLog::new(),
             };
             if c.opts.kraft_version >= 1 && is_voter {
@@ -308,7 +308,7 @@ impl Cluster {
         let Some(raft) = node.raft.take() else { return };
         let (mut log, store) = raft.into_parts();
         let lost = log.end_offset_lost_on_crash();
-        log.crash();
+        log.crash().expect("a memory log reopens after a crash");
         node.down = Some((log, store));
         node.sm = SimStateMachine::default();
         node.pending.clear();

@@ -2,7 +2,7 @@
 //! `ReplicatedCounter` in spirit). It applies committed batches, loads snapshots when it falls
 //! behind the log start, and takes snapshots every few batches.
 
-use crate::raft::log::{RaftLog, Records};
+use crate::raft::log::Records;
 use crate::raft::mem_log::MemLog;
 use crate::raft::node::Raft;
 use crate::raft::quorum_state::MemQuorumStateStore;
@@ -39,7 +39,8 @@ impl SimStateMachine {
     pub fn catch_up(&mut self, raft: &mut SimRaft, snapshot_every: usize) -> Applied {
         let mut out = Applied::default();
         if raft.committed_batches(self.next_offset).is_err() {
-            if let Some(s) = raft.latest_snapshot_reader() {
+            // A log fault here is the node's too: the batch is read again after its restart.
+            if let Ok(Some(s)) = raft.latest_snapshot_reader() {
                 self.next_offset = s.id().offset;
                 self.last_epoch = s.id().epoch;
                 self.last_timestamp = s.last_contained_log_timestamp();
@@ -49,7 +50,8 @@ impl SimStateMachine {
             }
         }
         if let Ok(batches) = raft.committed_batches(self.next_offset) {
-            for b in batches {
+            // A read fault ends the pass; the batch is read again later.
+            for b in batches.map_while(Result::ok) {
                 if b.base_offset != self.next_offset {
                     break;
                 }

@@ -24,6 +24,7 @@ use crate::protocol::records::{split_batches, ControlRecord as WireControl, Cont
 use crate::raft::convert::records::{decode_batches, encode_batches};
 use crate::raft::convert::snapshot::encode_snapshot;
 use crate::raft::log::{ControlRecord, Records};
+use crate::raft::mem_log::LogInspect;
 use crate::raft::msg::*;
 use crate::raft::role::Role;
 use crate::raft::snapshot::POSITION_OUT_OF_RANGE;
@@ -457,7 +458,7 @@ fn leader_with_kraft_v1_snapshot() -> (TestRaft, Vec<u8>) {
     assert_eq!(l.high_watermark(), Some(end));
     let id = OffsetAndEpoch::new(end, 1);
     l.create_snapshot(id, 0, vec![b"x".to_vec()]).unwrap();
-    let contents = l.log().read_snapshot(id).unwrap();
+    let contents = l.log().read_snapshot(id).unwrap().unwrap();
     (l, encode_snapshot(&contents, 0, 1 << 20).unwrap())
 }
 
@@ -467,7 +468,7 @@ fn leader_with_kraft_v1_snapshot() -> (TestRaft, Vec<u8>) {
 fn control_records_are_written_at_version_0() {
     let (l, snapshot) = leader_with_kraft_v1_snapshot();
     let mut log = Vec::new();
-    encode_batches(l.log().batches(), &mut log).unwrap();
+    encode_batches(&l.log().batches(), &mut log).unwrap();
     let mut seen = Vec::new();
     for (c, key, value) in control_records(&log)
         .into_iter()
@@ -506,7 +507,7 @@ fn control_records_are_written_at_version_0() {
 fn kraft_version_and_voters_records_only_copy_the_known_voter_set() {
     let (l, snapshot) = leader_with_kraft_v1_snapshot();
     let mut log = Vec::new();
-    encode_batches(l.log().batches(), &mut log).unwrap();
+    encode_batches(&l.log().batches(), &mut log).unwrap();
     let mut checked = 0;
     for (c, _, _) in control_records(&log)
         .into_iter()
@@ -544,7 +545,7 @@ fn snapshots_start_with_a_snapshot_header() {
     let id = OffsetAndEpoch::new(1, 1);
     l.create_snapshot(id, 0, vec![b"x".to_vec(), b"y".to_vec()])
         .unwrap();
-    let bytes = encode_snapshot(&l.log().read_snapshot(id).unwrap(), 0, 1 << 20).unwrap();
+    let bytes = encode_snapshot(&l.log().read_snapshot(id).unwrap().unwrap(), 0, 1 << 20).unwrap();
     let batches = decode_batches(&bytes).unwrap();
     let first = |b: &crate::raft::log::Batch| match &b.records {
         Records::Control(r) => r.first().cloned(),

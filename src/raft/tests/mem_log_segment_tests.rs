@@ -1,83 +1,101 @@
 //! `MemLog` with modelled segments: rolls, one-segment Fetch reads, refusals, and segments
-//! after truncation, crash and cleaning.
+//! after truncation, crash and cleaning. Sizes are the batches' real v2 encodings.
 
 use super::data;
-use crate::raft::log::{LogError, RaftLog, SnapshotContents};
+use crate::raft::convert::records::encode_batches;
+use crate::raft::log::{Batch, LogError, RaftLog, SnapshotContents};
 use crate::raft::mem_log::MemLog;
 use crate::raft::types::OffsetAndEpoch;
 
-/// `data(_, _, 1)` batches are 70 bytes (`Batch::size_in_bytes` without an encoding): three
-/// fit in a 240-byte segment.
+/// The encoded size of `batches`.
+fn size_of(batches: &[Batch]) -> u64 {
+    let mut out = Vec::new();
+    encode_batches(batches, &mut out).unwrap();
+    out.len() as u64
+}
+
+/// The encoded size of one `data(_, 1, 1)` batch (the same at every small offset).
+fn one() -> u64 {
+    size_of(&[data(0, 1, 1)])
+}
+
+/// Seven one-record batches in segments that hold three each.
 fn log_of_seven() -> MemLog {
-    let mut log = MemLog::with_segment_bytes(240);
+    let mut log = MemLog::with_segment_bytes(3 * one() + one() / 2);
     for offset in 0..7 {
         log.append_as_leader(data(offset, 1, 1)).unwrap();
     }
-    log.flush();
+    RaftLog::flush(&mut log).unwrap();
     log
 }
 
-fn offsets(batches: &[crate::raft::log::Batch]) -> Vec<i64> {
+fn offsets(batches: &[Batch]) -> Vec<i64> {
     batches.iter().map(|b| b.base_offset).collect()
 }
 
 #[test]
 fn appends_roll_a_segment_when_the_active_one_would_overflow() {
     let log = log_of_seven();
-    assert_eq!(log.segment_bases(), Some(&[0, 3, 6][..]));
-    assert_eq!(MemLog::new().segment_bases(), None);
+    assert_eq!(log.segment_bases(), &[0, 3, 6][..]);
+    assert_eq!(MemLog::new().segment_bases(), &[0][..]);
 }
 
 #[test]
 fn a_fetch_read_stops_at_the_segment_end_and_a_plain_read_does_not() {
     let log = log_of_seven();
-    assert_eq!(offsets(&log.read_for_fetch(1, 1 << 20)), [1, 2]);
-    assert_eq!(offsets(&log.read_for_fetch(3, 1 << 20)), [3, 4, 5]);
+    let fetch = |from, max| offsets(&log.read_for_fetch(from, max).unwrap());
+    assert_eq!(fetch(1, 1 << 20), [1, 2]);
+    assert_eq!(fetch(3, 1 << 20), [3, 4, 5]);
     assert_eq!(
-        offsets(&log.read_for_fetch(3, 150)),
+        fetch(3, (2 * one() + one() / 2) as usize),
         [3, 4],
         "max bytes still count"
     );
-    assert_eq!(offsets(&log.read(1, 1 << 20)), [1, 2, 3, 4, 5, 6]);
+    assert_eq!(offsets(&log.read(1, 1 << 20).unwrap()), [1, 2, 3, 4, 5, 6]);
 }
 
 #[test]
 fn an_append_larger_than_a_segment_is_refused() {
-    let mut log = MemLog::with_segment_bytes(130);
     let two = vec![data(0, 1, 1), data(1, 1, 1)];
-    assert_eq!(
+    let size = size_of(&two);
+    let mut log = MemLog::with_segment_bytes(size - 1);
+    assert!(matches!(
         log.append_as_follower(two),
-        Err(LogError::LargerThanSegment {
-            size: 140,
-            segment_bytes: 130
-        })
+        Err(LogError::LargerThanSegment { size: s, segment_bytes })
+            if s as u64 == size && segment_bytes == size - 1
+    ));
+    assert_eq!(RaftLog::end_offset(&log), 0);
+    assert!(
+        log.append_as_leader(data(0, 1, 40)).is_err(),
+        "forty records"
     );
-    assert_eq!(log.end_offset(), 0);
-    assert!(log.append_as_leader(data(0, 1, 10)).is_err(), "151 bytes");
 }
 
 #[test]
 fn a_follower_append_rolls_once_for_the_whole_response() {
-    let mut log = MemLog::with_segment_bytes(240);
+    let mut log = MemLog::with_segment_bytes(3 * one() + one() / 2);
     log.append_as_follower(vec![data(0, 1, 1)]).unwrap();
     log.append_as_follower(vec![data(1, 1, 1), data(2, 1, 1), data(3, 1, 1)])
         .unwrap();
-    assert_eq!(log.segment_bases(), Some(&[0, 1][..]));
+    assert_eq!(log.segment_bases(), &[0, 1][..]);
 }
 
 #[test]
-fn truncation_and_crash_drop_the_segments_above_and_keep_one_at_the_cut() {
+fn truncation_drops_the_segments_at_and_above_the_cut_and_a_crash_keeps_a_rolled_one() {
     let mut log = log_of_seven();
-    log.truncate_to(3);
+    RaftLog::truncate_to(&mut log, 3).unwrap();
+    // As the file log's SegmentLog: a segment based at the cut would be empty, so it goes.
     assert_eq!(
         log.segment_bases(),
-        Some(&[0, 3][..]),
-        "an empty segment at 3"
+        &[0][..],
+        "segments at and above 3 deleted"
     );
     log.append_as_leader(data(3, 2, 1)).unwrap();
-    log.crash();
-    assert_eq!(log.segment_bases(), Some(&[0, 3][..]));
-    assert_eq!(log.end_offset(), 3);
+    assert_eq!(log.segment_bases(), &[0, 3][..], "the full segment rolled");
+    log.crash().unwrap();
+    // The unflushed batch is lost; the rolled segment (a file on disk) stays, empty.
+    assert_eq!(log.segment_bases(), &[0, 3][..]);
+    assert_eq!(RaftLog::end_offset(&log), 3);
 }
 
 #[test]
@@ -92,7 +110,7 @@ fn cleaning_keeps_the_segment_holding_the_new_log_start() {
         data: Vec::new(),
     })
     .unwrap();
-    assert!(log.delete_before_snapshot(id));
-    assert_eq!(log.segment_bases(), Some(&[3, 6][..]));
-    assert_eq!(offsets(&log.read_for_fetch(4, 1 << 20)), [4, 5]);
+    assert!(RaftLog::delete_before_snapshot(&mut log, id).unwrap());
+    assert_eq!(log.segment_bases(), &[3, 6][..]);
+    assert_eq!(offsets(&log.read_for_fetch(4, 1 << 20).unwrap()), [4, 5]);
 }

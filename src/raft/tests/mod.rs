@@ -64,7 +64,7 @@ pub(super) fn data(base: Offset, epoch: Epoch, n: usize) -> Batch {
 pub(super) fn log_with(batches: Vec<Batch>) -> MemLog {
     let mut log = MemLog::new();
     log.append_as_follower(batches).expect("contiguous");
-    log.flush();
+    RaftLog::flush(&mut log).expect("memory flush");
     log
 }
 

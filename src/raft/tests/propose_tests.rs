@@ -53,7 +53,7 @@ fn offsets_are_assigned_at_propose_time_and_the_batch_reaches_the_log_after_the_
     assert_eq!(l.log().end_offset(), 1);
     tick(&mut l, 35);
     assert_eq!(l.log().end_offset(), 4);
-    let batches = l.log().read(1, usize::MAX);
+    let batches = l.log().read(1, usize::MAX).unwrap();
     assert_eq!(batches.len(), 1, "one batch for both proposals");
     assert_eq!((batches[0].base_offset, batches[0].append_time), (1, 10));
 }

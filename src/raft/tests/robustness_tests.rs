@@ -205,7 +205,7 @@ fn random_inputs_never_panic_or_break_invariants() {
             for (to, corr, r) in sends(&actions) {
                 in_flight.push((to, corr, r.api()));
             }
-            if let Some(why) = node.fatal_error() {
+            if let Some(why) = node.fatal_error().map(|e| e.to_string()) {
                 // Only Java's own fatal conditions may stop the node.
                 assert!(
                     why.contains("below the high watermark")
@@ -216,4 +216,56 @@ fn random_inputs_never_panic_or_break_invariants() {
             }
         }
     }
+}
+
+/// A store whose writes fail as a full disk does.
+struct FullDiskStore;
+
+impl QuorumStateStore for FullDiskStore {
+    fn read(&self) -> Option<ElectionState> {
+        None
+    }
+    fn write(
+        &mut self,
+        state: &ElectionState,
+        _kraft_version: i16,
+    ) -> Result<(), crate::raft::QuorumStateError> {
+        Err(crate::raft::QuorumStateError {
+            state: state.clone(),
+            source: crate::log::LogError::Io {
+                op: "write",
+                path: "/meta/__cluster_metadata-0/quorum-state".into(),
+                source: std::io::Error::from_raw_os_error(28),
+            },
+        })
+    }
+}
+
+/// Kafka's raft thread dies on a failed quorum-state write: the core emits one fatal action
+/// naming the file and the OS error, changes no role and sends nothing after it.
+#[test]
+fn a_failed_quorum_state_write_halts_the_node_before_it_acts() {
+    let mut raft = Raft::new(cfg(1, &[1]), MemLog::new(), FullDiskStore, Instant(0));
+    let mut actions = raft.take_actions();
+    let mut t = 0;
+    while raft.fatal_error().is_none() && t < 60_000 {
+        t += 50;
+        actions = raft.step(Instant(t), Input::Tick);
+    }
+    let why = raft.fatal_error().cloned().expect("the node halts");
+    assert!(
+        matches!(
+            &why,
+            crate::raft::FatalError::Storage { file: Some(f), errno: Some(28), .. }
+                if f.ends_with("quorum-state")
+        ),
+        "{why}"
+    );
+    assert!(matches!(actions.last(), Some(Action::Fatal(w)) if *w == why));
+    assert!(
+        !actions.iter().any(|a| matches!(a, Action::Send { .. })),
+        "{actions:?}"
+    );
+    assert!(!raft.is_leader(), "no role needing the write is taken");
+    assert!(raft.step(Instant(t + 10_000), Input::Tick).is_empty());
 }

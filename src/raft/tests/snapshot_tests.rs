@@ -1,6 +1,7 @@
 //! Snapshots (creation, FetchSnapshot on both sides) and DescribeQuorum.
 
 use super::*;
+use crate::raft::mem_log::LogInspect;
 use crate::raft::msg::{
     DescribeQuorumRequest, FetchResponse, FetchSnapshotRequest, FetchSnapshotResponse,
 };

@@ -9,6 +9,7 @@
 //! no snapshots. Pacing is open-loop with catch-up: record n is due n/throughput seconds after
 //! the node became leader, and a late record is sent at once and timed from when it was sent.
 
+use crate::server::run::RunError;
 use std::collections::{BTreeMap, VecDeque};
 use std::io::Write;
 use std::path::PathBuf;
@@ -19,7 +20,7 @@ use tokio::sync::oneshot;
 
 use crate::log::{DirLock, FileLog, FileQuorumStateStore};
 use crate::protocol::codec::Uuid;
-use crate::server::node::storage::{DiskLog, DiskQuorumStateStore};
+use crate::server::node::storage::DiskQuorumStateStore;
 use crate::server::node::{self, Appended, NodeHandle};
 use crate::server::run::{bind_controller_listeners, launch};
 
@@ -46,9 +47,9 @@ pub struct TestRaftServerArgs {
 const PARTITION: &str = "__raft_performance_test-0";
 const CLUSTER_ID: &str = "AAAAAAAAAAAAAAAAAAAAAA";
 
-pub fn run(args: &TestRaftServerArgs) -> Result<(), String> {
+pub fn run(args: &TestRaftServerArgs) -> Result<(), RunError> {
     if args.throughput == 0 {
-        return Err("--throughput must be positive".into());
+        return Err(RunError::Failed("--throughput must be positive".into()));
     }
     let directory_id = Uuid::parse(&args.replica_directory_id)
         .map_err(|e| format!("--replica-directory-id: {e}"))?;
@@ -67,7 +68,8 @@ pub fn run(args: &TestRaftServerArgs) -> Result<(), String> {
         let log = FileLog::open(&partition, node::log_config(&config))
             .map_err(|e| format!("open {}: {e}", partition.display()))?;
         let voter_ids = config.quorum.voters.iter().map(|v| v.id).collect();
-        let store = DiskQuorumStateStore::new(FileQuorumStateStore::new(&partition), voter_ids);
+        let store = DiskQuorumStateStore::open(FileQuorumStateStore::new(&partition), voter_ids)
+            .map_err(|e| format!("could not read quorum-state: {e}"))?;
         let bound = bind_controller_listeners(&config).await?;
         let mut settings = node::node_settings(
             &config,
@@ -81,14 +83,7 @@ pub fn run(args: &TestRaftServerArgs) -> Result<(), String> {
         settings.activation_min_insync_replicas = None;
         settings.snapshot_max_bytes = u64::MAX;
         settings.snapshot_max_interval = None;
-        let running = launch(
-            &config,
-            bound,
-            CLUSTER_ID,
-            settings,
-            DiskLog::new(log),
-            store,
-        );
+        let running = launch(&config, bound, CLUSTER_ID, settings, log, store);
         let workload = Workload::new(args, config.node_id, running.handle.clone());
         running.run_until_stopped(workload.run()).await
     })

@@ -16,29 +16,41 @@ use crate::protocol::messages::{
     BeginTransactionRecord, ConfigRecord, EndTransactionRecord, FeatureLevelRecord,
 };
 use crate::protocol::records::{MetadataRecord, MetadataRecordAndVersion};
-use crate::raft::{Offset, OffsetAndEpoch, QuorumStateStore, Raft, RaftLog};
+use crate::raft::{FatalError, Offset, OffsetAndEpoch, QuorumStateStore, Raft, RaftLog};
 
 /// Kafka's `ConfigResource.Type.BROKER`.
 const BROKER_RESOURCE: i8 = 4;
 const ELR_FEATURE: &str = "eligible.leader.replicas.version";
 
 /// Does the log (its latest snapshot and its committed batches below `below`, the new
-/// leader's epoch start) hold any metadata record?
-pub fn log_has_metadata<L: RaftLog, S: QuorumStateStore>(raft: &Raft<L, S>, below: Offset) -> bool {
-    if raft
+/// leader's epoch start) hold any metadata record? A fault reading them is the node's fatal
+/// error.
+pub fn log_has_metadata<L: RaftLog, S: QuorumStateStore>(
+    raft: &Raft<L, S>,
+    below: Offset,
+) -> Result<bool, FatalError> {
+    let snapshot = raft
         .latest_snapshot_reader()
+        .map_err(|e| FatalError::storage(&e))?;
+    if snapshot
         .filter(|s| s.id().offset > 0)
         .is_some_and(|mut s| s.next().is_some())
     {
-        return true;
+        return Ok(true);
     }
-    raft.committed_batches(raft.log().start_offset())
-        .is_ok_and(|mut batches| {
-            batches
-                .by_ref()
-                .take_while(|b| b.base_offset < below)
-                .any(|b| !b.is_control())
-        })
+    let Ok(batches) = raft.committed_batches(raft.log().start_offset()) else {
+        return Ok(false);
+    };
+    for b in batches {
+        let b = b?;
+        if b.base_offset >= below {
+            break;
+        }
+        if !b.is_control() {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// The activation batch's records for an empty log, from the bootstrap checkpoint.
@@ -48,6 +60,7 @@ pub fn activation_records<L: RaftLog>(
 ) -> Result<Vec<Vec<u8>>, String> {
     let bootstrap = log
         .read_snapshot(OffsetAndEpoch::new(0, 0))
+        .map_err(|e| e.to_string())?
         .ok_or_else(|| {
             "the metadata log is empty and has no bootstrap checkpoint \
              (00000000000000000000-0000000000.checkpoint): format the directory with \
@@ -172,7 +185,7 @@ mod tests {
             feature("group.version", 1),
         ]);
         let records = activation_records(&log, 2).unwrap();
-        assert!(!log_has_metadata(&observer(log), 0));
+        assert!(!log_has_metadata(&observer(log), 0).unwrap());
         assert_eq!(
             names(&records),
             [
@@ -198,14 +211,14 @@ mod tests {
             encoded: Default::default(),
         }])
         .unwrap();
-        log.flush();
+        log.flush().unwrap();
         // A single voter leads at once and commits its LeaderChange at 1.
         let mut cfg = RaftConfig::new(Some(1), crate::protocol::codec::Uuid::ONE, "c");
         cfg.static_voters = vec![(1, crate::raft::HostPort::new("h", 1))];
         let raft = Raft::new(cfg, log, MemQuorumStateStore::default(), Instant(0));
         assert_eq!(raft.leader_epoch_start_offset(), Some(1));
-        assert!(log_has_metadata(&raft, 1));
-        assert!(!log_has_metadata(&raft, 0));
+        assert!(log_has_metadata(&raft, 1).unwrap());
+        assert!(!log_has_metadata(&raft, 0).unwrap());
     }
 
     #[test]

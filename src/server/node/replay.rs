@@ -1,15 +1,36 @@
 //! What the node reads back from committed metadata until the controller state machine exists:
 //! the finalized feature levels and the registered controllers. Every committed data record is
-//! decoded, as a Java controller replays it; one that does not decode is logged (Java would
-//! stop), never skipped silently.
+//! decoded, as a Java controller replays it; one that does not decode is a fatal fault naming
+//! its offset (Java's controller stops there), never logged and skipped.
 
 use std::collections::BTreeMap;
 
-use tracing::error;
-
 use crate::protocol::codec::Uuid;
+use crate::protocol::records::metadata::MetadataRecordError;
 use crate::protocol::records::{MetadataRecord, MetadataRecordAndVersion};
 use crate::raft::{Batch, Offset, Records};
+
+/// Why committed metadata cannot be replayed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReplayError {
+    /// A committed record does not decode: the metadata log is corrupt there (or written by a
+    /// newer Kafka), and acting on the records after it could diverge from the quorum.
+    #[error("the committed metadata record at offset {offset} does not decode: {source}; the controller stops, as Java's does: restore the metadata log from a replica")]
+    Undecodable {
+        offset: Offset,
+        #[source]
+        source: MetadataRecordError,
+    },
+}
+
+impl ReplayError {
+    /// The offset of the record that stopped the replay.
+    pub fn offset(&self) -> Offset {
+        match self {
+            ReplayError::Undecodable { offset, .. } => *offset,
+        }
+    }
+}
 
 #[derive(Debug, Default)]
 pub struct Replay {
@@ -22,8 +43,6 @@ pub struct Replay {
     pub brokers: BTreeMap<i32, Uuid>,
     /// Offset of the last record applied (-1: none).
     pub applied: Offset,
-    /// Records that did not decode.
-    pub undecodable: u64,
     /// Records replayed, by Kafka's record type name.
     pub counts: BTreeMap<&'static str, u64>,
 }
@@ -37,41 +56,40 @@ impl Replay {
     }
 
     /// Starts over from a snapshot's records (its end offset is `end`).
+    /// The snapshot's records are named by its last contained offset (`end - 1`).
     pub fn load_snapshot(
         &mut self,
         records: impl IntoIterator<Item = impl AsRef<[u8]>>,
         end: Offset,
-    ) {
+    ) -> Result<(), ReplayError> {
         *self = Replay::new();
         for value in records {
-            self.apply_record(value.as_ref(), end - 1);
+            self.apply_record(value.as_ref(), end - 1)?;
         }
         self.applied = end - 1;
+        Ok(())
     }
 
-    pub fn apply_batch(&mut self, batch: &Batch) {
+    /// Applies a committed batch; stops at the first record that does not decode (the records
+    /// before it stay applied, `applied` stays before it).
+    pub fn apply_batch(&mut self, batch: &Batch) -> Result<(), ReplayError> {
         if let Records::Data(values) = &batch.records {
             for (i, value) in values.iter().enumerate() {
-                self.apply_record(value, batch.base_offset + i as Offset);
+                let offset = batch.base_offset + i as Offset;
+                self.apply_record(value, offset)?;
+                self.applied = offset;
             }
         }
         self.applied = batch.last_offset();
+        Ok(())
     }
 
-    fn apply_record(&mut self, value: &[u8], offset: Offset) {
-        match MetadataRecordAndVersion::decode(value) {
-            Ok(r) => {
-                *self.counts.entry(r.record.kafka_name()).or_default() += 1;
-                self.apply(r.record)
-            }
-            Err(e) => {
-                self.undecodable += 1;
-                error!(
-                    target: "kraftd::raft",
-                    "committed metadata record at offset {offset} does not decode: {e}; a Java controller would stop here"
-                );
-            }
-        }
+    fn apply_record(&mut self, value: &[u8], offset: Offset) -> Result<(), ReplayError> {
+        let r = MetadataRecordAndVersion::decode(value)
+            .map_err(|source| ReplayError::Undecodable { offset, source })?;
+        *self.counts.entry(r.record.kafka_name()).or_default() += 1;
+        self.apply(r.record);
+        Ok(())
     }
 
     fn apply(&mut self, record: MetadataRecord) {
@@ -102,5 +120,32 @@ impl Replay {
     /// The finalized `metadata.version` level, if any.
     pub fn metadata_version(&self) -> Option<i16> {
         self.features.get("metadata.version").copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_undecodable_committed_record_stops_the_replay_naming_its_offset() {
+        let batch = Batch {
+            base_offset: 7,
+            epoch: 1,
+            append_time: 0,
+            records: Records::Data(vec![vec![0xff, 0xff, 0xff], Vec::new()]),
+            encoded: Default::default(),
+        };
+        let mut replay = Replay::new();
+        let err = replay.apply_batch(&batch).unwrap_err();
+        assert_eq!(err.offset(), 7);
+        assert!(err.to_string().contains("offset 7"), "{err}");
+        assert_eq!(replay.applied, -1, "nothing applied past the fault");
+        let err = replay.load_snapshot(&[vec![0xff]], 10).unwrap_err();
+        assert_eq!(
+            err.offset(),
+            9,
+            "a snapshot's records are at its last offset"
+        );
     }
 }

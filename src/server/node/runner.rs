@@ -21,6 +21,7 @@ use super::snapshots::SnapshotPolicy;
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages::NoOpRecord;
 use crate::protocol::records::MetadataRecordAndVersion;
+use crate::raft::FatalError;
 use crate::raft::{
     Action, ApiKind, CorrelationId, Input, Instant, NodeId, Offset, QuorumStateStore, Raft,
     RaftConfig, RaftLog, RequestId, Response,
@@ -56,7 +57,7 @@ pub fn start<L, S>(
     store: S,
     ctx: Arc<ServerContext>,
     runtime: tokio::runtime::Handle,
-) -> (NodeHandle, std::thread::JoinHandle<Result<(), String>>)
+) -> (NodeHandle, std::thread::JoinHandle<Result<(), FatalError>>)
 where
     L: RaftLog + Send + 'static,
     S: QuorumStateStore + Send + 'static,
@@ -179,7 +180,7 @@ fn sender_id(request: &crate::raft::Request) -> Option<NodeId> {
 const MAX_EVENTS_PER_TURN: usize = 256;
 
 impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
-    fn run(&mut self) -> Result<(), String> {
+    fn run(&mut self) -> Result<(), FatalError> {
         let first = self.raft.take_actions();
         self.execute(first)?;
         info!(
@@ -215,20 +216,23 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             }
             let now = self.clock.now();
             actions.extend(self.raft.step(now, Input::Tick));
-            self.maybe_activate(now);
+            self.maybe_activate(now)?;
             self.maybe_hand_over(now);
             self.maybe_write_noop(now);
             actions.extend(self.raft.take_actions());
             self.execute(actions)?;
             if std::mem::take(&mut self.hw_moved) {
                 self.snapshots
-                    .on_commit(&mut self.raft, self.clock.now(), &mut self.replay);
+                    .on_commit(&mut self.raft, self.clock.now(), &mut self.replay)
+                    .map_err(|e| self.halt(e.fatal()))?;
                 self.publish_features();
             }
             self.answer_registrations();
             self.maybe_register_self(self.clock.now());
             if self.shutting_down && self.raft.is_shutdown_complete(self.clock.now()) {
-                self.raft.flush();
+                self.raft
+                    .flush()
+                    .map_err(|e| self.halt(FatalError::storage(&e)))?;
                 info!(
                     target: "kraftd::raft",
                     "raft node stopped at epoch {} (leader {:?}); log flushed",
@@ -238,6 +242,15 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 return Ok(());
             }
         }
+    }
+
+    /// Stops the node the way Java halts: one error line naming the file, the operation and
+    /// the OS error, then whatever can still be flushed. The caller exits non-zero.
+    fn halt(&mut self, why: FatalError) -> FatalError {
+        error!(target: "kraftd::raft", "Halting: {why}");
+        // Best effort: the log may be what failed, and the halt line is already out.
+        let _ = self.raft.flush();
+        why
     }
 
     fn next_deadline(&self) -> Instant {
@@ -450,22 +463,24 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
 
     /// A new leader's first write once its LeaderChange is committed (and with it every record
     /// before): Kafka's activation records if the log holds no metadata yet.
-    fn maybe_activate(&mut self, now: Instant) {
+    fn maybe_activate(&mut self, now: Instant) -> Result<(), FatalError> {
         let Some(start) = self.raft.leader_epoch_start_offset() else {
-            return;
+            return Ok(());
         };
         let epoch = self.raft.epoch();
         if self.activated_epoch == Some(epoch)
             || self.raft.high_watermark().map_or(true, |hw| hw <= start)
         {
-            return;
+            return Ok(());
         }
         self.activated_epoch = Some(epoch);
         let Some(min_insync_replicas) = self.settings.activation_min_insync_replicas else {
-            return;
+            return Ok(());
         };
-        if activation::log_has_metadata(&self.raft, start) {
-            return;
+        match activation::log_has_metadata(&self.raft, start) {
+            Ok(false) => {}
+            Ok(true) => return Ok(()),
+            Err(e) => return Err(self.halt(e)),
         }
         match activation::activation_records(self.raft.log(), min_insync_replicas) {
             Ok(records) => match self.raft.propose(now, epoch, records) {
@@ -481,9 +496,10 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             },
             Err(e) => error!(target: "kraftd::raft", "cannot activate the metadata log: {e}"),
         }
+        Ok(())
     }
 
-    fn execute(&mut self, actions: Vec<Action>) -> Result<(), String> {
+    fn execute(&mut self, actions: Vec<Action>) -> Result<(), FatalError> {
         for action in actions {
             match action {
                 Action::Send {
@@ -530,10 +546,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                         voted.map_or("none".into(), |v| v.to_string())
                     );
                 }
-                Action::Fatal(why) => {
-                    error!(target: "kraftd::raft", "stopping: {why}");
-                    return Err(why);
-                }
+                Action::Fatal(why) => return Err(self.halt(why)),
             }
         }
         self.publish_quorum_view();

@@ -12,10 +12,37 @@ use std::time::Duration;
 
 use tracing::{info, warn};
 
-use super::replay::Replay;
+use super::replay::{Replay, ReplayError};
 use crate::raft::{
-    Instant, Offset, OffsetAndEpoch, QuorumStateStore, Raft, RaftLog, Records, SnapshotError,
+    FatalError, Instant, LogError, Offset, OffsetAndEpoch, QuorumStateStore, Raft, RaftLog,
+    Records, SnapshotError,
 };
+
+/// Why applying newly committed batches must stop the node.
+#[derive(Debug, thiserror::Error)]
+pub enum CommitError {
+    #[error(transparent)]
+    Log(#[from] LogError),
+    /// A committed batch could not be read (the reader names the offset and the file).
+    #[error(transparent)]
+    Read(#[from] FatalError),
+    #[error(transparent)]
+    Replay(#[from] ReplayError),
+}
+
+impl CommitError {
+    /// The node's fatal error for it.
+    pub fn fatal(&self) -> FatalError {
+        match self {
+            CommitError::Log(e) => FatalError::storage(e),
+            CommitError::Read(e) => e.clone(),
+            CommitError::Replay(e) => FatalError::CorruptRecord {
+                offset: e.offset(),
+                detail: e.to_string(),
+            },
+        }
+    }
+}
 
 /// Record types that carry no state: `NoOpRecord` (20) and the transaction markers
 /// `BeginTransactionRecord` (23), `EndTransactionRecord` (24), `AbortTransactionRecord` (25).
@@ -61,27 +88,32 @@ impl SnapshotPolicy {
         raft: &mut Raft<L, S>,
         now: Instant,
         replay: &mut Replay,
-    ) -> Option<OffsetAndEpoch> {
-        raft.high_watermark()?;
+    ) -> Result<Option<OffsetAndEpoch>, CommitError> {
+        if raft.high_watermark().is_none() {
+            return Ok(None);
+        }
         if raft.committed_batches(self.counted_to).is_err() {
             // The log now starts at a snapshot (ours or the leader's): count from there.
             self.bytes_since = 0;
-            match raft.latest_snapshot_reader() {
+            match raft.latest_snapshot_reader()? {
                 Some(snapshot) => {
                     self.counted_to = snapshot.id().offset;
                     self.last_epoch = snapshot.id().epoch;
                     self.last_timestamp = snapshot.last_contained_log_timestamp();
-                    replay.load_snapshot(snapshot, self.counted_to);
+                    replay.load_snapshot(snapshot, self.counted_to)?;
                 }
                 None => self.counted_to = raft.log().start_offset(),
             }
         }
-        let batches = raft.committed_batches(self.counted_to).ok()?;
+        let Ok(batches) = raft.committed_batches(self.counted_to) else {
+            return Ok(None);
+        };
         for b in batches {
+            let b = b?;
             if !b.is_control() {
                 self.bytes_since += b.size_in_bytes() as u64;
             }
-            replay.apply_batch(&b);
+            replay.apply_batch(&b)?;
             self.last_epoch = b.epoch;
             self.last_timestamp = b.append_time;
             self.counted_to = b.next_offset();
@@ -92,7 +124,7 @@ impl SnapshotPolicy {
                 .max_interval
                 .is_some_and(|i| now >= self.last_snapshot_at + i);
         if !(due_bytes || due_time) {
-            return None;
+            return Ok(None);
         }
         let id = OffsetAndEpoch::new(self.counted_to, self.last_epoch);
         if raft
@@ -101,9 +133,9 @@ impl SnapshotPolicy {
             .is_some_and(|s| s.offset >= id.offset)
         {
             self.bytes_since = 0;
-            return None;
+            return Ok(None);
         }
-        match write_state_at(raft, id, self.last_timestamp) {
+        match write_state_at(raft, id, self.last_timestamp)? {
             Ok(()) => {
                 info!(
                     target: "kraftd::raft",
@@ -113,43 +145,54 @@ impl SnapshotPolicy {
                 self.bytes_since = 0;
                 self.last_snapshot_at = now;
                 raft.maybe_clean(now);
-                Some(id)
+                Ok(Some(id))
             }
+            Err(SnapshotError::Log(e)) if e.is_fault() => Err(e.into()),
+            // The core has emitted its fatal action; the node loop halts on it.
+            Err(SnapshotError::Halted) => Ok(None),
             Err(e) => {
                 warn!(target: "kraftd::raft", "could not create snapshot {id}: {e}");
                 self.bytes_since = 0;
-                None
+                Ok(None)
             }
         }
     }
 }
 
 /// Writes the state below `id.offset` as a snapshot, streamed: the data records of the latest
-/// snapshot, then the committed batches' up to there, NoOps left out.
+/// snapshot, then the committed batches' up to there, NoOps left out. A fault reading them is
+/// the outer `Err` (the node must halt); the inner result is the snapshot's.
 fn write_state_at<L: RaftLog, S: QuorumStateStore>(
     raft: &mut Raft<L, S>,
     id: OffsetAndEpoch,
     last_contained_log_timestamp: i64,
-) -> Result<(), SnapshotError> {
-    let mut writer = raft.snapshot_writer(id, last_contained_log_timestamp)?;
+) -> Result<Result<(), SnapshotError>, CommitError> {
+    let mut writer = match raft.snapshot_writer(id, last_contained_log_timestamp) {
+        Ok(w) => w,
+        Err(e) => return Ok(Err(e)),
+    };
     let mut from = raft.log().start_offset();
     if let Some(snapshot) = raft
-        .latest_snapshot_reader()
+        .latest_snapshot_reader()?
         .filter(|s| s.id().offset <= id.offset)
     {
         from = from.max(snapshot.id().offset);
         writer.append(snapshot.filter(|v| !is_stateless(v)));
     }
-    let batches = raft
-        .committed_batches(from)
-        .map_err(|_| SnapshotError::BelowLogStart {
+    let Ok(batches) = raft.committed_batches(from) else {
+        return Ok(Err(SnapshotError::BelowLogStart {
             offset: from,
             start: raft.log().start_offset(),
-        })?;
-    for b in batches.take_while(|b| b.next_offset() <= id.offset) {
+        }));
+    };
+    for b in batches {
+        let b = b?;
+        if b.next_offset() > id.offset {
+            break;
+        }
         if let Records::Data(values) = b.records {
             writer.append(values.into_iter().filter(|v| !is_stateless(v)));
         }
     }
-    raft.freeze_snapshot(writer)
+    Ok(raft.freeze_snapshot(writer))
 }

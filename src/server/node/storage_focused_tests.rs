@@ -2,6 +2,8 @@
 //! Fetch answers across segments, checkpoints, downloads, retention, quorum-state files.
 
 use super::*;
+use crate::protocol::records::split_batches;
+use crate::raft::LogError;
 
 /// Kafka's v2 batch with its records section gzip-compressed, as a Java leader configured
 /// with compression would write it.
@@ -48,10 +50,10 @@ fn follower_batches_are_stored_and_read_back_byte_for_byte() {
     .unwrap();
     assert_ne!(reencoded, sent, "a fresh encoding would differ");
     log.append_as_follower(batches.clone()).unwrap();
-    log.flush();
-    let segment = std::fs::read(&log.file_log().segment_paths()[0]).unwrap();
+    RaftLog::flush(&mut log).unwrap();
+    let segment = std::fs::read(&log.segment_paths()[0]).unwrap();
     assert_eq!(segment, sent, "the segment holds the leader's bytes");
-    let read = log.read(0, usize::MAX);
+    let read = log.read(0, usize::MAX).unwrap();
     assert_same_batches(&read, &batches);
     let mut again = Vec::new();
     encode_batches(&read, &mut again).unwrap();
@@ -60,7 +62,7 @@ fn follower_batches_are_stored_and_read_back_byte_for_byte() {
     // A leader batch is stored as its fresh encoding.
     let b = leader_batch(6, 2, 2, false, 3_000);
     log.append_as_leader(b.clone()).unwrap();
-    let read = log.read(6, 1);
+    let read = log.read(6, 1).unwrap();
     assert_same_batches(&read, &[with_encoding(&b)]);
 }
 
@@ -72,15 +74,16 @@ fn reads_span_segments_and_respect_the_budget() {
         log.append_as_leader(leader_batch(i * 3, 1, 3, false, 1_000))
             .unwrap();
     }
-    assert!(log.file_log().segment_paths().len() > 3);
-    let all = log.read(0, usize::MAX);
+    assert!(log.segment_paths().len() > 3);
+    let read = |from, max| log.read(from, max).unwrap();
+    let all = read(0, usize::MAX);
     assert_eq!(all.len(), 30);
     let seven: usize = all[..7].iter().map(Batch::size_in_bytes).sum();
-    assert_eq!(log.read(0, 0).len(), 1, "at least one batch");
-    assert_eq!(log.read(0, seven).len(), 7);
-    assert_eq!(log.read(0, seven - 1).len(), 6);
-    assert_eq!(log.read(4, seven).first().map(|b| b.base_offset), Some(3));
-    assert!(log.read(90, 100).is_empty());
+    assert_eq!(read(0, 0).len(), 1, "at least one batch");
+    assert_eq!(read(0, seven).len(), 7);
+    assert_eq!(read(0, seven - 1).len(), 6);
+    assert_eq!(read(4, seven).first().map(|b| b.base_offset), Some(3));
+    assert!(read(90, 100).is_empty());
 }
 
 /// A Java follower refuses, fatally, an append larger than its segment size
@@ -95,7 +98,6 @@ fn a_fetch_answer_never_crosses_a_segment_boundary() {
             .unwrap();
     }
     let segments: Vec<Offset> = log
-        .file_log()
         .segment_paths()
         .iter()
         .map(|p| {
@@ -105,7 +107,7 @@ fn a_fetch_answer_never_crosses_a_segment_boundary() {
         .collect();
     assert!(segments.len() > 3, "{segments:?}");
     for from in (0..90).step_by(3) {
-        let answer = log.read_for_fetch(from, usize::MAX);
+        let answer = log.read_for_fetch(from, usize::MAX).unwrap();
         assert!(!answer.is_empty(), "nothing at {from}");
         let first = answer[0].base_offset;
         let segment_end = segments
@@ -124,7 +126,7 @@ fn a_fetch_answer_never_crosses_a_segment_boundary() {
         );
     }
     // The budget still applies, and at least one batch comes back.
-    assert_eq!(log.read_for_fetch(0, 0).len(), 1);
+    assert_eq!(log.read_for_fetch(0, 0).unwrap().len(), 1);
 }
 
 #[test]
@@ -141,31 +143,35 @@ fn snapshots_are_kafka_checkpoints() {
     };
     let zero = OffsetAndEpoch::new(0, 0);
     std::fs::write(
-        partition.join(crate::log::snapshot::file_name(to_log_id(zero))),
+        partition.join(crate::log::snapshot::file_name(zero)),
         bootstrap.checkpoint_bytes(1_000).unwrap(),
     )
     .unwrap();
     let mut log = DiskLog::open(&partition, LogConfig::default()).unwrap();
-    let c = log.read_snapshot(zero).unwrap();
+    let c = RaftLog::read_snapshot(&log, zero).unwrap().unwrap();
     assert_eq!((c.kraft_version, c.voters), (1, Some(voters_record())));
     assert_eq!(c.data.len(), 1, "the metadata.version FeatureLevelRecord");
 
     for e in 1..=4 {
-        log.append_as_leader(leader_batch(log.end_offset(), e, 2, false, 5))
+        let end = RaftLog::end_offset(&log);
+        log.append_as_leader(leader_batch(end, e, 2, false, 5))
             .unwrap();
     }
     for (kraft_version, records) in [(0, 0), (1, 5000)] {
         let id = OffsetAndEpoch::new(2 + 2 * kraft_version as i64, 1 + kraft_version as i32);
         let c = contents(id, kraft_version, records, 77);
         log.create_snapshot(c.clone()).unwrap();
-        assert_eq!(
+        assert!(matches!(
             log.create_snapshot(c.clone()),
-            Err(LogError::SnapshotExists(id))
-        );
-        assert_eq!(log.read_snapshot(id), Some(c));
+            Err(LogError::SnapshotExists(i)) if i == id
+        ));
+        assert_eq!(RaftLog::read_snapshot(&log, id).unwrap(), Some(c));
         let size = log.snapshot_size(id).unwrap();
         let mut bytes = Vec::new();
-        while let Some(chunk) = log.read_snapshot_chunk(id, bytes.len() as u64, 1000) {
+        while let Some(chunk) = log
+            .read_snapshot_chunk(id, bytes.len() as u64, 1000)
+            .unwrap()
+        {
             bytes.extend(chunk);
         }
         assert_eq!(bytes.len() as u64, size);
@@ -198,45 +204,47 @@ pub(super) fn part_files(dir: &Path) -> usize {
 fn snapshot_downloads_freeze_validate_and_clean_up() {
     let dir = Scratch::new("download");
     let partition = dir.partition();
-    let mut log = DiskLog::open(&partition, LogConfig::default()).unwrap();
+    let mut file = DiskLog::open(&partition, LogConfig::default()).unwrap();
+    let log: &mut dyn RaftLog = &mut file;
     log.append_as_leader(leader_batch(0, 1, 2, false, 5))
         .unwrap();
     let id = OffsetAndEpoch::new(50, 3);
     let bytes = encode_snapshot(&contents(id, 1, 40, 9), 9, 1 << 20).unwrap();
 
     assert!(log.append_snapshot_download(b"x").is_err(), "no download");
-    log.begin_snapshot_download(id);
+    log.begin_snapshot_download(id).unwrap();
     log.append_snapshot_download(&bytes[..100]).unwrap();
     assert_eq!(log.snapshot_download(), Some((id, 100)));
     assert_eq!(part_files(&partition), 1);
     log.abort_snapshot_download();
     assert_eq!((log.snapshot_download(), part_files(&partition)), (None, 0));
 
-    log.begin_snapshot_download(id);
+    log.begin_snapshot_download(id).unwrap();
     log.append_snapshot_download(&bytes[..bytes.len() - 1])
         .unwrap();
     assert!(log.complete_snapshot_download().is_err(), "a torn footer");
     assert_eq!((log.snapshot_download(), part_files(&partition)), (None, 0));
     assert_eq!(log.latest_snapshot_id(), None);
 
-    log.begin_snapshot_download(OffsetAndEpoch::new(7, 7));
-    log.begin_snapshot_download(id); // replaces the first
+    log.begin_snapshot_download(OffsetAndEpoch::new(7, 7))
+        .unwrap();
+    log.begin_snapshot_download(id).unwrap(); // replaces the first
     for chunk in bytes.chunks(333) {
         log.append_snapshot_download(chunk).unwrap();
     }
-    assert_eq!(log.complete_snapshot_download(), Ok(id));
+    assert_eq!(log.complete_snapshot_download().unwrap(), id);
     assert_eq!(part_files(&partition), 0);
-    assert!(log.truncate_to_latest_snapshot());
-    assert!(!log.truncate_to_latest_snapshot());
+    assert!(log.truncate_to_latest_snapshot().unwrap());
+    assert!(!log.truncate_to_latest_snapshot().unwrap());
     assert_eq!((log.start_offset(), log.end_offset()), (50, 50));
     assert_eq!(log.last_fetched_epoch(), 3);
-    assert_eq!(log.read_snapshot(id), Some(contents(id, 1, 40, 9)));
+    assert_eq!(log.read_snapshot(id).unwrap(), Some(contents(id, 1, 40, 9)));
 
     // The same snapshot again: validated in memory, the frozen file left alone.
-    log.begin_snapshot_download(id);
+    log.begin_snapshot_download(id).unwrap();
     log.append_snapshot_download(&bytes).unwrap();
     assert_eq!(part_files(&partition), 0);
-    assert_eq!(log.complete_snapshot_download(), Ok(id));
+    assert_eq!(log.complete_snapshot_download().unwrap(), id);
     assert_eq!(log.snapshot_size(id), Some(bytes.len() as u64));
 }
 
@@ -252,14 +260,16 @@ fn retention_needs_the_high_watermark() {
         log.append_as_leader(leader_batch(i * 3, 1, 3, false, 5))
             .unwrap();
     }
-    log.flush();
+    RaftLog::flush(&mut log).unwrap();
     log.create_snapshot(contents(OffsetAndEpoch::new(30, 1), 0, 1, 5))
         .unwrap();
     log.create_snapshot(contents(OffsetAndEpoch::new(45, 1), 0, 1, 5))
         .unwrap();
-    assert!(!log.apply_retention(10), "the HW is still at the log start");
-    log.update_high_watermark(60);
-    assert!(log.apply_retention(10));
+    assert!(
+        !log.maybe_clean(10, 0).unwrap(),
+        "the HW is still at the log start"
+    );
+    assert!(log.maybe_clean(10, 60).unwrap());
     assert_eq!(log.start_offset(), 45);
     assert_eq!(log.earliest_snapshot_id(), Some(OffsetAndEpoch::new(45, 1)));
 }
@@ -284,7 +294,7 @@ fn quorum_state_reads_java_files_and_writes_javas_format() {
         let read = DiskQuorumStateStore::open(file(), vec![1]).unwrap();
         assert_eq!(read.read(), Some(leader.clone()), "{java}");
     }
-    store.write(&leader, 1);
+    store.write(&leader, 1).unwrap();
     assert_eq!(std::fs::read_to_string(store.path()).unwrap(), JAVA_V1);
     let reopened = DiskQuorumStateStore::open(file(), vec![1]).unwrap();
     assert_eq!(reopened.read(), Some(leader.clone()));
@@ -295,13 +305,13 @@ fn quorum_state_reads_java_files_and_writes_javas_format() {
         leader_id: None,
         voted_key: Some(ReplicaKey::new(3, Some(dir_id))),
     };
-    store.write(&voted, 1);
+    store.write(&voted, 1).unwrap();
     assert_eq!(store.read(), Some(voted.clone()));
     let reopened = DiskQuorumStateStore::open(file(), vec![]).unwrap();
     assert_eq!(reopened.read(), Some(voted.clone()));
 
     // kraft.version 0: data version 0 with the static voters, and no directory id (as Java).
-    store.write(&voted, 0);
+    store.write(&voted, 0).unwrap();
     assert_eq!(
         std::fs::read_to_string(store.path()).unwrap(),
         r#"{"clusterId":"","leaderId":-1,"leaderEpoch":2,"votedId":3,"appliedOffset":0,"currentVoters":[{"voterId":1},{"voterId":2},{"voterId":3}],"data_version":0}"#
@@ -321,4 +331,11 @@ fn quorum_state_reads_java_files_and_writes_javas_format() {
     std::fs::write(store.path(), "{}").unwrap();
     let err = DiskQuorumStateStore::open(file(), vec![]).unwrap_err();
     assert!(err.to_string().contains("quorum-state"), "{err}");
+
+    // A failed write is returned (the core halts on it), not an exit, and is not remembered.
+    std::fs::remove_dir_all(&dir.0).unwrap();
+    let err = store.write(&leader, 1).unwrap_err();
+    assert!(err.file().is_some_and(|f| f.starts_with(&dir.0)), "{err}");
+    assert!(err.os_error().is_some(), "{err}");
+    assert_eq!(store.read(), Some(voted));
 }

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use proptest::prelude::*;
 
 use super::*;
+use crate::log::LogConfig;
 use crate::log::{RollConfig, PARTITION_DIR_NAME};
 use crate::protocol::codec::Uuid;
 use crate::protocol::messages::voters_record::Voter;
@@ -15,9 +16,12 @@ use crate::protocol::messages::{LeaderChangeMessage, VotersRecord};
 use crate::protocol::records::batch::{ATTRIBUTES_OFFSET, CRC_OFFSET};
 use crate::protocol::records::BatchBuilder;
 use crate::protocol::records::{crc32c, BATCH_HEADER_SIZE};
+use crate::raft::convert::records::{decode_batches, encode_batches};
+use crate::raft::log::{Batch, RaftLog, SnapshotContents};
 use crate::raft::log::{ControlRecord, Records};
 use crate::raft::log::{Encoded, ValidOffsetAndEpoch};
-use crate::raft::mem_log::MemLog;
+use crate::raft::mem_log::{LogInspect, MemLog};
+use crate::raft::types::{Epoch, Offset, OffsetAndEpoch};
 
 /// A temporary directory, removed on drop.
 struct Scratch(PathBuf);
@@ -138,7 +142,7 @@ impl Pair {
         let dir = Scratch::new("pair");
         let disk = DiskLog::open(&dir.partition(), small_segments()).unwrap();
         Pair {
-            mem: MemLog::new(),
+            mem: MemLog::with_config(small_segments()),
             disk: Some(disk),
             dir,
             hw: 0,
@@ -148,6 +152,16 @@ impl Pair {
     }
 
     fn disk(&mut self) -> &mut DiskLog {
+        self.disk.as_mut().unwrap()
+    }
+
+    /// The memory log through the trait (`LogCore`'s byte-level inherent methods are not it).
+    fn m(&mut self) -> &mut dyn RaftLog {
+        &mut self.mem
+    }
+
+    /// The file log through the trait.
+    fn d(&mut self) -> &mut dyn RaftLog {
         self.disk.as_mut().unwrap()
     }
 
@@ -175,15 +189,19 @@ impl Pair {
             Op::Leader(records, bump, control) => {
                 self.epoch = self.max_epoch() + bump as i32;
                 let b = leader_batch(end, self.epoch, records as usize, control, ts);
-                let expected = self.mem.append_as_leader(with_encoding(&b));
-                assert_eq!(self.disk().append_as_leader(b), expected);
+                let expected = self.m().append_as_leader(with_encoding(&b));
+                same(self.d().append_as_leader(b), expected, "leader append");
             }
             Op::Follower(ref sizes, bump, skew) => {
                 self.epoch = self.max_epoch() + bump as i32;
                 let bytes = wire_batches(end, self.epoch, sizes, skew, ts);
                 let batches = decode_batches(&bytes).unwrap();
-                let expected = self.mem.append_as_follower(batches.clone());
-                assert_eq!(self.disk().append_as_follower(batches), expected);
+                let expected = self.m().append_as_follower(batches.clone());
+                same(
+                    self.d().append_as_follower(batches),
+                    expected,
+                    "follower append",
+                );
             }
             Op::BadAppend(kind) => {
                 let last = self.mem.batches().last().map(|b| b.epoch);
@@ -200,26 +218,31 @@ impl Pair {
                         // A good batch then a gap: nothing may be appended.
                         let good = leader_batch(end, self.max_epoch(), 1, false, ts);
                         let gap = leader_batch(end + 5, self.max_epoch(), 1, false, ts);
-                        let expected = self.mem.append_as_follower(vec![good.clone(), gap.clone()]);
+                        let expected = self.m().append_as_follower(vec![good.clone(), gap.clone()]);
                         assert!(expected.is_err());
-                        assert_eq!(self.disk().append_as_follower(vec![good, gap]), expected);
+                        same(
+                            self.d().append_as_follower(vec![good, gap]),
+                            expected,
+                            "gap",
+                        );
                         return;
                     }
                 };
-                let expected = self.mem.append_as_leader(bad.clone());
+                let expected = self.m().append_as_leader(bad.clone());
                 assert!(expected.is_err(), "{bad}");
-                assert_eq!(self.disk().append_as_leader(bad), expected);
+                same(self.d().append_as_leader(bad), expected, "bad append");
             }
             Op::Read(from, max_bytes) => {
                 let start = self.mem.start_offset();
                 let from = start + from as i64 % (end - start + 1);
-                let m = self.mem.read(from, max_bytes as usize);
-                assert_same_batches(&self.disk().read(from, max_bytes as usize), &m);
+                let m = self.m().read(from, max_bytes as usize).unwrap();
+                let d = self.d().read(from, max_bytes as usize).unwrap();
+                assert_same_batches(&d, &m);
             }
             Op::Truncate(sel) => {
                 if let Some(to) = Self::pick(&self.boundaries(self.hw), sel) {
-                    self.mem.truncate_to(to);
-                    self.disk().truncate_to(to);
+                    self.m().truncate_to(to).unwrap();
+                    self.d().truncate_to(to).unwrap();
                 }
             }
             Op::TruncateToEnd(back, epoch) => {
@@ -227,20 +250,21 @@ impl Pair {
                     (end - back as i64).max(0),
                     epoch as i32 % (self.max_epoch() + 2),
                 );
-                let target = self.mem.truncation_offset(d);
-                assert_eq!(self.disk().truncation_offset(d), target, "{d}");
+                let target = self.m().truncation_offset(d);
+                assert_eq!(self.d().truncation_offset(d), target, "{d}");
                 if target >= self.hw && self.boundaries(0).contains(&target) {
-                    assert_eq!(self.mem.truncate_to_end_offset(d), target);
-                    assert_eq!(self.disk().truncate_to_end_offset(d), target);
+                    assert_eq!(self.m().truncate_to_end_offset(d).unwrap(), target);
+                    assert_eq!(self.d().truncate_to_end_offset(d).unwrap(), target);
                 }
             }
             Op::Flush => {
-                self.mem.flush();
-                self.disk().flush();
+                self.m().flush().unwrap();
+                self.d().flush().unwrap();
             }
             Op::Hw(sel) => {
                 if let Some(hw) = Self::pick(&self.boundaries(self.hw), sel) {
                     self.hw = hw;
+                    self.mem.update_high_watermark(hw);
                     self.disk().update_high_watermark(hw);
                 }
             }
@@ -254,13 +278,21 @@ impl Pair {
                     .filter(|s| s.offset <= self.hw)
                     .collect();
                 if let Some(id) = Self::pick(&ids, sel) {
-                    let expected = self.mem.delete_before_snapshot(id);
-                    assert_eq!(self.disk().delete_before_snapshot(id), expected, "{id}");
+                    let expected = self.m().delete_before_snapshot(id);
+                    same(
+                        self.d().delete_before_snapshot(id),
+                        expected,
+                        "delete before",
+                    );
                 }
             }
             Op::TruncateToLatest => {
-                let expected = self.mem.truncate_to_latest_snapshot();
-                assert_eq!(self.disk().truncate_to_latest_snapshot(), expected);
+                let expected = self.m().truncate_to_latest_snapshot();
+                same(
+                    self.d().truncate_to_latest_snapshot(),
+                    expected,
+                    "truncate to latest",
+                );
             }
             Op::Reopen => self.reopen(),
         }
@@ -280,57 +312,60 @@ impl Pair {
             None => self.mem.earliest_snapshot_id().map_or(0, |s| s.epoch),
         };
         if !matches!(
-            self.mem.validate_offset_and_epoch(offset, epoch),
+            self.m().validate_offset_and_epoch(offset, epoch),
             ValidOffsetAndEpoch::Valid(_)
         ) {
             return;
         }
         let id = OffsetAndEpoch::new(offset, epoch);
         let c = contents(id, kraft_version as i16, records as usize, self.ts);
-        let expected = self.mem.create_snapshot(c.clone());
-        assert_eq!(self.disk().create_snapshot(c), expected);
+        let expected = self.m().create_snapshot(c.clone());
+        same(self.d().create_snapshot(c), expected, "create snapshot");
     }
 
     fn download(&mut self, ahead: u8, bump: bool, chunk: u16, how: u8) {
         let id = OffsetAndEpoch::new(
-            self.mem.end_offset() + 1 + ahead as i64,
+            self.m().end_offset() + 1 + ahead as i64,
             self.max_epoch() + bump as i32,
         );
         let c = contents(id, 1, 3, self.ts);
         let mut staging = MemLog::new();
         staging.create_snapshot(c.clone()).unwrap();
-        let mut mem_bytes = staging.read_snapshot_chunk(id, 0, usize::MAX).unwrap();
+        let mut mem_bytes = staging
+            .read_snapshot_chunk(id, 0, usize::MAX)
+            .unwrap()
+            .unwrap();
         let mut disk_bytes = encode_snapshot(&c, self.ts, 1 << 20).unwrap();
         if how % 4 == 2 {
             mem_bytes.truncate(mem_bytes.len() - 3);
             disk_bytes.truncate(disk_bytes.len() - 3);
         }
-        self.mem.begin_snapshot_download(id);
-        self.disk().begin_snapshot_download(id);
+        self.m().begin_snapshot_download(id).unwrap();
+        self.d().begin_snapshot_download(id).unwrap();
         for part in mem_bytes.chunks(chunk as usize) {
-            self.mem.append_snapshot_download(part).unwrap();
+            self.m().append_snapshot_download(part).unwrap();
         }
         for part in disk_bytes.chunks(chunk as usize) {
-            self.disk().append_snapshot_download(part).unwrap();
+            self.d().append_snapshot_download(part).unwrap();
         }
         let written = disk_bytes.len() as u64;
-        assert_eq!(self.disk().snapshot_download(), Some((id, written)));
+        assert_eq!(self.d().snapshot_download(), Some((id, written)));
         match how % 4 {
             0 => {
-                assert_eq!(self.mem.complete_snapshot_download(), Ok(id));
-                assert_eq!(self.disk().complete_snapshot_download(), Ok(id));
-                assert!(self.mem.truncate_to_latest_snapshot());
-                assert!(self.disk().truncate_to_latest_snapshot());
+                assert_eq!(self.m().complete_snapshot_download().unwrap(), id);
+                assert_eq!(self.d().complete_snapshot_download().unwrap(), id);
+                assert!(self.m().truncate_to_latest_snapshot().unwrap());
+                assert!(self.d().truncate_to_latest_snapshot().unwrap());
                 self.hw = id.offset;
                 self.epoch = self.epoch.max(id.epoch);
             }
             1 => {
-                self.mem.abort_snapshot_download();
-                self.disk().abort_snapshot_download();
+                self.m().abort_snapshot_download();
+                self.d().abort_snapshot_download();
             }
             2 => {
-                assert!(self.mem.complete_snapshot_download().is_err());
-                assert!(self.disk().complete_snapshot_download().is_err());
+                assert!(self.m().complete_snapshot_download().is_err());
+                assert!(self.d().complete_snapshot_download().is_err());
             }
             _ => {} // left in progress: the next download or a restart replaces it
         }
@@ -340,17 +375,17 @@ impl Pair {
     /// base offset, which may be below where `deleteBeforeSnapshot` had moved it; the next
     /// deletion before the earliest snapshot brings it back, and then everything must match.
     fn reopen(&mut self) {
-        self.mem.flush();
-        self.disk().flush();
+        self.m().flush().unwrap();
+        self.d().flush().unwrap();
         self.disk = None;
         self.disk = Some(DiskLog::open(&self.dir.partition(), small_segments()).unwrap());
-        self.mem.crash();
+        self.mem.crash().unwrap();
         let start = self.mem.start_offset();
         assert!(self.disk().start_offset() <= start);
         if self.disk().start_offset() < start {
             let earliest = self.mem.earliest_snapshot_id().unwrap();
             assert_eq!(earliest.offset, start);
-            assert!(self.disk().delete_before_snapshot(earliest));
+            assert!(self.d().delete_before_snapshot(earliest).unwrap());
         }
         let partition = self.dir.partition();
         assert_eq!(
@@ -361,7 +396,13 @@ impl Pair {
     }
 
     fn check(&mut self) {
-        let (mem, disk) = (&self.mem, self.disk.as_ref().unwrap());
+        let mut ids = self.disk.as_ref().unwrap().snapshot_ids();
+        ids.sort();
+        assert_eq!(ids, self.mem.snapshot_ids(), "snapshots");
+        let max_epoch = self.max_epoch() + 1;
+        let boundaries = self.boundaries(0);
+        let mem: &dyn RaftLog = &self.mem;
+        let disk: &dyn RaftLog = self.disk.as_ref().unwrap();
         assert_eq!(disk.start_offset(), mem.start_offset(), "start");
         assert_eq!(disk.end_offset(), mem.end_offset(), "end");
         assert_eq!(
@@ -372,14 +413,10 @@ impl Pair {
         assert_eq!(disk.last_fetched_epoch(), mem.last_fetched_epoch(), "lfe");
         assert_eq!(disk.latest_snapshot_id(), mem.latest_snapshot_id());
         assert_eq!(disk.earliest_snapshot_id(), mem.earliest_snapshot_id());
-        let mut ids: Vec<_> = disk.snapshot_ids().collect();
-        ids.sort();
-        assert_eq!(ids, mem.snapshot_ids(), "snapshots");
         assert_eq!(
             disk.snapshot_download().map(|d| d.0),
             mem.snapshot_download().map(|d| d.0)
         );
-        let max_epoch = self.max_epoch() + 1;
         for e in -1..=max_epoch {
             assert_eq!(
                 disk.end_offset_for_epoch(e),
@@ -387,7 +424,7 @@ impl Pair {
                 "end_offset_for_epoch({e})"
             );
         }
-        let mut offsets = self.boundaries(0);
+        let mut offsets = boundaries;
         let (start, end) = (mem.start_offset(), mem.end_offset());
         offsets.extend([0, (start - 1).max(0), start + 1, end + 1]);
         for &o in &offsets {
@@ -399,14 +436,33 @@ impl Pair {
                 );
             }
         }
-        assert_same_batches(&disk.read(start, usize::MAX), &mem.read(start, usize::MAX));
+        assert_same_batches(
+            &disk.read(start, usize::MAX).unwrap(),
+            &mem.read(start, usize::MAX).unwrap(),
+        );
         for id in ids {
-            assert_eq!(disk.read_snapshot(id), mem.read_snapshot(id), "{id}");
+            assert_eq!(
+                disk.read_snapshot(id).unwrap(),
+                mem.read_snapshot(id).unwrap(),
+                "{id}"
+            );
             let size = disk.snapshot_size(id).unwrap();
-            assert_eq!(disk.read_snapshot_chunk(id, size - 1, 10).unwrap().len(), 1);
-            assert_eq!(disk.read_snapshot_chunk(id, size, 10), None);
+            assert_eq!(mem.snapshot_size(id), Some(size), "{id}: the same bytes");
+            let last = disk.read_snapshot_chunk(id, size - 1, 10).unwrap();
+            assert_eq!(last.map(|c| c.len()), Some(1));
+            assert_eq!(disk.read_snapshot_chunk(id, size, 10).unwrap(), None);
         }
     }
+}
+
+/// The same answer from both logs: equal values, or errors that say the same.
+fn same<T: PartialEq + std::fmt::Debug>(
+    disk: Result<T, crate::raft::LogError>,
+    mem: Result<T, crate::raft::LogError>,
+    what: &str,
+) {
+    let text = |r: Result<T, crate::raft::LogError>| r.map_err(|e| e.to_string());
+    assert_eq!(text(disk), text(mem), "{what}");
 }
 
 /// Equal batches, and equal bytes: the stored bytes are what was appended.

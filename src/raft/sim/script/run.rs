@@ -2,7 +2,7 @@
 //! its events produced (per the verbosity), then any report of its own.
 
 use super::directive::Directive;
-use crate::raft::log::RaftLog;
+use crate::raft::mem_log::LogInspect;
 use crate::raft::sim::{Cluster, SimNode, Verbosity};
 use crate::raft::types::NodeId;
 
@@ -251,7 +251,10 @@ fn log_lines(n: &SimNode) -> Vec<String> {
         }
     )];
     let batches = log.batches();
-    match log.segment_bases() {
+    // Segments are shown only when the script sets their size.
+    let modelled =
+        log.config().roll.segment_bytes != crate::log::RollConfig::default().segment_bytes;
+    match modelled.then(|| log.segment_bases()) {
         None => lines.extend(batches.iter().map(|b| format!("  {b}"))),
         Some(bases) => {
             for (i, &base) in bases.iter().enumerate() {
