@@ -396,22 +396,26 @@ pub(super) fn create_delegation_token(
     reply
 }
 
+/// Renew and Expire answer alike: NOT_CONTROLLER once past the PLAINTEXT check, else
+/// Java's refusal with its error timestamp (-1). Returns (error code, expiry timestamp).
+fn token_change_answer(ctx: &NonActive) -> (i16, i64) {
+    if token_requests_allowed(ctx) {
+        (NOT_CONTROLLER, 0)
+    } else {
+        (ErrorCode::DELEGATION_TOKEN_REQUEST_NOT_ALLOWED.0, -1)
+    }
+}
+
 pub(super) fn renew_delegation_token(
     _r: &RenewDelegationTokenRequest,
     _v: i16,
     ctx: &NonActive,
 ) -> RenewDelegationTokenResponse {
-    if token_requests_allowed(ctx) {
-        RenewDelegationTokenResponse {
-            error_code: NOT_CONTROLLER,
-            ..Default::default()
-        }
-    } else {
-        RenewDelegationTokenResponse {
-            error_code: ErrorCode::DELEGATION_TOKEN_REQUEST_NOT_ALLOWED.0,
-            expiry_timestamp_ms: -1,
-            ..Default::default()
-        }
+    let (error_code, expiry_timestamp_ms) = token_change_answer(ctx);
+    RenewDelegationTokenResponse {
+        error_code,
+        expiry_timestamp_ms,
+        ..Default::default()
     }
 }
 
@@ -420,17 +424,11 @@ pub(super) fn expire_delegation_token(
     _v: i16,
     ctx: &NonActive,
 ) -> ExpireDelegationTokenResponse {
-    if token_requests_allowed(ctx) {
-        ExpireDelegationTokenResponse {
-            error_code: NOT_CONTROLLER,
-            ..Default::default()
-        }
-    } else {
-        ExpireDelegationTokenResponse {
-            error_code: ErrorCode::DELEGATION_TOKEN_REQUEST_NOT_ALLOWED.0,
-            expiry_timestamp_ms: -1,
-            ..Default::default()
-        }
+    let (error_code, expiry_timestamp_ms) = token_change_answer(ctx);
+    ExpireDelegationTokenResponse {
+        error_code,
+        expiry_timestamp_ms,
+        ..Default::default()
     }
 }
 
