@@ -189,17 +189,9 @@ pub fn answer_frame(
     // Java turns a forwarded DescribeQuorum that this node cannot answer (it does not lead)
     // into an envelope-level NOT_CONTROLLER, so the broker forwards it to the leader.
     let envelope = if raft::reports_not_leader(response) {
-        crate::protocol::messages::EnvelopeResponse {
-            response_data: None,
-            error_code: crate::protocol::errors::ErrorCode::NOT_CONTROLLER.0,
-            ..Default::default()
-        }
+        not_controller::envelope_error(crate::protocol::errors::ErrorCode::NOT_CONTROLLER)
     } else {
-        crate::protocol::messages::EnvelopeResponse {
-            // The frame's size prefix is not part of the payload.
-            response_data: Some(bytes[4..].to_vec()),
-            ..Default::default()
-        }
+        not_controller::wrap_frame(&bytes)
     };
     match frame::encode_response(
         messages::EnvelopeRequest::API_KEY,
@@ -288,6 +280,10 @@ impl fmt::Display for CloseReason {
 
 /// The `ClientSoftwareName` of an ApiVersions request frame (v3+), if `frame` is one.
 pub fn client_software_name(frame: &[u8]) -> Option<String> {
+    // The api key leads the header: anything else is left unparsed here.
+    if frame.get(..2)? != messages::ApiVersionsRequest::API_KEY.to_be_bytes() {
+        return None;
+    }
     let request = frame::parse_request(frame).ok()?;
     if request.api_key() != messages::ApiVersionsRequest::API_KEY || request.api_version() < 3 {
         return None;
@@ -328,24 +324,21 @@ pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
             correlation_id,
         });
     }
-    if let Some(answered) =
-        not_controller::answer(api_key, api_version, request.body, &ctx.non_active())
+    // Only these APIs need the non-active view (a read of the quorum view); raft traffic,
+    // the hot path, skips it.
+    if let Some(answered) = not_controller::answers(api_key)
+        .then(|| not_controller::answer(api_key, api_version, request.body, &ctx.non_active()))
+        .flatten()
     {
         return match answered {
-            Ok(a) => match frame::encode_response(
+            Ok(a) => not_controller_outcome(
                 api_key,
-                api_version,
-                correlation_id,
-                &crate::protocol::codec::RawBody(a.body),
-                api_version,
-            ) {
-                Ok(frame) => Outcome::NotController { frame, api_key },
-                Err(error) => Outcome::Close(CloseReason::Encode {
-                    api_key,
+                respond(
+                    &request,
+                    &crate::protocol::codec::RawBody(a.body),
                     api_version,
-                    error,
-                }),
-            },
+                ),
+            ),
             Err(not_controller::AnswerError::Decode(error)) => {
                 Outcome::Close(CloseReason::BadBody {
                     api_key,
@@ -433,15 +426,10 @@ fn envelope(
         Err(not_controller::AnswerError::Decode(e)) => return Err(e),
     };
     match answer {
-        not_controller::EnvelopeAnswer::Ready(response) => {
-            Ok(match respond(request, &response, request.api_version()) {
-                Outcome::Respond(frame) => Outcome::NotController {
-                    frame,
-                    api_key: messages::EnvelopeRequest::API_KEY,
-                },
-                other => other,
-            })
-        }
+        not_controller::EnvelopeAnswer::Ready(response) => Ok(not_controller_outcome(
+            messages::EnvelopeRequest::API_KEY,
+            respond(request, &response, request.api_version()),
+        )),
         not_controller::EnvelopeAnswer::DescribeQuorum {
             version,
             correlation_id,
@@ -463,15 +451,22 @@ fn envelope(
                 // UNSUPPORTED_VERSION.
                 Err(_) => Ok(respond(
                     request,
-                    &crate::protocol::messages::EnvelopeResponse {
-                        response_data: None,
-                        error_code: crate::protocol::errors::ErrorCode::UNSUPPORTED_VERSION.0,
-                        ..Default::default()
-                    },
+                    &not_controller::envelope_error(
+                        crate::protocol::errors::ErrorCode::UNSUPPORTED_VERSION,
+                    ),
                     request.api_version(),
                 )),
             }
         }
+    }
+}
+
+/// A non-active controller's answer: written like any response, and the node loop is told
+/// that a broker or admin client wanted the active controller.
+fn not_controller_outcome(api_key: i16, responded: Outcome) -> Outcome {
+    match responded {
+        Outcome::Respond(frame) => Outcome::NotController { frame, api_key },
+        other => other,
     }
 }
 

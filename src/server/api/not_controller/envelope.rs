@@ -32,11 +32,27 @@ pub enum EnvelopeAnswer {
 }
 
 fn failed(code: ErrorCode) -> EnvelopeAnswer {
-    EnvelopeAnswer::Ready(EnvelopeResponse {
+    EnvelopeAnswer::Ready(envelope_error(code))
+}
+
+/// An envelope-level error, with no response inside.
+pub fn envelope_error(code: ErrorCode) -> EnvelopeResponse {
+    EnvelopeResponse {
         response_data: None,
         error_code: code.0,
         ..Default::default()
-    })
+    }
+}
+
+/// An envelope holding an inner response frame (size prefix included, as `frame` writes it).
+pub fn wrap_frame(framed: &[u8]) -> EnvelopeResponse {
+    EnvelopeResponse {
+        // The frame's 4-byte size prefix is not part of the payload (Java's
+        // `buildResponseEnvelopePayload` writes header and body).
+        response_data: Some(framed[4..].to_vec()),
+        error_code: ErrorCode::NONE.0,
+        ..Default::default()
+    }
 }
 
 /// Answers an Envelope request body as a non-active controller, in Java's order of checks.
@@ -92,21 +108,15 @@ pub fn answer_envelope(
     )?))
 }
 
-/// An envelope holding an inner response (header and body, as Java's
-/// `buildResponseEnvelopePayload` writes it).
-pub fn wrap(
+/// An envelope holding an inner response body of api `key` at `version`.
+fn wrap(
     key: i16,
     version: i16,
     correlation_id: i32,
     body: Vec<u8>,
 ) -> Result<EnvelopeResponse, AnswerError> {
     let framed = frame::encode_response(key, version, correlation_id, &RawBody(body), version)?;
-    Ok(EnvelopeResponse {
-        // The frame's 4-byte size prefix is not part of the payload.
-        response_data: Some(framed[4..].to_vec()),
-        error_code: ErrorCode::NONE.0,
-        ..Default::default()
-    })
+    Ok(wrap_frame(&framed))
 }
 
 /// Kafka's `DefaultKafkaPrincipalBuilder.deserialize`: an int16 version, then

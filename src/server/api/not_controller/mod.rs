@@ -17,7 +17,7 @@ use crate::protocol::codec::{ApiMessage, DecodeError, EncodeError, Message};
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages;
 
-pub use envelope::{answer_envelope, EnvelopeAnswer};
+pub use envelope::{answer_envelope, envelope_error, wrap_frame, EnvelopeAnswer};
 
 /// What a controller that is not the active one needs to know to answer as Java does.
 #[derive(Debug, Clone, PartialEq, Eq)]
