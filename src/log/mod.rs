@@ -54,7 +54,7 @@ pub use lock::{DirLock, LockError};
 pub use memory_log::MemoryLog;
 pub use metadata_dir::MetadataDir;
 pub use quorum_state::{
-    ElectionState, FileQuorumStateStore, MemoryQuorumStateStore, QuorumStateFile, QuorumStateStore,
+    ElectionState, FileQuorumStateStore, QuorumStateError, QuorumStateFile, QuorumStateStore,
     ReplicaKey,
 };
 pub use replicated::{

@@ -195,10 +195,10 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
     }
 
     fn initialize(&mut self, now: Instant) {
-        let election = self
-            .store
-            .read()
-            .unwrap_or_else(|| ElectionState::unknown(0));
+        let election = match self.store.read_election_state() {
+            Ok(stored) => stored.unwrap_or_else(|| ElectionState::unknown(0)),
+            Err(e) => return self.halt(FatalError::quorum_state(&e)),
+        };
         let log_epoch = self.log.last_fetched_epoch();
         let local = self.local;
         let is_voter = self.is_voter();

@@ -88,7 +88,7 @@ impl Checker {
     }
 
     fn check_election_state(&mut self, n: &NodeView<'_>) -> Result<(), String> {
-        let Some(e) = n.store.read() else {
+        let Ok(Some(e)) = n.store.read_election_state() else {
             return Ok(());
         };
         let prev = self.epochs.insert(n.id, e.epoch).unwrap_or(0);

@@ -656,7 +656,9 @@ fn the_granted_vote_is_persisted_before_the_answer() {
             for (to, corr, r) in sends(&pending) {
                 match r {
                     // The store is written inside `step`, before the driver sends anything.
-                    Request::Vote(v) if !v.pre_vote => break 'poll c.store().read(),
+                    Request::Vote(v) if !v.pre_vote => {
+                        break 'poll c.store().read_election_state().unwrap()
+                    }
                     Request::Vote(v) => {
                         next.extend(respond(&mut c, t, to, corr, granted(v.candidate_epoch)))
                     }

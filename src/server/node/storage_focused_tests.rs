@@ -1,5 +1,5 @@
-//! Focused `DiskLog` and `DiskQuorumStateStore` tests: byte-exact follower batches, reads and
-//! Fetch answers across segments, checkpoints, downloads, retention, quorum-state files.
+//! Focused `FileLog` tests: byte-exact follower batches, reads and Fetch answers across
+//! segments, checkpoints, downloads, retention.
 
 use super::*;
 use crate::protocol::records::split_batches;
@@ -25,7 +25,7 @@ fn gzip_batch(base: Offset, epoch: Epoch, count: usize) -> Vec<u8> {
 #[test]
 fn follower_batches_are_stored_and_read_back_byte_for_byte() {
     let dir = Scratch::new("verbatim");
-    let mut log = DiskLog::open(&dir.partition(), LogConfig::default()).unwrap();
+    let mut log = FileLog::open(&dir.partition(), LogConfig::default()).unwrap();
     let mut sent = gzip_batch(0, 1, 3);
     sent.extend(wire_batches(3, 1, &[2], true, 2_000));
     let mut b = BatchBuilder::new(5)
@@ -69,7 +69,7 @@ fn follower_batches_are_stored_and_read_back_byte_for_byte() {
 #[test]
 fn reads_span_segments_and_respect_the_budget() {
     let dir = Scratch::new("reads");
-    let mut log = DiskLog::open(&dir.partition(), small_segments()).unwrap();
+    let mut log = FileLog::open(&dir.partition(), small_segments()).unwrap();
     for i in 0..30 {
         log.append_as_leader(leader_batch(i * 3, 1, 3, false, 1_000))
             .unwrap();
@@ -92,7 +92,7 @@ fn reads_span_segments_and_respect_the_budget() {
 #[test]
 fn a_fetch_answer_never_crosses_a_segment_boundary() {
     let dir = Scratch::new("fetch-segments");
-    let mut log = DiskLog::open(&dir.partition(), small_segments()).unwrap();
+    let mut log = FileLog::open(&dir.partition(), small_segments()).unwrap();
     for i in 0..30 {
         log.append_as_leader(leader_batch(i * 3, 1, 3, false, 1_000))
             .unwrap();
@@ -147,7 +147,7 @@ fn snapshots_are_kafka_checkpoints() {
         bootstrap.checkpoint_bytes(1_000).unwrap(),
     )
     .unwrap();
-    let mut log = DiskLog::open(&partition, LogConfig::default()).unwrap();
+    let mut log = FileLog::open(&partition, LogConfig::default()).unwrap();
     let c = RaftLog::read_snapshot(&log, zero).unwrap().unwrap();
     assert_eq!((c.kraft_version, c.voters), (1, Some(voters_record())));
     assert_eq!(c.data.len(), 1, "the metadata.version FeatureLevelRecord");
@@ -204,7 +204,7 @@ pub(super) fn part_files(dir: &Path) -> usize {
 fn snapshot_downloads_freeze_validate_and_clean_up() {
     let dir = Scratch::new("download");
     let partition = dir.partition();
-    let mut file = DiskLog::open(&partition, LogConfig::default()).unwrap();
+    let mut file = FileLog::open(&partition, LogConfig::default()).unwrap();
     let log: &mut dyn RaftLog = &mut file;
     log.append_as_leader(leader_batch(0, 1, 2, false, 5))
         .unwrap();
@@ -255,7 +255,7 @@ fn retention_needs_the_high_watermark() {
         retention_bytes: 0,
         ..small_segments()
     };
-    let mut log = DiskLog::open(&dir.partition(), config).unwrap();
+    let mut log = FileLog::open(&dir.partition(), config).unwrap();
     for i in 0..20 {
         log.append_as_leader(leader_batch(i * 3, 1, 3, false, 5))
             .unwrap();
@@ -272,70 +272,4 @@ fn retention_needs_the_high_watermark() {
     assert!(log.maybe_clean(10, 60).unwrap());
     assert_eq!(log.start_offset(), 45);
     assert_eq!(log.earliest_snapshot_id(), Some(OffsetAndEpoch::new(45, 1)));
-}
-
-const JAVA_V1: &str = r#"{"leaderId":1,"leaderEpoch":1,"votedId":-1,"votedDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","data_version":1}"#;
-const JAVA_V0: &str = r#"{"clusterId":"","leaderId":1,"leaderEpoch":1,"votedId":-1,"appliedOffset":0,"currentVoters":[{"voterId":1}],"data_version":0}"#;
-
-#[test]
-fn quorum_state_reads_java_files_and_writes_javas_format() {
-    let dir = Scratch::new("quorum-state");
-    let file = || FileQuorumStateStore::new(&dir.0);
-    let mut store = DiskQuorumStateStore::open(file(), vec![3, 1, 2]).unwrap();
-    assert_eq!(store.read(), None);
-
-    let leader = ElectionState {
-        epoch: 1,
-        leader_id: Some(1),
-        voted_key: None,
-    };
-    for java in [JAVA_V0, JAVA_V1] {
-        std::fs::write(store.path(), java).unwrap();
-        let read = DiskQuorumStateStore::open(file(), vec![1]).unwrap();
-        assert_eq!(read.read(), Some(leader.clone()), "{java}");
-    }
-    store.write(&leader, 1).unwrap();
-    assert_eq!(std::fs::read_to_string(store.path()).unwrap(), JAVA_V1);
-    let reopened = DiskQuorumStateStore::open(file(), vec![1]).unwrap();
-    assert_eq!(reopened.read(), Some(leader.clone()));
-
-    let dir_id = Uuid::parse("J8aAPcfLQt2bqs1JT_rMgQ").unwrap();
-    let voted = ElectionState {
-        epoch: 2,
-        leader_id: None,
-        voted_key: Some(ReplicaKey::new(3, Some(dir_id))),
-    };
-    store.write(&voted, 1).unwrap();
-    assert_eq!(store.read(), Some(voted.clone()));
-    let reopened = DiskQuorumStateStore::open(file(), vec![]).unwrap();
-    assert_eq!(reopened.read(), Some(voted.clone()));
-
-    // kraft.version 0: data version 0 with the static voters, and no directory id (as Java).
-    store.write(&voted, 0).unwrap();
-    assert_eq!(
-        std::fs::read_to_string(store.path()).unwrap(),
-        r#"{"clusterId":"","leaderId":-1,"leaderEpoch":2,"votedId":3,"appliedOffset":0,"currentVoters":[{"voterId":1},{"voterId":2},{"voterId":3}],"data_version":0}"#
-    );
-    let on_disk = file().read().unwrap().unwrap();
-    assert_eq!(
-        (on_disk.data_version, on_disk.state.voters),
-        (0, vec![1, 2, 3])
-    );
-    let reopened = DiskQuorumStateStore::open(file(), vec![]).unwrap();
-    assert_eq!(
-        reopened.read().unwrap().voted_key,
-        Some(ReplicaKey::new(3, None))
-    );
-    assert!(!dir.0.join("quorum-state.tmp").exists());
-
-    std::fs::write(store.path(), "{}").unwrap();
-    let err = DiskQuorumStateStore::open(file(), vec![]).unwrap_err();
-    assert!(err.to_string().contains("quorum-state"), "{err}");
-
-    // A failed write is returned (the core halts on it), not an exit, and is not remembered.
-    std::fs::remove_dir_all(&dir.0).unwrap();
-    let err = store.write(&leader, 1).unwrap_err();
-    assert!(err.file().is_some_and(|f| f.starts_with(&dir.0)), "{err}");
-    assert!(err.os_error().is_some(), "{err}");
-    assert_eq!(store.read(), Some(voted));
 }

@@ -1,6 +1,5 @@
-//! `DiskLog` against `MemLog` (the reference semantics of `RaftLog`) on random operation
-//! sequences, byte-exact storage of leader and follower batches, checkpoints, downloads, and
-//! the quorum-state store.
+//! `FileLog` against `MemLog` (the reference semantics of `RaftLog`) on random operation
+//! sequences, byte-exact storage of leader and follower batches, checkpoints and downloads.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -10,13 +9,13 @@ use proptest::prelude::*;
 use super::*;
 use crate::log::LogConfig;
 use crate::log::{RollConfig, PARTITION_DIR_NAME};
-use crate::protocol::codec::Uuid;
 use crate::protocol::messages::voters_record::Voter;
 use crate::protocol::messages::{LeaderChangeMessage, VotersRecord};
 use crate::protocol::records::batch::{ATTRIBUTES_OFFSET, CRC_OFFSET};
 use crate::protocol::records::BatchBuilder;
 use crate::protocol::records::{crc32c, BATCH_HEADER_SIZE};
 use crate::raft::convert::records::{decode_batches, encode_batches};
+use crate::raft::convert::snapshot::{decode_snapshot, encode_snapshot};
 use crate::raft::log::{Batch, RaftLog, SnapshotContents};
 use crate::raft::log::{ControlRecord, Records};
 use crate::raft::log::{Encoded, ValidOffsetAndEpoch};
@@ -129,7 +128,7 @@ fn contents(id: OffsetAndEpoch, kraft_version: i16, records: usize, ts: i64) -> 
 /// The same operations on both logs, and every observable answer compared after each.
 struct Pair {
     mem: MemLog,
-    disk: Option<DiskLog>,
+    disk: Option<FileLog>,
     dir: Scratch,
     /// The raft high watermark: never truncated below, snapshots only at or below it.
     hw: Offset,
@@ -140,7 +139,7 @@ struct Pair {
 impl Pair {
     fn new() -> Pair {
         let dir = Scratch::new("pair");
-        let disk = DiskLog::open(&dir.partition(), small_segments()).unwrap();
+        let disk = FileLog::open(&dir.partition(), small_segments()).unwrap();
         Pair {
             mem: MemLog::with_config(small_segments()),
             disk: Some(disk),
@@ -151,7 +150,7 @@ impl Pair {
         }
     }
 
-    fn disk(&mut self) -> &mut DiskLog {
+    fn disk(&mut self) -> &mut FileLog {
         self.disk.as_mut().unwrap()
     }
 
@@ -378,7 +377,7 @@ impl Pair {
         self.m().flush().unwrap();
         self.d().flush().unwrap();
         self.disk = None;
-        self.disk = Some(DiskLog::open(&self.dir.partition(), small_segments()).unwrap());
+        self.disk = Some(FileLog::open(&self.dir.partition(), small_segments()).unwrap());
         self.mem.crash().unwrap();
         let start = self.mem.start_offset();
         assert!(self.disk().start_offset() <= start);
