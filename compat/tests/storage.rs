@@ -18,6 +18,7 @@ use kraftd::protocol::codec::Uuid;
 use kraftd::protocol::messages::leader_change_message::{LeaderChangeMessage, Voter};
 use kraftd::protocol::messages::NoOpRecord;
 use kraftd::protocol::records::{BatchBuilder, ControlRecord, MetadataRecordAndVersion};
+use kraftd::raft::RaftLog;
 
 use crate::harness::{voters, JavaController, Kafka, Quorum, TestDir};
 

@@ -98,7 +98,10 @@ mod tests {
         let err = MetadataDir::open(&dir, 2, LogConfig::default()).unwrap_err();
         assert!(err.to_string().contains("belongs to node Some(1)"), "{err}");
         let opened = MetadataDir::open(&dir, 1, LogConfig::default()).unwrap();
-        assert_eq!(opened.log.end_offset(), 0);
+        assert_eq!(
+            crate::log::storage::Storage::end_offset(opened.log.storage()),
+            0
+        );
         let written = MetaProperties::read_from_dir(&dir).unwrap();
         assert_eq!(
             written.directory_id,

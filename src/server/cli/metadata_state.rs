@@ -14,9 +14,10 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use crate::log::snapshot::{parse_file_name, SnapshotFileKind};
+use crate::log::RawSnapshotReader;
 use crate::log::PARTITION_DIR_NAME;
 use crate::raft::convert::records::decode_batches;
-use crate::raft::convert::snapshot::decode_snapshot;
+use crate::raft::SnapshotReader;
 use crate::raft::{OffsetAndEpoch, Records};
 use crate::server::node::replay::Replay;
 
@@ -78,12 +79,16 @@ pub fn replay_dir(partition: &Path, at: i64) -> Result<ReplayedDir, String> {
         .filter(|(id, _)| id.offset > 0 && id.offset <= at.saturating_add(1))
         .max_by_key(|(id, _)| (id.offset, id.epoch));
     if let Some((id, path)) = snapshot {
-        let bytes = std::fs::read(path).map_err(|e| format!("read {}: {e}", path.display()))?;
-        let contents =
-            decode_snapshot(*id, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-        replay
-            .load_snapshot(&contents.data, id.offset)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let failed = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+        let raw = RawSnapshotReader::open_path(path, *id).map_err(|e| failed(&e))?;
+        let snapshot = SnapshotReader::open(raw).map_err(|e| failed(&e))?;
+        replay.begin_snapshot(id.offset);
+        for value in snapshot.records() {
+            let value = value.map_err(|e| failed(&e))?;
+            replay
+                .apply_snapshot_record(&value)
+                .map_err(|e| failed(&e))?;
+        }
         from = id.offset;
         source = format!(
             "snapshot {}",

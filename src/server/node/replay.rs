@@ -55,19 +55,17 @@ impl Replay {
         }
     }
 
-    /// Starts over from a snapshot's records (its end offset is `end`).
-    /// The snapshot's records are named by its last contained offset (`end - 1`).
-    pub fn load_snapshot(
-        &mut self,
-        records: impl IntoIterator<Item = impl AsRef<[u8]>>,
-        end: Offset,
-    ) -> Result<(), ReplayError> {
+    /// Starts over from a snapshot whose end offset is `end`; its records follow, streamed,
+    /// through [`Replay::apply_snapshot_record`].
+    pub fn begin_snapshot(&mut self, end: Offset) {
         *self = Replay::new();
-        for value in records {
-            self.apply_record(value.as_ref(), end - 1)?;
-        }
         self.applied = end - 1;
-        Ok(())
+    }
+
+    /// Applies the next record of the snapshot begun; a snapshot's records are named by its
+    /// last contained offset (`end - 1`).
+    pub fn apply_snapshot_record(&mut self, value: &[u8]) -> Result<(), ReplayError> {
+        self.apply_record(value, self.applied)
     }
 
     /// Applies a committed batch; stops at the first record that does not decode (the records
@@ -141,7 +139,8 @@ mod tests {
         assert_eq!(err.offset(), 7);
         assert!(err.to_string().contains("offset 7"), "{err}");
         assert_eq!(replay.applied, -1, "nothing applied past the fault");
-        let err = replay.load_snapshot(&[vec![0xff]], 10).unwrap_err();
+        replay.begin_snapshot(10);
+        let err = replay.apply_snapshot_record(&[0xff]).unwrap_err();
         assert_eq!(
             err.offset(),
             9,

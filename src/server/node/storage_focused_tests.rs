@@ -148,9 +148,9 @@ fn snapshots_are_kafka_checkpoints() {
     )
     .unwrap();
     let mut log = FileLog::open(&partition, LogConfig::default()).unwrap();
-    let c = RaftLog::read_snapshot(&log, zero).unwrap().unwrap();
-    assert_eq!((c.kraft_version, c.voters), (1, Some(voters_record())));
-    assert_eq!(c.data.len(), 1, "the metadata.version FeatureLevelRecord");
+    let (h, data) = log.snapshot_records(zero).unwrap().unwrap();
+    assert_eq!((h.kraft_version, h.voters), (1, Some(voters_record())));
+    assert_eq!(data.len(), 1, "the metadata.version FeatureLevelRecord");
 
     for e in 1..=4 {
         let end = RaftLog::end_offset(&log);
@@ -159,13 +159,13 @@ fn snapshots_are_kafka_checkpoints() {
     }
     for (kraft_version, records) in [(0, 0), (1, 5000)] {
         let id = OffsetAndEpoch::new(2 + 2 * kraft_version as i64, 1 + kraft_version as i32);
-        let c = contents(id, kraft_version, records, 77);
-        log.create_snapshot(c.clone()).unwrap();
+        let (header, data) = contents(id, kraft_version, records, 77);
+        log.write_snapshot(header.clone(), &data).unwrap();
         assert!(matches!(
-            log.create_snapshot(c.clone()),
+            log.create_snapshot(header.clone()),
             Err(LogError::SnapshotExists(i)) if i == id
         ));
-        assert_eq!(RaftLog::read_snapshot(&log, id).unwrap(), Some(c));
+        assert_eq!(log.snapshot_records(id).unwrap(), Some((header, data)));
         let size = log.snapshot_size(id).unwrap();
         let mut bytes = Vec::new();
         while let Some(chunk) = log
@@ -178,13 +178,14 @@ fn snapshots_are_kafka_checkpoints() {
         crate::log::snapshot::validate_bytes(&bytes).unwrap();
     }
     // Many records split into several data batches, each below the batch size limit.
-    let bytes = encode_snapshot(&contents(OffsetAndEpoch::new(9, 1), 0, 5000, 1), 1, 4096).unwrap();
+    let (header, data) = contents(OffsetAndEpoch::new(9, 1), 0, 5000, 1);
+    let bytes = encode_snapshot(&header, &data, 4096).unwrap();
     let split = split_batches(&bytes);
     assert!(split.batches.len() > 10);
     assert!(split.batches.iter().all(|b| b.bytes().len() <= 4096));
-    let back = decode_snapshot(OffsetAndEpoch::new(9, 1), &bytes).unwrap();
-    assert_eq!(back.data.len(), 5000);
-    assert!(decode_snapshot(zero, &bytes[..bytes.len() - 1]).is_err());
+    let back = decode_snapshot(OffsetAndEpoch::new(9, 1), bytes.clone()).unwrap();
+    assert_eq!(back, (header, data));
+    assert!(decode_snapshot(zero, bytes[..bytes.len() - 1].to_vec()).is_err());
 }
 
 pub(super) fn part_files(dir: &Path) -> usize {
@@ -209,7 +210,8 @@ fn snapshot_downloads_freeze_validate_and_clean_up() {
     log.append_as_leader(leader_batch(0, 1, 2, false, 5))
         .unwrap();
     let id = OffsetAndEpoch::new(50, 3);
-    let bytes = encode_snapshot(&contents(id, 1, 40, 9), 9, 1 << 20).unwrap();
+    let (header, data) = contents(id, 1, 40, 9);
+    let bytes = encode_snapshot(&header, &data, 1 << 20).unwrap();
 
     assert!(log.append_snapshot_download(b"x").is_err(), "no download");
     log.begin_snapshot_download(id).unwrap();
@@ -238,7 +240,10 @@ fn snapshot_downloads_freeze_validate_and_clean_up() {
     assert!(!log.truncate_to_latest_snapshot().unwrap());
     assert_eq!((log.start_offset(), log.end_offset()), (50, 50));
     assert_eq!(log.last_fetched_epoch(), 3);
-    assert_eq!(log.read_snapshot(id).unwrap(), Some(contents(id, 1, 40, 9)));
+    let reader = log.open_snapshot(id).unwrap().unwrap();
+    assert_eq!(reader.header(), &header);
+    let records: Result<Vec<Vec<u8>>, _> = reader.records().collect();
+    assert_eq!(records.unwrap(), data);
 
     // The same snapshot again: validated in memory, the frozen file left alone.
     log.begin_snapshot_download(id).unwrap();
@@ -261,10 +266,10 @@ fn retention_needs_the_high_watermark() {
             .unwrap();
     }
     RaftLog::flush(&mut log).unwrap();
-    log.create_snapshot(contents(OffsetAndEpoch::new(30, 1), 0, 1, 5))
-        .unwrap();
-    log.create_snapshot(contents(OffsetAndEpoch::new(45, 1), 0, 1, 5))
-        .unwrap();
+    for offset in [30, 45] {
+        let (header, data) = contents(OffsetAndEpoch::new(offset, 1), 0, 1, 5);
+        log.write_snapshot(header, &data).unwrap();
+    }
     assert!(
         !log.maybe_clean(10, 0).unwrap(),
         "the HW is still at the log start"
@@ -272,4 +277,80 @@ fn retention_needs_the_high_watermark() {
     assert!(log.maybe_clean(10, 60).unwrap());
     assert_eq!(log.start_offset(), 45);
     assert_eq!(log.earliest_snapshot_id(), Some(OffsetAndEpoch::new(45, 1)));
+}
+
+/// Kafka's `KRaftControlRecordStateMachine` takes the voter history from the latest snapshot
+/// and the log after it: the start-up reads nothing below the snapshot (here a batch whose
+/// bytes rotted after the log was opened) and decodes only the control batches after it.
+#[test]
+fn raft_start_up_reads_the_voter_history_from_the_latest_snapshot_on() {
+    use crate::raft::{Instant, MemQuorumStateStore, Raft, RaftConfig, SnapshotHeader};
+    use std::os::unix::fs::FileExt;
+
+    let dir = Scratch::new("start-up");
+    let mut log = FileLog::open(&dir.partition(), LogConfig::default()).unwrap();
+    for i in 0..5 {
+        log.append_as_leader(leader_batch(i * 2, 1, 2, false, 5))
+            .unwrap();
+    }
+    let snapshot = OffsetAndEpoch::new(10, 1);
+    let header = SnapshotHeader {
+        id: snapshot,
+        last_contained_log_timestamp: 5,
+        kraft_version: 1,
+        voters: Some(voters_record()),
+    };
+    log.write_snapshot(header, &values(0, 3)).unwrap();
+    let mut two = voters_record();
+    two.voters.push(Voter {
+        voter_id: 2,
+        ..two.voters[0].clone()
+    });
+    let voters_batch = |base| Batch {
+        base_offset: base,
+        epoch: 2,
+        append_time: 6,
+        records: Records::Control(vec![ControlRecord::Voters(two.clone())]),
+        encoded: Encoded::default(),
+    };
+    log.append_as_leader(voters_batch(10)).unwrap();
+    log.append_as_leader(leader_batch(11, 2, 3, false, 7))
+        .unwrap();
+    RaftLog::flush(&mut log).unwrap();
+    // Rot inside the records of the first batch (below the snapshot) and of the data batch
+    // after the voters: neither is read at start-up.
+    let segment = log.segment_paths()[0].clone();
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&segment)
+        .unwrap();
+    let data_after = split_batches(&std::fs::read(&segment).unwrap()).batches[6].position();
+    for at in [70, data_after + 70] {
+        file.write_all_at(&[0xee], at as u64).unwrap();
+    }
+    let cfg = || {
+        let mut c = RaftConfig::new(Some(3), crate::protocol::codec::Uuid::from_u64s(1, 3), "c");
+        c.static_voters = vec![(1, crate::raft::HostPort::new("h", 1))];
+        c
+    };
+    let raft = Raft::new(cfg(), log, MemQuorumStateStore::new(), Instant(0));
+    assert_eq!(raft.fatal_error(), None);
+    assert_eq!(raft.kraft_version(), 1, "from the snapshot's header batch");
+    assert_eq!(
+        raft.voters().ids().collect::<Vec<_>>(),
+        [1, 2],
+        "from the log"
+    );
+    // A control batch after the snapshot is read (and checked): rot there stops the start.
+    let (mut log, _) = raft.into_parts();
+    RaftLog::truncate_to(&mut log, 10).unwrap();
+    log.append_as_leader(voters_batch(10)).unwrap();
+    RaftLog::flush(&mut log).unwrap();
+    let position = split_batches(&std::fs::read(&segment).unwrap()).batches[5].position();
+    file.write_all_at(&[0xee], position as u64 + 70).unwrap();
+    let raft = Raft::new(cfg(), log, MemQuorumStateStore::new(), Instant(0));
+    let fatal = raft
+        .fatal_error()
+        .expect("a corrupt control batch halts the start");
+    assert!(fatal.to_string().contains("offset 10"), "{fatal}");
 }
