@@ -43,7 +43,8 @@ pub struct BrokerRegistration {
     pub is_migrating_zk_broker: bool,
     /// Sorted in Java's `Uuid` order (signed halves), as `BrokerRegistration` keeps them.
     pub directories: Vec<Uuid>,
-    pub cordoned_directories: Vec<Uuid>,
+    /// In record order; `None` until a record carries the field (Kafka 4.3+, KIP-1066).
+    pub cordoned_directories: Option<Vec<Uuid>>,
 }
 
 /// Kafka's `ControllerRegistration`.
@@ -99,7 +100,7 @@ impl ClusterImage {
             in_controlled_shutdown: r.in_controlled_shutdown,
             is_migrating_zk_broker: r.is_migrating_zk_broker,
             directories: sorted_dirs(&r.log_dirs),
-            cordoned_directories: r.cordoned_log_dirs.clone().unwrap_or_default(),
+            cordoned_directories: r.cordoned_log_dirs.clone(),
         };
         self.brokers.insert(b.id, Arc::new(b));
     }
@@ -170,7 +171,7 @@ impl ClusterImage {
             b.directories = sorted_dirs(&r.log_dirs);
         }
         if let Some(c) = &r.cordoned_log_dirs {
-            b.cordoned_directories = c.clone();
+            b.cordoned_directories = Some(c.clone());
         }
         Ok(())
     }
@@ -214,7 +215,7 @@ impl ClusterImage {
                     "inControlledShutdown": b.in_controlled_shutdown,
                     "isMigratingZkBroker": b.is_migrating_zk_broker,
                     "directories": uuids(&b.directories),
-                    "cordonedDirectories": uuids(&b.cordoned_directories),
+                    "cordonedDirectories": b.cordoned_directories.as_deref().map(uuids),
                 });
                 (id.to_string(), v)
             })

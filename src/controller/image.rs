@@ -17,6 +17,9 @@ use super::scram::ScramImage;
 use super::tokens::TokensImage;
 use crate::protocol::records::{MetadataRecord, Offset};
 
+/// The version of the canonical image JSON (compat/image-dumper/FORMAT.md).
+pub const IMAGE_JSON_VERSION: i32 = 1;
+
 /// A version of the image is an O(1) clone: every part is built on persistent maps.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MetadataImage {
@@ -91,6 +94,7 @@ impl MetadataImage {
     /// The canonical JSON of the image as of `offset` (compat/image-dumper/FORMAT.md).
     pub fn to_json(&self, offset: Offset) -> Value {
         canonical(json!({
+            "version": IMAGE_JSON_VERSION,
             "offset": offset,
             "features": self.features.to_json(),
             "cluster": self.cluster.to_json(),

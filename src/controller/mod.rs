@@ -11,6 +11,7 @@
 
 pub mod acls;
 pub mod cluster;
+pub mod config_names;
 pub mod configs;
 pub mod error;
 pub mod features;
@@ -169,6 +170,17 @@ impl Controller {
         }
         self.timeline.advance(offset);
         Ok(())
+    }
+
+    /// A committed control batch (raft's own records: leader changes, voters) ends at `last`.
+    /// It changes no state but moves the offset, as Java's loader counts it.
+    pub fn skip_committed_control_batch(&mut self, last: Offset) {
+        if last <= self.last_applied() {
+            return;
+        }
+        self.committed = self.committed.max(last);
+        self.timeline.advance(last);
+        self.timeline.release_through(self.retain_from());
     }
 
     /// Decodes and applies one record value.

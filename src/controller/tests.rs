@@ -377,3 +377,21 @@ fn broker_registration_changes_fence_unfence_and_shut_down() {
     let e = c.replay(&stale.into(), 3).unwrap_err();
     assert!(e.to_string().contains("epoch 9"), "{e}");
 }
+
+#[test]
+fn the_supported_config_name_tables_are_sorted_for_binary_search() {
+    for table in [
+        config_names::TOPIC_CONFIGS,
+        config_names::CLIENT_METRICS_CONFIGS,
+        config_names::GROUP_CONFIGS,
+    ] {
+        assert!(table.windows(2).all(|w| w[0] < w[1]), "{table:?}");
+    }
+    assert!(configs::supported(2, "retention.ms"));
+    assert!(!configs::supported(2, "no.such.config"));
+    assert!(configs::supported(4, "anything.goes.for.brokers"));
+    assert!(
+        !configs::supported(8, "kafka.server"),
+        "broker loggers are never in the image"
+    );
+}
