@@ -15,6 +15,8 @@ pub mod config_names;
 pub mod configs;
 pub mod error;
 pub mod features;
+#[doc(hidden)]
+pub mod fuzz_model;
 pub mod image;
 pub mod json;
 pub mod producer_ids;
@@ -221,7 +223,8 @@ impl Controller {
         Ok(())
     }
 
-    /// Everything through `upto` is committed.
+    /// Everything through `upto` is committed. Raft commits whole batches, so `upto` is the last
+    /// offset of a batch (a renounce reverts to a batch end).
     pub fn on_committed(&mut self, upto: Offset) {
         self.committed = self.committed.max(upto);
         self.timeline.release_through(self.retain_from());
