@@ -495,7 +495,7 @@ pub fn controller_replay(data: &[u8]) {
             0 if written.is_empty() => {
                 let len = d.below(24) as usize;
                 let raw: Vec<u8> = (0..len).map(|_| d.byte()).collect();
-                let r = c.replay_committed_batch(next, &[raw.clone()]);
+                let r = c.replay_committed_batch(next, std::slice::from_ref(&raw));
                 if r.is_ok() {
                     if let Ok(decoded) = MetadataRecordAndVersion::decode(&raw) {
                         committed.push((next, decoded.record));
