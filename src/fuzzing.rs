@@ -422,8 +422,8 @@ pub fn snapshot_and_raft_responses(data: &[u8]) {
             let _ = crate::server::api::raft::decode_response(api.kind, version, data);
         }
     }
-    let mut replay = crate::server::node::replay::Replay::new();
-    let _ = replay.load_snapshot(&[data.to_vec()], 1);
+    let mut controller = crate::controller::Controller::new();
+    let _ = controller.load_snapshot(0, [data]);
 }
 
 #[cfg(test)]
