@@ -69,6 +69,7 @@ fuzz:
 	cd fuzz && $(CARGO) +nightly fuzz run records -- -max_total_time=$(FUZZ_SECONDS)
 	cd fuzz && $(CARGO) +nightly fuzz run properties -- -max_total_time=$(FUZZ_SECONDS)
 	cd fuzz && $(CARGO) +nightly fuzz run snapshot -- -max_total_time=$(FUZZ_SECONDS)
+	cd fuzz && $(CARGO) +nightly fuzz run controller_replay -- -max_total_time=$(FUZZ_SECONDS)
 
 # The seeded raft simulation (tests/raft_sim.rs): `make sim SEEDS=100000`. A failing seed prints
 # the command that replays it.
