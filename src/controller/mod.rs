@@ -92,11 +92,11 @@ impl Controller {
         self.timeline.latest().transaction
     }
 
-    /// The offset of the published image: committed, and before any open transaction (Java's
-    /// `lastStableOffset`; brokers never see half a transaction).
+    /// The offset of the published image: committed, and before any transaction open there
+    /// (Java's `lastStableOffset`; brokers never see half a transaction).
     pub fn stable_offset(&self) -> Offset {
-        let committed = self.committed.min(self.last_applied());
-        match self.open_transaction() {
+        let committed = self.committed_point();
+        match self.committed_state().transaction {
             Some(t) => committed.min(t.revert_to),
             None => committed,
         }
@@ -113,8 +113,24 @@ impl Controller {
         (offset, &state.image)
     }
 
+    /// The last offset both committed and applied: what a renounce reverts to.
+    fn committed_point(&self) -> Offset {
+        self.committed.min(self.last_applied())
+    }
+
+    fn committed_state(&self) -> &ControllerState {
+        self.timeline
+            .at(self.committed_point())
+            .expect("versions are kept back to the committed point")
+    }
+
+    /// The oldest offset a revert may return to: the stable offset, or the start of a
+    /// transaction opened since (an abort returns there).
     fn retain_from(&self) -> Offset {
-        self.stable_offset()
+        match self.open_transaction() {
+            Some(t) => self.stable_offset().min(t.revert_to),
+            None => self.stable_offset(),
+        }
     }
 
     /// Applies one record at `offset`, which must follow every record applied so far. The only
@@ -157,8 +173,10 @@ impl Controller {
                 let t = self
                     .open_transaction()
                     .ok_or_else(|| no_transaction("AbortTransactionRecord", offset))?;
+                // The transaction's records stay in the history of their offsets: a leader's
+                // abort that never commits is itself reverted to them.
                 self.timeline
-                    .revert_to(t.revert_to)
+                    .restore(t.revert_to)
                     .expect("the version before an open transaction is kept");
             }
             // Each part checks a record before changing anything, so a refused record leaves
@@ -232,7 +250,7 @@ impl Controller {
 
     /// Leadership lost: whatever was written and not committed never happened here.
     pub fn renounce(&mut self) -> Result<(), NoSuchVersion> {
-        let to = self.committed.min(self.last_applied());
+        let to = self.committed_point();
         self.timeline.revert_to(to)?;
         self.timeline.release_through(self.retain_from());
         Ok(())

@@ -395,3 +395,33 @@ fn the_supported_config_name_tables_are_sorted_for_binary_search() {
         "broker loggers are never in the image"
     );
 }
+
+#[test]
+fn a_leaders_abort_that_never_commits_is_reverted_to_the_open_transaction() {
+    let mut c = committed(&[topic("orders")]);
+    c.replay_written_batch(
+        1,
+        &[
+            BeginTransactionRecord {
+                name: Some("t".into()),
+                ..Default::default()
+            }
+            .into(),
+            partition(0, &[1]),
+        ],
+    )
+    .unwrap();
+    c.on_committed(2);
+    let inside = c.image().clone();
+    c.replay_written_batch(3, &[AbortTransactionRecord::default().into()])
+        .unwrap();
+    assert!(
+        c.image().topics.by_id[&TOPIC].partitions.is_empty(),
+        "the abort reverts"
+    );
+    c.renounce().unwrap();
+    c.check().unwrap();
+    assert_eq!(c.image(), &inside, "the uncommitted abort is undone");
+    assert_eq!(c.open_transaction().map(|t| t.begun_at), Some(1));
+    assert_eq!(c.stable_offset(), 0);
+}

@@ -119,6 +119,20 @@ impl<T: Clone> Timeline<T> {
         }
     }
 
+    /// Makes `latest` the state as of `offset` again, keeping every version: the states in
+    /// between stay the history of their offsets (an aborted transaction's records did apply
+    /// there, and a revert to one of them must still find it).
+    pub fn restore(&mut self, offset: Offset) -> Result<(), NoSuchVersion> {
+        match self.versions.iter().find(|(o, _)| *o == offset) {
+            Some((_, v)) => {
+                self.latest = v.clone();
+                Ok(())
+            }
+            None if offset == self.latest_offset => Ok(()),
+            None => Err(self.no_such(offset)),
+        }
+    }
+
     /// The offsets of the kept versions, oldest first.
     pub fn kept(&self) -> Vec<Offset> {
         self.versions.iter().map(|(o, _)| *o).collect()
