@@ -96,8 +96,10 @@ final class ImageReplayer {
 
     /**
      * Gives the batch loader every batch of the segments from {@link #nextOffset} on whose last
-     * offset is at most {@code at} (all of them when empty), then flushes it as MetadataLoader
-     * does at the end of a commit.
+     * offset is at most {@code at} (all of them when empty), each followed by a flush: one
+     * committed batch per MetadataLoader.handleCommit, as KafkaRaftClient feeds the active
+     * controller's loader. So the image at X is always a prefix of the image at a later X
+     * (a follower, given many batches per commit, can publish less often; see FORMAT.md).
      */
     void loadSegments(MetadataLogDir log, Optional<Long> at) throws DumpException {
         long limit = at.orElse(Long.MAX_VALUE);
@@ -105,11 +107,6 @@ final class ImageReplayer {
             if (!loadSegment(segment, limit)) {
                 break;
             }
-        }
-        try {
-            batchLoader.maybeFlushBatches(LeaderAndEpoch.UNKNOWN, true);
-        } catch (ReplayRefused e) {
-            throw e.toDumpException(log.dir.toString());
         }
     }
 
@@ -155,6 +152,7 @@ final class ImageReplayer {
         }
         try {
             batchLoader.loadBatch(batch, LeaderAndEpoch.UNKNOWN);
+            batchLoader.maybeFlushBatches(LeaderAndEpoch.UNKNOWN, true);
         } catch (ReplayRefused e) {
             throw e.toDumpException(where);
         }
@@ -189,7 +187,8 @@ final class ImageReplayer {
 
         DumpException toDumpException(String where) {
             String cause = getCause() == null ? "" : ": " + getCause();
-            return new DumpException("Kafka's MetadataBatchLoader refused " + where + ": " + getMessage() + cause, this);
+            return new DumpException("Kafka's MetadataBatchLoader refused " + where + ": " + getMessage() + cause
+                + " (a Java controller halts on this record; the log is not one Kafka would load)", this);
         }
     }
 }

@@ -2,6 +2,9 @@
 //! a real Java 4.4 controller and broker, driven by Kafka's tools, leave a metadata log; the
 //! dumper's image must show what the tools created, an earlier `--at` must not, and loading a
 //! snapshot the controller wrote, plus the log after it, must give the image of the log alone.
+//! Logs written record by record: see image_dumper/synthetic.rs.
+
+mod synthetic;
 
 use std::fs;
 use std::path::{Path, PathBuf};
