@@ -148,7 +148,7 @@ final class CanonicalImage {
         return resource.type().id() + ":" + resource.name();
     }
 
-    private static SortedMap<String, Object> config(ConfigurationImage config) {
+    private static Object config(ConfigurationImage config) {
         return byKey(config.data(), Function.identity(), Function.identity());
     }
 
@@ -159,7 +159,7 @@ final class CanonicalImage {
         return String.join(",", parts);
     }
 
-    private static SortedMap<String, Object> quotas(ClientQuotaImage quotas) {
+    private static Object quotas(ClientQuotaImage quotas) {
         return byKey(quotas.quotas(), Function.identity(), Function.identity());
     }
 
@@ -210,16 +210,9 @@ final class CanonicalImage {
         return o;
     }
 
-    /** A JSON object from a map, with each key written as a string; two keys may not collide. */
-    private static <K, V> SortedMap<String, Object> byKey(Map<K, V> map, Function<K, String> key, Function<V, ?> value) {
-        SortedMap<String, Object> o = new TreeMap<>();
-        for (Map.Entry<K, V> entry : map.entrySet()) {
-            String name = key.apply(entry.getKey());
-            if (o.put(name, value.apply(entry.getValue())) != null) {
-                throw new IllegalStateException("two image entries print as the same JSON key " + name);
-            }
-        }
-        return o;
+    /** A JSON object from an image map, with each key written as a string; two keys may not collide. */
+    private static <K, V> JsonWriter.LazyObject<K, V> byKey(Map<K, V> map, Function<K, String> key, Function<V, ?> value) {
+        return new JsonWriter.LazyObject<>(map, key, value);
     }
 
     private static List<Object> ints(int[] values) {

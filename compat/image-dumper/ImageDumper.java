@@ -1,4 +1,7 @@
-import java.io.PrintStream;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,16 +45,16 @@ public final class ImageDumper {
             return;
         }
         try {
-            String json = JsonWriter.write(CanonicalImage.of(dump(arguments).image()));
-            PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
-            out.println(json);
+            Object document = CanonicalImage.of(dump(arguments).image());
+            Writer out = new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), 1 << 16);
+            JsonWriter.write(document, out);
+            out.write('\n');
             out.flush();
-            if (out.checkError()) {
-                System.err.println("ImageDumper: cannot write the image to stdout");
-                System.exit(1);
-            }
         } catch (DumpException e) {
             System.err.println("ImageDumper: " + e.getMessage());
+            System.exit(1);
+        } catch (IOException e) {
+            System.err.println("ImageDumper: cannot write the image to stdout: " + e);
             System.exit(1);
         }
     }
