@@ -9,6 +9,7 @@ import java.nio.file.Paths;
 import java.util.Optional;
 
 import org.apache.kafka.server.common.OffsetAndEpoch;
+import org.apache.kafka.snapshot.Snapshots;
 
 /**
  * Prints Kafka 4.4's own metadata image of a KRaft metadata log as the canonical image JSON
@@ -84,7 +85,7 @@ public final class ImageDumper {
     }
 
     private static String snapshotFileName(OffsetAndEpoch id) {
-        return org.apache.kafka.snapshot.Snapshots.filenameFromSnapshotId(id) + org.apache.kafka.snapshot.Snapshots.SUFFIX;
+        return Snapshots.filenameFromSnapshotId(id) + Snapshots.SUFFIX;
     }
 
     /** The parsed command line; {@code parse} returns null for {@code --help}. */

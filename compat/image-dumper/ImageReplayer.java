@@ -24,7 +24,6 @@ import org.apache.kafka.server.fault.FaultHandler;
 import org.apache.kafka.snapshot.FileRawSnapshotReader;
 import org.apache.kafka.snapshot.RecordsSnapshotReader;
 import org.apache.kafka.snapshot.SnapshotPath;
-import org.apache.kafka.snapshot.Snapshots;
 
 /**
  * Replays a snapshot and then log batches the way a Kafka 4.4 broker or controller does: the
@@ -88,7 +87,12 @@ final class ImageReplayer {
         } catch (RuntimeException e) {
             throw new DumpException("cannot read snapshot " + file + " (" + e + "); is it a complete KRaft checkpoint?", e);
         }
-        MetadataImage image = delta.apply(provenance);
+        MetadataImage image;
+        try {
+            image = delta.apply(provenance);
+        } catch (RuntimeException e) {
+            throw new DumpException("Kafka's MetadataDelta cannot build an image from snapshot " + file + ": " + e, e);
+        }
         batchLoader.resetToImage(image);
         published = image;
         nextOffset = id.offset();
@@ -170,7 +174,7 @@ final class ImageReplayer {
     }
 
     static OffsetAndEpoch snapshotId(Path file) throws DumpException {
-        Optional<SnapshotPath> parsed = Snapshots.parse(file);
+        Optional<SnapshotPath> parsed = MetadataLogDir.parseSnapshotName(file);
         if (parsed.isEmpty() || parsed.get().partial() || parsed.get().deleted()) {
             throw new DumpException(file + " is not named <20-digit end offset>-<10-digit epoch>.checkpoint as Kafka names complete snapshots");
         }

@@ -39,7 +39,7 @@ final class MetadataLogDir {
                     log.segments.add(file.toFile());
                     continue;
                 }
-                Optional<SnapshotPath> snapshot = Snapshots.parse(file);
+                Optional<SnapshotPath> snapshot = parseSnapshotName(file);
                 if (snapshot.isPresent() && !snapshot.get().partial() && !snapshot.get().deleted()) {
                     log.snapshots.add(snapshot.get().snapshotId());
                 }
@@ -68,6 +68,19 @@ final class MetadataLogDir {
             }
         }
         return Optional.ofNullable(chosen);
+    }
+
+    /**
+     * Kafka's own parse of a snapshot file name (empty for other files); Kafka's parse throws on
+     * some names that end like a snapshot's, which becomes an error naming the file.
+     */
+    static Optional<SnapshotPath> parseSnapshotName(Path file) throws DumpException {
+        try {
+            return Snapshots.parse(file);
+        } catch (RuntimeException e) {
+            throw new DumpException(file + " is not named <20-digit end offset>-<10-digit epoch>.checkpoint as Kafka names"
+                + " snapshots (" + e + "); rename it, or move it out of the directory");
+        }
     }
 
     /** The base offset in a segment's name, {@code 00000000000000000042.log}. */

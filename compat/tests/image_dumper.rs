@@ -390,6 +390,14 @@ fn java_image_dumper_fails_loudly_on_bad_input() {
     let out = run_image_dumper(&[empty.to_str().unwrap(), "--at", "ten"]);
     assert_eq!(out.code(), Some(2), "a usage error:\n{out}");
     assert!(out.stderr.contains("--at ten is not an offset"), "{out}");
+    let misnamed = dir.join("latest.checkpoint");
+    fs::write(&misnamed, b"").unwrap();
+    let out = run_image_dumper(&["--snapshot", misnamed.to_str().unwrap()]);
+    out.assert_failure();
+    assert!(
+        out.stderr.contains("is not named <20-digit end offset>"),
+        "{out}"
+    );
     // An empty directory is an empty log: the empty image, at offset -1.
     let image = dump_java_image(&empty, None);
     assert_eq!(image["offset"], -1, "{image}");
