@@ -51,6 +51,10 @@ pub enum Tool {
     Topics,
     /// `kafka-features.sh`
     Features,
+    /// `kafka-configs.sh`
+    Configs,
+    /// `kafka-acls.sh`
+    Acls,
     /// `kafka-console-producer.sh`
     ConsoleProducer,
     /// `kafka-console-consumer.sh`
@@ -74,6 +78,15 @@ impl Tool {
             Tool::BrokerApiVersions => &["org.apache.kafka.tools.BrokerApiVersionsCommand"],
             Tool::Topics => &["org.apache.kafka.tools.TopicCommand"],
             Tool::Features => &["org.apache.kafka.tools.FeatureCommand"],
+            // kafka.admin.* up to 3.x; org.apache.kafka.tools.* in 4.x.
+            Tool::Configs => &[
+                "org.apache.kafka.tools.ConfigCommand",
+                "kafka.admin.ConfigCommand",
+            ],
+            Tool::Acls => &[
+                "org.apache.kafka.tools.AclCommand",
+                "kafka.admin.AclCommand",
+            ],
             Tool::ConsoleProducer => &[
                 "org.apache.kafka.tools.ConsoleProducer",
                 "kafka.tools.ConsoleProducer",
@@ -177,6 +190,11 @@ impl Kafka {
 
     pub fn classpath(&self) -> &str {
         &self.classpath
+    }
+
+    /// The `javac` next to the `java` in use (`JAVA_HOME/bin/javac`, else `javac` on PATH).
+    pub fn javac(&self) -> PathBuf {
+        self.java.with_file_name("javac")
     }
 
     /// `target/compat/kafka-<version>/`, where the classpath and logging configs live.

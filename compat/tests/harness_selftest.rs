@@ -186,6 +186,8 @@ fn every_tool_main_class_exists_in_the_resolved_jars() {
         Tool::BrokerApiVersions,
         Tool::Topics,
         Tool::Features,
+        Tool::Configs,
+        Tool::Acls,
         Tool::ConsoleProducer,
         Tool::ConsoleConsumer,
     ] {
