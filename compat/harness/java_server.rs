@@ -61,7 +61,8 @@ impl JavaServer {
             .expect("log.dirs is set above");
         props.write(&config);
         if spec.format {
-            let out = kafka.storage_format(&config, &spec.cluster_id, &spec.flag, &[]);
+            let extra: Vec<&str> = spec.format_args.iter().map(String::as_str).collect();
+            let out = kafka.storage_format(&config, &spec.cluster_id, &spec.flag, &extra);
             assert!(
                 out.success(),
                 "kafka-storage format of {} failed ({}):\n{out}",

@@ -140,6 +140,12 @@ impl Mixed {
 
     /// [`Self::start`] with extra properties for every node.
     pub fn start_with(kraftd: &[i32], extra: &[(&str, &str)]) -> Mixed {
+        Self::start_formatted(kraftd, extra, &[])
+    }
+
+    /// [`Self::start_with`], every node formatted with `format_args` too (both `kafka-storage
+    /// format` and `kraftd format` take e.g. `--release-version 3.9-IV0`).
+    pub fn start_formatted(kraftd: &[i32], extra: &[(&str, &str)], format_args: &[&str]) -> Mixed {
         let dir = TestDir::new();
         let kafka = Kafka::get();
         let cluster_id = kafka.random_uuid();
@@ -168,12 +174,9 @@ impl Mixed {
                     let name = format!("kraftd-{}", v.id);
                     let config = KraftdProcess::write_config(&dir, &name, &props);
                     let config = config.display().to_string();
-                    KraftdProcess::run(
-                        &["format", "-t", &cluster_id, "-c", &config],
-                        &[],
-                        KRAFTD_COMMAND_TIMEOUT,
-                    )
-                    .assert_success();
+                    let mut format = vec!["format", "-t", &cluster_id, "-c", &config];
+                    format.extend_from_slice(format_args);
+                    KraftdProcess::run(&format, &[], KRAFTD_COMMAND_TIMEOUT).assert_success();
                     Member::Kraftd(
                         KraftdProcess::start(&dir, &name, &["start", &config], &[]),
                         data,
@@ -181,7 +184,8 @@ impl Mixed {
                 } else {
                     let mut builder = JavaController::builder(v.id)
                         .quorum(Quorum::StaticVoters(voters.clone()))
-                        .cluster_id(cluster_id.clone());
+                        .cluster_id(cluster_id.clone())
+                        .format_args(format_args);
                     for (k, v) in extra {
                         builder = builder.prop(k, v);
                     }

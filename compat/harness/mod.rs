@@ -28,6 +28,7 @@ pub mod quorum_probe;
 mod server_builder;
 mod testdir;
 mod tools;
+pub mod workload;
 
 pub use java_server::{JavaBroker, JavaController, JavaServer};
 pub use kafka::{Kafka, Tool, ToolOptions, DEFAULT_KAFKA_VERSION, TOOL_TIMEOUT};

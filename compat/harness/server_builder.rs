@@ -67,6 +67,7 @@ pub struct ServerBuilder<R> {
     props: Properties,
     jvm_opts: Vec<String>,
     format: bool,
+    format_args: Vec<String>,
     name: Option<String>,
     role: PhantomData<fn() -> R>,
 }
@@ -84,6 +85,7 @@ impl<R: From<JavaServer>> ServerBuilder<R> {
             props: Properties::new(),
             jvm_opts: Vec::new(),
             format: true,
+            format_args: Vec::new(),
             name: None,
             role: PhantomData,
         }
@@ -133,6 +135,12 @@ impl<R: From<JavaServer>> ServerBuilder<R> {
     /// Adds a JVM option (e.g. `-Dsome.property=x`).
     pub fn jvm_opt(mut self, opt: &str) -> Self {
         self.jvm_opts.push(opt.to_string());
+        self
+    }
+
+    /// Adds arguments to `kafka-storage format` (e.g. `--release-version 3.9-IV0`).
+    pub fn format_args(mut self, args: &[&str]) -> Self {
+        self.format_args.extend(args.iter().map(|a| a.to_string()));
         self
     }
 
@@ -239,6 +247,7 @@ impl<R: From<JavaServer>> ServerBuilder<R> {
             bootstrap_controllers: quorum.bootstrap_controllers,
             flag,
             format: self.format,
+            format_args: self.format_args,
             props,
             jvm_opts: self.jvm_opts,
         }
@@ -255,6 +264,7 @@ pub(super) struct Spec {
     pub(super) bootstrap_controllers: String,
     pub(super) flag: FormatFlag,
     pub(super) format: bool,
+    pub(super) format_args: Vec<String>,
     pub(super) props: Properties,
     pub(super) jvm_opts: Vec<String>,
 }
