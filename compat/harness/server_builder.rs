@@ -161,6 +161,29 @@ impl<R: From<JavaServer>> ServerBuilder<R> {
         R::from(JavaServer::start(self.into_spec(), dir))
     }
 
+    /// [`Self::start`] for several servers: the formats (a JVM each) run in parallel, the
+    /// servers are then started from this thread, in order.
+    pub fn start_all(builders: Vec<Self>, dir: &TestDir) -> Vec<R> {
+        let specs: Vec<Spec> = builders.into_iter().map(Self::into_spec).collect();
+        let prepared: Vec<_> = std::thread::scope(|s| {
+            let formats: Vec<_> = specs
+                .into_iter()
+                .map(|spec| s.spawn(move || JavaServer::prepare(spec, dir)))
+                .collect();
+            formats
+                .into_iter()
+                .map(|f| {
+                    f.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect()
+        });
+        prepared
+            .into_iter()
+            .map(|p| R::from(p.spawn(dir)))
+            .collect()
+    }
+
     fn into_spec(self) -> Spec {
         let role = match (self.controller, self.broker) {
             (true, true) => "combined",

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use crate::harness::workload::{self, Workload};
 use crate::harness::{KraftdProcess, KRAFTD_COMMAND_TIMEOUT};
+use kraftd::protocol::records::METADATA_RECORD_TYPES;
 
 /// Record types the workload must make Java write, and the step that writes each.
 const PRODUCED: &[(&str, &str)] = &[
@@ -209,6 +210,22 @@ const VARIANTS: &[Variant] = &[
 
 #[test]
 fn every_metadata_record_type_reaches_kraftd_byte_for_byte() {
+    // The two lists name every type of Kafka 4.4's MetadataRecordType (which kraftd's table
+    // mirrors), each once, before any JVM starts.
+    let known: Vec<&str> = PRODUCED
+        .iter()
+        .chain(NOT_PRODUCIBLE)
+        .map(|(n, _)| *n)
+        .collect();
+    let mut defined: Vec<&str> = METADATA_RECORD_TYPES.iter().map(|t| t.kafka_name).collect();
+    let mut listed = known.clone();
+    defined.sort();
+    listed.sort();
+    assert_eq!(
+        listed, defined,
+        "PRODUCED and NOT_PRODUCIBLE must name every metadata record type once"
+    );
+
     let w = workload::run();
     eprintln!("workload done after {:.1?}", w.elapsed);
 
@@ -231,11 +248,6 @@ fn every_metadata_record_type_reaches_kraftd_byte_for_byte() {
             "kraftd's committed log holds a {name}, which Kafka 4.4 was not expected to write: {why}"
         );
     }
-    let known: Vec<&str> = PRODUCED
-        .iter()
-        .chain(NOT_PRODUCIBLE)
-        .map(|(n, _)| *n)
-        .collect();
     let unknown: Vec<&(&str, i64)> = counts
         .keys()
         .filter(|(n, _)| !n.starts_with("control:") && !known.contains(n))

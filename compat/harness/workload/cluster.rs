@@ -10,7 +10,7 @@ use super::log_view::LogView;
 use super::tools::Tools;
 use crate::harness::mixed_quorum::{Member, Mixed};
 use crate::harness::quorum_probe::leader_view;
-use crate::harness::{free_port, JavaBroker, Properties, Quorum};
+use crate::harness::{free_port, JavaBroker, Properties, Quorum, ServerBuilder};
 
 pub const KRAFTD: i32 = 3;
 pub const BROKERS: [i32; 3] = [101, 102, 103];
@@ -67,7 +67,7 @@ impl Cluster {
             &["--release-version", INITIAL_RELEASE],
         );
         let mut sasl_ports = Vec::new();
-        let brokers = BROKERS
+        let builders = BROKERS
             .iter()
             .map(|&id| {
                 let (plain, sasl) = (free_port(), free_port());
@@ -102,9 +102,10 @@ impl Cluster {
                 for (k, v) in EVERY_NODE {
                     b = b.prop(k, v);
                 }
-                b.start(&q.dir)
+                b
             })
             .collect();
+        let brokers = ServerBuilder::start_all(builders, &q.dir);
         let mut sasl = Properties::new();
         sasl.set("security.protocol", "SASL_PLAINTEXT")
             .set("sasl.mechanism", "PLAIN")
