@@ -229,7 +229,7 @@ fn every_metadata_record_type_reaches_kraftd_byte_for_byte() {
     let w = workload::run();
     eprintln!("workload done after {:.1?}", w.elapsed);
 
-    let records = committed_records(&w);
+    let (records, batch_ends) = committed_records(&w);
     let mut counts: BTreeMap<(&str, i64), usize> = BTreeMap::new();
     for r in &records {
         *counts.entry((r.name.as_str(), r.version)).or_default() += 1;
@@ -283,6 +283,15 @@ fn every_metadata_record_type_reaches_kraftd_byte_for_byte() {
         w.checkpoints
     );
     assert_eq!(w.checkpoints.last().unwrap().offset, w.high_watermark);
+    // An image is published at batch ends; a checkpoint inside a batch would name no image.
+    for c in &w.checkpoints {
+        assert!(
+            batch_ends.contains(&c.offset),
+            "checkpoint {} ({}) is not the end of a batch of kraftd's log",
+            c.offset,
+            c.phase
+        );
+    }
 }
 
 /// One record of kraftd's log as `kraftd dump-log --json` shows it.
@@ -306,13 +315,15 @@ impl Record {
 }
 
 /// The records of kraftd's log segments below the high watermark, read with `kraftd dump-log
-/// --json`; snapshots (the bootstrap checkpoint among them) are left out.
-fn committed_records(w: &Workload) -> Vec<Record> {
+/// --json`, and the offsets where its batches end (last offset + 1); snapshots (the bootstrap
+/// checkpoint among them) are left out.
+fn committed_records(w: &Workload) -> (Vec<Record>, Vec<i64>) {
     let dir = w.kraftd_metadata_dir.display().to_string();
     let out = KraftdProcess::run(&["dump-log", "--json", &dir], &[], KRAFTD_COMMAND_TIMEOUT);
     out.assert_success();
     let mut records = Vec::new();
     let mut last_read = -1;
+    let mut batch_ends = Vec::new();
     let mut in_segment = false;
     for line in out.stdout.lines() {
         let batch: serde_json::Value = serde_json::from_str(line)
@@ -328,6 +339,7 @@ fn committed_records(w: &Workload) -> Vec<Record> {
             continue;
         }
         last_read = last_read.max(last);
+        batch_ends.push(last + 1);
         for r in batch["records"].as_array().expect("records") {
             records.push(if let Some(control) = r["control"].as_str() {
                 Record {
@@ -353,7 +365,7 @@ fn committed_records(w: &Workload) -> Vec<Record> {
         w.high_watermark,
         "kraftd's log does not reach the high watermark it was seen at"
     );
-    records
+    (records, batch_ends)
 }
 
 fn print_table(counts: &BTreeMap<(&str, i64), usize>, w: &Workload) {
