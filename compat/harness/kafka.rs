@@ -59,6 +59,24 @@ pub enum Tool {
     ConsoleProducer,
     /// `kafka-console-consumer.sh`
     ConsoleConsumer,
+    /// `kafka-configs.sh`
+    Configs,
+    /// `kafka-acls.sh`
+    Acls,
+    /// `kafka-delegation-tokens.sh`
+    DelegationTokens,
+    /// `kafka-leader-election.sh`
+    LeaderElection,
+    /// `kafka-reassign-partitions.sh`
+    ReassignPartitions,
+    /// `kafka-cluster.sh`
+    Cluster,
+    /// `kafka-client-metrics.sh`
+    ClientMetrics,
+    /// `kafka-producer-perf-test.sh`
+    ProducerPerformance,
+    /// `kafka-verifiable-producer.sh`
+    VerifiableProducer,
 }
 
 impl Tool {
@@ -95,6 +113,23 @@ impl Tool {
                 "org.apache.kafka.tools.consumer.ConsoleConsumer",
                 "kafka.tools.ConsoleConsumer",
             ],
+            Tool::Configs => &[
+                "org.apache.kafka.tools.ConfigCommand",
+                "kafka.admin.ConfigCommand",
+            ],
+            Tool::Acls => &[
+                "org.apache.kafka.tools.AclCommand",
+                "kafka.admin.AclCommand",
+            ],
+            Tool::DelegationTokens => &["org.apache.kafka.tools.DelegationTokenCommand"],
+            Tool::LeaderElection => &["org.apache.kafka.tools.LeaderElectionCommand"],
+            Tool::ReassignPartitions => {
+                &["org.apache.kafka.tools.reassign.ReassignPartitionsCommand"]
+            }
+            Tool::Cluster => &["org.apache.kafka.tools.ClusterTool"],
+            Tool::ClientMetrics => &["org.apache.kafka.tools.ClientMetricsCommand"],
+            Tool::ProducerPerformance => &["org.apache.kafka.tools.ProducerPerformance"],
+            Tool::VerifiableProducer => &["org.apache.kafka.tools.VerifiableProducer"],
         }
     }
 }

@@ -29,6 +29,7 @@ pub mod quorum_probe;
 mod server_builder;
 mod testdir;
 mod tools;
+pub mod workload;
 
 pub use image_dumper::{
     dump_java_image, dump_java_image_from_snapshot, dump_java_snapshot, run_image_dumper,

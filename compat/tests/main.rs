@@ -9,6 +9,7 @@
 #[path = "../harness/mod.rs"]
 mod harness;
 
+mod every_record;
 mod front_end;
 mod harness_selftest;
 mod image_dumper;
