@@ -59,10 +59,6 @@ pub enum Tool {
     ConsoleProducer,
     /// `kafka-console-consumer.sh`
     ConsoleConsumer,
-    /// `kafka-configs.sh`
-    Configs,
-    /// `kafka-acls.sh`
-    Acls,
     /// `kafka-delegation-tokens.sh`
     DelegationTokens,
     /// `kafka-leader-election.sh`
@@ -112,14 +108,6 @@ impl Tool {
             Tool::ConsoleConsumer => &[
                 "org.apache.kafka.tools.consumer.ConsoleConsumer",
                 "kafka.tools.ConsoleConsumer",
-            ],
-            Tool::Configs => &[
-                "org.apache.kafka.tools.ConfigCommand",
-                "kafka.admin.ConfigCommand",
-            ],
-            Tool::Acls => &[
-                "org.apache.kafka.tools.AclCommand",
-                "kafka.admin.AclCommand",
             ],
             Tool::DelegationTokens => &["org.apache.kafka.tools.DelegationTokenCommand"],
             Tool::LeaderElection => &["org.apache.kafka.tools.LeaderElectionCommand"],

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::harness::image_compare::assert_image_equals_javas;
 use crate::harness::workload::{self, Workload};
 use crate::harness::{KraftdProcess, KRAFTD_COMMAND_TIMEOUT};
 use kraftd::protocol::records::METADATA_RECORD_TYPES;
@@ -292,6 +293,24 @@ fn every_metadata_record_type_reaches_kraftd_byte_for_byte() {
             c.phase
         );
     }
+
+    // The controller's image equals Java's MetadataImage of the same log after every phase
+    // (a checkpoint is a high watermark: the image at the offset before it) and at the end.
+    eprintln!("\nkraftd's image against Java's (field by field):");
+    let partition = w.kraftd_metadata_dir.join("__cluster_metadata-0");
+    for c in &w.checkpoints {
+        let (offset, topics, partitions) =
+            assert_image_equals_javas(&partition, Some(c.offset - 1));
+        eprintln!(
+            "  at {:>5} ({}): equal, image offset {offset}, {topics} topics, {partitions} partitions",
+            c.offset - 1,
+            c.phase
+        );
+    }
+    let (offset, topics, partitions) = assert_image_equals_javas(&partition, None);
+    eprintln!(
+        "  whole log: equal, image offset {offset}, {topics} topics, {partitions} partitions"
+    );
 }
 
 /// One record of kraftd's log as `kraftd dump-log --json` shows it.

@@ -190,8 +190,6 @@ fn every_tool_main_class_exists_in_the_resolved_jars() {
         Tool::Acls,
         Tool::ConsoleProducer,
         Tool::ConsoleConsumer,
-        Tool::Configs,
-        Tool::Acls,
         Tool::DelegationTokens,
         Tool::LeaderElection,
         Tool::ReassignPartitions,
