@@ -9,8 +9,10 @@
 #[path = "../harness/mod.rs"]
 mod harness;
 
+mod every_record;
 mod front_end;
 mod harness_selftest;
+mod image_dumper;
 mod mixed;
 mod not_controller;
 mod quorum;

@@ -10,8 +10,7 @@ use crate::protocol::codec::Uuid;
 pub type NodeId = i32;
 /// A leader epoch (≥ 0; epoch 0 never has a leader).
 pub type Epoch = i32;
-/// A log offset.
-pub type Offset = i64;
+pub use crate::protocol::records::Offset;
 
 pub use crate::log::snapshot::OffsetAndEpoch;
 
