@@ -144,7 +144,11 @@ impl Checker {
             if id == OffsetAndEpoch::new(0, 0) || !self.snapshots_checked.insert((n.id, id)) {
                 continue;
             }
-            let Ok(Some((_, data))) = log.snapshot_records(id) else {
+            let read = RaftLog::open_snapshot(log, id).and_then(|s| {
+                s.map(|s| s.records().collect::<Result<Vec<_>, _>>())
+                    .transpose()
+            });
+            let Ok(Some(data)) = read else {
                 return Err(format!("node {} cannot read snapshot {id}", n.id));
             };
             let d = data.iter().fold(0, |h, v| digest(v, h));
