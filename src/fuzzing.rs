@@ -409,12 +409,12 @@ mod properties_tests {
 pub fn snapshot_and_raft_responses(data: &[u8]) {
     use crate::raft::convert::snapshot::{decode_snapshot, encode_snapshot};
     use crate::raft::OffsetAndEpoch;
-    if let Ok(contents) = decode_snapshot(OffsetAndEpoch::new(0, 0), data) {
-        if let Ok(bytes) = encode_snapshot(&contents, 0, 1 << 20) {
-            let again =
-                decode_snapshot(contents.id, &bytes).expect("a re-encoded checkpoint decodes");
-            assert_eq!(again.data, contents.data);
-            assert_eq!(again.voters, contents.voters);
+    if let Ok((header, records)) = decode_snapshot(OffsetAndEpoch::new(0, 0), data.to_vec()) {
+        if let Ok(bytes) = encode_snapshot(&header, &records, 1 << 20) {
+            let (again, again_records) =
+                decode_snapshot(header.id, bytes).expect("a re-encoded checkpoint decodes");
+            assert_eq!(again_records, records);
+            assert_eq!(again.voters, header.voters);
         }
     }
     for api in crate::server::api::raft::RAFT_APIS {
@@ -445,15 +445,15 @@ mod snapshot_tests {
     #[test]
     fn mutations_of_a_real_checkpoint() {
         use crate::raft::convert::snapshot::encode_snapshot;
-        use crate::raft::{OffsetAndEpoch, SnapshotContents};
-        let contents = SnapshotContents {
+        use crate::raft::{OffsetAndEpoch, SnapshotHeader};
+        let header = SnapshotHeader {
             id: OffsetAndEpoch::new(7, 2),
             last_contained_log_timestamp: 5,
             kraft_version: 0,
             voters: None,
-            data: vec![vec![1, 20, 0, 0], vec![1, 12, 0, 3, 7, b'x', 0, 33, 0]],
         };
-        let input = encode_snapshot(&contents, 0, 1 << 20).unwrap();
+        let records = [vec![1, 20, 0, 0], vec![1, 12, 0, 3, 7, b'x', 0, 33, 0]];
+        let input = encode_snapshot(&header, &records, 1 << 20).unwrap();
         for i in 0..input.len() {
             let mut m = input.clone();
             m[i] ^= 0x41;

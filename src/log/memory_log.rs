@@ -11,7 +11,7 @@ use super::epoch_cache::{EpochCache, EpochEntry};
 use super::error::{LogError, Result};
 use super::segment::BatchMeta;
 use super::snapshot::OffsetAndEpoch;
-use super::snapshot_io::{SnapshotReader, SnapshotWriter};
+use super::snapshot_io::{RawSnapshotReader, RawSnapshotWriter};
 use super::storage::{SnapshotMeta, Storage};
 
 /// The metadata log in memory.
@@ -257,10 +257,10 @@ impl Storage for MemoryStorage {
         self.epoch_checkpoint = entries.to_vec();
         Ok(())
     }
-    fn create_snapshot(&mut self, id: OffsetAndEpoch) -> Result<SnapshotWriter> {
-        Ok(SnapshotWriter::memory(id))
+    fn create_snapshot(&mut self, id: OffsetAndEpoch) -> Result<RawSnapshotWriter> {
+        Ok(RawSnapshotWriter::memory(id))
     }
-    fn freeze_snapshot(&mut self, writer: SnapshotWriter) -> Result<SnapshotMeta> {
+    fn freeze_snapshot(&mut self, writer: RawSnapshotWriter) -> Result<SnapshotMeta> {
         let id = writer.id();
         let (bytes, summary) = writer.freeze_memory()?;
         let meta = SnapshotMeta {
@@ -270,7 +270,7 @@ impl Storage for MemoryStorage {
         self.snapshots.insert(id, (Arc::new(bytes), meta));
         Ok(meta)
     }
-    fn open_snapshot(&self, id: OffsetAndEpoch) -> Result<SnapshotReader> {
+    fn open_snapshot(&self, id: OffsetAndEpoch) -> Result<RawSnapshotReader> {
         let (bytes, _) = self.snapshots.get(&id).ok_or_else(|| {
             LogError::corrupt(
                 Path::new(&super::snapshot::file_name(id)),
@@ -278,7 +278,7 @@ impl Storage for MemoryStorage {
                 "no such snapshot",
             )
         })?;
-        Ok(SnapshotReader::memory(id, bytes.clone()))
+        Ok(RawSnapshotReader::memory(id, bytes.clone()))
     }
     fn segment_bases(&self) -> Vec<i64> {
         self.segment_bases.clone()

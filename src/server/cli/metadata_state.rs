@@ -19,10 +19,11 @@ use clap::Args;
 
 use crate::controller::Controller;
 use crate::log::snapshot::{parse_file_name, SnapshotFileKind};
+use crate::log::RawSnapshotReader;
 use crate::log::PARTITION_DIR_NAME;
 use crate::protocol::records::metadata::metadata_record_type;
 use crate::raft::convert::records::decode_batches;
-use crate::raft::convert::snapshot::decode_snapshot;
+use crate::raft::SnapshotReader;
 use crate::raft::{OffsetAndEpoch, Records};
 
 #[derive(Debug, Args, PartialEq, Eq)]
@@ -100,12 +101,20 @@ pub fn replay_dir(partition: &Path, at: i64) -> Result<ReplayedDir, String> {
         .filter(|(id, _)| id.offset > 0 && id.offset <= at.saturating_add(1))
         .max_by_key(|(id, _)| (id.offset, id.epoch));
     if let Some((id, path)) = snapshot {
-        let bytes = std::fs::read(path).map_err(|e| format!("read {}: {e}", path.display()))?;
-        let contents =
-            decode_snapshot(*id, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        let failed = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+        let raw = RawSnapshotReader::open_path(path, *id).map_err(|e| failed(&e))?;
+        let snapshot = SnapshotReader::open(raw).map_err(|e| failed(&e))?;
+        // Streamed: the first unreadable batch ends the records and is the error.
+        let mut unreadable = None;
+        let records = snapshot
+            .records()
+            .map_while(|r| r.map_err(|e| unreadable = Some(e)).ok());
         out.controller
-            .load_snapshot(id.offset - 1, &contents.data)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+            .load_snapshot(id.offset - 1, records)
+            .map_err(|e| failed(&e))?;
+        if let Some(e) = unreadable {
+            return Err(failed(&e));
+        }
         from = id.offset;
         out.source = format!(
             "snapshot {}",

@@ -100,7 +100,15 @@ impl SnapshotPolicy {
                     self.counted_to = snapshot.id().offset;
                     self.last_epoch = snapshot.id().epoch;
                     self.last_timestamp = snapshot.last_contained_log_timestamp();
-                    controller.load_snapshot(self.counted_to - 1, snapshot)?;
+                    // Streamed: the first unreadable batch ends the records and halts.
+                    let mut unreadable = None;
+                    let records = snapshot
+                        .records()
+                        .map_while(|r| r.map_err(|e| unreadable = Some(e)).ok());
+                    controller.load_snapshot(self.counted_to - 1, records)?;
+                    if let Some(e) = unreadable {
+                        return Err(e.into());
+                    }
                 }
                 None => self.counted_to = raft.log().start_offset(),
             }
@@ -164,9 +172,10 @@ impl SnapshotPolicy {
     }
 }
 
-/// Writes the state below `id.offset` as a snapshot, streamed: the data records of the latest
-/// snapshot, then the committed batches' up to there, NoOps left out. A fault reading them is
-/// the outer `Err` (the node must halt); the inner result is the snapshot's.
+/// Writes the state below `id.offset` as a snapshot, streamed batch by batch: the data records
+/// of the latest snapshot, then the committed batches' up to there, NoOps left out. A fault
+/// reading or writing them is the outer `Err` (the node must halt; the dropped writer deletes
+/// its partial file); the inner result is the snapshot's.
 fn write_state_at<L: RaftLog, S: QuorumStateStore>(
     raft: &mut Raft<L, S>,
     id: OffsetAndEpoch,
@@ -182,7 +191,13 @@ fn write_state_at<L: RaftLog, S: QuorumStateStore>(
         .filter(|s| s.id().offset <= id.offset)
     {
         from = from.max(snapshot.id().offset);
-        writer.append(snapshot.filter(|v| !is_stateless(v)));
+        for batch in snapshot {
+            if let Records::Data(values) = batch?.records {
+                if let Err(e) = writer.append(values.iter().filter(|v| !is_stateless(v))) {
+                    return refused_or_fault(e);
+                }
+            }
+        }
     }
     let Ok(batches) = raft.committed_batches(from) else {
         return Ok(Err(SnapshotError::BelowLogStart {
@@ -196,8 +211,19 @@ fn write_state_at<L: RaftLog, S: QuorumStateStore>(
             break;
         }
         if let Records::Data(values) = b.records {
-            writer.append(values.into_iter().filter(|v| !is_stateless(v)));
+            if let Err(e) = writer.append(values.iter().filter(|v| !is_stateless(v))) {
+                return refused_or_fault(e);
+            }
         }
     }
     Ok(raft.freeze_snapshot(writer))
+}
+
+/// A writer's refusal is the snapshot's (it is abandoned); a fault is the node's.
+fn refused_or_fault(e: LogError) -> Result<Result<(), SnapshotError>, CommitError> {
+    if e.is_fault() {
+        Err(e.into())
+    } else {
+        Ok(Err(SnapshotError::Log(e)))
+    }
 }
