@@ -11,6 +11,7 @@ mod harness;
 
 mod front_end;
 mod harness_selftest;
+mod image_snapshots;
 mod mixed;
 mod not_controller;
 mod quorum;

@@ -366,3 +366,54 @@ fn a_stream_longer_than_a_chunk_resumes_where_it_stopped() {
     assert_eq!(written.len(), 1 + 3 + 4500 + 2100);
     assert_eq!(loaded, image);
 }
+
+/// The snapshot is the state, not the history: 10,000 NoOps and 1,000 changes of one config key
+/// leave one ConfigRecord for it (the log's history minus NoOps would hold 1,000).
+#[test]
+fn a_snapshot_holds_one_record_per_key_whatever_the_history() {
+    let mut history = vec![feature("metadata.version", 33), topic()];
+    for i in 0..11_000 {
+        history.push(if i % 11 == 10 {
+            ConfigRecord {
+                resource_type: 2,
+                resource_name: "orders".into(),
+                name: "retention.ms".into(),
+                value: Some(i.to_string()),
+                ..Default::default()
+            }
+            .into()
+        } else {
+            NoOpRecord::default().into()
+        });
+    }
+    let values: Vec<Vec<u8>> = history
+        .iter()
+        .map(|r| {
+            MetadataRecordAndVersion::new(r.clone(), 0)
+                .encode()
+                .unwrap()
+        })
+        .collect();
+    let mut c = Controller::new();
+    c.replay_committed_batch(0, &values).unwrap();
+    let (offset, stream) = c.snapshot().unwrap();
+    assert_eq!(offset, 11_001);
+    let records: Vec<_> = stream.collect();
+    let configs: Vec<&ConfigRecord> = records
+        .iter()
+        .filter_map(|r| match &r.record {
+            MetadataRecord::Config(c) => Some(c),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(configs.len(), 1);
+    assert_eq!(configs[0].value.as_deref(), Some("10999"));
+    assert_eq!(
+        kinds(&records),
+        vec![
+            ("FeatureLevelRecord", 0),
+            ("TopicRecord", 0),
+            ("ConfigRecord", 0)
+        ]
+    );
+}
