@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use kraftd::log::snapshot::parse_file_name;
 use kraftd::protocol::records::{MetadataRecord, MetadataRecordAndVersion};
 use kraftd::raft::convert::records::decode_batches;
-use kraftd::raft::log::Records;
+use kraftd::raft::log::{ControlRecord, Records};
 use serde_json::Value;
 
 use crate::harness::{
@@ -158,6 +158,20 @@ fn records(snapshot: &Path) -> Vec<MetadataRecordAndVersion> {
     out
 }
 
+/// The raft control records of a snapshot file (header, kraft.version, voters, footer).
+fn control_records(file: &Path) -> Vec<ControlRecord> {
+    let bytes = fs::read(file).unwrap();
+    decode_batches(&bytes)
+        .unwrap()
+        .into_iter()
+        .filter_map(|b| match b.records {
+            Records::Control(records) => Some(records),
+            Records::Data(_) => None,
+        })
+        .flatten()
+        .collect()
+}
+
 /// How many records of each type and version.
 fn census(records: &[MetadataRecordAndVersion]) -> BTreeMap<(&'static str, i16), usize> {
     let mut out = BTreeMap::new();
@@ -226,6 +240,14 @@ fn snapshots_are_images_both_ways_between_kraftd_and_java() {
     // versions, and Java's image of it is the reference.
     let ours = kraftd_snapshot(&history, end - 1, &dir.subdir("kraftd-snapshot"));
     assert_eq!(ours.file_name(), java_snapshot.file_name());
+    let (our_control, java_control) = (control_records(&ours), control_records(&java_snapshot));
+    assert!(
+        java_control
+            .iter()
+            .any(|r| matches!(r, ControlRecord::Voters(_))),
+        "a standalone quorum's snapshot holds its voters: {java_control:?}"
+    );
+    assert_eq!(our_control, java_control);
     assert_eq!(census(&records(&ours)), census(&records(&java_snapshot)));
     assert_eq!(
         java::dump(&["--snapshot", path(&ours)], &scratch),

@@ -200,6 +200,14 @@ pub fn replay_dir(partition: &Path, at: i64) -> Result<ReplayedDir, String> {
         raft: RaftHistory::default(),
     };
     let mut from = 0;
+    // The bootstrap checkpoint holds no state, but a dynamic quorum's kraft.version and voters.
+    if let Some((_, path)) = snapshots.iter().find(|(id, _)| id.offset == 0) {
+        let mut nothing = SnapshotLoad::new(-1);
+        let bootstrap = load_checkpoint(path, &mut nothing).map_err(|e| e.to_string())?;
+        out.raft
+            .kraft
+            .push((-1, bootstrap.kraft_version, bootstrap.voters));
+    }
     let snapshot = snapshots
         .iter()
         .filter(|(id, _)| id.offset > 0 && id.offset <= at.saturating_add(1))
