@@ -95,6 +95,18 @@ fn kinds(records: &[MetadataRecordAndVersion]) -> Vec<(&'static str, i16)> {
 }
 
 #[test]
+fn the_stream_owns_its_image_so_another_thread_can_write_it() {
+    fn sendable<T: Send + 'static>(_: &T) {}
+    let mut image = image_of(&[feature("metadata.version", 33), topic()]);
+    let stream = image.snapshot_records().unwrap();
+    sendable(&stream);
+    // Replay goes on; the stream still writes the image as it was.
+    image.replay(&partition(0, vec![], None)).unwrap();
+    let kinds: Vec<_> = stream.map(|r| r.record.schema_name()).collect();
+    assert_eq!(kinds, vec!["FeatureLevelRecord", "TopicRecord"]);
+}
+
+#[test]
 fn an_image_without_a_metadata_version_cannot_be_snapshot() {
     let image = image_of(&[topic()]);
     assert_eq!(

@@ -13,6 +13,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use crate::controller::{ReplayError, SnapshotLoad};
+use crate::log::fsutil::fsync_dir;
 use crate::log::scan::scan_file;
 use crate::log::snapshot::{file_name, id_prefix, OffsetAndEpoch, SnapshotChecker, PARTIAL_SUFFIX};
 use crate::log::snapshot_io::validate_file;
@@ -215,6 +216,9 @@ impl CheckpointWriter {
         })?;
         file.sync_all().map_err(io("fsync", &self.part))?;
         fs::rename(&self.part, &self.path).map_err(io("rename into place", &self.path))?;
+        if let Some(dir) = self.path.parent() {
+            fsync_dir(dir)?;
+        }
         validate_file(&self.path)?;
         let bytes = fs::metadata(&self.path)
             .map_err(io("stat", &self.path))?
@@ -300,4 +304,135 @@ pub fn load_checkpoint(
         kraft_version,
         voters,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::controller::MetadataImage;
+    use crate::protocol::codec::Uuid;
+    use crate::protocol::messages::{ConfigRecord, FeatureLevelRecord, TopicRecord};
+    use crate::protocol::records::MetadataRecord;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("kraftd-checkpoint-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn header(offset: i64) -> CheckpointHeader {
+        CheckpointHeader {
+            id: OffsetAndEpoch::new(offset, 7),
+            last_contained_log_timestamp: 1_700_000_000_000,
+            kraft_version: 0,
+            voters: None,
+        }
+    }
+
+    /// An image of `configs` broker configs with values of `value_bytes` bytes.
+    fn image(configs: usize, value_bytes: usize) -> MetadataImage {
+        let mut image = MetadataImage::default();
+        let mv: MetadataRecord = FeatureLevelRecord {
+            name: "metadata.version".into(),
+            feature_level: 33,
+            ..Default::default()
+        }
+        .into();
+        image.replay(&mv).unwrap();
+        let topic: MetadataRecord = TopicRecord {
+            name: "t".into(),
+            topic_id: Uuid([3; 16]),
+            ..Default::default()
+        }
+        .into();
+        image.replay(&topic).unwrap();
+        for i in 0..configs {
+            let c: MetadataRecord = ConfigRecord {
+                resource_type: 4,
+                resource_name: String::new(),
+                name: format!("key.{i:05}"),
+                value: Some("v".repeat(value_bytes)),
+                ..Default::default()
+            }
+            .into();
+            image.replay(&c).unwrap();
+        }
+        image
+    }
+
+    fn write(dir: &Path, image: &MetadataImage) -> WrittenCheckpoint {
+        let mut w = CheckpointWriter::create(dir, header(500)).unwrap();
+        for r in image.snapshot_records().unwrap() {
+            w.append(&r).unwrap();
+        }
+        w.finish().unwrap()
+    }
+
+    /// The record count of each data batch of a checkpoint file, and its size.
+    fn data_batches(path: &Path) -> Vec<(usize, usize)> {
+        let bytes = fs::read(path).unwrap();
+        crate::protocol::records::split_batches(&bytes)
+            .batches
+            .iter()
+            .filter(|b| !b.is_control())
+            .map(|b| (b.records().unwrap().iter().count(), b.bytes().len()))
+            .collect()
+    }
+
+    #[test]
+    fn a_written_checkpoint_loads_back_as_the_image() {
+        let dir = scratch("roundtrip");
+        let image = image(3000, 8);
+        let written = write(&dir, &image);
+        assert_eq!(
+            written.path,
+            dir.join("00000000000000000500-0000000007.checkpoint")
+        );
+        assert_eq!(written.records, 3002);
+        assert!(!dir
+            .join("00000000000000000500-0000000007.checkpoint.part")
+            .exists());
+        let mut load = SnapshotLoad::new(499);
+        let loaded = load_checkpoint(&written.path, &mut load).unwrap();
+        assert_eq!(loaded.last_contained_log_timestamp, 1_700_000_000_000);
+        assert_eq!(load.image(), &image);
+        // Small records: three groups, all in one batch.
+        let batches = data_batches(&written.path);
+        assert_eq!(batches.iter().map(|b| b.0).collect::<Vec<_>>(), vec![3002]);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn groups_of_1024_records_stay_whole_in_batches_of_at_most_8_mib() {
+        let dir = scratch("batches");
+        // 5000 records of ~4 KiB: 20 MiB, so three batches of whole groups.
+        let written = write(&dir, &image(4998, 4096));
+        let batches = data_batches(&written.path);
+        assert!(batches.len() >= 3, "{batches:?}");
+        for (i, (records, bytes)) in batches.iter().enumerate() {
+            assert!(*bytes <= MAX_BATCH_SIZE_BYTES, "{batches:?}");
+            if i + 1 < batches.len() {
+                assert_eq!(records % RECORDS_PER_APPEND, 0, "{batches:?}");
+            }
+        }
+        assert_eq!(batches.iter().map(|b| b.0).sum::<usize>(), 5000);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_corrupt_checkpoint_is_refused_naming_the_file() {
+        let dir = scratch("corrupt");
+        let written = write(&dir, &image(10, 8));
+        let mut bytes = fs::read(&written.path).unwrap();
+        let at = bytes.len() / 2;
+        bytes[at] ^= 0xff;
+        let path = dir.join("00000000000000000500-0000000008.checkpoint");
+        fs::write(&path, &bytes).unwrap();
+        let e = load_checkpoint(&path, &mut SnapshotLoad::new(499)).unwrap_err();
+        assert!(matches!(e, CheckpointError::Corrupt { .. }), "{e}");
+        assert!(e.to_string().contains("0000000008.checkpoint"), "{e}");
+        fs::remove_dir_all(&dir).unwrap();
+    }
 }
