@@ -112,8 +112,13 @@ vectors:
 #   commit latency p50/p99/p99.9 and committed records/s, 256-byte records, linger 0 and 25 ms
 #   (target/bench/raft.json). Knobs: RAFT_BENCH_DURATION_S (30), RAFT_BENCH_WARMUP_S (10),
 #   RAFT_BENCH_THROUGHPUT (5000), RAFT_BENCH_LINGERS (0,25), RAFT_BENCH_REPEAT (1); see bench/raft/README.md.
-.PHONY: bench bench-storage bench-raft
-bench: bench-storage bench-raft
+# `bench-image`: the metadata image at scale (target/bench/image.json): a synthesized log of
+#   IMAGE_BENCH_TOPICS (1000) x IMAGE_BENCH_PARTITIONS (1000) partitions x IMAGE_BENCH_REPLICAS (3),
+#   replayed, written as a snapshot and loaded back by kraftd, and the same snapshot and log loaded by
+#   Java's image dumper, each step one process under /usr/bin/time -v (wall time, peak RSS).
+#   Knobs: IMAGE_DUMPER_SOURCES (compat/image-dumper), IMAGE_BENCH_JAVA_OPTS (-Xmx4g); see bench/image/image_bench.py.
+.PHONY: bench bench-storage bench-raft bench-image
+bench: bench-storage bench-raft bench-image
 
 bench-storage: compat-deps
 	@mkdir -p target/bench/java-classes
@@ -121,6 +126,16 @@ bench-storage: compat-deps
 	BENCH_JAVA_CP="$(CURDIR)/target/bench/java-classes:$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" \
 	  BENCH_JAVA_LOG4J="$(CURDIR)/target/compat/kafka-$(KAFKA_VERSION)/log4j2-tools.properties" \
 	  $(CARGO) bench --bench storage
+
+IMAGE_DUMPER_SOURCES ?= compat/image-dumper
+bench-image: compat-deps build
+	@mkdir -p target/bench/image-dumper
+	javac -nowarn -encoding UTF-8 -d target/bench/image-dumper -cp "$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" $(IMAGE_DUMPER_SOURCES)/*.java bench/image/LoadImage.java
+	$(CARGO) build --release --example synth_metadata_log
+	BENCH_JAVA_CP="$(CURDIR)/target/bench/image-dumper:$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" \
+	  BENCH_JAVA_LOG4J="$(CURDIR)/target/compat/kafka-$(KAFKA_VERSION)/log4j2-tools.properties" \
+	  KRAFTD=$(abspath $(KRAFTD)) SYNTH=$(abspath $(or $(CARGO_TARGET_DIR),target)/release/examples/synth_metadata_log) \
+	  python3 bench/image/image_bench.py
 
 bench-raft: compat-deps build
 	BENCH_JAVA_CP="$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" KRAFTD=$(abspath $(KRAFTD)) \

@@ -13,6 +13,7 @@ mod every_record;
 mod front_end;
 mod harness_selftest;
 mod image_dumper;
+mod image_snapshots;
 mod mixed;
 mod not_controller;
 mod quorum;

@@ -52,15 +52,6 @@ pub enum Refusal {
         replicas: usize,
         directories: usize,
     },
-    #[error(
-        "{record} for partition {partition} of topic id {topic_id} lists replica {replica} twice"
-    )]
-    DuplicateReplica {
-        record: &'static str,
-        topic_id: Uuid,
-        partition: i32,
-        replica: i32,
-    },
     #[error("metadata.version feature level {level} is not one Kafka 4.4 knows")]
     UnknownMetadataVersion { level: i16 },
     #[error("RemoveAccessControlEntryRecord names ACL {id}, which does not exist")]

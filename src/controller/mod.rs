@@ -19,10 +19,12 @@ pub mod features;
 pub mod fuzz_model;
 pub mod image;
 pub mod json;
+pub mod metadata_version;
 pub mod producer_ids;
 pub mod quotas;
 pub mod replication;
 pub mod scram;
+pub mod snapshot;
 pub mod timeline;
 pub mod tokens;
 
@@ -31,6 +33,7 @@ mod tests;
 
 pub use error::{Refusal, ReplayError};
 pub use image::MetadataImage;
+pub use snapshot::{SnapshotError, SnapshotLoad, SnapshotRecords};
 pub use timeline::{NoSuchVersion, Timeline};
 
 use crate::protocol::records::{MetadataRecord, MetadataRecordAndVersion, Offset};
@@ -256,28 +259,36 @@ impl Controller {
         Ok(())
     }
 
+    /// The records of a snapshot of the stable image, and the offset it holds everything up to.
+    /// The stream owns a copy of the image: replay may go on while it is written.
+    pub fn snapshot(&self) -> Result<(Offset, SnapshotRecords), SnapshotError> {
+        let (offset, image) = self.stable_image();
+        Ok((offset, image.snapshot_records()?))
+    }
+
     /// Starts over from a snapshot whose last contained offset is `last_offset`: its records
-    /// replace the image. Transaction markers never appear in snapshots and are ignored.
+    /// replace the image.
     pub fn load_snapshot<V: AsRef<[u8]>>(
         &mut self,
         last_offset: Offset,
         values: impl IntoIterator<Item = V>,
     ) -> Result<(), ReplayError> {
-        let mut image = MetadataImage::default();
+        let mut load = SnapshotLoad::new(last_offset);
         for value in values {
-            let decoded = MetadataRecordAndVersion::decode(value.as_ref())
-                .map_err(|e| Refusal::Undecodable(e).at(last_offset))?;
-            image
-                .replay(&decoded.record)
-                .map_err(|r| r.at(last_offset))?;
+            load.replay_value(value.as_ref())?;
         }
+        self.finish_snapshot_load(load);
+        Ok(())
+    }
+
+    /// Starts over from a snapshot loaded with [`SnapshotLoad`].
+    pub fn finish_snapshot_load(&mut self, load: SnapshotLoad) {
         let state = ControllerState {
-            image,
+            image: load.image,
             transaction: None,
         };
-        self.timeline = Timeline::new(state, last_offset);
-        self.committed = last_offset;
-        Ok(())
+        self.timeline = Timeline::new(state, load.last_offset);
+        self.committed = load.last_offset;
     }
 
     /// Checks every invariant of the state and of its versions.

@@ -308,32 +308,72 @@ fn java_refuses_these_records_and_so_does_replay_naming_the_offset() {
     }
 }
 
+/// Kafka 4.4's `PartitionRegistration.merge`: a change without directories keeps the old list
+/// (MIGRATING ones are refilled for the new replica count), and a list that no longer fits the
+/// replicas is refused. Checked against the 4.4 jar.
 #[test]
-fn a_reassignment_keeps_the_directories_of_the_replicas_that_stay() {
+fn a_replica_change_without_directories_keeps_the_old_list() {
     let d1 = Uuid([1; 16]);
     let d2 = Uuid([2; 16]);
-    let mut p = PartitionRecord {
-        partition_id: 0,
-        topic_id: TOPIC,
-        replicas: vec![1, 2],
-        isr: vec![1, 2],
-        leader: 1,
-        directories: vec![d1, d2],
-        ..Default::default()
+    let placed = |directories: Vec<Uuid>| -> MetadataRecord {
+        PartitionRecord {
+            partition_id: 0,
+            topic_id: TOPIC,
+            replicas: vec![1, 2],
+            isr: vec![1, 2],
+            leader: 1,
+            leader_epoch: 0,
+            partition_epoch: 0,
+            directories,
+            ..Default::default()
+        }
+        .into()
     };
-    p.leader_epoch = 0;
-    p.partition_epoch = 0;
-    let change = PartitionChangeRecord {
-        partition_id: 0,
-        topic_id: TOPIC,
-        replicas: Some(vec![2, 3]),
-        leader: 2,
-        ..Default::default()
+    let reassign = |replicas: Vec<i32>| -> MetadataRecord {
+        PartitionChangeRecord {
+            partition_id: 0,
+            topic_id: TOPIC,
+            replicas: Some(replicas),
+            leader: 2,
+            ..Default::default()
+        }
+        .into()
     };
-    let c = committed(&[topic("orders"), p.into(), change.into()]);
+    let c = committed(&[topic("orders"), placed(vec![d1, d2]), reassign(vec![2, 3])]);
     let p0 = &c.image().topics.by_id[&TOPIC].partitions[&0];
-    assert_eq!(p0.directories, vec![d2, replication::DIRECTORY_UNASSIGNED]);
+    assert_eq!(p0.directories, vec![d1, d2]);
     assert_eq!((p0.leader, p0.leader_epoch, p0.partition_epoch), (2, 1, 1));
+
+    let c = committed(&[topic("orders"), placed(vec![]), reassign(vec![2, 3, 4])]);
+    let p0 = &c.image().topics.by_id[&TOPIC].partitions[&0];
+    assert_eq!(p0.directories, vec![replication::DIRECTORY_MIGRATING; 3]);
+
+    let mut c = Controller::new();
+    c.replay(&topic("orders"), 0).unwrap();
+    c.replay(&placed(vec![d1, d2]), 1).unwrap();
+    let e = c.replay(&reassign(vec![2, 3, 4]), 2).unwrap_err();
+    assert!(
+        e.to_string().contains("3 replicas but 2 directories"),
+        "{e}"
+    );
+}
+
+#[test]
+fn directory_ids_are_kafkas_reserved_uuids() {
+    // DirectoryId in kafka-server-common 4.4: MIGRATING (0,0), UNASSIGNED (0,1), LOST (0,2),
+    // printed as Kafka prints them.
+    assert_eq!(
+        replication::DIRECTORY_MIGRATING.to_string(),
+        "AAAAAAAAAAAAAAAAAAAAAA"
+    );
+    assert_eq!(
+        replication::DIRECTORY_UNASSIGNED.to_string(),
+        "AAAAAAAAAAAAAAAAAAAAAQ"
+    );
+    assert_eq!(
+        replication::DIRECTORY_LOST.to_string(),
+        "AAAAAAAAAAAAAAAAAAAAAg"
+    );
 }
 
 #[test]

@@ -8,7 +8,8 @@
 //! kraftd format -t <cluster id> -c <server.properties> [--standalone | --initial-controllers ... | --no-initial-controllers] ...
 //! kraftd storage-info -c <server.properties>                (as kafka-storage.sh info)
 //! kraftd dump-log <files or dirs>... [--json]               (as kafka-dump-log.sh --cluster-metadata-decoder)
-//! kraftd metadata-state <metadata log dir> [--at OFFSET] [--json] (the metadata image there)
+//! kraftd metadata-state <metadata log dir> [--at OFFSET] [--json] [--write-snapshot OUT_DIR]
+//!                                                           (the metadata image there, or its snapshot)
 //! kraftd test-raft-server --config <file> --replica-directory-id <uuid> [--throughput N] [--record-size B]
 //!                                                           (as kafka.tools.TestRaftServer, for `make bench`)
 //! ```
@@ -17,6 +18,7 @@
 //! Planned subcommands (`format`, `storage-info`, `dump-log`) become new [`Command`] variants and
 //! are listed in [`SUBCOMMANDS`] so that the bare-file form never mistakes them for a file.
 
+pub mod checkpoint;
 pub mod dump_log;
 pub mod format;
 pub mod initial_controllers;

@@ -8,7 +8,8 @@ use imbl::OrdMap;
 use serde_json::{json, Value};
 
 pub use partition::{
-    PartitionRegistration, DIRECTORY_MIGRATING, DIRECTORY_UNASSIGNED, NO_LEADER_CHANGE,
+    PartitionRegistration, DIRECTORY_LOST, DIRECTORY_MIGRATING, DIRECTORY_UNASSIGNED,
+    NO_LEADER_CHANGE,
 };
 
 use super::error::Refusal;

@@ -2,8 +2,6 @@
 //! built from a `PartitionRecord` and merged with each `PartitionChangeRecord` exactly as Java's
 //! image does (including its defaults for records written before directories and ELR existed).
 
-use std::collections::BTreeMap;
-
 use serde_json::{json, Value};
 
 use crate::controller::error::Refusal;
@@ -15,10 +13,12 @@ use crate::protocol::messages::{PartitionChangeRecord, PartitionRecord};
 pub const NO_LEADER_CHANGE: i32 = -2;
 /// `LeaderRecoveryState.NO_CHANGE`.
 const NO_RECOVERY_STATE_CHANGE: i8 = -1;
-/// `DirectoryId.UNASSIGNED`: a new replica not yet placed in a log directory.
-pub const DIRECTORY_UNASSIGNED: Uuid = Uuid::ZERO;
-/// `DirectoryId.MIGRATING`: a replica placed before directories were tracked (or unknown).
-pub const DIRECTORY_MIGRATING: Uuid = Uuid([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2]);
+/// `DirectoryId.MIGRATING`, Uuid(0, 0): a replica placed before directories were tracked.
+pub const DIRECTORY_MIGRATING: Uuid = Uuid::ZERO;
+/// `DirectoryId.UNASSIGNED`, Uuid(0, 1): a new replica not yet placed in a log directory.
+pub const DIRECTORY_UNASSIGNED: Uuid = Uuid([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
+/// `DirectoryId.LOST`, Uuid(0, 2): a replica whose directory went offline.
+pub const DIRECTORY_LOST: Uuid = Uuid([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2]);
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PartitionRegistration {
@@ -68,9 +68,10 @@ fn recovery_state(record: &'static str, value: i8) -> Result<i8, Refusal> {
     }
 }
 
-/// `defaultToMigrating`: no directories means every replica is MIGRATING.
+/// `defaultToMigrating`: directories that are all MIGRATING, or none at all, become one MIGRATING
+/// per replica.
 fn default_to_migrating(directories: Vec<Uuid>, replicas: usize) -> Vec<Uuid> {
-    if directories.is_empty() {
+    if directories.iter().all(|d| *d == DIRECTORY_MIGRATING) {
         vec![DIRECTORY_MIGRATING; replicas]
     } else {
         directories
@@ -113,18 +114,12 @@ impl PartitionRegistration {
             partition: r.partition_id,
         };
         let replicas = r.replicas.clone().unwrap_or_else(|| self.replicas.clone());
-        let directories = match (&r.directories, &r.replicas) {
-            (Some(d), replicas_field) if !d.is_empty() => {
-                if let Some(rs) = replicas_field {
-                    if rs.len() != d.len() {
-                        return Err(at.directories_mismatch(rs.len(), d.len()));
-                    }
-                }
-                d.clone()
-            }
-            (_, Some(new_replicas)) => self.directories_for(at, new_replicas)?,
-            _ => self.directories.clone(),
-        };
+        // Kafka 4.4 keeps the old directories when the record carries none, even when the
+        // replicas change; the length check below then refuses a list that no longer fits.
+        let directories = r
+            .directories
+            .clone()
+            .unwrap_or_else(|| self.directories.clone());
         let (leader, leader_epoch) = if r.leader == NO_LEADER_CHANGE {
             (self.leader, self.leader_epoch)
         } else {
@@ -136,8 +131,7 @@ impl PartitionRegistration {
             recovery_state(RECORD, r.leader_recovery_state)?
         };
         let merged = PartitionRegistration {
-            // Java defaults to MIGRATING by the *previous* replica count here.
-            directories: default_to_migrating(directories, self.replicas.len()),
+            directories: default_to_migrating(directories, replicas.len()),
             replicas,
             isr: r.isr.clone().unwrap_or_else(|| self.isr.clone()),
             removing_replicas: r
@@ -165,33 +159,6 @@ impl PartitionRegistration {
             return Err(at.directories_mismatch(merged.replicas.len(), merged.directories.len()));
         }
         Ok(merged)
-    }
-
-    /// `DirectoryId.createDirectoriesFrom`: replicas that stay keep their directory, new ones
-    /// are UNASSIGNED.
-    fn directories_for(
-        &self,
-        at: PartitionRef,
-        new_replicas: &[i32],
-    ) -> Result<Vec<Uuid>, Refusal> {
-        if self.replicas.len() != self.directories.len() {
-            return Err(at.directories_mismatch(self.replicas.len(), self.directories.len()));
-        }
-        let mut assigned = BTreeMap::new();
-        for (replica, dir) in self.replicas.iter().zip(&self.directories) {
-            if assigned.insert(*replica, *dir).is_some() {
-                return Err(Refusal::DuplicateReplica {
-                    record: at.record,
-                    topic_id: at.topic_id,
-                    partition: at.partition,
-                    replica: *replica,
-                });
-            }
-        }
-        Ok(new_replicas
-            .iter()
-            .map(|r| assigned.get(r).copied().unwrap_or(DIRECTORY_UNASSIGNED))
-            .collect())
     }
 
     /// The change ClearElrRecord makes, if the partition has any ELR state (`maybeClearElr`).

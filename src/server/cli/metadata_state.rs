@@ -1,5 +1,6 @@
-//! `kraftd metadata-state <metadata log dir> [--at OFFSET] [--json]`: the metadata image a
-//! controller replaying this directory holds at an offset.
+//! `kraftd metadata-state <metadata log dir> [--at OFFSET] [--json] [--write-snapshot OUT_DIR]`:
+//! the metadata image a controller replaying this directory holds at an offset, and optionally
+//! that image as a snapshot file Kafka can load.
 //!
 //! It starts from the latest snapshot that ends at or below the offset (never the bootstrap
 //! checkpoint: its records become state only through the first leader's activation, as in Java's
@@ -8,23 +9,31 @@
 //! for the same directory (compat/image-dumper/FORMAT.md): the published image, so an open
 //! metadata transaction is left out.
 //!
-//! It only reads files, so it is safe on a running node's directory (a batch being written is
+//! `--write-snapshot` writes `<end offset>-<epoch>.checkpoint` into OUT_DIR: the published
+//! image's records (src/controller/snapshot), with the epoch, timestamp, kraft.version and voters
+//! of the log at that offset. An image its own metadata.version cannot hold whole is refused, as
+//! Java's snapshot writer refuses it.
+//!
+//! It only reads the log, so it is safe on a running node's directory (a batch being written is
 //! a torn tail and is left out). A record that does not replay is an error (exit 1), as it
 //! would stop a Java controller.
 
 use std::collections::BTreeMap;
+use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use crate::controller::Controller;
-use crate::log::snapshot::{parse_file_name, SnapshotFileKind};
-use crate::log::RawSnapshotReader;
+use super::checkpoint::{load_checkpoint, CheckpointHeader, CheckpointWriter, WrittenCheckpoint};
+use crate::controller::{Controller, SnapshotLoad};
+use crate::log::scan::scan_file;
+use crate::log::snapshot::{parse_file_name, OffsetAndEpoch, SnapshotFileKind};
 use crate::log::PARTITION_DIR_NAME;
+use crate::protocol::messages::VotersRecord;
 use crate::protocol::records::metadata::metadata_record_type;
 use crate::raft::convert::records::decode_batches;
-use crate::raft::SnapshotReader;
-use crate::raft::{OffsetAndEpoch, Records};
+use crate::raft::log::{Batch, ControlRecord};
+use crate::raft::Records;
 
 #[derive(Debug, Args, PartialEq, Eq)]
 pub struct MetadataStateArgs {
@@ -37,6 +46,9 @@ pub struct MetadataStateArgs {
     /// Print the image as canonical JSON (the format of compat/image-dumper)
     #[arg(long)]
     pub json: bool,
+    /// Write the image as a snapshot, `<end offset>-<epoch>.checkpoint`, into this directory
+    #[arg(long, value_name = "OUT_DIR")]
+    pub write_snapshot: Option<PathBuf>,
 }
 
 pub fn run(args: &MetadataStateArgs) -> Result<i32, String> {
@@ -47,13 +59,103 @@ pub fn run(args: &MetadataStateArgs) -> Result<i32, String> {
     };
     let at = args.at.unwrap_or(i64::MAX);
     let state = replay_dir(&partition, at)?;
+    let written = match &args.write_snapshot {
+        Some(out) => Some(write_snapshot(&state, out)?),
+        None => None,
+    };
     if args.json {
         let (offset, image) = state.controller.stable_image();
         println!("{}", image.to_json(offset));
-    } else {
+    } else if written.is_none() {
         print!("{}", state.report());
     }
+    if let Some(w) = written {
+        let line = format!(
+            "Wrote {} ({} records in {} data batches, {} bytes)",
+            w.path.display(),
+            w.records,
+            w.data_batches,
+            w.bytes
+        );
+        // stdout is the JSON's when it is asked for.
+        if args.json {
+            eprintln!("{line}");
+        } else {
+            println!("{line}");
+        }
+    }
     Ok(0)
+}
+
+/// Writes the published image of `state` as a snapshot into `out`.
+pub fn write_snapshot(state: &ReplayedDir, out: &Path) -> Result<WrittenCheckpoint, String> {
+    let (offset, mut records) = state.controller.snapshot().map_err(|e| e.to_string())?;
+    let header = state.raft.header_at(offset).ok_or_else(|| {
+        "nothing was replayed, so there is no image to snapshot; give a directory whose log holds metadata records".to_string()
+    })?;
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let mut writer = CheckpointWriter::create(out, header).map_err(|e| e.to_string())?;
+    for record in records.by_ref() {
+        writer.append(&record).map_err(|e| e.to_string())?;
+    }
+    if let Some(loss) = records.losses().first() {
+        return Err(format!(
+            "the image at offset {offset} holds what its own metadata.version cannot: {loss} (and {} more); Java's snapshot writer refuses such an image too, so no snapshot was written",
+            records.losses().len() - 1
+        ));
+    }
+    writer.finish().map_err(|e| e.to_string())
+}
+
+/// What a snapshot of the replayed image needs from the raft log besides the image: the epoch
+/// and timestamp of the batch holding its last offset, and the kraft.version and voters then.
+#[derive(Debug, Default)]
+pub struct RaftHistory {
+    /// (last offset, epoch, timestamp) of each batch replayed (or of the snapshot started from).
+    batches: Vec<(i64, i32, i64)>,
+    /// kraft.version and voters as of an offset, oldest first.
+    kraft: Vec<(i64, i16, Option<VotersRecord>)>,
+}
+
+impl RaftHistory {
+    fn batch(&mut self, b: &Batch) {
+        self.batches.push((b.last_offset(), b.epoch, b.append_time));
+        let Records::Control(records) = &b.records else {
+            return;
+        };
+        for r in records {
+            let (version, voters) = self
+                .kraft
+                .last()
+                .map_or((0, None), |(_, k, v)| (*k, v.clone()));
+            match r {
+                ControlRecord::KRaftVersion(k) => {
+                    self.kraft.push((b.last_offset(), k.k_raft_version, voters))
+                }
+                ControlRecord::Voters(v) => {
+                    self.kraft.push((b.last_offset(), version, Some(v.clone())))
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The header of a snapshot holding everything through `offset`; None before any batch.
+    pub fn header_at(&self, offset: i64) -> Option<CheckpointHeader> {
+        let &(_, epoch, timestamp) = self.batches.iter().find(|(last, ..)| *last >= offset)?;
+        let (kraft_version, voters) = self
+            .kraft
+            .iter()
+            .rev()
+            .find(|(at, ..)| *at <= offset)
+            .map_or((0, None), |(_, k, v)| (*k, v.clone()));
+        Some(CheckpointHeader {
+            id: OffsetAndEpoch::new(offset + 1, epoch),
+            last_contained_log_timestamp: timestamp,
+            kraft_version,
+            voters,
+        })
+    }
 }
 
 /// A replayed directory.
@@ -64,6 +166,7 @@ pub struct ReplayedDir {
     pub data_batches: usize,
     /// Records replayed after the snapshot, by Kafka's record type name.
     pub counts: BTreeMap<&'static str, u64>,
+    pub raft: RaftHistory,
 }
 
 /// Replays `partition` (a `__cluster_metadata-0` directory) through the batches ending at or
@@ -94,27 +197,31 @@ pub fn replay_dir(partition: &Path, at: i64) -> Result<ReplayedDir, String> {
         source: "the start of the log".to_string(),
         data_batches: 0,
         counts: BTreeMap::new(),
+        raft: RaftHistory::default(),
     };
     let mut from = 0;
+    // The bootstrap checkpoint holds no state, but a dynamic quorum's kraft.version and voters.
+    if let Some((_, path)) = snapshots.iter().find(|(id, _)| id.offset == 0) {
+        let mut nothing = SnapshotLoad::new(-1);
+        let bootstrap = load_checkpoint(path, &mut nothing).map_err(|e| e.to_string())?;
+        out.raft
+            .kraft
+            .push((-1, bootstrap.kraft_version, bootstrap.voters));
+    }
     let snapshot = snapshots
         .iter()
         .filter(|(id, _)| id.offset > 0 && id.offset <= at.saturating_add(1))
         .max_by_key(|(id, _)| (id.offset, id.epoch));
     if let Some((id, path)) = snapshot {
-        let failed = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
-        let raw = RawSnapshotReader::open_path(path, *id).map_err(|e| failed(&e))?;
-        let snapshot = SnapshotReader::open(raw).map_err(|e| failed(&e))?;
-        // Streamed: the first unreadable batch ends the records and is the error.
-        let mut unreadable = None;
-        let records = snapshot
-            .records()
-            .map_while(|r| r.map_err(|e| unreadable = Some(e)).ok());
-        out.controller
-            .load_snapshot(id.offset - 1, records)
-            .map_err(|e| failed(&e))?;
-        if let Some(e) = unreadable {
-            return Err(failed(&e));
-        }
+        let mut load = SnapshotLoad::new(id.offset - 1);
+        let loaded = load_checkpoint(path, &mut load).map_err(|e| e.to_string())?;
+        out.controller.finish_snapshot_load(load);
+        out.raft
+            .batches
+            .push((id.offset - 1, id.epoch, loaded.last_contained_log_timestamp));
+        out.raft
+            .kraft
+            .push((id.offset - 1, loaded.kraft_version, loaded.voters));
         from = id.offset;
         out.source = format!(
             "snapshot {}",
@@ -122,33 +229,56 @@ pub fn replay_dir(partition: &Path, at: i64) -> Result<ReplayedDir, String> {
         );
     }
     for (_, path) in &segments {
-        let bytes = std::fs::read(path).map_err(|e| format!("read {}: {e}", path.display()))?;
-        let split = crate::protocol::records::split_batches(&bytes);
-        for view in split.batches {
-            if view.base_offset() < from || view.last_offset() > at {
-                continue;
-            }
-            for b in decode_batches(view.bytes()).map_err(|e| format!("{}: {e}", path.display()))? {
-                match &b.records {
-                    Records::Data(values) => {
-                        out.data_batches += 1;
-                        for v in values {
-                            // The type id is the second byte of every frame below type 128.
-                            if let Some(t) = v.get(1).and_then(|t| metadata_record_type(*t as i16))
-                            {
-                                *out.counts.entry(t.kafka_name).or_default() += 1;
-                            }
-                        }
-                        out.controller
-                            .replay_committed_batch(b.base_offset, values)
-                            .map_err(|e| format!("{}: {e}", path.display()))?;
-                    }
-                    _ => out.controller.skip_committed_control_batch(b.last_offset()),
-                }
-            }
-        }
+        replay_segment(path, from, at, &mut out)?;
     }
     Ok(out)
+}
+
+/// Replays the batches of one segment from offset `from` through `at`, a batch at a time.
+fn replay_segment(path: &Path, from: i64, at: i64, out: &mut ReplayedDir) -> Result<(), String> {
+    let where_ = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let file = File::open(path).map_err(|e| where_(&e))?;
+    let len = file.metadata().map_err(|e| where_(&e))?.len();
+    let mut refused = None;
+    // A torn or corrupt tail ends the replay there, as it ends the log.
+    scan_file(&file, len, |_, view| {
+        if view.base_offset() < from || view.last_offset() > at {
+            return Ok(());
+        }
+        let batches = decode_batches(view.bytes()).map_err(|e| e.to_string())?;
+        for b in batches {
+            if let Err(e) = replay_batch(&b, out) {
+                refused = Some(e);
+                return Err("refused".into());
+            }
+        }
+        Ok(())
+    })
+    .map_err(|e| where_(&e))?;
+    match refused {
+        Some(e) => Err(where_(&e)),
+        None => Ok(()),
+    }
+}
+
+fn replay_batch(b: &Batch, out: &mut ReplayedDir) -> Result<(), crate::controller::ReplayError> {
+    out.raft.batch(b);
+    match &b.records {
+        Records::Data(values) => {
+            out.data_batches += 1;
+            for v in values {
+                // The type id is the second byte of every frame below type 128.
+                if let Some(t) = v.get(1).and_then(|t| metadata_record_type(*t as i16)) {
+                    *out.counts.entry(t.kafka_name).or_default() += 1;
+                }
+            }
+            out.controller.replay_committed_batch(b.base_offset, values)
+        }
+        _ => {
+            out.controller.skip_committed_control_batch(b.last_offset());
+            Ok(())
+        }
+    }
 }
 
 impl ReplayedDir {
