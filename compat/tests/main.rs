@@ -10,6 +10,7 @@
 mod harness;
 
 mod front_end;
+mod full_disk;
 mod harness_selftest;
 mod mixed;
 mod not_controller;
