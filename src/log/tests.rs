@@ -9,6 +9,7 @@ use crate::protocol::messages::{SnapshotFooterRecord, SnapshotHeaderRecord};
 use crate::protocol::records::{BatchBuilder, ControlRecord};
 
 mod file_recovery;
+mod memory_faults;
 mod snapshots;
 
 pub(crate) fn scratch(name: &str) -> PathBuf {
