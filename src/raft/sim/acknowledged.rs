@@ -3,21 +3,44 @@
 //! durable on a majority of the voters at all times (in the flushed part of the log, or in a
 //! snapshot that holds it), and in the log of every node once the cluster has converged.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use super::checks::NodeView;
-use crate::raft::log::{Batch, RaftLog, Records};
+use crate::raft::log::{Batch, ControlRecord, RaftLog, Records};
 use crate::raft::mem_log::MemLog;
 use crate::raft::types::{NodeId, Offset, OffsetAndEpoch};
 
 /// A record as it was acknowledged.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 enum Value {
     /// A data record's value (the simulation's values are unique).
     Data(Vec<u8>),
-    /// A control record, by its debug form.
-    Control(String),
+    Control(ControlRecord),
+}
+
+/// A record of a log, borrowed from its batch.
+#[derive(Debug, Clone, Copy)]
+enum Record<'a> {
+    Data(&'a [u8]),
+    Control(&'a ControlRecord),
+}
+
+impl Value {
+    fn of(r: Record<'_>) -> Value {
+        match r {
+            Record::Data(d) => Value::Data(d.to_vec()),
+            Record::Control(c) => Value::Control(c.clone()),
+        }
+    }
+
+    fn is(&self, r: Record<'_>) -> bool {
+        match (self, r) {
+            (Value::Data(a), Record::Data(b)) => a.as_slice() == b,
+            (Value::Control(a), Record::Control(b)) => a == b,
+            _ => false,
+        }
+    }
 }
 
 impl fmt::Display for Value {
@@ -27,20 +50,17 @@ impl fmt::Display for Value {
                 Ok(bytes) => write!(f, "v{}", u64::from_be_bytes(bytes)),
                 Err(_) => write!(f, "data {v:?}"),
             },
-            Value::Control(c) => f.write_str(c),
+            Value::Control(c) => write!(f, "{c:?}"),
         }
     }
 }
 
-fn records(b: &Batch) -> Vec<(Offset, Value)> {
+/// The records of a batch with their offsets.
+fn records(b: &Batch) -> Box<dyn Iterator<Item = (Offset, Record<'_>)> + '_> {
     let offsets = b.base_offset..;
     match &b.records {
-        Records::Data(values) => offsets
-            .zip(values.iter().map(|v| Value::Data(v.clone())))
-            .collect(),
-        Records::Control(controls) => offsets
-            .zip(controls.iter().map(|c| Value::Control(format!("{c:?}"))))
-            .collect(),
+        Records::Data(values) => Box::new(offsets.zip(values.iter().map(|v| Record::Data(v)))),
+        Records::Control(controls) => Box::new(offsets.zip(controls.iter().map(Record::Control))),
     }
 }
 
@@ -50,6 +70,9 @@ pub struct Acknowledged {
     records: BTreeMap<Offset, Value>,
     /// Per node: the offset below which its acknowledgements are recorded.
     recorded_below: BTreeMap<NodeId, Offset>,
+    /// Snapshots found to hold exactly the acknowledged data below their end (a frozen
+    /// snapshot never changes).
+    snapshots_holding: BTreeSet<(NodeId, OffsetAndEpoch)>,
 }
 
 impl Acknowledged {
@@ -77,7 +100,7 @@ impl Acknowledged {
         let read = RaftLog::read(log, from, usize::MAX)
             .map_err(|e| format!("n{id} acknowledges offsets below {upto} it cannot read: {e}"))?;
         let mut next = from;
-        for (offset, value) in read.iter().flat_map(records) {
+        for (offset, record) in read.iter().flat_map(records) {
             if offset < from {
                 continue;
             }
@@ -90,14 +113,15 @@ impl Acknowledged {
                 ));
             }
             match self.records.get(&offset) {
-                Some(known) if *known != value => {
+                Some(known) if !known.is(record) => {
                     return Err(format!(
-                        "AcknowledgedCommitted: n{id} acknowledges {value} at offset {offset}, where {known} was acknowledged"
+                        "AcknowledgedCommitted: n{id} acknowledges {} at offset {offset}, where {known} was acknowledged",
+                        Value::of(record)
                     ))
                 }
                 Some(_) => {}
                 None => {
-                    self.records.insert(offset, value);
+                    self.records.insert(offset, Value::of(record));
                 }
             }
             next = offset + 1;
@@ -112,12 +136,12 @@ impl Acknowledged {
     }
 
     /// Every acknowledged record is durable on a majority of the voters.
-    pub fn check_durable_on_majority(&self, nodes: &[NodeView<'_>]) -> Result<(), String> {
+    pub fn check_durable_on_majority(&mut self, nodes: &[NodeView<'_>]) -> Result<(), String> {
         let voters: Vec<&NodeView<'_>> = nodes.iter().filter(|n| n.is_voter).collect();
         let majority = voters.len() / 2 + 1;
         let held: Vec<BTreeMap<Offset, bool>> = voters
             .iter()
-            .map(|v| self.held_by(v.log, v.log.flushed_end_offset()))
+            .map(|v| self.held_by(v.id, v.log, v.log.flushed_end_offset()))
             .collect();
         for (offset, value) in &self.records {
             let holding = held.iter().filter(|h| h[offset]).count();
@@ -138,9 +162,9 @@ impl Acknowledged {
     }
 
     /// Every acknowledged record is in every node's log (or in a snapshot it holds).
-    pub fn check_everywhere(&self, nodes: &[NodeView<'_>]) -> Result<(), String> {
+    pub fn check_everywhere(&mut self, nodes: &[NodeView<'_>]) -> Result<(), String> {
         for n in nodes {
-            let held = self.held_by(n.log, n.log.end_offset());
+            let held = self.held_by(n.id, n.log, n.log.end_offset());
             if let Some((offset, _)) = held.iter().find(|(_, held)| !**held) {
                 return Err(format!(
                     "AcknowledgedCommitted: n{} lacks {} at offset {offset}, acknowledged as committed",
@@ -153,24 +177,30 @@ impl Acknowledged {
 
     /// Which acknowledged offsets `log` holds with their value: in its batches below `limit`,
     /// or in its latest snapshot when that holds exactly the acknowledged data below its end.
-    fn held_by(&self, log: &MemLog, limit: Offset) -> BTreeMap<Offset, bool> {
+    fn held_by(&mut self, node: NodeId, log: &MemLog, limit: Offset) -> BTreeMap<Offset, bool> {
         let mut held: BTreeMap<Offset, bool> = self.records.keys().map(|&o| (o, false)).collect();
-        if let Some(id) = log
-            .latest_snapshot_id()
-            .filter(|&id| self.snapshot_holds(log, id))
-        {
-            for (_, h) in held.range_mut(..id.offset) {
-                *h = true;
+        if let Some(id) = log.latest_snapshot_id() {
+            let holds = self.snapshots_holding.contains(&(node, id)) || {
+                let holds = self.snapshot_holds(log, id);
+                if holds {
+                    self.snapshots_holding.insert((node, id));
+                }
+                holds
+            };
+            if holds {
+                for (_, h) in held.range_mut(..id.offset) {
+                    *h = true;
+                }
             }
         }
         let from = log.start_offset();
         if let Ok(batches) = RaftLog::read(log, from, usize::MAX) {
-            for (offset, value) in batches.iter().flat_map(records) {
+            for (offset, record) in batches.iter().flat_map(records) {
                 if offset >= limit {
                     break;
                 }
                 if let Some(h) = held.get_mut(&offset) {
-                    *h |= self.records[&offset] == value;
+                    *h |= self.records[&offset].is(record);
                 }
             }
         }

@@ -382,7 +382,7 @@ impl Cluster {
 
     /// Every record acknowledged as committed is durable on a majority of the voters; with
     /// `everywhere` (a converged cluster), it is also in every node's log.
-    pub fn check_acknowledged(&self, everywhere: bool) -> Result<(), String> {
+    pub fn check_acknowledged(&mut self, everywhere: bool) -> Result<(), String> {
         let views = Self::views(&self.nodes);
         let mut result = self.acknowledged.check_durable_on_majority(&views);
         if everywhere {
