@@ -166,15 +166,29 @@ fn simulation_seeds_keep_every_invariant_and_converge() {
     );
 }
 
+/// A seed in which a storage fault fires (a snapshot write fails with ENOSPC).
+const SEED_WITH_A_FAULT: u64 = 12;
+
 #[test]
 fn the_same_seed_gives_the_same_trace() {
-    for seed in [1u64, 7, 42] {
+    for seed in [1u64, 7, 42, SEED_WITH_A_FAULT] {
         let a = run_one(seed, Verbosity::Quiet).expect("seed passes");
         let b = run_one(seed, Verbosity::Quiet).expect("seed passes");
         assert_eq!(
             a.trace_hash, b.trace_hash,
             "seed {seed} is not deterministic"
         );
+        assert_eq!(
+            a.faults, b.faults,
+            "seed {seed}'s faults are not deterministic"
+        );
+        if seed == SEED_WITH_A_FAULT {
+            assert!(
+                a.faults.fired_total() > 0,
+                "seed {seed} no longer injects a fault ({:?}): pick another SEED_WITH_A_FAULT",
+                a.faults
+            );
+        }
     }
 }
 
