@@ -18,6 +18,7 @@ help:
 	@echo "make fuzz         run each cargo-fuzz target for FUZZ_SECONDS (needs nightly and cargo-fuzz)"
 	@echo "make codegen      regenerate src/protocol/messages from the pinned Kafka jars"
 	@echo "make vectors      recapture protocol-tests/vectors from real Kafka"
+	@echo "make image-dump   Kafka's own image of a metadata log as JSON: DIR=<__cluster_metadata-0> [AT=offset] [SNAPSHOT=file]"
 
 build:
 	$(CARGO) build --release
@@ -38,9 +39,10 @@ fmt-check:
 clippy:
 	$(CARGO) clippy --release --all-targets -- -D warnings
 
-# Unit, handler, protocol-vector, codec-oracle and wire-robustness tests, and the fuzz bodies as property tests.
+# Unit, handler, protocol-vector, codec-oracle and wire-robustness tests, the fuzz bodies as property
+# tests, and the snapshot writer's and reader's peak memory (a test binary of its own).
 unit:
-	$(CARGO) test --release --lib --bins --test protocol_vectors --test codec_oracle --test protocol_records --test wire --test log_crash --test raft_scenarios --test raft_sim
+	$(CARGO) test --release --lib --bins --test protocol_vectors --test codec_oracle --test protocol_records --test wire --test log_crash --test raft_scenarios --test raft_sim --test snapshot_memory
 
 # `make run` as a fresh checkout would do it: it must come up and answer ApiVersions on 9093.
 run-smoke: build
@@ -69,6 +71,7 @@ fuzz:
 	cd fuzz && $(CARGO) +nightly fuzz run records -- -max_total_time=$(FUZZ_SECONDS)
 	cd fuzz && $(CARGO) +nightly fuzz run properties -- -max_total_time=$(FUZZ_SECONDS)
 	cd fuzz && $(CARGO) +nightly fuzz run snapshot -- -max_total_time=$(FUZZ_SECONDS)
+	cd fuzz && $(CARGO) +nightly fuzz run controller_replay -- -max_total_time=$(FUZZ_SECONDS)
 
 # The seeded raft simulation (tests/raft_sim.rs): `make sim SEEDS=100000`. A failing seed prints
 # the command that replays it.
@@ -79,6 +82,24 @@ sim:
 
 codegen:
 	codegen/run.sh
+
+# Kafka 4.4's own image of a metadata log, as canonical JSON (compat/image-dumper/FORMAT.md):
+# `make image-dump DIR=<...>/__cluster_metadata-0 [AT=offset] [SNAPSHOT=<file>.checkpoint]`.
+IMAGE_DUMPER_CLASSES := target/compat/image-dumper-classes
+.PHONY: image-dump image-dumper-deps
+# compat-deps, quietly: stdout carries only the JSON.
+image-dumper-deps:
+	@compat/resolve-kafka > /dev/null
+$(IMAGE_DUMPER_CLASSES)/ImageDumper.class: compat/image-dumper/*.java | image-dumper-deps
+	@rm -rf $(IMAGE_DUMPER_CLASSES) && mkdir -p $(IMAGE_DUMPER_CLASSES)
+	javac -Xlint:all -Werror -encoding UTF-8 -d $(IMAGE_DUMPER_CLASSES) \
+	  -cp "$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" compat/image-dumper/*.java
+image-dump: image-dumper-deps $(IMAGE_DUMPER_CLASSES)/ImageDumper.class
+	@if [ -z "$(DIR)$(SNAPSHOT)" ]; then echo "usage: make image-dump DIR=<__cluster_metadata-0 dir> [AT=offset] [SNAPSHOT=file.checkpoint]"; exit 2; fi
+	@java -Xmx2g -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+	  -Dlog4j2.configurationFile=target/compat/kafka-$(KAFKA_VERSION)/log4j2-tools.properties \
+	  -cp "$(IMAGE_DUMPER_CLASSES):$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" \
+	  ImageDumper $(DIR) $(if $(AT),--at $(AT)) $(if $(SNAPSHOT),--snapshot $(SNAPSHOT))
 
 vectors:
 	protocol-tests/capture/capture.sh

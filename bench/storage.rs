@@ -34,6 +34,7 @@ use std::time::{Duration, Instant};
 
 use kraftd::log::{FileLog, Isolation, LogConfig};
 use kraftd::protocol::records::{batches, BatchBuilder};
+use kraftd::raft::RaftLog;
 use rand::{rngs::StdRng, RngCore, SeedableRng};
 use serde_json::{json, Value};
 

@@ -2,6 +2,7 @@
 //!
 //! Modules depend one way: `protocol` and `properties` are leaves, `log` uses `protocol`, and
 //! `server` uses everything while nothing uses it.
+pub mod controller;
 pub mod log;
 pub mod properties;
 pub mod protocol;

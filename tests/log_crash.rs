@@ -19,6 +19,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use kraftd::log::storage::Storage;
 use kraftd::log::{FileLog, Isolation, LogConfig, LogCore, MemoryLog, RollConfig};
 use kraftd::protocol::records::{split_batches, BatchBuilder};
+use kraftd::raft::RaftLog;
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]
@@ -127,7 +128,7 @@ fn run_ops<S: Storage>(log: &mut LogCore<S>, ops: &[Op], model: &mut Model) {
                 assert_eq!(log.end_offset(), model.end());
             }
         }
-        assert!(log.flushed_offset() >= model.durable_end);
+        assert!(log.flushed_end_offset() >= model.durable_end);
     }
 }
 
@@ -308,7 +309,7 @@ proptest! {
         let mut model = Model::default();
         run_ops(&mut log, &ops, &mut model);
         log.crash().unwrap();
-        prop_assert_eq!(log.end_offset(), log.flushed_offset());
+        prop_assert_eq!(log.end_offset(), log.flushed_end_offset());
         let recovered = read_all(&log);
         check_prefix(&recovered, &model, log.end_offset())?;
         prop_assert!(log.end_offset() >= model.durable_end);

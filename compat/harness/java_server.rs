@@ -39,8 +39,35 @@ pub struct JavaServer {
     guard: ChildGuard,
 }
 
+/// A server whose `server.properties` is written and whose storage is formatted, not yet
+/// started.
+pub(super) struct Prepared {
+    spec: Spec,
+    config: PathBuf,
+    data_dir: PathBuf,
+}
+
+impl Prepared {
+    /// Starts the JVM. Call it from the test's own thread: a child is killed when the thread
+    /// that spawned it exits (see `process.rs`).
+    pub(super) fn spawn(self, dir: &TestDir) -> JavaServer {
+        let guard = spawn_server(Kafka::get(), &self.spec, &self.config, dir);
+        JavaServer {
+            spec: self.spec,
+            config: self.config,
+            data_dir: self.data_dir,
+            guard,
+        }
+    }
+}
+
 impl JavaServer {
     pub(super) fn start(spec: Spec, dir: &TestDir) -> JavaServer {
+        Self::prepare(spec, dir).spawn(dir)
+    }
+
+    /// Writes the config and formats the storage (a JVM run); any thread may do this.
+    pub(super) fn prepare(spec: Spec, dir: &TestDir) -> Prepared {
         let kafka = Kafka::get();
         let node_dir = dir.subdir(&spec.name);
         let config = node_dir.join("server.properties");
@@ -61,7 +88,8 @@ impl JavaServer {
             .expect("log.dirs is set above");
         props.write(&config);
         if spec.format {
-            let out = kafka.storage_format(&config, &spec.cluster_id, &spec.flag, &[]);
+            let extra: Vec<&str> = spec.format_args.iter().map(String::as_str).collect();
+            let out = kafka.storage_format(&config, &spec.cluster_id, &spec.flag, &extra);
             assert!(
                 out.success(),
                 "kafka-storage format of {} failed ({}):\n{out}",
@@ -69,12 +97,10 @@ impl JavaServer {
                 config.display()
             );
         }
-        let guard = spawn_server(kafka, &spec, &config, dir);
-        JavaServer {
+        Prepared {
             spec,
             config,
             data_dir,
-            guard,
         }
     }
 

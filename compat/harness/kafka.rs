@@ -51,10 +51,28 @@ pub enum Tool {
     Topics,
     /// `kafka-features.sh`
     Features,
+    /// `kafka-configs.sh`
+    Configs,
+    /// `kafka-acls.sh`
+    Acls,
     /// `kafka-console-producer.sh`
     ConsoleProducer,
     /// `kafka-console-consumer.sh`
     ConsoleConsumer,
+    /// `kafka-delegation-tokens.sh`
+    DelegationTokens,
+    /// `kafka-leader-election.sh`
+    LeaderElection,
+    /// `kafka-reassign-partitions.sh`
+    ReassignPartitions,
+    /// `kafka-cluster.sh`
+    Cluster,
+    /// `kafka-client-metrics.sh`
+    ClientMetrics,
+    /// `kafka-producer-perf-test.sh`
+    ProducerPerformance,
+    /// `kafka-verifiable-producer.sh`
+    VerifiableProducer,
 }
 
 impl Tool {
@@ -74,6 +92,15 @@ impl Tool {
             Tool::BrokerApiVersions => &["org.apache.kafka.tools.BrokerApiVersionsCommand"],
             Tool::Topics => &["org.apache.kafka.tools.TopicCommand"],
             Tool::Features => &["org.apache.kafka.tools.FeatureCommand"],
+            // kafka.admin.* up to 3.x; org.apache.kafka.tools.* in 4.x.
+            Tool::Configs => &[
+                "org.apache.kafka.tools.ConfigCommand",
+                "kafka.admin.ConfigCommand",
+            ],
+            Tool::Acls => &[
+                "org.apache.kafka.tools.AclCommand",
+                "kafka.admin.AclCommand",
+            ],
             Tool::ConsoleProducer => &[
                 "org.apache.kafka.tools.ConsoleProducer",
                 "kafka.tools.ConsoleProducer",
@@ -82,6 +109,15 @@ impl Tool {
                 "org.apache.kafka.tools.consumer.ConsoleConsumer",
                 "kafka.tools.ConsoleConsumer",
             ],
+            Tool::DelegationTokens => &["org.apache.kafka.tools.DelegationTokenCommand"],
+            Tool::LeaderElection => &["org.apache.kafka.tools.LeaderElectionCommand"],
+            Tool::ReassignPartitions => {
+                &["org.apache.kafka.tools.reassign.ReassignPartitionsCommand"]
+            }
+            Tool::Cluster => &["org.apache.kafka.tools.ClusterTool"],
+            Tool::ClientMetrics => &["org.apache.kafka.tools.ClientMetricsCommand"],
+            Tool::ProducerPerformance => &["org.apache.kafka.tools.ProducerPerformance"],
+            Tool::VerifiableProducer => &["org.apache.kafka.tools.VerifiableProducer"],
         }
     }
 }
@@ -177,6 +213,11 @@ impl Kafka {
 
     pub fn classpath(&self) -> &str {
         &self.classpath
+    }
+
+    /// The `javac` next to the `java` in use (`JAVA_HOME/bin/javac`, else `javac` on PATH).
+    pub fn javac(&self) -> PathBuf {
+        self.java.with_file_name("javac")
     }
 
     /// `target/compat/kafka-<version>/`, where the classpath and logging configs live.

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use super::quorum_probe::{all_caught_up, assert_same_batches, leader_view, read_log_batches};
 use super::{
-    voters, JavaController, Kafka, KraftdProcess, Properties, Quorum, TestDir, Voter,
-    KRAFTD_COMMAND_TIMEOUT,
+    voters, JavaController, Kafka, KraftdProcess, Properties, Quorum, ServerBuilder, TestDir,
+    Voter, KRAFTD_COMMAND_TIMEOUT,
 };
 use kraftd::raft::msg::DescribeQuorumResponse;
 
@@ -140,6 +140,12 @@ impl Mixed {
 
     /// [`Self::start`] with extra properties for every node.
     pub fn start_with(kraftd: &[i32], extra: &[(&str, &str)]) -> Mixed {
+        Self::start_formatted(kraftd, extra, &[])
+    }
+
+    /// [`Self::start_with`], every node formatted with `format_args` too (both `kafka-storage
+    /// format` and `kraftd format` take e.g. `--release-version 3.9-IV0`).
+    pub fn start_formatted(kraftd: &[i32], extra: &[(&str, &str)], format_args: &[&str]) -> Mixed {
         let dir = TestDir::new();
         let kafka = Kafka::get();
         let cluster_id = kafka.random_uuid();
@@ -149,44 +155,50 @@ impl Mixed {
             .map(|v| format!("{}@{}", v.id, v.endpoint()))
             .collect::<Vec<_>>()
             .join(",");
+        // The Java voters' formats run in parallel (a JVM each); the servers start in order.
+        let java_builders = voters
+            .iter()
+            .filter(|v| !kraftd.contains(&v.id))
+            .map(|v| {
+                let mut builder = JavaController::builder(v.id)
+                    .quorum(Quorum::StaticVoters(voters.clone()))
+                    .cluster_id(cluster_id.clone())
+                    .format_args(format_args);
+                for (k, v) in extra {
+                    builder = builder.prop(k, v);
+                }
+                builder
+            })
+            .collect();
+        let mut java = ServerBuilder::start_all(java_builders, &dir).into_iter();
         let members = voters
             .iter()
             .map(|v| {
-                if kraftd.contains(&v.id) {
-                    let data = dir.subdir(format!("kraftd-{}-data", v.id));
-                    let mut props = Properties::new();
-                    props
-                        .set("process.roles", "controller")
-                        .set("node.id", v.id.to_string())
-                        .set("listeners", format!("CONTROLLER://{}", v.endpoint()))
-                        .set("controller.listener.names", "CONTROLLER")
-                        .set("controller.quorum.voters", static_voters.clone())
-                        .set("log.dirs", data.display().to_string());
-                    for (k, v) in extra {
-                        props.set(*k, *v);
-                    }
-                    let name = format!("kraftd-{}", v.id);
-                    let config = KraftdProcess::write_config(&dir, &name, &props);
-                    let config = config.display().to_string();
-                    KraftdProcess::run(
-                        &["format", "-t", &cluster_id, "-c", &config],
-                        &[],
-                        KRAFTD_COMMAND_TIMEOUT,
-                    )
-                    .assert_success();
-                    Member::Kraftd(
-                        KraftdProcess::start(&dir, &name, &["start", &config], &[]),
-                        data,
-                    )
-                } else {
-                    let mut builder = JavaController::builder(v.id)
-                        .quorum(Quorum::StaticVoters(voters.clone()))
-                        .cluster_id(cluster_id.clone());
-                    for (k, v) in extra {
-                        builder = builder.prop(k, v);
-                    }
-                    Member::Java(builder.start(&dir))
+                if !kraftd.contains(&v.id) {
+                    return Member::Java(java.next().expect("one Java server per Java voter"));
                 }
+                let data = dir.subdir(format!("kraftd-{}-data", v.id));
+                let mut props = Properties::new();
+                props
+                    .set("process.roles", "controller")
+                    .set("node.id", v.id.to_string())
+                    .set("listeners", format!("CONTROLLER://{}", v.endpoint()))
+                    .set("controller.listener.names", "CONTROLLER")
+                    .set("controller.quorum.voters", static_voters.clone())
+                    .set("log.dirs", data.display().to_string());
+                for (k, v) in extra {
+                    props.set(*k, *v);
+                }
+                let name = format!("kraftd-{}", v.id);
+                let config = KraftdProcess::write_config(&dir, &name, &props);
+                let config = config.display().to_string();
+                let mut format = vec!["format", "-t", &cluster_id, "-c", &config];
+                format.extend_from_slice(format_args);
+                KraftdProcess::run(&format, &[], KRAFTD_COMMAND_TIMEOUT).assert_success();
+                Member::Kraftd(
+                    KraftdProcess::start(&dir, &name, &["start", &config], &[]),
+                    data,
+                )
             })
             .collect();
         Mixed {

@@ -17,6 +17,8 @@
 // Each test module uses a different part of the harness.
 #![allow(dead_code, unused_imports)]
 
+pub mod image_compare;
+mod image_dumper;
 mod java_server;
 mod kafka;
 mod kraftd;
@@ -28,7 +30,11 @@ pub mod quorum_probe;
 mod server_builder;
 mod testdir;
 mod tools;
+pub mod workload;
 
+pub use image_dumper::{
+    dump_java_image, dump_java_image_from_snapshot, dump_java_snapshot, run_image_dumper,
+};
 pub use java_server::{JavaBroker, JavaController, JavaServer};
 pub use kafka::{Kafka, Tool, ToolOptions, DEFAULT_KAFKA_VERSION, TOOL_TIMEOUT};
 pub use kraftd::{KraftdProcess, KRAFTD_COMMAND_TIMEOUT};

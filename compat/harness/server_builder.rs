@@ -67,6 +67,7 @@ pub struct ServerBuilder<R> {
     props: Properties,
     jvm_opts: Vec<String>,
     format: bool,
+    format_args: Vec<String>,
     name: Option<String>,
     role: PhantomData<fn() -> R>,
 }
@@ -84,6 +85,7 @@ impl<R: From<JavaServer>> ServerBuilder<R> {
             props: Properties::new(),
             jvm_opts: Vec::new(),
             format: true,
+            format_args: Vec::new(),
             name: None,
             role: PhantomData,
         }
@@ -136,6 +138,12 @@ impl<R: From<JavaServer>> ServerBuilder<R> {
         self
     }
 
+    /// Adds arguments to `kafka-storage format` (e.g. `--release-version 3.9-IV0`).
+    pub fn format_args(mut self, args: &[&str]) -> Self {
+        self.format_args.extend(args.iter().map(|a| a.to_string()));
+        self
+    }
+
     /// Does not run `kafka-storage format` (e.g. to test an unformatted directory).
     pub fn skip_format(mut self) -> Self {
         self.format = false;
@@ -151,6 +159,29 @@ impl<R: From<JavaServer>> ServerBuilder<R> {
     /// Writes `server.properties`, formats the data directory and starts `kafka.Kafka`.
     pub fn start(self, dir: &TestDir) -> R {
         R::from(JavaServer::start(self.into_spec(), dir))
+    }
+
+    /// [`Self::start`] for several servers: the formats (a JVM each) run in parallel, the
+    /// servers are then started from this thread, in order.
+    pub fn start_all(builders: Vec<Self>, dir: &TestDir) -> Vec<R> {
+        let specs: Vec<Spec> = builders.into_iter().map(Self::into_spec).collect();
+        let prepared: Vec<_> = std::thread::scope(|s| {
+            let formats: Vec<_> = specs
+                .into_iter()
+                .map(|spec| s.spawn(move || JavaServer::prepare(spec, dir)))
+                .collect();
+            formats
+                .into_iter()
+                .map(|f| {
+                    f.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect()
+        });
+        prepared
+            .into_iter()
+            .map(|p| R::from(p.spawn(dir)))
+            .collect()
     }
 
     fn into_spec(self) -> Spec {
@@ -239,6 +270,7 @@ impl<R: From<JavaServer>> ServerBuilder<R> {
             bootstrap_controllers: quorum.bootstrap_controllers,
             flag,
             format: self.format,
+            format_args: self.format_args,
             props,
             jvm_opts: self.jvm_opts,
         }
@@ -255,6 +287,7 @@ pub(super) struct Spec {
     pub(super) bootstrap_controllers: String,
     pub(super) flag: FormatFlag,
     pub(super) format: bool,
+    pub(super) format_args: Vec<String>,
     pub(super) props: Properties,
     pub(super) jvm_opts: Vec<String>,
 }

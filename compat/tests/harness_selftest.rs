@@ -186,8 +186,17 @@ fn every_tool_main_class_exists_in_the_resolved_jars() {
         Tool::BrokerApiVersions,
         Tool::Topics,
         Tool::Features,
+        Tool::Configs,
+        Tool::Acls,
         Tool::ConsoleProducer,
         Tool::ConsoleConsumer,
+        Tool::DelegationTokens,
+        Tool::LeaderElection,
+        Tool::ReassignPartitions,
+        Tool::Cluster,
+        Tool::ClientMetrics,
+        Tool::ProducerPerformance,
+        Tool::VerifiableProducer,
     ] {
         let class = kafka.main_class(tool); // panics if none of the candidates exists
         assert!(kafka.has_class(class));

@@ -9,9 +9,11 @@
 #[path = "../harness/mod.rs"]
 mod harness;
 
+mod every_record;
 mod front_end;
 mod full_disk;
 mod harness_selftest;
+mod image_dumper;
 mod mixed;
 mod not_controller;
 mod quorum;

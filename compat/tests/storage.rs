@@ -12,12 +12,13 @@ use kraftd::log::epoch_cache;
 use kraftd::log::meta_properties::MetaProperties;
 use kraftd::log::{
     DirLock, ElectionState, FileLog, FileQuorumStateStore, LockError, LogConfig, OffsetAndEpoch,
-    QuorumStateStore, ReplicaKey, RollConfig,
+    QuorumStateFile, QuorumStateStore, ReplicaKey, RollConfig,
 };
 use kraftd::protocol::codec::Uuid;
 use kraftd::protocol::messages::leader_change_message::{LeaderChangeMessage, Voter};
 use kraftd::protocol::messages::NoOpRecord;
 use kraftd::protocol::records::{BatchBuilder, ControlRecord, MetadataRecordAndVersion};
+use kraftd::raft::RaftLog;
 
 use crate::harness::{voters, JavaController, Kafka, Quorum, TestDir};
 
@@ -76,16 +77,22 @@ fn kraftd_reads_a_java_directory_and_renders_its_files_byte_for_byte() {
         "ours:\n{ours}\nJava's:\n{java_text}"
     );
 
-    // quorum-state: read, then rendered identically.
-    let store = FileQuorumStateStore::new(&part);
-    let state = store.read().unwrap().expect("Java wrote quorum-state");
+    // quorum-state: read by the store, and rewritten by it to the very same bytes.
+    let mut store = FileQuorumStateStore::new(&part, vec![]);
+    let java_bytes = fs::read_to_string(store.path()).unwrap();
+    let file = QuorumStateFile::parse(&java_bytes).unwrap();
     assert_eq!(
-        state.data_version, 1,
+        file.data_version, 1,
         "a --standalone quorum runs kraft.version 1"
     );
-    assert_eq!(state.state.leader_id, Some(1));
-    let java_bytes = fs::read_to_string(store.path()).unwrap();
-    assert_eq!(state.state.to_json(1).unwrap(), java_bytes);
+    let state = store
+        .read_election_state()
+        .unwrap()
+        .expect("Java wrote quorum-state");
+    assert_eq!((&state, file.election.leader_id), (&file.election, Some(1)));
+    assert_eq!(file.to_json(), java_bytes);
+    store.write_election_state(&state, 1).unwrap();
+    assert_eq!(fs::read_to_string(store.path()).unwrap(), java_bytes);
 
     // The segments, checkpoint and snapshots open cleanly, and opening changes nothing.
     let before = snapshot_tree(&data);
@@ -190,17 +197,13 @@ fn a_java_controller_starts_on_state_and_segments_written_by_kraftd() {
     let segments = log.segment_paths();
     assert!(segments.len() > 2, "2000-byte segments roll: {segments:?}");
     drop(log);
-    let mut store = FileQuorumStateStore::new(&part);
+    let mut store = FileQuorumStateStore::new(&part, vec![]);
     let vote = ElectionState {
         epoch,
         leader_id: Some(1),
-        voted_key: Some(ReplicaKey {
-            id: 1,
-            directory_id: Some(dir_id),
-        }),
-        voters: vec![],
+        voted_key: Some(ReplicaKey::new(1, Some(dir_id))),
     };
-    store.write(&vote, 1).unwrap();
+    store.write_election_state(&vote, 1).unwrap();
 
     // Java's tools read it all.
     let config_path = java.config_path().to_str().unwrap().to_string();
@@ -286,28 +289,26 @@ fn quorum_state_version_0_of_a_static_quorum_round_trips() {
     let first = java.wait_until_leader(START_TIMEOUT);
     java.stop(STOP_TIMEOUT);
     let part = java.metadata_log_dir();
-    let mut store = FileQuorumStateStore::new(&part);
-    let found = store.read().unwrap().unwrap();
+    let mut store = FileQuorumStateStore::new(&part, vec![1]);
+    let java_bytes = fs::read_to_string(store.path()).unwrap();
+    let found = QuorumStateFile::parse(&java_bytes).unwrap();
     assert_eq!(
         found.data_version, 0,
         "kraft.version 0 writes data_version 0"
     );
-    assert_eq!(found.state.voters, vec![1]);
-    assert_eq!(
-        found.state.to_json(0).unwrap(),
-        fs::read_to_string(store.path()).unwrap()
-    );
+    assert_eq!(found.voters, vec![1]);
+    assert_eq!(found.to_json(), java_bytes);
+    // The store writes Java's bytes back for what it reads, at kraft.version 0.
+    let read = store.read_election_state().unwrap().unwrap();
+    store.write_election_state(&read, 0).unwrap();
+    assert_eq!(fs::read_to_string(store.path()).unwrap(), java_bytes);
     let epoch = first.leader_epoch + 3;
     let state = ElectionState {
         epoch,
         leader_id: None,
-        voted_key: Some(ReplicaKey {
-            id: 1,
-            directory_id: None,
-        }),
-        voters: vec![1],
+        voted_key: Some(ReplicaKey::of_id(1)),
     };
-    store.write(&state, 0).unwrap();
+    store.write_election_state(&state, 0).unwrap();
     java.restart(&dir);
     let status = java.wait_until_leader(START_TIMEOUT);
     // Having voted for itself in `epoch`, Java resumes as the candidate of that epoch (without
@@ -317,12 +318,10 @@ fn quorum_state_version_0_of_a_static_quorum_round_trips() {
         "{status:?} (kraftd wrote epoch {epoch})"
     );
     java.stop(STOP_TIMEOUT);
-    let again = store.read().unwrap().unwrap();
-    assert_eq!((again.data_version, again.state.leader_id), (0, Some(1)));
-    assert_eq!(
-        again.state.to_json(0).unwrap(),
-        fs::read_to_string(store.path()).unwrap()
-    );
+    let again_bytes = fs::read_to_string(store.path()).unwrap();
+    let again = QuorumStateFile::parse(&again_bytes).unwrap();
+    assert_eq!((again.data_version, again.election.leader_id), (0, Some(1)));
+    assert_eq!(again.to_json(), again_bytes);
 }
 
 #[test]

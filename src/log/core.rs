@@ -1,17 +1,22 @@
-//! The metadata log's rules (Kafka's `KafkaRaftLog` on top of `UnifiedLog`), over any
-//! [`Storage`]: leader-epoch cache, high watermark, log start offset, snapshot bookkeeping and
-//! retention.
+//! The metadata log's state over any [`Storage`] (what Kafka's `UnifiedLog` keeps for
+//! `KafkaRaftLog`): the stored batches, the leader-epoch cache and its checkpoint, the log start
+//! offset, the high watermark, the retained snapshots and the download in progress.
+//!
+//! The raft core reaches it through one trait, `raft::RaftLog`, implemented once for every
+//! `LogCore` (src/raft/log_core.rs): Kafka's `KafkaRaftLog` rules (truncation, snapshots,
+//! retention) live there, one method each, so that no inherent method here shadows one of
+//! them. What is left here is the state, what opening a log does (Kafka's `createLog` checks,
+//! and its restart at a latest snapshot ahead of the log), and the byte-level appends and
+//! reads that the trait's typed batches go through.
 
 use std::collections::BTreeMap;
 
 use super::append::{self, Appender};
 use super::epoch_cache::{EpochCache, EpochEntry};
 use super::error::{LogError, Result};
-use super::replicated::{
-    Isolation, LogAppendInfo, LogFetchInfo, OffsetAndEpoch, SnapshotReader, SnapshotWriter,
-    ValidOffsetAndEpoch,
-};
+use super::replicated::{Isolation, LogAppendInfo, LogFetchInfo, OffsetAndEpoch};
 use super::segment_log::RollConfig;
+use super::snapshot_io::RawSnapshotWriter;
 use super::storage::{SnapshotMeta, Storage};
 
 /// The metadata log's settings, with Kafka 4.4.0's defaults.
@@ -39,19 +44,28 @@ impl Default for LogConfig {
     }
 }
 
+/// A snapshot being downloaded from the leader (FetchSnapshot), byte for byte.
+#[derive(Debug)]
+pub(crate) struct SnapshotDownload {
+    pub(crate) writer: RawSnapshotWriter,
+    /// The snapshot exists already: the bytes go to memory and are only validated.
+    pub(crate) existing: bool,
+}
+
 /// A metadata log over `S`. See [`super::FileLog`] and [`super::MemoryLog`].
+///
+/// Invariants: `log_start <= high_watermark <= storage.end_offset()`; when `log_start > 0` a
+/// retained snapshot ends at or after it; `epochs` holds the epochs of the stored batches.
 #[derive(Debug)]
 pub struct LogCore<S: Storage> {
     pub(crate) storage: S,
     pub(crate) config: LogConfig,
-    epochs: EpochCache,
+    pub(crate) epochs: EpochCache,
     persisted_epochs: Option<Vec<EpochEntry>>,
-    log_start: i64,
-    high_watermark: i64,
-    snapshots: BTreeMap<OffsetAndEpoch, SnapshotMeta>,
-    /// The snapshot download in progress, and whether that snapshot already exists (then the
-    /// bytes go to memory and are only validated).
-    download: Option<(SnapshotWriter, bool)>,
+    pub(crate) log_start: i64,
+    pub(crate) high_watermark: i64,
+    pub(crate) snapshots: BTreeMap<OffsetAndEpoch, SnapshotMeta>,
+    pub(crate) download: Option<SnapshotDownload>,
 }
 
 impl<S: Storage> LogCore<S> {
@@ -82,9 +96,52 @@ impl<S: Storage> LogCore<S> {
             snapshots,
             download: None,
         };
-        log.truncate_to_latest_snapshot()?;
+        // Kafka's `KafkaRaftLog.createLog`: a latest snapshot ahead of the log (a crash after
+        // a download, or a snapshot above the flushed end) restarts the log at its end offset.
+        if let Some(snapshot) = log.snapshot_ahead_of_log() {
+            log.restart_at_snapshot(snapshot)?;
+        }
         log.persist_epochs()?;
         Ok(log)
+    }
+
+    /// The latest snapshot when it is ahead of the log (a newer epoch than the log's last
+    /// batch, or the same epoch and a larger end offset): the log must restart at it.
+    pub(crate) fn snapshot_ahead_of_log(&self) -> Option<OffsetAndEpoch> {
+        let latest = self.snapshots.keys().next_back().copied()?;
+        let end = self.storage.end_offset();
+        let log_epoch = self.epochs.latest_epoch();
+        if log_epoch.is_none() && end == latest.offset && self.log_start == end {
+            return None; // already an empty log at the snapshot
+        }
+        let log_epoch = log_epoch.unwrap_or(0);
+        let ahead = latest.epoch > log_epoch || (latest.epoch == log_epoch && latest.offset > end);
+        ahead.then_some(latest)
+    }
+
+    /// Empties the log and restarts it at `snapshot`'s end offset (log start = end = high
+    /// watermark), forgetting the older snapshots. Durable on return.
+    pub(crate) fn restart_at_snapshot(&mut self, snapshot: OffsetAndEpoch) -> Result<()> {
+        tracing::info!(
+            "Truncating the metadata log fully to the latest snapshot {snapshot}, which is ahead of its end offset {}",
+            self.storage.end_offset()
+        );
+        self.storage.truncate_fully_and_start_at(snapshot.offset)?;
+        self.epochs.clear();
+        self.log_start = snapshot.offset;
+        self.high_watermark = snapshot.offset;
+        self.remove_snapshots_before(snapshot)?;
+        self.persist_epochs()
+    }
+
+    /// Forgets (and deletes) the snapshots older than `id`.
+    pub(crate) fn remove_snapshots_before(&mut self, id: OffsetAndEpoch) -> Result<()> {
+        let older: Vec<OffsetAndEpoch> = self.snapshots.range(..id).map(|(k, _)| *k).collect();
+        for old in older {
+            self.snapshots.remove(&old);
+            self.storage.delete_snapshot(old)?;
+        }
+        Ok(())
     }
 
     pub fn storage(&self) -> &S {
@@ -96,16 +153,13 @@ impl<S: Storage> LogCore<S> {
     pub fn epoch_entries(&self) -> &[EpochEntry] {
         self.epochs.entries()
     }
-    /// Size of a retained snapshot.
-    pub fn snapshot_size(&self, id: OffsetAndEpoch) -> Option<u64> {
-        self.snapshots.get(&id).map(|m| m.size)
-    }
+    /// The retained snapshots, oldest first.
     pub fn snapshot_ids(&self) -> Vec<OffsetAndEpoch> {
         self.snapshots.keys().copied().collect()
     }
 
     /// Writes the leader-epoch checkpoint if the durable part of the cache changed.
-    fn persist_epochs(&mut self) -> Result<()> {
+    pub(crate) fn persist_epochs(&mut self) -> Result<()> {
         let flushed = self.storage.flushed_offset();
         let durable: Vec<EpochEntry> = self
             .epochs
@@ -147,41 +201,12 @@ impl<S: Storage> LogCore<S> {
         })
     }
 
-    /// Forgets (and deletes) the snapshots older than `id`.
-    fn remove_snapshots_before(&mut self, id: OffsetAndEpoch) -> Result<()> {
-        let older: Vec<OffsetAndEpoch> = self.snapshots.range(..id).map(|(k, _)| *k).collect();
-        for old in older {
-            self.snapshots.remove(&old);
-            self.storage.delete_snapshot(old)?;
-        }
-        Ok(())
-    }
-
-    /// Java's `cleanSnapshots`: for consecutive snapshots (S, next), while `should_go(S)`, move
-    /// the log start to `next`; stop at the first that may stay or whose move deletes nothing.
-    fn clean_snapshots(
-        &mut self,
-        mut should_go: impl FnMut(&Self, OffsetAndEpoch) -> bool,
-    ) -> Result<bool> {
-        let ids = self.snapshot_ids();
-        let mut cleaned = false;
-        for pair in ids.windows(2) {
-            if !should_go(self, pair[0]) || !self.delete_before_snapshot(pair[1])? {
-                break;
-            }
-            cleaned = true;
-        }
-        Ok(cleaned)
-    }
-}
-
-/// The operations of the metadata log. The raft core reaches them through
-/// `raft::RaftLog`, implemented once for every `LogCore` (src/raft/log_core.rs).
-impl<S: Storage> LogCore<S> {
+    /// Appends whole v2 batches written by the leader of `epoch` (every batch of that epoch).
     pub fn append_bytes_as_leader(&mut self, batches: &[u8], epoch: i32) -> Result<LogAppendInfo> {
         self.append(batches, Appender::Leader(epoch))
     }
 
+    /// Appends whole v2 batches received from the leader of `epoch` (epochs up to it).
     pub fn append_bytes_as_follower(
         &mut self,
         batches: &[u8],
@@ -190,6 +215,8 @@ impl<S: Storage> LogCore<S> {
         self.append(batches, Appender::Follower(epoch))
     }
 
+    /// Whole batches from the one holding `start`, up to `max_bytes` (at least one), from one
+    /// segment at most.
     pub fn read_bytes(
         &self,
         start: i64,
@@ -214,310 +241,18 @@ impl<S: Storage> LogCore<S> {
         })
     }
 
-    pub fn last_fetched_epoch(&self) -> i32 {
-        match self.epochs.latest_epoch() {
-            Some(e) => e,
-            None => self.latest_snapshot_id().map_or(0, |s| s.epoch),
-        }
-    }
-
-    pub fn end_offset_for_epoch(&self, epoch: i32) -> OffsetAndEpoch {
-        let end = self.storage.end_offset();
-        match (
-            self.epochs.end_offset_for(epoch, end),
-            self.earliest_snapshot_id(),
-        ) {
-            (Some((e, o)), Some(s)) if o == s.offset && e == epoch => s,
-            (Some((e, o)), _) => OffsetAndEpoch::new(o, e),
-            (None, _) => OffsetAndEpoch::new(end, self.last_fetched_epoch()),
-        }
-    }
-
-    pub fn epoch_for_offset(&self, offset: i64) -> Option<i32> {
-        if offset >= self.log_start && offset < self.storage.end_offset() {
-            return self.epochs.epoch_for_offset(offset);
-        }
-        self.earliest_snapshot_id()
-            .filter(|s| offset == s.offset - 1 && offset < self.log_start)
-            .map(|s| s.epoch)
-    }
-
-    pub fn end_offset(&self) -> i64 {
-        self.storage.end_offset()
-    }
-
-    pub fn flushed_offset(&self) -> i64 {
-        self.storage.flushed_offset()
+    /// Starts a new leader epoch at the log end offset.
+    pub fn initialize_leader_epoch(&mut self, epoch: i32) -> Result<()> {
+        self.epochs.assign(epoch, self.storage.end_offset());
+        Ok(())
     }
 
     pub fn high_watermark(&self) -> i64 {
         self.high_watermark
     }
 
+    /// Moves the high watermark, clamped to `[log start, log end]`.
     pub fn update_high_watermark(&mut self, offset: i64) {
         self.high_watermark = offset.clamp(self.log_start, self.storage.end_offset());
-    }
-
-    pub fn start_offset(&self) -> i64 {
-        self.log_start
-    }
-
-    pub fn initialize_leader_epoch(&mut self, epoch: i32) -> Result<()> {
-        self.epochs.assign(epoch, self.storage.end_offset());
-        Ok(())
-    }
-
-    pub fn truncate_to(&mut self, offset: i64) -> Result<()> {
-        if offset < self.high_watermark {
-            return Err(LogError::InvalidState(format!(
-                "cannot truncate the metadata log to offset {offset}, below the high watermark {}",
-                self.high_watermark
-            )));
-        }
-        let end = self.storage.truncate_to(offset)?;
-        self.epochs.truncate_from_end(end);
-        self.persist_epochs()
-    }
-
-    pub fn truncate_to_latest_snapshot(&mut self) -> Result<bool> {
-        let Some(latest) = self.latest_snapshot_id() else {
-            return Ok(false);
-        };
-        let end = self.storage.end_offset();
-        if self.epochs.latest_epoch().is_none() && end == latest.offset && self.log_start == end {
-            return Ok(false); // already an empty log at the snapshot: nothing to truncate
-        }
-        let log_epoch = self.epochs.latest_epoch().unwrap_or(0);
-        let ahead = latest.epoch > log_epoch
-            || (latest.epoch == log_epoch && latest.offset > self.storage.end_offset());
-        if !ahead {
-            return Ok(false);
-        }
-        tracing::info!(
-            "Truncating the metadata log fully to the latest snapshot {latest}, which is ahead of its end offset {}",
-            self.storage.end_offset()
-        );
-        self.storage.truncate_fully_and_start_at(latest.offset)?;
-        self.epochs.clear();
-        self.log_start = latest.offset;
-        self.high_watermark = latest.offset;
-        self.remove_snapshots_before(latest)?;
-        self.persist_epochs()?;
-        Ok(true)
-    }
-
-    pub fn delete_before_snapshot(&mut self, id: OffsetAndEpoch) -> Result<bool> {
-        let Some(latest) = self.latest_snapshot_id() else {
-            return Ok(false);
-        };
-        if !self.snapshots.contains_key(&id)
-            || self.log_start >= id.offset
-            || id.offset > latest.offset
-            || id.offset > self.high_watermark
-        {
-            return Ok(false);
-        }
-        self.log_start = id.offset;
-        self.epochs.truncate_from_start(id.offset);
-        let deleted = self.storage.delete_below(id.offset)?;
-        self.remove_snapshots_before(id)?;
-        self.persist_epochs()?;
-        Ok(deleted > 0)
-    }
-
-    pub fn flush(&mut self) -> Result<()> {
-        self.storage.flush()?;
-        self.persist_epochs()
-    }
-
-    pub fn apply_retention(&mut self, now_ms: i64) -> Result<bool> {
-        let mut cleaned = false;
-        if self.config.retention_bytes >= 0 {
-            let limit = self.config.retention_bytes as u64;
-            let mut snapshot_total: u64 = self.snapshots.values().map(|m| m.size).sum();
-            cleaned |= self.clean_snapshots(|log, id| {
-                let size = log.snapshots[&id].size;
-                if log.storage.size() + snapshot_total > limit {
-                    snapshot_total -= size;
-                    true
-                } else {
-                    false
-                }
-            })?;
-        }
-        if self.config.retention_ms >= 0 {
-            let retention = self.config.retention_ms;
-            cleaned |= self.clean_snapshots(|log, id| {
-                now_ms - log.snapshots[&id].last_contained_log_timestamp > retention
-            })?;
-        }
-        Ok(cleaned)
-    }
-
-    pub fn create_new_snapshot(&mut self, id: OffsetAndEpoch) -> Result<Option<SnapshotWriter>> {
-        if id.offset < self.log_start {
-            tracing::info!(
-                "Not creating snapshot {id}: it is below the log start offset {}",
-                self.log_start
-            );
-            return Ok(None);
-        }
-        if id.offset > self.high_watermark {
-            return Err(LogError::InvalidState(format!(
-                "cannot create a snapshot with an id ({id}) greater than the high watermark ({})",
-                self.high_watermark
-            )));
-        }
-        match self.validate_offset_and_epoch(id.offset, id.epoch)? {
-            ValidOffsetAndEpoch::Valid(_) => {}
-            other => {
-                return Err(LogError::InvalidState(format!(
-                    "snapshot id {id} is not valid for the log: {other:?}"
-                )))
-            }
-        }
-        if !self.storage.is_batch_boundary(id.offset) {
-            return Err(LogError::InvalidState(format!(
-                "snapshot id {id} does not end at a batch boundary"
-            )));
-        }
-        self.create_new_snapshot_unchecked(id)
-    }
-
-    pub fn create_new_snapshot_unchecked(
-        &mut self,
-        id: OffsetAndEpoch,
-    ) -> Result<Option<SnapshotWriter>> {
-        if self.snapshots.contains_key(&id) {
-            return Ok(None);
-        }
-        self.storage.create_snapshot(id).map(Some)
-    }
-
-    pub fn freeze_snapshot(&mut self, writer: SnapshotWriter) -> Result<()> {
-        let id = writer.id();
-        let meta = self.storage.freeze_snapshot(writer)?;
-        self.snapshots.insert(id, meta);
-        Ok(())
-    }
-
-    pub fn open_snapshot(&self, id: OffsetAndEpoch) -> Result<Option<SnapshotReader>> {
-        if !self.snapshots.contains_key(&id) {
-            return Ok(None);
-        }
-        self.storage.open_snapshot(id).map(Some)
-    }
-
-    pub fn latest_snapshot_id(&self) -> Option<OffsetAndEpoch> {
-        self.snapshots.keys().next_back().copied()
-    }
-
-    pub fn earliest_snapshot_id(&self) -> Option<OffsetAndEpoch> {
-        self.snapshots.keys().next().copied()
-    }
-
-    pub fn latest_snapshot(&self) -> Result<Option<SnapshotReader>> {
-        match self.latest_snapshot_id() {
-            Some(id) => self.open_snapshot(id),
-            None => Ok(None),
-        }
-    }
-
-    /// Kafka's `validateOffsetAndEpoch` for a follower fetching at (`offset`, `epoch`).
-    pub fn validate_offset_and_epoch(
-        &self,
-        offset: i64,
-        epoch: i32,
-    ) -> Result<ValidOffsetAndEpoch> {
-        let start = self.start_offset();
-        if start == 0 && offset == 0 {
-            return Ok(ValidOffsetAndEpoch::Valid(OffsetAndEpoch::new(0, 0)));
-        }
-        if let Some(earliest) = self.earliest_snapshot_id() {
-            if offset < start
-                || (offset == start && epoch != earliest.epoch)
-                || epoch < earliest.epoch
-            {
-                let latest = self.latest_snapshot_id().ok_or_else(|| {
-                    LogError::InvalidState(format!(
-                        "log start offset {start} is above zero but there is no snapshot"
-                    ))
-                })?;
-                return Ok(ValidOffsetAndEpoch::Snapshot(latest));
-            }
-        }
-        let end = self.end_offset_for_epoch(epoch);
-        if end.epoch != epoch || end.offset < offset {
-            Ok(ValidOffsetAndEpoch::Diverging(end))
-        } else {
-            Ok(ValidOffsetAndEpoch::Valid(OffsetAndEpoch::new(
-                offset, epoch,
-            )))
-        }
-    }
-
-    /// Truncates to where a leader said this log diverges (Kafka's `truncateToEndOffset`);
-    /// returns the offset truncated to.
-    pub fn truncate_to_end_offset(&mut self, end: OffsetAndEpoch) -> Result<i64> {
-        let offset = if end.epoch == 0 {
-            end.offset.min(self.end_offset())
-        } else {
-            let local = self.end_offset_for_epoch(end.epoch);
-            if local.epoch == end.epoch {
-                local.offset.min(end.offset)
-            } else {
-                local.offset
-            }
-        };
-        self.truncate_to(offset)?;
-        Ok(offset)
-    }
-
-    /// Starts downloading snapshot `id` from the leader (Kafka's `createNewSnapshotUnchecked`:
-    /// a `.part` file), replacing any download in progress. A download of a snapshot that
-    /// already exists goes to memory and is only validated.
-    pub fn begin_snapshot_download(&mut self, id: OffsetAndEpoch) -> Result<()> {
-        self.download = None; // dropping a writer removes its .part
-        self.download = Some(match self.create_new_snapshot_unchecked(id)? {
-            Some(writer) => (writer, false),
-            None => (SnapshotWriter::memory(id), true),
-        });
-        Ok(())
-    }
-
-    /// The download in progress and the bytes received so far.
-    pub fn snapshot_download(&self) -> Option<(OffsetAndEpoch, u64)> {
-        let (w, _) = self.download.as_ref()?;
-        Some((w.id(), w.size_in_bytes()))
-    }
-
-    /// Appends the next chunk of the download in progress.
-    pub fn append_snapshot_download(&mut self, bytes: &[u8]) -> Result<()> {
-        match &mut self.download {
-            Some((w, _)) => w.append(bytes),
-            None => Err(LogError::InvalidState(
-                "no snapshot download is in progress".into(),
-            )),
-        }
-    }
-
-    /// Validates, makes durable and publishes the finished download. Ends it either way.
-    pub fn complete_snapshot_download(&mut self) -> Result<OffsetAndEpoch> {
-        let (w, existing) = self
-            .download
-            .take()
-            .ok_or_else(|| LogError::InvalidState("no snapshot download is in progress".into()))?;
-        let id = w.id();
-        if existing {
-            w.freeze_memory().map(|_| ())?;
-        } else {
-            self.freeze_snapshot(w)?;
-        }
-        Ok(id)
-    }
-
-    /// Abandons the download in progress (deletes its `.part`).
-    pub fn abort_snapshot_download(&mut self) {
-        self.download = None;
     }
 }

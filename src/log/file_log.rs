@@ -22,7 +22,7 @@ use super::partition_metadata;
 use super::segment::BatchMeta;
 use super::segment_log::{OpenReport, SegmentLog};
 use super::snapshot::OffsetAndEpoch;
-use super::snapshot_io::{self, SnapshotReader, SnapshotWriter};
+use super::snapshot_io::{self, RawSnapshotReader, RawSnapshotWriter};
 use super::storage::{SnapshotMeta, Storage};
 
 /// The metadata partition's directory name.
@@ -183,10 +183,10 @@ impl Storage for FileStorage {
     fn write_epoch_checkpoint(&mut self, entries: &[EpochEntry]) -> Result<()> {
         epoch_cache::write_checkpoint(&self.dir, entries)
     }
-    fn create_snapshot(&mut self, id: OffsetAndEpoch) -> Result<SnapshotWriter> {
-        SnapshotWriter::create_file(&self.dir, id)
+    fn create_snapshot(&mut self, id: OffsetAndEpoch) -> Result<RawSnapshotWriter> {
+        RawSnapshotWriter::create_file(&self.dir, id)
     }
-    fn freeze_snapshot(&mut self, writer: SnapshotWriter) -> Result<SnapshotMeta> {
+    fn freeze_snapshot(&mut self, writer: RawSnapshotWriter) -> Result<SnapshotMeta> {
         let size = writer.size_in_bytes();
         let (_, summary) = writer.freeze_file(&self.dir)?;
         Ok(SnapshotMeta {
@@ -194,8 +194,8 @@ impl Storage for FileStorage {
             last_contained_log_timestamp: summary.last_contained_log_timestamp,
         })
     }
-    fn open_snapshot(&self, id: OffsetAndEpoch) -> Result<SnapshotReader> {
-        SnapshotReader::open_file(&self.dir, id)
+    fn open_snapshot(&self, id: OffsetAndEpoch) -> Result<RawSnapshotReader> {
+        RawSnapshotReader::open_file(&self.dir, id)
     }
     fn segment_bases(&self) -> Vec<i64> {
         self.segments.segment_bases()

@@ -17,7 +17,7 @@ use super::memory_faults::{self, FaultKind, FaultPlan, Faults, ImpossibleFault, 
 use super::memory_faults::{StorageOp, Strike};
 use super::segment::{self, BatchMeta, Cut};
 use super::snapshot::OffsetAndEpoch;
-use super::snapshot_io::{SnapshotReader, SnapshotWriter};
+use super::snapshot_io::{RawSnapshotReader, RawSnapshotWriter};
 use super::storage::{SnapshotMeta, Storage};
 
 /// The metadata log in memory.
@@ -474,10 +474,10 @@ impl Storage for MemoryStorage {
         self.epoch_checkpoint = entries.to_vec();
         Ok(())
     }
-    fn create_snapshot(&mut self, id: OffsetAndEpoch) -> Result<SnapshotWriter> {
-        Ok(SnapshotWriter::memory(id))
+    fn create_snapshot(&mut self, id: OffsetAndEpoch) -> Result<RawSnapshotWriter> {
+        Ok(RawSnapshotWriter::memory(id))
     }
-    fn freeze_snapshot(&mut self, writer: SnapshotWriter) -> Result<SnapshotMeta> {
+    fn freeze_snapshot(&mut self, writer: RawSnapshotWriter) -> Result<SnapshotMeta> {
         let id = writer.id();
         let file = Path::new(&super::snapshot::file_name(id)).to_path_buf();
         if let Some(strike) = self.strike(StorageOp::Snapshot, &file) {
@@ -498,7 +498,7 @@ impl Storage for MemoryStorage {
         self.snapshots.insert(id, (Arc::new(bytes), meta));
         Ok(meta)
     }
-    fn open_snapshot(&self, id: OffsetAndEpoch) -> Result<SnapshotReader> {
+    fn open_snapshot(&self, id: OffsetAndEpoch) -> Result<RawSnapshotReader> {
         let (bytes, _) = self.snapshots.get(&id).ok_or_else(|| {
             LogError::corrupt(
                 Path::new(&super::snapshot::file_name(id)),
@@ -506,7 +506,7 @@ impl Storage for MemoryStorage {
                 "no such snapshot",
             )
         })?;
-        Ok(SnapshotReader::memory(id, bytes.clone()))
+        Ok(RawSnapshotReader::memory(id, bytes.clone()))
     }
     fn segment_bases(&self) -> Vec<i64> {
         self.segment_bases.clone()

@@ -1,6 +1,6 @@
 //! Opening a formatted metadata log directory the way a Kafka controller does at start-up: take
 //! the `.lock`, check `meta.properties` belongs to this node (generating a `directory.id` if the
-//! file has none, as Java does), then open `__cluster_metadata-0` and its `quorum-state`.
+//! file has none, as Java does), then open `__cluster_metadata-0`.
 
 use std::path::{Path, PathBuf};
 
@@ -9,7 +9,6 @@ use super::error::{LogError, Result};
 use super::file_log::{FileLog, PARTITION_DIR_NAME};
 use super::lock::DirLock;
 use super::meta_properties::{is_reserved_directory_id, MetaProperties};
-use super::quorum_state::FileQuorumStateStore;
 use crate::protocol::codec::Uuid;
 
 /// An open metadata log directory. The lock is held until this is dropped.
@@ -20,7 +19,6 @@ pub struct MetadataDir {
     /// The raft directory id (the file's `directory.id`).
     pub directory_id: Uuid,
     pub log: FileLog,
-    pub quorum_state: FileQuorumStateStore,
     _lock: DirLock,
 }
 
@@ -62,17 +60,16 @@ impl MetadataDir {
             meta,
             directory_id,
             log,
-            quorum_state: FileQuorumStateStore::new(&partition),
             _lock: lock,
         })
     }
 }
 
 impl MetadataDir {
-    /// The log, its quorum-state store and the directory lock, for the node that runs on them.
-    /// The lock must live as long as the log is in use.
-    pub fn into_parts(self) -> (FileLog, FileQuorumStateStore, DirLock) {
-        (self.log, self.quorum_state, self._lock)
+    /// The log and the directory lock, for the node that runs on them (its quorum-state is
+    /// beside the log, in `FileLog::dir`). The lock must live as long as the log is in use.
+    pub fn into_parts(self) -> (FileLog, DirLock) {
+        (self.log, self._lock)
     }
 }
 
@@ -101,7 +98,10 @@ mod tests {
         let err = MetadataDir::open(&dir, 2, LogConfig::default()).unwrap_err();
         assert!(err.to_string().contains("belongs to node Some(1)"), "{err}");
         let opened = MetadataDir::open(&dir, 1, LogConfig::default()).unwrap();
-        assert_eq!(opened.log.end_offset(), 0);
+        assert_eq!(
+            crate::log::storage::Storage::end_offset(opened.log.storage()),
+            0
+        );
         let written = MetaProperties::read_from_dir(&dir).unwrap();
         assert_eq!(
             written.directory_id,

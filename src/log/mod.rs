@@ -15,8 +15,10 @@
 //!     <offset>-<epoch>.checkpoint  snapshot.rs, snapshot_io.rs
 //! ```
 //!
-//! The raft layer reaches the log only through `raft::RaftLog`, implemented once for [`LogCore`]; [`FileLog`]
-//! and [`MemoryLog`] share its rules in core.rs over a [`storage::Storage`].
+//! The raft layer reaches the log only through `raft::RaftLog`, implemented once for [`LogCore`]
+//! (src/raft/log_core.rs, where Kafka's `KafkaRaftLog` rules live, one method each); [`FileLog`]
+//! and [`MemoryLog`] are that core over a [`storage::Storage`]. Everything else reads and writes
+//! the log through that trait too, so that no method of `LogCore` shadows one of it.
 
 // clippy.toml keeps the clock, randomness, threads and file I/O out of src/raft;
 // the metadata log's files live here.
@@ -55,11 +57,10 @@ pub use lock::{DirLock, LockError};
 pub use memory_log::MemoryLog;
 pub use metadata_dir::MetadataDir;
 pub use quorum_state::{
-    ElectionState, FileQuorumStateStore, MemoryQuorumStateStore, QuorumStateFile, QuorumStateStore,
+    ElectionState, FileQuorumStateStore, QuorumStateError, QuorumStateFile, QuorumStateStore,
     ReplicaKey,
 };
 pub use replicated::{
-    Isolation, LogAppendInfo, LogFetchInfo, OffsetAndEpoch, SnapshotReader, SnapshotWriter,
-    ValidOffsetAndEpoch,
+    Isolation, LogAppendInfo, LogFetchInfo, OffsetAndEpoch, RawSnapshotReader, RawSnapshotWriter,
 };
 pub use segment_log::RollConfig;

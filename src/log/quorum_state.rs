@@ -1,4 +1,5 @@
-//! `__cluster_metadata-0/quorum-state`: the persisted election state (epoch, leader, vote).
+//! `__cluster_metadata-0/quorum-state`: the persisted election state (epoch, leader, vote), and
+//! the one store trait the raft core writes it through (Kafka's `QuorumStateStore`).
 //!
 //! The file is one line of compact JSON as Java's `FileQuorumStateStore` writes it (Jackson
 //! `ObjectNode.toString()` of the generated `QuorumStateDataJsonConverter` output plus a final
@@ -10,20 +11,23 @@
 //! ```
 //!
 //! The data version follows kraft.version (0 → 0, 1 → 1). Written atomically: `quorum-state.tmp`,
-//! fsync, rename, fsync the directory.
+//! fsync, rename, fsync the directory. The file store is [`FileQuorumStateStore`]; tests and the
+//! simulation use `raft::MemQuorumStateStore`.
 
+use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::error::{LogError, Result};
+use super::error::LogError;
 use super::fsutil;
 use crate::protocol::codec::Uuid;
 use crate::protocol::messages::quorum_state_data::{QuorumStateData, Voter};
 
 pub const FILE_NAME: &str = "quorum-state";
 
-/// A replica: node id and, from kraft.version 1 on, the directory id of its metadata log dir.
+/// Kafka's `ReplicaKey`: a node id plus, from kraft.version 1 on, the directory id of its
+/// metadata log dir. The all-zero Uuid on the wire means "absent" (`ReplicaKey.of`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ReplicaKey {
     pub id: i32,
@@ -31,77 +35,222 @@ pub struct ReplicaKey {
 }
 
 impl ReplicaKey {
-    /// Kafka's `ReplicaKey.of`: the zero Uuid means "no directory id".
-    pub fn of(id: i32, directory_id: Uuid) -> ReplicaKey {
+    pub fn new(id: i32, directory_id: Option<Uuid>) -> Self {
+        ReplicaKey { id, directory_id }
+    }
+    /// From wire fields: the zero Uuid becomes `None`.
+    pub fn from_wire(id: i32, directory_id: Uuid) -> Self {
         ReplicaKey {
             id,
             directory_id: (directory_id != Uuid::ZERO).then_some(directory_id),
         }
     }
+    pub fn of_id(id: i32) -> Self {
+        ReplicaKey {
+            id,
+            directory_id: None,
+        }
+    }
+    /// The directory id as sent on the wire (zero when absent).
+    pub fn wire_directory_id(&self) -> Uuid {
+        self.directory_id.unwrap_or(Uuid::ZERO)
+    }
+    /// Kafka's voter-entry match (`VoterSet.VoterNode.isVoter`): an entry without directory id
+    /// matches any replica with the same id; an entry with one matches only that exact key.
+    pub fn entry_matches(&self, replica: &ReplicaKey) -> bool {
+        self.id == replica.id
+            && (self.directory_id.is_none() || self.directory_id == replica.directory_id)
+    }
 }
 
-/// What `quorum-state` records (Kafka's `ElectionState`).
+impl fmt::Display for ReplicaKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.directory_id {
+            None => write!(f, "{}", self.id),
+            Some(d) => write!(f, "{}/{}", self.id, d),
+        }
+    }
+}
+
+/// Kafka's `ElectionState`: the epoch, the leader if known, the vote cast in this epoch.
+/// Kafka 4.x may hold both a leader and a vote of the same epoch (the vote is kept when the
+/// node learns the leader, which prevents voting twice in an epoch).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ElectionState {
     pub epoch: i32,
     pub leader_id: Option<i32>,
     pub voted_key: Option<ReplicaKey>,
-    /// The voter ids written by data version 0 (`currentVoters`); informational only.
-    pub voters: Vec<i32>,
-}
-
-/// A `quorum-state` file as read: the state and the data version it was written with.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct QuorumStateFile {
-    pub data_version: i16,
-    pub state: ElectionState,
 }
 
 impl ElectionState {
-    /// The file's exact bytes for `data_version` 0 or 1.
-    pub fn to_json(&self, data_version: i16) -> Result<String, String> {
-        let voted_dir = self.voted_key.and_then(|k| k.directory_id);
-        let data = match data_version {
-            0 => {
-                if let Some(dir) = voted_dir {
-                    return Err(format!(
-                        "data version 0 (kraft.version 0) cannot record the voted directory id {dir}"
-                    ));
-                }
-                QuorumStateData {
-                    current_voters: Some(
-                        java_hash_set_order(&self.voters)
-                            .into_iter()
-                            .map(|voter_id| Voter {
-                                voter_id,
-                                ..Default::default()
-                            })
-                            .collect(),
-                    ),
-                    ..self.common_data()
-                }
-            }
-            1 => QuorumStateData {
-                voted_directory_id: voted_dir.unwrap_or(Uuid::ZERO),
-                ..self.common_data()
+    pub fn unknown(epoch: i32) -> Self {
+        ElectionState {
+            epoch,
+            leader_id: None,
+            voted_key: None,
+        }
+    }
+
+    /// What a store keeps of this state at `kraft_version`: data version 0 has no voted
+    /// directory id (Java drops it there).
+    pub fn persisted_at(&self, kraft_version: i16) -> ElectionState {
+        let keep_directory = data_version_of(kraft_version) == 1;
+        ElectionState {
+            voted_key: self.voted_key.map(|k| ReplicaKey {
+                directory_id: k.directory_id.filter(|_| keep_directory),
+                ..k
+            }),
+            ..self.clone()
+        }
+    }
+}
+
+impl fmt::Display for ElectionState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "epoch={}", self.epoch)?;
+        if let Some(l) = self.leader_id {
+            write!(f, " leader={l}")?;
+        }
+        if let Some(v) = self.voted_key {
+            write!(f, " voted={v}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The `data_version` Kafka writes at `kraft_version` (`KRaftVersion.quorumStateVersion`).
+pub fn data_version_of(kraft_version: i16) -> i16 {
+    if kraft_version >= 1 {
+        1
+    } else {
+        0
+    }
+}
+
+/// A `quorum-state` file's content (`QuorumStateData` at data version 0 or 1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QuorumStateFile {
+    pub data_version: i16,
+    pub election: ElectionState,
+    /// The voter ids of data version 0 (`currentVoters`); informational only, empty at 1.
+    pub voters: Vec<i32>,
+}
+
+impl QuorumStateFile {
+    /// The file Kafka writes for `election` at `kraft_version`, with `voters` as the
+    /// informational voter ids of data version 0.
+    pub fn new(election: &ElectionState, kraft_version: i16, voters: &[i32]) -> QuorumStateFile {
+        let data_version = data_version_of(kraft_version);
+        QuorumStateFile {
+            data_version,
+            election: election.persisted_at(kraft_version),
+            voters: if data_version == 0 {
+                voters.to_vec()
+            } else {
+                Vec::new()
             },
-            v => return Err(format!("unsupported quorum-state data version {v}")),
+        }
+    }
+
+    /// The file's exact bytes.
+    pub fn to_json(&self) -> String {
+        let e = &self.election;
+        let common = QuorumStateData {
+            leader_id: e.leader_id.unwrap_or(-1),
+            leader_epoch: e.epoch,
+            voted_id: e.voted_key.map_or(-1, |k| k.id),
+            ..Default::default()
         };
-        let mut json = match data.to_kafka_json(data_version) {
+        let data = if self.data_version == 0 {
+            QuorumStateData {
+                current_voters: Some(
+                    java_hash_set_order(&self.voters)
+                        .into_iter()
+                        .map(|voter_id| Voter {
+                            voter_id,
+                            ..Default::default()
+                        })
+                        .collect(),
+                ),
+                ..common
+            }
+        } else {
+            QuorumStateData {
+                voted_directory_id: e.voted_key.map_or(Uuid::ZERO, |k| k.wire_directory_id()),
+                ..common
+            }
+        };
+        let mut json = match data.to_kafka_json(self.data_version) {
             Value::Object(map) => map,
             other => unreachable!("a message converts to an object, not {other}"),
         };
-        json.insert("data_version".into(), Value::from(data_version));
-        Ok(Value::Object(json).to_string())
+        json.insert("data_version".into(), Value::from(self.data_version));
+        Value::Object(json).to_string()
     }
 
-    fn common_data(&self) -> QuorumStateData {
-        QuorumStateData {
-            leader_id: self.leader_id.unwrap_or(-1),
-            leader_epoch: self.epoch,
-            voted_id: self.voted_key.map_or(-1, |k| k.id),
-            ..Default::default()
-        }
+    /// Parses a file's content as Java reads it: the first line, a JSON object with
+    /// `data_version` 0 or 1 and that version's mandatory keys; unknown keys are ignored.
+    pub fn parse(text: &str) -> Result<QuorumStateFile, String> {
+        let line = text.lines().next().ok_or("the file is empty")?;
+        let json: Value =
+            serde_json::from_str(line).map_err(|e| format!("the first line is not JSON: {e}"))?;
+        let obj = json
+            .as_object()
+            .ok_or("the first line is not a JSON object")?;
+        let data_version = match obj.get("data_version") {
+            None => return Err("missing key 'data_version'".into()),
+            Some(v) => as_int(v)
+                .filter(|v| (0..=1).contains(v))
+                .ok_or_else(|| format!("unsupported data_version {v} (expected 0 or 1)"))?
+                as i16,
+        };
+        let int = |key: &str| -> Result<i32, String> {
+            let v = obj.get(key).ok_or_else(|| {
+                format!("missing key '{key}' (mandatory at data_version {data_version})")
+            })?;
+            as_int(v)
+                .and_then(|n| i32::try_from(n).ok())
+                .ok_or_else(|| format!("'{key}' is {v}, not a 32-bit integer"))
+        };
+        let leader_id = int("leaderId")?;
+        let epoch = int("leaderEpoch")?;
+        let voted_id = int("votedId")?;
+        let (voted_dir, voters) = if data_version == 0 {
+            mandatory(obj, "clusterId")?;
+            mandatory(obj, "appliedOffset")?;
+            let voters = match mandatory(obj, "currentVoters")? {
+                Value::Null => Vec::new(),
+                Value::Array(items) => items
+                    .iter()
+                    .map(|item| {
+                        item.get("voterId")
+                            .and_then(as_int)
+                            .and_then(|n| i32::try_from(n).ok())
+                            .ok_or_else(|| {
+                                format!("currentVoters entry {item} has no integer voterId")
+                            })
+                    })
+                    .collect::<Result<Vec<i32>, String>>()?,
+                other => return Err(format!("currentVoters is {other}, not an array")),
+            };
+            (Uuid::ZERO, voters)
+        } else {
+            let v = mandatory(obj, "votedDirectoryId")?;
+            let dir = v
+                .as_str()
+                .ok_or_else(|| format!("votedDirectoryId is {v}, not a string"))
+                .and_then(|s| Uuid::parse(s).map_err(|e| format!("votedDirectoryId: {e}")))?;
+            (dir, Vec::new())
+        };
+        Ok(QuorumStateFile {
+            data_version,
+            election: ElectionState {
+                epoch,
+                leader_id: (leader_id != -1).then_some(leader_id),
+                voted_key: (voted_id != -1).then(|| ReplicaKey::from_wire(voted_id, voted_dir)),
+            },
+            voters,
+        })
     }
 }
 
@@ -126,69 +275,6 @@ fn java_hash_set_order(ids: &[i32]) -> Vec<i32> {
     unique
 }
 
-/// Parses a `quorum-state` file's content as Java reads it: the first line, a JSON object with
-/// `data_version` 0 or 1 and that version's mandatory keys; unknown keys are ignored.
-pub fn parse(text: &str) -> Result<QuorumStateFile, String> {
-    let line = text.lines().next().ok_or("the file is empty")?;
-    let json: Value =
-        serde_json::from_str(line).map_err(|e| format!("the first line is not JSON: {e}"))?;
-    let obj = json
-        .as_object()
-        .ok_or("the first line is not a JSON object")?;
-    let data_version = match obj.get("data_version") {
-        None => return Err("missing key 'data_version'".into()),
-        Some(v) => as_int(v)
-            .filter(|v| (0..=1).contains(v))
-            .ok_or_else(|| format!("unsupported data_version {v} (expected 0 or 1)"))?
-            as i16,
-    };
-    let int = |key: &str| -> Result<i32, String> {
-        let v = obj.get(key).ok_or_else(|| {
-            format!("missing key '{key}' (mandatory at data_version {data_version})")
-        })?;
-        as_int(v)
-            .and_then(|n| i32::try_from(n).ok())
-            .ok_or_else(|| format!("'{key}' is {v}, not a 32-bit integer"))
-    };
-    let leader_id = int("leaderId")?;
-    let epoch = int("leaderEpoch")?;
-    let voted_id = int("votedId")?;
-    let (voted_dir, voters) = if data_version == 0 {
-        mandatory(obj, "clusterId")?;
-        mandatory(obj, "appliedOffset")?;
-        let voters = match mandatory(obj, "currentVoters")? {
-            Value::Null => Vec::new(),
-            Value::Array(items) => items
-                .iter()
-                .map(|item| {
-                    item.get("voterId")
-                        .and_then(as_int)
-                        .and_then(|n| i32::try_from(n).ok())
-                        .ok_or_else(|| format!("currentVoters entry {item} has no integer voterId"))
-                })
-                .collect::<Result<Vec<i32>, String>>()?,
-            other => return Err(format!("currentVoters is {other}, not an array")),
-        };
-        (Uuid::ZERO, voters)
-    } else {
-        let v = mandatory(obj, "votedDirectoryId")?;
-        let dir = v
-            .as_str()
-            .ok_or_else(|| format!("votedDirectoryId is {v}, not a string"))
-            .and_then(|s| Uuid::parse(s).map_err(|e| format!("votedDirectoryId: {e}")))?;
-        (dir, Vec::new())
-    };
-    Ok(QuorumStateFile {
-        data_version,
-        state: ElectionState {
-            epoch,
-            leader_id: (leader_id != -1).then_some(leader_id),
-            voted_key: (voted_id != -1).then(|| ReplicaKey::of(voted_id, voted_dir)),
-            voters,
-        },
-    })
-}
-
 fn mandatory<'a>(obj: &'a Map<String, Value>, key: &str) -> Result<&'a Value, String> {
     obj.get(key).ok_or_else(|| format!("missing key '{key}'"))
 }
@@ -202,26 +288,76 @@ fn as_int(v: &Value) -> Option<i64> {
     }
 }
 
-/// Where the election state is persisted. The raft layer writes through this before acting on
-/// a state change.
-pub trait QuorumStateStore {
-    /// The persisted state; `None` when nothing was ever written.
-    fn read(&self) -> Result<Option<QuorumStateFile>>;
-    /// Persists `state` durably, at the data version of `kraft_version` (0 or 1).
-    fn write(&mut self, state: &ElectionState, kraft_version: i16) -> Result<()>;
+/// Why the election state could not be read or made durable. The core halts on either (Kafka's
+/// raft thread dies): starting from a state the file does not hold, or acting on a state that
+/// a restart would not find, could vote twice in an epoch.
+#[derive(Debug, thiserror::Error)]
+pub enum QuorumStateError {
+    #[error("cannot read the election state: {source}; without it the node could vote twice in an epoch: restore the file, or replace this node's data and let it catch up from the leader")]
+    Unreadable {
+        #[source]
+        source: LogError,
+    },
+    #[error("could not write the election state {state}: {source}")]
+    Unwritable {
+        state: ElectionState,
+        #[source]
+        source: LogError,
+    },
 }
 
-/// `quorum-state` in a partition directory.
+impl QuorumStateError {
+    fn source_error(&self) -> &LogError {
+        match self {
+            QuorumStateError::Unreadable { source }
+            | QuorumStateError::Unwritable { source, .. } => source,
+        }
+    }
+
+    /// The file concerned, when known.
+    pub fn file(&self) -> Option<&Path> {
+        self.source_error().path()
+    }
+
+    /// The OS error of an I/O failure.
+    pub fn os_error(&self) -> Option<&std::io::Error> {
+        match self.source_error() {
+            LogError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// Where the election state lives (Kafka's `QuorumStateStore`). The raft core writes it inside
+/// every durable transition *before* it changes its role or emits anything, so that a vote or
+/// a candidacy is durable before any message that depends on it leaves.
+pub trait QuorumStateStore {
+    /// The last state written; `None` if there is none (a missing file: epoch 0, no leader).
+    fn read_election_state(&self) -> Result<Option<ElectionState>, QuorumStateError>;
+    /// Replaces the state durably before returning, at the data version of `kraft_version`
+    /// (0 → v0, 1 → v1). On an error nothing may be assumed durable; the core halts.
+    fn write_election_state(
+        &mut self,
+        state: &ElectionState,
+        kraft_version: i16,
+    ) -> Result<(), QuorumStateError>;
+}
+
+/// `quorum-state` in a partition directory, in Java's format. Data version 0 records the
+/// static voter ids as `currentVoters` (at kraft.version 0 the voter set is the static one, the
+/// ids Java writes there).
 #[derive(Debug, Clone)]
 pub struct FileQuorumStateStore {
     path: PathBuf,
+    static_voter_ids: Vec<i32>,
 }
 
 impl FileQuorumStateStore {
     /// The store of `<partition_dir>/quorum-state`.
-    pub fn new(partition_dir: &Path) -> FileQuorumStateStore {
+    pub fn new(partition_dir: &Path, static_voter_ids: Vec<i32>) -> FileQuorumStateStore {
         FileQuorumStateStore {
             path: partition_dir.join(FILE_NAME),
+            static_voter_ids,
         }
     }
 
@@ -231,197 +367,31 @@ impl FileQuorumStateStore {
 }
 
 impl QuorumStateStore for FileQuorumStateStore {
-    fn read(&self) -> Result<Option<QuorumStateFile>> {
-        let Some(bytes) = fsutil::read_if_exists(&self.path)? else {
+    fn read_election_state(&self) -> Result<Option<ElectionState>, QuorumStateError> {
+        let unreadable = |source| QuorumStateError::Unreadable { source };
+        let Some(bytes) = fsutil::read_if_exists(&self.path).map_err(unreadable)? else {
             return Ok(None);
         };
-        let text = String::from_utf8_lossy(&bytes);
-        parse(&text)
-            .map(Some)
-            .map_err(|reason| LogError::corrupt(&self.path, None, reason))
+        let file = QuorumStateFile::parse(&String::from_utf8_lossy(&bytes))
+            .map_err(|reason| unreadable(LogError::corrupt(&self.path, None, reason)))?;
+        Ok(Some(file.election))
     }
 
-    fn write(&mut self, state: &ElectionState, kraft_version: i16) -> Result<()> {
-        let json = state.to_json(kraft_version).map_err(|why| {
-            LogError::InvalidState(format!("cannot write {}: {why}", self.path.display()))
-        })?;
-        fsutil::atomic_write(&self.path, json.as_bytes())
-    }
-}
-
-/// An in-memory store for tests: writes are durable as soon as they return.
-#[derive(Debug, Clone, Default)]
-pub struct MemoryQuorumStateStore {
-    current: Option<QuorumStateFile>,
-}
-
-impl QuorumStateStore for MemoryQuorumStateStore {
-    fn read(&self) -> Result<Option<QuorumStateFile>> {
-        Ok(self.current.clone())
-    }
-
-    fn write(&mut self, state: &ElectionState, kraft_version: i16) -> Result<()> {
-        // Round-trip through the file format so tests see exactly what a restart would.
-        let json = state
-            .to_json(kraft_version)
-            .map_err(LogError::InvalidState)?;
-        self.current = Some(parse(&json).map_err(LogError::InvalidState)?);
-        Ok(())
+    fn write_election_state(
+        &mut self,
+        state: &ElectionState,
+        kraft_version: i16,
+    ) -> Result<(), QuorumStateError> {
+        let json = QuorumStateFile::new(state, kraft_version, &self.static_voter_ids).to_json();
+        fsutil::atomic_write(&self.path, json.as_bytes()).map_err(|source| {
+            QuorumStateError::Unwritable {
+                state: state.clone(),
+                source,
+            }
+        })
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn dir_id() -> Uuid {
-        Uuid::parse("J8aAPcfLQt2bqs1JT_rMgQ").unwrap()
-    }
-
-    #[test]
-    fn writes_javas_bytes() {
-        // Written by Kafka 4.4.0 controllers (standalone and static quorum).
-        let leader = ElectionState {
-            epoch: 1,
-            leader_id: Some(1),
-            voted_key: None,
-            voters: vec![1],
-        };
-        assert_eq!(
-            leader.to_json(1).unwrap(),
-            r#"{"leaderId":1,"leaderEpoch":1,"votedId":-1,"votedDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","data_version":1}"#
-        );
-        assert_eq!(
-            leader.to_json(0).unwrap(),
-            r#"{"clusterId":"","leaderId":1,"leaderEpoch":1,"votedId":-1,"appliedOffset":0,"currentVoters":[{"voterId":1}],"data_version":0}"#
-        );
-        // From the spec's examples.
-        let voted = ElectionState {
-            epoch: 2,
-            leader_id: None,
-            voted_key: Some(ReplicaKey::of(1, dir_id())),
-            voters: vec![],
-        };
-        assert_eq!(
-            voted.to_json(1).unwrap(),
-            r#"{"leaderId":-1,"leaderEpoch":2,"votedId":1,"votedDirectoryId":"J8aAPcfLQt2bqs1JT_rMgQ","data_version":1}"#
-        );
-        assert!(voted.to_json(0).is_err(), "v0 cannot hold a directory id");
-        let three = ElectionState {
-            epoch: 2,
-            leader_id: Some(1),
-            voted_key: None,
-            voters: vec![3, 1, 2],
-        };
-        assert!(three
-            .to_json(0)
-            .unwrap()
-            .contains(r#""currentVoters":[{"voterId":1},{"voterId":2},{"voterId":3}]"#));
-    }
-
-    #[test]
-    fn reads_back_what_it_writes() {
-        for state in [
-            ElectionState {
-                epoch: 7,
-                leader_id: Some(3),
-                voted_key: None,
-                voters: vec![],
-            },
-            ElectionState {
-                epoch: 2,
-                leader_id: None,
-                voted_key: Some(ReplicaKey::of(1, dir_id())),
-                voters: vec![],
-            },
-            ElectionState {
-                epoch: 5,
-                leader_id: Some(2),
-                voted_key: Some(ReplicaKey::of(2, Uuid::ZERO)),
-                voters: vec![],
-            },
-            ElectionState {
-                epoch: 0,
-                leader_id: None,
-                voted_key: None,
-                voters: vec![],
-            },
-        ] {
-            let f = parse(&state.to_json(1).unwrap()).unwrap();
-            assert_eq!((f.data_version, &f.state), (1, &state));
-            let v0 = ElectionState {
-                voted_key: state.voted_key.map(|k| ReplicaKey {
-                    directory_id: None,
-                    ..k
-                }),
-                voters: vec![1, 2],
-                ..state
-            };
-            let f = parse(&v0.to_json(0).unwrap()).unwrap();
-            assert_eq!((f.data_version, f.state), (0, v0));
-        }
-    }
-
-    #[test]
-    fn reader_rules() {
-        // Only the first line counts; unknown keys are ignored.
-        let f = parse("{\"leaderId\":1,\"leaderEpoch\":4,\"votedId\":-1,\"votedDirectoryId\":\"AAAAAAAAAAAAAAAAAAAAAA\",\"extra\":[1],\"data_version\":1}\ngarbage").unwrap();
-        assert_eq!(f.state.epoch, 4);
-        for (text, needle) in [
-            ("", "empty"),
-            ("not json", "not JSON"),
-            ("[1]", "not a JSON object"),
-            (r#"{"leaderId":1}"#, "data_version"),
-            (
-                r#"{"leaderId":1,"leaderEpoch":1,"votedId":-1,"data_version":2}"#,
-                "data_version",
-            ),
-            (
-                r#"{"leaderId":1,"leaderEpoch":1,"votedId":-1,"data_version":1}"#,
-                "votedDirectoryId",
-            ),
-            (
-                r#"{"leaderId":1,"leaderEpoch":1,"votedId":-1,"data_version":0}"#,
-                "clusterId",
-            ),
-            (
-                r#"{"leaderId":"x","leaderEpoch":1,"votedId":-1,"votedDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","data_version":1}"#,
-                "leaderId",
-            ),
-        ] {
-            let err = parse(text).unwrap_err();
-            assert!(err.contains(needle), "{text}: {err}");
-        }
-    }
-
-    #[test]
-    fn java_hash_set_order_matches_bucket_order() {
-        assert_eq!(java_hash_set_order(&[3, 2, 1, 2]), vec![1, 2, 3]);
-        // 16 shares bucket 0 of a 16-slot table; 17 shares bucket 1.
-        assert_eq!(java_hash_set_order(&[3, 17, 16, 1]), vec![16, 1, 17, 3]);
-    }
-
-    #[test]
-    fn file_store_round_trips_and_reports_corruption() {
-        let dir = std::env::temp_dir().join(format!("kraftd-qs-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut store = FileQuorumStateStore::new(&dir);
-        assert_eq!(store.read().unwrap(), None);
-        let state = ElectionState {
-            epoch: 3,
-            leader_id: Some(1),
-            voted_key: None,
-            voters: vec![],
-        };
-        store.write(&state, 1).unwrap();
-        assert_eq!(store.read().unwrap().unwrap().state, state);
-        assert!(!dir.join("quorum-state.tmp").exists());
-        std::fs::write(store.path(), "{}").unwrap();
-        let err = store.read().unwrap_err().to_string();
-        assert!(
-            err.contains("quorum-state") && err.contains("data_version"),
-            "{err}"
-        );
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-}
+#[path = "quorum_state_tests.rs"]
+mod tests;

@@ -1,14 +1,14 @@
-//! The vocabulary of the metadata log's operations ([`super::LogCore`]): append results, read
-//! isolation, fetch answers and Kafka's `ValidOffsetAndEpoch`. The raft layer reaches the log
-//! through one trait, `raft::RaftLog`, implemented once over `LogCore`.
+//! The vocabulary of the metadata log's byte-level operations ([`super::LogCore`]): append
+//! results, read isolation and fetch answers. The raft layer reaches the log through one trait,
+//! `raft::RaftLog`, implemented once over `LogCore`.
 //!
 //! Offsets are Kafka offsets; `epoch` is a leader epoch. Appends take whole, already-built v2
 //! batches (the raft layer builds them with their final base offset and partition leader
-//! epoch); reads return whole batches. Nothing is durable until `LogCore::flush` returns: a
-//! crash loses the unflushed tail, never anything below `LogCore::flushed_offset`.
+//! epoch); reads return whole batches. Nothing is durable until `RaftLog::flush` returns: a
+//! crash loses the unflushed tail, never anything below `RaftLog::flushed_end_offset`.
 
 pub use super::snapshot::OffsetAndEpoch;
-pub use super::snapshot_io::{SnapshotReader, SnapshotWriter};
+pub use super::snapshot_io::{RawSnapshotReader, RawSnapshotWriter};
 
 /// The offsets an append wrote.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,15 +33,4 @@ pub struct LogFetchInfo {
     pub records: Vec<u8>,
     /// The offset that was asked for.
     pub start_offset: i64,
-}
-
-/// Kafka's `ValidOffsetAndEpoch`: how a follower's fetch position relates to this log.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ValidOffsetAndEpoch {
-    /// The position is on this log.
-    Valid(OffsetAndEpoch),
-    /// The follower diverged: truncate to (at most) this end offset and epoch.
-    Diverging(OffsetAndEpoch),
-    /// The position is below the log start: fetch this snapshot instead.
-    Snapshot(OffsetAndEpoch),
 }

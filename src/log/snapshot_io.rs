@@ -1,4 +1,6 @@
-//! Writing and reading snapshots, in files or in memory.
+//! Writing and reading snapshots as raw bytes, in files or in memory (Kafka's
+//! `RawSnapshotWriter` / `RawSnapshotReader`); `raft::SnapshotWriter` and `raft::SnapshotReader`
+//! turn records into these bytes and back, one batch at a time.
 //!
 //! File protocol (Kafka's `FileRawSnapshotWriter`): bytes go to `<id>-<random>.checkpoint.part`;
 //! freezing validates them, fsyncs, makes the file read-only (as Java does), renames it to
@@ -17,9 +19,10 @@ use super::snapshot::{
     PARTIAL_SUFFIX,
 };
 
-/// A snapshot being written; hand it to `LogCore::freeze_snapshot` when complete.
+/// A snapshot being written, as bytes; the log freezes it when complete
+/// (`RaftLog::freeze_snapshot`, or the end of a download).
 #[derive(Debug)]
-pub struct SnapshotWriter {
+pub struct RawSnapshotWriter {
     id: OffsetAndEpoch,
     size: u64,
     pub(crate) inner: WriterInner,
@@ -35,8 +38,8 @@ pub(crate) enum WriterInner {
     Memory(Vec<u8>),
 }
 
-impl SnapshotWriter {
-    pub(crate) fn create_file(dir: &Path, id: OffsetAndEpoch) -> Result<SnapshotWriter> {
+impl RawSnapshotWriter {
+    pub(crate) fn create_file(dir: &Path, id: OffsetAndEpoch) -> Result<RawSnapshotWriter> {
         loop {
             let part = dir.join(format!(
                 "{}-{}{PARTIAL_SUFFIX}",
@@ -50,7 +53,7 @@ impl SnapshotWriter {
                 .open(&part)
             {
                 Ok(file) => {
-                    return Ok(SnapshotWriter {
+                    return Ok(RawSnapshotWriter {
                         id,
                         size: 0,
                         inner: WriterInner::File {
@@ -66,8 +69,8 @@ impl SnapshotWriter {
         }
     }
 
-    pub(crate) fn memory(id: OffsetAndEpoch) -> SnapshotWriter {
-        SnapshotWriter {
+    pub fn memory(id: OffsetAndEpoch) -> RawSnapshotWriter {
+        RawSnapshotWriter {
             id,
             size: 0,
             inner: WriterInner::Memory(Vec::new()),
@@ -128,7 +131,7 @@ impl SnapshotWriter {
     }
 }
 
-impl Drop for SnapshotWriter {
+impl Drop for RawSnapshotWriter {
     fn drop(&mut self) {
         if let WriterInner::File {
             part,
@@ -143,7 +146,7 @@ impl Drop for SnapshotWriter {
 
 /// A frozen snapshot's bytes, read whole or in slices (FetchSnapshot).
 #[derive(Debug, Clone)]
-pub struct SnapshotReader {
+pub struct RawSnapshotReader {
     id: OffsetAndEpoch,
     size: u64,
     inner: ReaderInner,
@@ -155,15 +158,20 @@ enum ReaderInner {
     Memory(Arc<Vec<u8>>),
 }
 
-impl SnapshotReader {
-    pub(crate) fn open_file(dir: &Path, id: OffsetAndEpoch) -> Result<SnapshotReader> {
-        let path = dir.join(snapshot::file_name(id));
+impl RawSnapshotReader {
+    pub(crate) fn open_file(dir: &Path, id: OffsetAndEpoch) -> Result<RawSnapshotReader> {
+        Self::open_path(&dir.join(snapshot::file_name(id)), id)
+    }
+
+    /// Opens the checkpoint file at `path` as snapshot `id` (a tool reading a file by name).
+    pub fn open_path(path: &Path, id: OffsetAndEpoch) -> Result<RawSnapshotReader> {
+        let path = path.to_path_buf();
         let file = File::open(&path).map_err(LogError::io("open snapshot", &path))?;
         let size = file
             .metadata()
             .map_err(LogError::io("stat snapshot", &path))?
             .len();
-        Ok(SnapshotReader {
+        Ok(RawSnapshotReader {
             id,
             size,
             inner: ReaderInner::File {
@@ -173,8 +181,9 @@ impl SnapshotReader {
         })
     }
 
-    pub(crate) fn memory(id: OffsetAndEpoch, bytes: Arc<Vec<u8>>) -> SnapshotReader {
-        SnapshotReader {
+    /// A snapshot held in memory (a memory log's, or bytes to be checked).
+    pub fn memory(id: OffsetAndEpoch, bytes: Arc<Vec<u8>>) -> RawSnapshotReader {
+        RawSnapshotReader {
             id,
             size: bytes.len() as u64,
             inner: ReaderInner::Memory(bytes),
@@ -205,9 +214,12 @@ impl SnapshotReader {
         }
     }
 
-    /// The whole snapshot.
-    pub fn read_all(&self) -> Result<Vec<u8>> {
-        self.read(0, self.size as usize)
+    /// The file read, for errors (`None` in memory).
+    pub fn path(&self) -> Option<&Path> {
+        match &self.inner {
+            ReaderInner::File { path, .. } => Some(path),
+            ReaderInner::Memory(_) => None,
+        }
     }
 }
 

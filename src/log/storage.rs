@@ -6,7 +6,7 @@ use super::epoch_cache::EpochEntry;
 use super::error::Result;
 use super::segment::BatchMeta;
 use super::snapshot::OffsetAndEpoch;
-use super::snapshot_io::{SnapshotReader, SnapshotWriter};
+use super::snapshot_io::{RawSnapshotReader, RawSnapshotWriter};
 
 /// A retained snapshot's facts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,9 +36,9 @@ pub trait Storage {
     fn flush(&mut self) -> Result<()>;
     /// Persists the leader-epoch cache (entries backed by flushed data).
     fn write_epoch_checkpoint(&mut self, entries: &[EpochEntry]) -> Result<()>;
-    fn create_snapshot(&mut self, id: OffsetAndEpoch) -> Result<SnapshotWriter>;
-    fn freeze_snapshot(&mut self, writer: SnapshotWriter) -> Result<SnapshotMeta>;
-    fn open_snapshot(&self, id: OffsetAndEpoch) -> Result<SnapshotReader>;
+    fn create_snapshot(&mut self, id: OffsetAndEpoch) -> Result<RawSnapshotWriter>;
+    fn freeze_snapshot(&mut self, writer: RawSnapshotWriter) -> Result<SnapshotMeta>;
+    fn open_snapshot(&self, id: OffsetAndEpoch) -> Result<RawSnapshotReader>;
     fn delete_snapshot(&mut self, id: OffsetAndEpoch) -> Result<()>;
     /// Base offset of every segment, oldest first.
     fn segment_bases(&self) -> Vec<i64>;

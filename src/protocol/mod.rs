@@ -1,6 +1,7 @@
 //! Bytes to typed Kafka messages and back. The leaf of the module graph.
 pub mod codec;
 pub mod errors;
+pub mod features;
 pub mod frame;
 pub mod messages;
 pub mod records;

@@ -39,7 +39,10 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                 self.log.last_fetched_epoch()
             ));
         }
-        let stored = self.store.read();
+        let stored = self
+            .store
+            .read_election_state()
+            .map_err(|e| e.to_string())?;
         match &self.role {
             Role::Prospective(_) | Role::Resigned(_) => {
                 if stored.as_ref().map(|s| s.epoch) != Some(self.epoch()) {
@@ -47,8 +50,11 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                 }
             }
             role => {
+                // A file written at data version 0 keeps no voted directory id.
                 let expected = role.election_state(self.local);
-                if stored.as_ref() != Some(&expected) {
+                let without_directory = expected.persisted_at(0);
+                if stored.as_ref() != Some(&expected) && stored.as_ref() != Some(&without_directory)
+                {
                     return Err(format!(
                         "{role} must be persisted as {expected}, quorum-state holds {stored:?}"
                     ));

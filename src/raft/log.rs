@@ -7,6 +7,8 @@
 
 use std::fmt;
 
+use super::snapshot_reader::SnapshotReader;
+use super::snapshot_writer::SnapshotWriter;
 use super::types::{Epoch, Offset, OffsetAndEpoch};
 use crate::protocol::messages::k_raft_version_record::KRaftVersionRecord;
 use crate::protocol::messages::leader_change_message::LeaderChangeMessage;
@@ -134,11 +136,12 @@ impl fmt::Display for Batch {
     }
 }
 
-/// A snapshot's contents as the raft layer reads and writes them. On disk it is Kafka's
-/// checkpoint: a header control batch (SnapshotHeader, then KRaftVersion and VotersRecord when
-/// kraft.version >= 1), data batches, a footer batch.
+/// What a snapshot's header batch says. On disk a snapshot is Kafka's checkpoint: a header
+/// control batch (SnapshotHeader, then KRaftVersion and VotersRecord when kraft.version >= 1),
+/// data batches, a footer batch; it is written and read as a stream of batches
+/// (`SnapshotWriter`, `SnapshotReader`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct SnapshotContents {
+pub struct SnapshotHeader {
     /// (end offset, epoch): every record with offset < end offset is included; the epoch is that
     /// of the record at end offset − 1.
     pub id: OffsetAndEpoch,
@@ -147,8 +150,6 @@ pub struct SnapshotContents {
     pub kraft_version: i16,
     /// The voter set as of end offset − 1, when kraft.version >= 1 and one exists.
     pub voters: Option<VotersRecord>,
-    /// Opaque data record values of the state machine.
-    pub data: Vec<Vec<u8>>,
 }
 
 /// Kafka's `ValidOffsetAndEpoch`.
@@ -286,14 +287,20 @@ pub trait RaftLog {
     /// Makes everything appended so far durable.
     fn flush(&mut self) -> Result<(), LogError>;
 
+    /// The control batches from the batch holding `from` (in `[start_offset(), end_offset()]`)
+    /// to the log end offset: what Kafka's `KRaftControlRecordStateMachine` scans the log for.
+    /// Data batches are stepped over without decoding their records.
+    fn read_control_batches(&self, from: Offset) -> Result<Vec<Batch>, LogError>;
+
     /// Id of the newest snapshot (including the bootstrap checkpoint (0, 0)), if any.
     fn latest_snapshot_id(&self) -> Option<OffsetAndEpoch>;
 
     /// Id of the oldest snapshot still kept, if any.
     fn earliest_snapshot_id(&self) -> Option<OffsetAndEpoch>;
 
-    /// Parsed contents of a snapshot, if it exists.
-    fn read_snapshot(&self, id: OffsetAndEpoch) -> Result<Option<SnapshotContents>, LogError>;
+    /// Opens a frozen snapshot to read it batch by batch, if it exists (its header batch is
+    /// read at once).
+    fn open_snapshot(&self, id: OffsetAndEpoch) -> Result<Option<SnapshotReader>, LogError>;
 
     /// Size in bytes of a frozen snapshot, if it exists.
     fn snapshot_size(&self, id: OffsetAndEpoch) -> Option<u64>;
@@ -306,9 +313,17 @@ pub trait RaftLog {
         max_bytes: usize,
     ) -> Result<Option<Vec<u8>>, LogError>;
 
-    /// Writes and freezes a snapshot made locally (durable on return). The raft core has
-    /// already checked the id (<= HW, valid for the log, at a batch boundary, new).
-    fn create_snapshot(&mut self, contents: SnapshotContents) -> Result<(), LogError>;
+    /// Starts a snapshot made locally (Kafka's `createNewSnapshotUnchecked` and
+    /// `RecordsSnapshotWriter`): its header batch is written at once, records are appended to
+    /// the writer in batches of at most the maximum batch size, `freeze_snapshot` makes it
+    /// durable; dropping the writer deletes what was written. The raft core has already
+    /// checked the id (<= HW, valid for the log, at a batch boundary); an existing id is
+    /// refused ([`LogError::SnapshotExists`]).
+    fn create_snapshot(&mut self, header: SnapshotHeader) -> Result<SnapshotWriter, LogError>;
+
+    /// Writes the writer's last batch and footer, then makes the snapshot durable and visible
+    /// (fsync, rename into place, fsync of the directory).
+    fn freeze_snapshot(&mut self, writer: SnapshotWriter) -> Result<(), LogError>;
 
     /// Starts downloading snapshot `id` from the leader (Kafka's `createNewSnapshotUnchecked`:
     /// a `.part` file), replacing any download in progress.

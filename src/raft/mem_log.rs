@@ -3,7 +3,7 @@
 //! storage, so the simulation runs the rules the node runs; `crash()` drops everything not
 //! flushed and reopens the log as start-up does.
 
-use super::log::{Batch, RaftLog, SnapshotContents};
+use super::log::{Batch, LogError, RaftLog, Records, SnapshotHeader};
 use super::types::OffsetAndEpoch;
 use crate::log::storage::Storage;
 use crate::log::LogCore;
@@ -12,6 +12,9 @@ use crate::protocol::messages::voters_record::VotersRecord;
 /// The metadata log in memory.
 pub type MemLog = crate::log::MemoryLog;
 
+/// A snapshot's header and data records, all in memory (tests only).
+pub type WholeSnapshot = (SnapshotHeader, Vec<Vec<u8>>);
+
 /// What tests and transcripts read from any log, beyond the trait.
 pub trait LogInspect {
     /// All batches, decoded (panics on a storage fault: test logs have none unless injected).
@@ -19,6 +22,10 @@ pub trait LogInspect {
     /// Writes the bootstrap checkpoint (0, 0) as `kafka-storage format` does for a dynamic
     /// quorum.
     fn format_bootstrap(&mut self, kraft_version: i16, voters: Option<VotersRecord>);
+    /// Writes and freezes a whole snapshot at once (the raft core has not checked `header.id`).
+    fn write_snapshot(&mut self, header: SnapshotHeader, data: &[Vec<u8>]) -> Result<(), LogError>;
+    /// A retained snapshot's header and data records.
+    fn snapshot_records(&self, id: OffsetAndEpoch) -> Result<Option<WholeSnapshot>, LogError>;
 }
 
 impl<S: Storage> LogInspect for LogCore<S> {
@@ -28,14 +35,33 @@ impl<S: Storage> LogInspect for LogCore<S> {
     }
 
     fn format_bootstrap(&mut self, kraft_version: i16, voters: Option<VotersRecord>) {
-        let contents = SnapshotContents {
+        let header = SnapshotHeader {
             id: OffsetAndEpoch::new(0, 0),
             last_contained_log_timestamp: 0,
             kraft_version,
             voters,
-            data: Vec::new(),
         };
-        self.create_snapshot(contents)
+        self.write_snapshot(header, &[])
             .unwrap_or_else(|e| panic!("writing the bootstrap checkpoint: {e}"));
+    }
+
+    fn write_snapshot(&mut self, header: SnapshotHeader, data: &[Vec<u8>]) -> Result<(), LogError> {
+        let mut writer = self.create_snapshot(header)?;
+        writer.append(data)?;
+        self.freeze_snapshot(writer)
+    }
+
+    fn snapshot_records(&self, id: OffsetAndEpoch) -> Result<Option<WholeSnapshot>, LogError> {
+        let Some(reader) = self.open_snapshot(id)? else {
+            return Ok(None);
+        };
+        let header = reader.header().clone();
+        let mut data = Vec::new();
+        for batch in reader {
+            if let Records::Data(values) = batch?.records {
+                data.extend(values);
+            }
+        }
+        Ok(Some((header, data)))
     }
 }

@@ -6,7 +6,8 @@
 //! * Outputs: `Action`s — messages to send, replies, commits (`Committed`), the leadership as
 //!   the state machine may see it (`LeaderChange`), snapshot loads.
 //! * The state machine reads back through `Raft::committed_batches(from)` (`committed.rs`) and
-//!   writes and reads snapshots through `SnapshotWriter`/`SnapshotReader` (`snapshot_stream.rs`).
+//!   writes and reads snapshots as streams of batches through `SnapshotWriter`/`SnapshotReader`
+//!   (`snapshot_stream.rs`, `snapshot_writer.rs`, `snapshot_reader.rs`).
 //! * Storage: the synchronous `RaftLog` and `QuorumStateStore` traits; quorum-state is written
 //!   inside every durable transition before anything else happens.
 //! * Time is `time::Instant` passed in; random choices come from `time::Randomness` in the
@@ -34,6 +35,7 @@ mod invariants;
 pub mod leader;
 pub mod log;
 mod log_core;
+mod log_retention;
 pub mod mem_log;
 pub mod msg;
 mod node;
@@ -44,7 +46,9 @@ pub mod requests;
 pub mod role;
 pub mod sim;
 mod snapshot;
+mod snapshot_reader;
 mod snapshot_stream;
+mod snapshot_writer;
 pub mod time;
 mod transition;
 pub mod types;
@@ -59,8 +63,7 @@ pub use config::RaftConfig;
 pub use fatal::FatalError;
 pub use fetch_leader::ParkedFetch;
 pub use log::{
-    Batch, ControlRecord, Encoded, LogError, RaftLog, Records, SnapshotContents,
-    ValidOffsetAndEpoch,
+    Batch, ControlRecord, Encoded, LogError, RaftLog, Records, SnapshotHeader, ValidOffsetAndEpoch,
 };
 pub use mem_log::{LogInspect, MemLog};
 pub use msg::{ApiKind, CorrelationId, Request, RequestId, Response};
@@ -68,7 +71,8 @@ pub use node::{Action, Input, ProposeError, Raft};
 pub use quorum_state::{ElectionState, MemQuorumStateStore, QuorumStateError, QuorumStateStore};
 pub use role::Role;
 pub use snapshot::SnapshotError;
-pub use snapshot_stream::{SnapshotReader, SnapshotWriter};
+pub use snapshot_reader::SnapshotReader;
+pub use snapshot_writer::SnapshotWriter;
 pub use time::{Instant, Randomness, Rng};
 pub use types::{
     Endpoints, Epoch, HostPort, NodeId, Offset, OffsetAndEpoch, ReplicaKey, VoterNode, VoterSet,

@@ -138,6 +138,10 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
     /// the log in line with its latest snapshot, rebuilds the voter history, reads quorum-state,
     /// picks the initial role and writes it back. Actions produced (e.g. a single voter
     /// electing itself) wait in `take_actions()`.
+    ///
+    /// The voter history comes from where Kafka's `KRaftControlRecordStateMachine` takes it:
+    /// the latest snapshot (its header batch), then the log's control batches from that
+    /// snapshot's end offset on. Nothing below the snapshot is read, nor any data record.
     pub fn new(cfg: RaftConfig, mut log: L, store: S, now: Instant) -> Self {
         let local = cfg
             .node_id
@@ -147,12 +151,14 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         // A fault while opening is the node's first (and only) action.
         let opened = (|| -> Result<(), LogError> {
             log.truncate_to_latest_snapshot()?;
+            let mut from = log.start_offset();
             if let Some(id) = log.latest_snapshot_id() {
-                if let Some(s) = log.read_snapshot(id)? {
-                    control.load_snapshot(&s);
+                if let Some(snapshot) = log.open_snapshot(id)? {
+                    control.load_snapshot(snapshot.header());
+                    from = from.max(id.offset);
                 }
             }
-            for b in log.read(log.start_offset(), usize::MAX)? {
+            for b in log.read_control_batches(from)? {
                 control.apply_batch(&b);
             }
             Ok(())
@@ -195,10 +201,10 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
     }
 
     fn initialize(&mut self, now: Instant) {
-        let election = self
-            .store
-            .read()
-            .unwrap_or_else(|| ElectionState::unknown(0));
+        let election = match self.store.read_election_state() {
+            Ok(stored) => stored.unwrap_or_else(|| ElectionState::unknown(0)),
+            Err(e) => return self.halt(FatalError::quorum_state(&e)),
+        };
         let log_epoch = self.log.last_fetched_epoch();
         let local = self.local;
         let is_voter = self.is_voter();

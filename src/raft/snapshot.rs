@@ -131,9 +131,9 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         let Some(id) = self.log.latest_snapshot_id() else {
             return;
         };
-        let read = self.log.read_snapshot(id);
-        match self.log_value(read) {
-            Some(Some(contents)) => self.control.load_snapshot(&contents),
+        let opened = self.log.open_snapshot(id);
+        match self.log_value(opened) {
+            Some(Some(reader)) => self.control.load_snapshot(reader.header()),
             Some(None) => {}
             None => return,
         }
@@ -240,19 +240,6 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             f.has_fetched_from_leader = true;
         }
         true
-    }
-
-    /// The state machine's snapshot of everything below `id.offset`, written at once (see
-    /// `snapshot_writer` for the checks and the streaming form).
-    pub fn create_snapshot(
-        &mut self,
-        id: OffsetAndEpoch,
-        last_contained_log_timestamp: i64,
-        data: Vec<Vec<u8>>,
-    ) -> Result<(), SnapshotError> {
-        let mut writer = self.snapshot_writer(id, last_contained_log_timestamp)?;
-        writer.append(data);
-        self.freeze_snapshot(writer)
     }
 
     /// Kafka's `createSnapshot` checks: at or below the HW, at or above the log start, valid for

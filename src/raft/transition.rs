@@ -24,7 +24,10 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
     pub(super) fn transition(&mut self, now: Instant, new: Role, durable: bool) {
         if durable {
             let election = new.election_state(self.local);
-            if let Err(e) = self.store.write(&election, self.control.kraft_version()) {
+            if let Err(e) = self
+                .store
+                .write_election_state(&election, self.control.kraft_version())
+            {
                 // Not durable: the role must not change, nothing may be emitted that depends
                 // on it. The node stops.
                 self.halt(super::fatal::FatalError::quorum_state(&e));

@@ -10,56 +10,11 @@ use crate::protocol::codec::Uuid;
 pub type NodeId = i32;
 /// A leader epoch (≥ 0; epoch 0 never has a leader).
 pub type Epoch = i32;
-/// A log offset.
-pub type Offset = i64;
+pub use crate::protocol::records::Offset;
 
 pub use crate::log::snapshot::OffsetAndEpoch;
 
-/// Kafka's `ReplicaKey`: a node id plus an optional directory id. The all-zero Uuid on the wire
-/// means "absent" (`ReplicaKey.of`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ReplicaKey {
-    pub id: NodeId,
-    pub directory_id: Option<Uuid>,
-}
-
-impl ReplicaKey {
-    pub fn new(id: NodeId, directory_id: Option<Uuid>) -> Self {
-        ReplicaKey { id, directory_id }
-    }
-    /// From wire fields: the zero Uuid becomes `None`.
-    pub fn from_wire(id: NodeId, directory_id: Uuid) -> Self {
-        ReplicaKey {
-            id,
-            directory_id: uuid_opt(directory_id),
-        }
-    }
-    pub fn of_id(id: NodeId) -> Self {
-        ReplicaKey {
-            id,
-            directory_id: None,
-        }
-    }
-    /// The directory id as sent on the wire (zero when absent).
-    pub fn wire_directory_id(&self) -> Uuid {
-        self.directory_id.unwrap_or(Uuid::ZERO)
-    }
-    /// Kafka's voter-entry match (`VoterSet.VoterNode.isVoter`): an entry without directory id
-    /// matches any replica with the same id; an entry with one matches only that exact key.
-    pub fn entry_matches(&self, replica: &ReplicaKey) -> bool {
-        self.id == replica.id
-            && (self.directory_id.is_none() || self.directory_id == replica.directory_id)
-    }
-}
-
-impl fmt::Display for ReplicaKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.directory_id {
-            None => write!(f, "{}", self.id),
-            Some(d) => write!(f, "{}/{}", self.id, d),
-        }
-    }
-}
+pub use crate::log::quorum_state::ReplicaKey;
 
 /// The zero Uuid means "absent" on the wire.
 pub fn uuid_opt(u: Uuid) -> Option<Uuid> {

@@ -2,7 +2,7 @@
 //! `VoterSetHistory`): which voter set and kraft.version hold at each offset, from the latest
 //! snapshot (or bootstrap checkpoint) plus every control batch appended after it.
 
-use super::log::{Batch, ControlRecord, Records, SnapshotContents};
+use super::log::{Batch, ControlRecord, Records, SnapshotHeader};
 use super::types::{Endpoints, HostPort, Offset, ReplicaKey, VoterNode, VoterSet};
 use crate::protocol::messages::voters_record::{
     Endpoint, KRaftVersionFeature, Voter, VotersRecord,
@@ -63,8 +63,9 @@ impl ControlState {
             .map_or(0, |(_, v)| *v)
     }
 
-    /// Resets the history to a snapshot's contents, recorded at `end offset − 1`.
-    pub fn load_snapshot(&mut self, s: &SnapshotContents) {
+    /// Resets the history to what a snapshot's header batch holds, recorded at
+    /// `end offset − 1` (Kafka's `KRaftControlRecordStateMachine` overrides the offset so).
+    pub fn load_snapshot(&mut self, s: &SnapshotHeader) {
         self.voter_history.clear();
         self.kraft_history.clear();
         let at = s.id.offset - 1;

@@ -8,7 +8,7 @@
 //! kraftd format -t <cluster id> -c <server.properties> [--standalone | --initial-controllers ... | --no-initial-controllers] ...
 //! kraftd storage-info -c <server.properties>                (as kafka-storage.sh info)
 //! kraftd dump-log <files or dirs>... [--json]               (as kafka-dump-log.sh --cluster-metadata-decoder)
-//! kraftd metadata-state <metadata log dir> [--at OFFSET]       (what a replaying controller holds there)
+//! kraftd metadata-state <metadata log dir> [--at OFFSET] [--json] (the metadata image there)
 //! kraftd test-raft-server --config <file> --replica-directory-id <uuid> [--throughput N] [--record-size B]
 //!                                                           (as kafka.tools.TestRaftServer, for `make bench`)
 //! ```

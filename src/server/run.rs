@@ -9,7 +9,7 @@ use tracing::info;
 use super::config::ControllerConfig;
 use super::context::{ControllerEndpoint, QuorumView, ServerContext};
 use super::listener;
-use super::node::{self, storage::DiskQuorumStateStore, NodeHandle};
+use super::node::{self, storage, NodeHandle};
 use crate::log::meta_properties::{MetaProperties, MetaPropertiesError};
 use crate::log::MetadataDir;
 use crate::raft::{Endpoints, HostPort};
@@ -90,10 +90,9 @@ async fn serve(config: ControllerConfig) -> Result<(), RunError> {
     let dir = MetadataDir::open(&config.metadata_log_dir, node_id, node::log_config(&config))
         .map_err(|e| format!("could not open the metadata log directory: {e}"))?;
     let directory_id = dir.directory_id;
-    let (file_log, quorum_state, _lock) = dir.into_parts();
+    let (file_log, _lock) = dir.into_parts();
     let static_voter_ids: Vec<i32> = config.quorum.voters.iter().map(|v| v.id).collect();
-    // An unreadable quorum-state refuses the start, as Java does: epoch 0 could vote twice.
-    let store = DiskQuorumStateStore::open(quorum_state, static_voter_ids)
+    let store = storage::open_quorum_state(&file_log, static_voter_ids)
         .map_err(|e| format!("could not read quorum-state: {e}"))?;
     let settings = node::node_settings(
         &config,

@@ -10,10 +10,13 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde_json::Value;
 
 use kraftd::log::{FileLog, LogConfig, OffsetAndEpoch};
-use kraftd::protocol::messages::{SnapshotFooterRecord, SnapshotHeaderRecord};
+use kraftd::protocol::codec::Uuid;
+use kraftd::protocol::messages::voters_record::{Endpoint, KRaftVersionFeature, Voter};
+use kraftd::protocol::messages::VotersRecord;
 use kraftd::protocol::records::{
     split_batches, BatchBuilder, ControlRecord, MetadataRecordAndVersion, METADATA_RECORD_TYPES,
 };
+use kraftd::raft::{RaftLog, Records, SnapshotHeader};
 
 use super::{assert_clean_failure, kraftd};
 use crate::harness::{JavaController, Kafka, TestDir};
@@ -94,6 +97,30 @@ fn assert_same_payloads(java: &[Value], written: &[MetadataRecordAndVersion]) {
     }
 }
 
+/// A kraft.version 1 voter set of one, as a snapshot's header batch carries it.
+fn one_voter() -> VotersRecord {
+    VotersRecord {
+        version: 0,
+        voters: vec![Voter {
+            voter_id: 1,
+            voter_directory_id: Uuid::parse("J8aAPcfLQt2bqs1JT_rMgQ").unwrap(),
+            endpoints: vec![Endpoint {
+                name: "CONTROLLER".into(),
+                host: "localhost".into(),
+                port: 9093,
+                ..Default::default()
+            }],
+            k_raft_version_feature: KRaftVersionFeature {
+                min_supported_version: 0,
+                max_supported_version: 1,
+                ..Default::default()
+            },
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+
 #[test]
 fn java_decodes_a_segment_and_a_snapshot_kraftd_wrote_with_every_metadata_record_type() {
     let kafka = Kafka::get();
@@ -101,7 +128,12 @@ fn java_decodes_a_segment_and_a_snapshot_kraftd_wrote_with_every_metadata_record
     let part = dir.subdir("data/__cluster_metadata-0");
     let records = every_metadata_record();
     let epoch = 3;
-    let mut log = FileLog::open(&part, LogConfig::default()).unwrap();
+    // Small batches, so that the snapshot writer cuts its records into several.
+    let config = LogConfig {
+        max_batch_size: 2048,
+        ..LogConfig::default()
+    };
+    let mut log = FileLog::open(&part, config).unwrap();
     log.initialize_leader_epoch(epoch).unwrap();
     for chunk in records.chunks(7) {
         let mut b = BatchBuilder::new(log.end_offset()).partition_leader_epoch(epoch);
@@ -115,44 +147,42 @@ fn java_decodes_a_segment_and_a_snapshot_kraftd_wrote_with_every_metadata_record
     log.flush().unwrap();
     let end = log.end_offset();
     log.update_high_watermark(end);
-    // A snapshot at the end holding the same records.
-    let mut writer = log
-        .create_new_snapshot(OffsetAndEpoch::new(end, epoch))
-        .unwrap()
-        .expect("a new snapshot");
-    let ts = now_ms();
-    let mut bytes = Vec::new();
-    let mut header = BatchBuilder::new_control(0).partition_leader_epoch(epoch);
-    let h = SnapshotHeaderRecord {
-        version: 0,
-        last_contained_log_timestamp: ts,
-        ..Default::default()
+    // A snapshot at the end holding the same records, streamed through kraftd's snapshot
+    // writer in chunks: header batch (with kraft.version 1 and the voters), data batches of at
+    // most the maximum batch size, footer.
+    let id = OffsetAndEpoch::new(end, epoch);
+    let header = SnapshotHeader {
+        id,
+        last_contained_log_timestamp: now_ms(),
+        kraft_version: 1,
+        voters: Some(one_voter()),
     };
-    header
-        .append_control(ts, &ControlRecord::SnapshotHeader(h))
-        .unwrap();
-    header.write_to(&mut bytes).unwrap();
-    let mut next = header.next_offset();
+    let mut writer = log.create_snapshot(header.clone()).unwrap();
     for chunk in records.chunks(11) {
-        let mut b = BatchBuilder::new(next).partition_leader_epoch(epoch);
-        for rec in chunk {
-            b.append_metadata(ts, rec).unwrap();
-        }
-        b.write_to(&mut bytes).unwrap();
-        next = b.next_offset();
+        let values: Vec<Vec<u8>> = chunk.iter().map(|r| r.encode().unwrap()).collect();
+        writer.append(&values).unwrap();
     }
-    let mut footer = BatchBuilder::new_control(next).partition_leader_epoch(epoch);
-    let f = SnapshotFooterRecord {
-        version: 0,
-        ..Default::default()
-    };
-    footer
-        .append_control(ts, &ControlRecord::SnapshotFooter(f))
-        .unwrap();
-    footer.write_to(&mut bytes).unwrap();
-    writer.append(&bytes).unwrap();
     log.freeze_snapshot(writer).unwrap();
     let segments = log.segment_paths();
+    // Read back as Java's reader would: the header batch, then every record in order.
+    let reader = log
+        .open_snapshot(id)
+        .unwrap()
+        .expect("the snapshot is retained");
+    assert_eq!(reader.header(), &header);
+    let batches: Vec<_> = reader.map(Result::unwrap).collect();
+    let data_batches = batches.iter().filter(|b| !b.is_control()).count();
+    assert!(data_batches > 1, "{data_batches} data batches");
+    let read: Vec<Vec<u8>> = batches
+        .into_iter()
+        .filter_map(|b| match b.records {
+            Records::Data(values) => Some(values),
+            Records::Control(_) => None,
+        })
+        .flatten()
+        .collect();
+    let written: Vec<Vec<u8>> = records.iter().map(|r| r.encode().unwrap()).collect();
+    assert_eq!(read, written);
     drop(log);
     let snapshot = part.join(format!("{end:020}-{epoch:010}.checkpoint"));
     assert!(snapshot.exists(), "{}", snapshot.display());
@@ -169,6 +199,16 @@ fn java_decodes_a_segment_and_a_snapshot_kraftd_wrote_with_every_metadata_record
         let ours = kraftd(&["dump-log", file.to_str().unwrap()]);
         ours.assert_success();
         assert_eq!(ours.stdout, java.stdout, "{}", file.display());
+        if file == &snapshot {
+            for control in [
+                "SnapshotHeader",
+                "KRaftVersion",
+                "KRaftVoters",
+                "SnapshotFooter",
+            ] {
+                assert!(java.stdout.contains(control), "{control}: {java}");
+            }
+        }
     }
     // Every record type is there.
     let types: std::collections::BTreeSet<i16> =

@@ -5,6 +5,7 @@
 use super::*;
 use crate::log::memory_faults::{FaultKind, FaultPlan, ImpossibleFault, StorageOp};
 use crate::log::scan::ScanStop;
+use crate::raft::{LogError as RaftLogError, SnapshotHeader};
 
 fn plan(op: StorageOp, after: u64, kind: FaultKind) -> FaultPlan {
     FaultPlan {
@@ -15,11 +16,18 @@ fn plan(op: StorageOp, after: u64, kind: FaultKind) -> FaultPlan {
     }
 }
 
+/// The OS error of a storage error.
 fn errno(e: &LogError) -> Option<i32> {
     match e {
         LogError::Io { source, .. } => source.raw_os_error(),
         _ => None,
     }
+}
+
+/// The OS error of a fault the raft core's log trait reports.
+fn fault_errno(e: &RaftLogError) -> Option<i32> {
+    assert!(e.is_fault(), "{e} is a fault");
+    e.os_error().and_then(|o| o.raw_os_error())
 }
 
 fn append_one(log: &mut MemoryLog, epoch: i32) -> Result<LogAppendInfo, LogError> {
@@ -54,7 +62,7 @@ fn the_planned_append_fails_with_its_os_error_and_every_later_write_fails_until_
     );
     // A full disk stays full: a later append and a truncation fail the same way.
     assert_eq!(errno(&append_one(&mut log, 1).unwrap_err()), Some(28));
-    assert_eq!(errno(&log.truncate_to(2).unwrap_err()), Some(28));
+    assert_eq!(fault_errno(&log.truncate_to(2).unwrap_err()), Some(28));
     assert_eq!(log.end_offset(), 4);
 
     log.crash().unwrap();
@@ -79,8 +87,8 @@ fn a_failed_flush_keeps_nothing_it_was_to_make_durable() {
     log.flush().unwrap();
     append_one(&mut log, 1).unwrap();
     let e = log.flush().unwrap_err();
-    assert_eq!(errno(&e), Some(5), "{e}");
-    assert_eq!(log.flushed_offset(), 2);
+    assert_eq!(fault_errno(&e), Some(5), "{e}");
+    assert_eq!(log.flushed_end_offset(), 2);
     log.crash().unwrap();
     assert_eq!(log.end_offset(), 2, "the unflushed batch is lost");
 }
@@ -144,13 +152,13 @@ fn a_torn_flush_keeps_the_whole_batches_before_the_tear() {
     // Half of three unflushed batches reach the medium: the first whole, the second in part.
     log.plan_fault(plan(StorageOp::Flush, 0, FaultKind::TornWrite))
         .unwrap();
-    assert_eq!(errno(&log.flush().unwrap_err()), Some(5));
+    assert_eq!(fault_errno(&log.flush().unwrap_err()), Some(5));
     log.crash().unwrap();
     let recovery = log.last_recovery();
     assert_eq!(recovery.kept_unflushed_batches, 1);
     let cut = recovery.cut.as_ref().expect("the second batch is torn");
     assert_eq!(cut.dropped_bytes as usize, 3 * size / 2 - size);
-    assert_eq!((log.end_offset(), log.flushed_offset()), (4, 4));
+    assert_eq!((log.end_offset(), log.flushed_end_offset()), (4, 4));
 }
 
 #[test]
@@ -163,12 +171,16 @@ fn a_torn_snapshot_is_not_kept_and_its_part_file_goes_at_the_next_start() {
         .unwrap();
     let id = OffsetAndEpoch::new(2, 1);
     let mut w = log
-        .create_new_snapshot(id)
-        .unwrap()
-        .expect("a new snapshot");
-    w.append(&snapshot_bytes(1, 1_000, 1)).unwrap();
+        .create_snapshot(SnapshotHeader {
+            id,
+            last_contained_log_timestamp: 1_000,
+            kraft_version: 0,
+            voters: None,
+        })
+        .unwrap();
+    w.append([b"record 1".to_vec()]).unwrap();
     let e = log.freeze_snapshot(w).unwrap_err();
-    assert_eq!(errno(&e), Some(5), "{e}");
+    assert_eq!(fault_errno(&e), Some(5), "{e}");
     assert_eq!(log.latest_snapshot_id(), None);
     log.crash().unwrap();
     assert_eq!(log.last_recovery().removed_partial_snapshot, Some(id));
@@ -192,7 +204,7 @@ fn a_failed_truncation_changes_nothing_and_a_truncation_cannot_be_torn() {
     );
     log.plan_fault(plan(StorageOp::Truncate, 0, FaultKind::Eio))
         .unwrap();
-    assert_eq!(errno(&log.truncate_to(2).unwrap_err()), Some(5));
+    assert_eq!(fault_errno(&log.truncate_to(2).unwrap_err()), Some(5));
     assert_eq!(log.end_offset(), 6);
     log.crash().unwrap();
     log.truncate_to(2).unwrap();

@@ -1,70 +1,90 @@
-//! Snapshots: creation rules, files, reading in chunks, deletion before a snapshot, retention,
-//! and recovery of snapshot files on open.
+//! Snapshots over both storages, through the raft core's trait (`RaftLog`, implemented for
+//! every `LogCore`): files, reading in chunks and in batches, full truncation to a snapshot
+//! ahead of the log, deletion before a snapshot, retention, and recovery of snapshot files on
+//! open.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 
 use super::*;
 use crate::log::storage::Storage;
+use crate::raft::{LogError as RaftLogError, RaftLog, SnapshotHeader, ValidOffsetAndEpoch};
 
+fn header(id: OffsetAndEpoch, ts: i64) -> SnapshotHeader {
+    SnapshotHeader {
+        id,
+        last_contained_log_timestamp: ts,
+        kraft_version: 0,
+        voters: None,
+    }
+}
+
+/// A snapshot of three data records, streamed in two appends.
 fn write_snapshot<S: Storage>(log: &mut LogCore<S>, id: OffsetAndEpoch, ts: i64) {
-    let mut w = log
-        .create_new_snapshot(id)
-        .unwrap()
-        .expect("a new snapshot");
-    let bytes = snapshot_bytes(id.epoch, ts, 3);
-    w.append(&bytes[..10]).unwrap();
-    w.append(&bytes[10..]).unwrap();
+    let mut w = log.create_snapshot(header(id, ts)).unwrap();
+    w.append([b"record 1".to_vec()]).unwrap();
+    w.append([b"record 2".to_vec(), b"record 3".to_vec()])
+        .unwrap();
     log.freeze_snapshot(w).unwrap();
+}
+
+/// Downloads `bytes` as snapshot `id`, in two chunks.
+fn download<S: Storage>(
+    log: &mut LogCore<S>,
+    id: OffsetAndEpoch,
+    bytes: &[u8],
+) -> Result<OffsetAndEpoch, RaftLogError> {
+    log.begin_snapshot_download(id)?;
+    log.append_snapshot_download(&bytes[..10])?;
+    log.append_snapshot_download(&bytes[10..])?;
+    log.complete_snapshot_download()
 }
 
 fn snapshot_rules<S: Storage>(log: &mut LogCore<S>) {
     append_n(log, 10, 1); // offsets 0..20, batches of 2
-    let id = OffsetAndEpoch::new(8, 1);
-    assert!(log
-        .create_new_snapshot(id)
-        .unwrap_err()
-        .to_string()
-        .contains("high watermark"));
     log.update_high_watermark(20);
-    assert!(log
-        .create_new_snapshot(OffsetAndEpoch::new(9, 1))
-        .unwrap_err()
-        .to_string()
-        .contains("batch boundary"));
-    assert!(log
-        .create_new_snapshot(OffsetAndEpoch::new(8, 2))
-        .unwrap_err()
-        .to_string()
-        .contains("not valid"));
+    let id = OffsetAndEpoch::new(8, 1);
     write_snapshot(log, id, 1_000);
     assert!(
-        log.create_new_snapshot(id).unwrap().is_none(),
+        matches!(
+            log.create_snapshot(header(id, 0)),
+            Err(RaftLogError::SnapshotExists(_))
+        ),
         "exists already"
     );
     assert_eq!(
         (log.earliest_snapshot_id(), log.latest_snapshot_id()),
         (Some(id), Some(id))
     );
-    let reader = log.open_snapshot(id).unwrap().unwrap();
+    // Read back in chunks (FetchSnapshot) and as batches: header, data, footer.
     let bytes = snapshot_bytes(1, 1_000, 3);
-    assert_eq!(reader.size_in_bytes(), bytes.len() as u64);
-    assert_eq!(reader.read(5, 7).unwrap(), &bytes[5..12]);
-    assert!(reader.read(bytes.len() as u64, 7).unwrap().is_empty());
-    assert_eq!(reader.read_all().unwrap(), bytes);
-    // An unchecked snapshot ahead of the log (downloaded) makes the log restart at its end.
+    assert_eq!(log.snapshot_size(id), Some(bytes.len() as u64));
+    assert_eq!(
+        log.read_snapshot_chunk(id, 5, 7).unwrap().unwrap(),
+        &bytes[5..12]
+    );
+    assert_eq!(
+        log.read_snapshot_chunk(id, bytes.len() as u64, 7).unwrap(),
+        None
+    );
+    let reader = log.open_snapshot(id).unwrap().unwrap();
+    assert_eq!(reader.header(), &header(id, 1_000));
+    let batches: Vec<_> = reader.map(Result::unwrap).collect();
+    assert_eq!(batches.len(), 3);
+    assert!(batches[0].is_control() && batches[2].is_control() && !batches[1].is_control());
+    // A downloaded snapshot ahead of the log makes the log restart at its end.
     let ahead = OffsetAndEpoch::new(30, 2);
-    let mut w = log.create_new_snapshot_unchecked(ahead).unwrap().unwrap();
-    w.append(&snapshot_bytes(2, 5_000, 0)).unwrap();
-    log.freeze_snapshot(w).unwrap();
-    // A snapshot that is not one is refused at freeze.
-    let mut w = log
-        .create_new_snapshot_unchecked(OffsetAndEpoch::new(12, 1))
-        .unwrap()
-        .unwrap();
-    w.append(&batch(0, 1, 1, 0)).unwrap();
-    let err = log.freeze_snapshot(w).unwrap_err().to_string();
-    assert!(err.contains("SnapshotHeaderRecord"), "{err}");
+    assert_eq!(
+        download(log, ahead, &snapshot_bytes(2, 5_000, 0)).unwrap(),
+        ahead
+    );
+    // A download that is not a snapshot is refused when it completes.
+    let err = download(log, OffsetAndEpoch::new(12, 1), &batch(0, 1, 1, 0)).unwrap_err();
+    assert!(
+        matches!(&err, RaftLogError::NotTheSnapshot { .. })
+            && err.to_string().contains("SnapshotHeaderRecord"),
+        "{err}"
+    );
     assert!(log.truncate_to_latest_snapshot().unwrap());
     assert_eq!(
         (log.start_offset(), log.end_offset(), log.high_watermark()),
@@ -76,18 +96,13 @@ fn snapshot_rules<S: Storage>(log: &mut LogCore<S>) {
         "older snapshots are forgotten"
     );
     assert_eq!(log.last_fetched_epoch(), 2);
-    assert_eq!(
-        log.epoch_for_offset(29),
-        Some(2),
-        "just below the log start: the snapshot's"
-    );
     assert_eq!(log.end_offset_for_epoch(2), OffsetAndEpoch::new(30, 2));
     assert_eq!(
-        log.validate_offset_and_epoch(10, 1).unwrap(),
+        log.validate_offset_and_epoch(10, 1),
         ValidOffsetAndEpoch::Snapshot(ahead)
     );
     assert_eq!(
-        log.validate_offset_and_epoch(30, 2).unwrap(),
+        log.validate_offset_and_epoch(30, 2),
         ValidOffsetAndEpoch::Valid(ahead)
     );
     assert!(matches!(
@@ -156,12 +171,12 @@ fn deletion_and_retention<S: Storage>(log: &mut LogCore<S>) {
         "already there"
     );
     // Age: the snapshot at 16 (ts 2000) is older than 500 ms at now=2600, the one at 24 is not.
-    assert!(!log.apply_retention(2_400).unwrap());
-    assert!(log.apply_retention(2_600).unwrap() || log.start_offset() == 24);
+    assert!(!log.maybe_clean(2_400, 40).unwrap());
+    assert!(log.maybe_clean(2_600, 40).unwrap() || log.start_offset() == 24);
     assert_eq!(log.start_offset(), 24);
     assert_eq!(log.earliest_snapshot_id(), Some(OffsetAndEpoch::new(24, 1)));
     assert!(
-        !log.apply_retention(i64::MAX / 2).unwrap(),
+        !log.maybe_clean(i64::MAX / 2, 40).unwrap(),
         "the latest snapshot always stays"
     );
 }
@@ -219,11 +234,11 @@ fn retention_by_size() {
     log.update_high_watermark(40);
     write_snapshot(&mut log, OffsetAndEpoch::new(20, 1), 0);
     assert!(
-        !log.apply_retention(0).unwrap(),
+        !log.maybe_clean(0, 40).unwrap(),
         "one snapshot: nothing may go"
     );
     write_snapshot(&mut log, OffsetAndEpoch::new(36, 1), 0);
-    assert!(log.apply_retention(0).unwrap());
+    assert!(log.maybe_clean(0, 40).unwrap());
     assert_eq!(log.start_offset(), 36);
     assert_eq!(log.snapshot_ids(), [OffsetAndEpoch::new(36, 1)]);
     fs::remove_dir_all(dir).unwrap();
@@ -239,8 +254,7 @@ fn open_cleans_partial_and_deleted_files_and_refuses_corrupt_snapshots() {
     write_snapshot(&mut log, OffsetAndEpoch::new(20, 1), 0);
     // An abandoned writer leaves nothing behind.
     let w = log
-        .create_new_snapshot(OffsetAndEpoch::new(30, 1))
-        .unwrap()
+        .create_snapshot(header(OffsetAndEpoch::new(30, 1), 0))
         .unwrap();
     drop(w);
     drop(log);
@@ -291,5 +305,62 @@ fn open_cleans_partial_and_deleted_files_and_refuses_corrupt_snapshots() {
         err.contains("00000000000000000020-0000000001.checkpoint") && err.contains("only copy"),
         "{err}"
     );
+    fs::remove_dir_all(dir).unwrap();
+}
+
+fn part_files(dir: &std::path::Path) -> Vec<String> {
+    fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".checkpoint.part"))
+        .collect()
+}
+
+#[test]
+fn a_snapshot_file_is_streamed_in_and_out_and_a_dropped_writer_deletes_its_part() {
+    let dir = scratch("snap-stream");
+    let mut log = FileLog::open(&dir, LogConfig::default()).unwrap();
+    append_n(&mut log, 10, 1);
+    log.flush().unwrap();
+    let id = OffsetAndEpoch::new(20, 1);
+    let mut w = log.create_snapshot(header(id, 7)).unwrap();
+    assert_eq!(
+        part_files(&dir).len(),
+        1,
+        "the header batch is in the .part"
+    );
+    let header_bytes = w.size_in_bytes();
+    // 3 MiB in one batch (below 8 MiB): more than the reader's 1 MiB window.
+    let big: Vec<Vec<u8>> = (0..48u8).map(|i| vec![i; 64 << 10]).collect();
+    w.append(&big[..24]).unwrap();
+    w.append(&big[24..]).unwrap();
+    assert_eq!(
+        w.size_in_bytes(),
+        header_bytes,
+        "the open batch is not written yet"
+    );
+    log.freeze_snapshot(w).unwrap();
+    assert!(part_files(&dir).is_empty());
+    let reader = log.open_snapshot(id).unwrap().unwrap();
+    assert_eq!(reader.header(), &header(id, 7));
+    let records: Vec<Vec<u8>> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(records, big);
+
+    // An abandoned writer's partial file goes when it is dropped, not at the next open.
+    let mut w = log
+        .create_snapshot(header(OffsetAndEpoch::new(10, 1), 0))
+        .unwrap();
+    w.append(&big[..1]).unwrap();
+    assert_eq!(part_files(&dir).len(), 1);
+    drop(w);
+    assert!(part_files(&dir).is_empty());
+    assert_eq!(log.snapshot_ids(), [id]);
+    drop(log);
+    // What was frozen is there after a restart.
+    let log = FileLog::open(&dir, LogConfig::default()).unwrap();
+    let (_, data) = crate::raft::mem_log::LogInspect::snapshot_records(&log, id)
+        .unwrap()
+        .unwrap();
+    assert_eq!(data, big);
     fs::remove_dir_all(dir).unwrap();
 }

@@ -37,6 +37,9 @@
 //! }
 //! ```
 
+/// A log offset: the position of a record in `__cluster_metadata-0`.
+pub type Offset = i64;
+
 pub mod batch;
 pub mod builder;
 pub mod compression;

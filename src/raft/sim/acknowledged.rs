@@ -221,8 +221,12 @@ impl Acknowledged {
             Value::Data(d) => Some(d),
             Value::Control(_) => None,
         });
-        match RaftLog::read_snapshot(log, id) {
-            Ok(Some(s)) => s.data.iter().eq(acknowledged),
+        let data = RaftLog::open_snapshot(log, id).and_then(|s| {
+            s.map(|s| s.records().collect::<Result<Vec<_>, _>>())
+                .transpose()
+        });
+        match data {
+            Ok(Some(data)) => data.iter().eq(acknowledged),
             _ => false,
         }
     }

@@ -88,7 +88,7 @@ impl Checker {
     }
 
     fn check_election_state(&mut self, n: &NodeView<'_>) -> Result<(), String> {
-        let Some(e) = n.store.read() else {
+        let Ok(Some(e)) = n.store.read_election_state() else {
             return Ok(());
         };
         let prev = self.epochs.insert(n.id, e.epoch).unwrap_or(0);
@@ -144,10 +144,14 @@ impl Checker {
             if id == OffsetAndEpoch::new(0, 0) || !self.snapshots_checked.insert((n.id, id)) {
                 continue;
             }
-            let Ok(Some(s)) = RaftLog::read_snapshot(log, id) else {
+            let read = RaftLog::open_snapshot(log, id).and_then(|s| {
+                s.map(|s| s.records().collect::<Result<Vec<_>, _>>())
+                    .transpose()
+            });
+            let Ok(Some(data)) = read else {
                 return Err(format!("node {} cannot read snapshot {id}", n.id));
             };
-            let d = s.data.iter().fold(0, |h, v| digest(v, h));
+            let d = data.iter().fold(0, |h, v| digest(v, h));
             let known = *self.snapshots.entry(id).or_insert(d);
             if known != d {
                 return Err(format!(

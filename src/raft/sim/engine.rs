@@ -4,6 +4,7 @@
 use super::checks::NodeView;
 use super::network::Envelope;
 use super::{node_of, trace, Cluster, SimNode, Verbosity};
+use crate::raft::log::RaftLog;
 use crate::raft::msg::RequestId;
 use crate::raft::node::{Action, Input, ProposeError};
 use crate::raft::role::Role;

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use super::{Cluster, Verbosity};
 use crate::log::memory_faults::{FaultKind, FaultPlan, StorageOp};
 use crate::raft::fatal::FatalError;
+use crate::raft::log::RaftLog;
 use crate::raft::node::{Input, ProposeError};
 use crate::raft::time::Rng;
 use crate::raft::types::NodeId;

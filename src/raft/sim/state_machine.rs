@@ -2,7 +2,7 @@
 //! `ReplicatedCounter` in spirit). It applies committed batches, loads snapshots when it falls
 //! behind the log start, and takes snapshots every few batches.
 
-use crate::raft::log::Records;
+use crate::raft::log::{RaftLog, Records};
 use crate::raft::mem_log::MemLog;
 use crate::raft::node::Raft;
 use crate::raft::quorum_state::MemQuorumStateStore;
@@ -41,12 +41,15 @@ impl SimStateMachine {
         if raft.committed_batches(self.next_offset).is_err() {
             // A log fault here is the node's too: the batch is read again after its restart.
             if let Ok(Some(s)) = raft.latest_snapshot_reader() {
-                self.next_offset = s.id().offset;
-                self.last_epoch = s.id().epoch;
-                self.last_timestamp = s.last_contained_log_timestamp();
-                self.snapshots_loaded += 1;
-                out.loaded_snapshot = Some(s.id());
-                self.data = s.collect();
+                let (id, timestamp) = (s.id(), s.last_contained_log_timestamp());
+                if let Ok(data) = s.records().collect() {
+                    self.next_offset = id.offset;
+                    self.last_epoch = id.epoch;
+                    self.last_timestamp = timestamp;
+                    self.snapshots_loaded += 1;
+                    out.loaded_snapshot = Some(id);
+                    self.data = data;
+                }
             }
         }
         if let Ok(batches) = raft.committed_batches(self.next_offset) {
@@ -72,8 +75,7 @@ impl SimStateMachine {
             let id = OffsetAndEpoch::new(self.next_offset, self.last_epoch);
             if raft.log().snapshot_size(id).is_none() {
                 if let Ok(mut writer) = raft.snapshot_writer(id, self.last_timestamp) {
-                    writer.append(self.data.iter().cloned());
-                    if raft.freeze_snapshot(writer).is_ok() {
+                    if writer.append(&self.data).is_ok() && raft.freeze_snapshot(writer).is_ok() {
                         self.batches_since_snapshot = 0;
                     }
                 }

@@ -60,7 +60,7 @@ fn vote_is_refused_to_a_candidate_with_a_shorter_log() {
     assert!(!v.vote_granted);
     assert_eq!((v.partition_error, v.leader_epoch), (NONE, 2));
     assert_eq!(
-        n.store().read(),
+        n.store().read_election_state().unwrap(),
         Some(ElectionState::unknown(2)),
         "epoch moved, no vote recorded"
     );
@@ -207,7 +207,7 @@ fn election_timeout_starts_a_pre_vote_then_a_candidacy_then_leadership() {
     let actions = respond(&mut n, deadline + 2, to, corr, granted(0));
     assert!(matches!(n.role(), Role::Candidate(c) if c.epoch == 1));
     assert_eq!(
-        n.store().read(),
+        n.store().read_election_state().unwrap(),
         Some(ElectionState {
             epoch: 1,
             leader_id: None,
@@ -223,7 +223,7 @@ fn election_timeout_starts_a_pre_vote_then_a_candidacy_then_leadership() {
     let actions = respond(&mut n, deadline + 4, to, corr, granted(1));
     assert!(n.is_leader());
     assert_eq!(
-        n.store().read(),
+        n.store().read_election_state().unwrap(),
         Some(ElectionState {
             epoch: 1,
             leader_id: Some(1),

@@ -22,7 +22,6 @@
 use super::*;
 use crate::protocol::records::{split_batches, ControlRecord as WireControl, ControlRecordType};
 use crate::raft::convert::records::{decode_batches, encode_batches};
-use crate::raft::convert::snapshot::encode_snapshot;
 use crate::raft::log::{ControlRecord, Records};
 use crate::raft::mem_log::LogInspect;
 use crate::raft::msg::*;
@@ -388,7 +387,7 @@ fn fetch_snapshot_answers_keep_the_snapshot_id_and_position() {
     request(&mut l, 5, 1, Request::Fetch(fetch_request(2, 2, 5, 2)));
     assert_eq!(l.high_watermark(), Some(5));
     let first = OffsetAndEpoch::new(3, 1);
-    l.create_snapshot(first, 0, vec![vec![7; 40]]).unwrap();
+    take_snapshot(&mut l, first, 0, &[vec![7; 40]]).unwrap();
     let ask = |position, max_bytes| FetchSnapshotRequest {
         cluster_id: Some(CLUSTER.into()),
         replica_key: key(3),
@@ -402,8 +401,7 @@ fn fetch_snapshot_answers_keep_the_snapshot_id_and_position() {
     loop {
         if t == 12 {
             // A newer snapshot appears mid-download: the download keeps its id.
-            l.create_snapshot(OffsetAndEpoch::new(5, 2), 0, vec![])
-                .unwrap();
+            take_snapshot(&mut l, OffsetAndEpoch::new(5, 2), 0, &[]).unwrap();
         }
         let req = Request::FetchSnapshot(ask(position, 16));
         let Response::FetchSnapshot(r) = reply(&request(&mut l, t, t, req)) else {
@@ -457,9 +455,9 @@ fn leader_with_kraft_v1_snapshot() -> (TestRaft, Vec<u8>) {
     request(&mut l, 5, 1, Request::Fetch(fetch_request(2, 1, end, 1)));
     assert_eq!(l.high_watermark(), Some(end));
     let id = OffsetAndEpoch::new(end, 1);
-    l.create_snapshot(id, 0, vec![b"x".to_vec()]).unwrap();
-    let contents = l.log().read_snapshot(id).unwrap().unwrap();
-    (l, encode_snapshot(&contents, 0, 1 << 20).unwrap())
+    take_snapshot(&mut l, id, 0, &[b"x".to_vec()]).unwrap();
+    let bytes = snapshot_file(&l, id);
+    (l, bytes)
 }
 
 /// Java parses every KRaft control value at version 0 whatever it was written at: a body at
@@ -537,15 +535,14 @@ fn snapshots_start_with_a_snapshot_header() {
     let (mut l, _) = leader(1, VOTERS, 1, MemLog::new());
     let zero = OffsetAndEpoch::new(0, 0);
     assert!(
-        l.create_snapshot(zero, 0, vec![]).is_err(),
+        take_snapshot(&mut l, zero, 0, &[]).is_err(),
         "nothing committed"
     );
     request(&mut l, 5, 1, Request::Fetch(fetch_request(2, 1, 1, 1)));
     assert_eq!(l.high_watermark(), Some(1));
     let id = OffsetAndEpoch::new(1, 1);
-    l.create_snapshot(id, 0, vec![b"x".to_vec(), b"y".to_vec()])
-        .unwrap();
-    let bytes = encode_snapshot(&l.log().read_snapshot(id).unwrap().unwrap(), 0, 1 << 20).unwrap();
+    take_snapshot(&mut l, id, 0, &[b"x".to_vec(), b"y".to_vec()]).unwrap();
+    let bytes = snapshot_file(&l, id);
     let batches = decode_batches(&bytes).unwrap();
     let first = |b: &crate::raft::log::Batch| match &b.records {
         Records::Control(r) => r.first().cloned(),
@@ -656,7 +653,9 @@ fn the_granted_vote_is_persisted_before_the_answer() {
             for (to, corr, r) in sends(&pending) {
                 match r {
                     // The store is written inside `step`, before the driver sends anything.
-                    Request::Vote(v) if !v.pre_vote => break 'poll c.store().read(),
+                    Request::Vote(v) if !v.pre_vote => {
+                        break 'poll c.store().read_election_state().unwrap()
+                    }
                     Request::Vote(v) => {
                         next.extend(respond(&mut c, t, to, corr, granted(v.candidate_epoch)))
                     }
@@ -679,7 +678,5 @@ fn no_snapshot_is_made_at_0_0_even_when_asked() {
     let (mut l, _) = leader(1, VOTERS, 1, MemLog::new());
     request(&mut l, 5, 1, Request::Fetch(fetch_request(2, 1, 1, 1)));
     assert_eq!(l.high_watermark(), Some(1));
-    assert!(l
-        .create_snapshot(OffsetAndEpoch::new(0, 0), 0, vec![])
-        .is_err());
+    assert!(take_snapshot(&mut l, OffsetAndEpoch::new(0, 0), 0, &[]).is_err());
 }

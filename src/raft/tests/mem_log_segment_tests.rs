@@ -3,8 +3,8 @@
 
 use super::data;
 use crate::raft::convert::records::encode_batches;
-use crate::raft::log::{Batch, LogError, RaftLog, SnapshotContents};
-use crate::raft::mem_log::MemLog;
+use crate::raft::log::{Batch, LogError, RaftLog, SnapshotHeader};
+use crate::raft::mem_log::{LogInspect, MemLog};
 use crate::raft::types::OffsetAndEpoch;
 
 /// The encoded size of `batches`.
@@ -102,14 +102,13 @@ fn truncation_drops_the_segments_at_and_above_the_cut_and_a_crash_keeps_a_rolled
 fn cleaning_keeps_the_segment_holding_the_new_log_start() {
     let mut log = log_of_seven();
     let id = OffsetAndEpoch::new(4, 1);
-    log.create_snapshot(SnapshotContents {
+    let header = SnapshotHeader {
         id,
         last_contained_log_timestamp: 0,
         kraft_version: 0,
         voters: None,
-        data: Vec::new(),
-    })
-    .unwrap();
+    };
+    log.write_snapshot(header, &[]).unwrap();
     assert!(RaftLog::delete_before_snapshot(&mut log, id).unwrap());
     assert_eq!(log.segment_bases(), &[3, 6][..]);
     assert_eq!(offsets(&log.read_for_fetch(4, 1 << 20).unwrap()), [4, 5]);

@@ -8,6 +8,7 @@ mod propose_tests;
 mod quorum_epoch_tests;
 mod replication_tests;
 mod robustness_tests;
+mod snapshot_stream_tests;
 mod snapshot_tests;
 
 use crate::protocol::codec::Uuid;
@@ -47,6 +48,29 @@ pub(super) fn cfg(id: NodeId, voters: &[NodeId]) -> RaftConfig {
     // Proposals reach the log at once unless a test is about the linger.
     c.append_linger = std::time::Duration::ZERO;
     c
+}
+
+/// The state machine's snapshot of `data` at `id`, streamed through the writer.
+pub(super) fn take_snapshot(
+    raft: &mut TestRaft,
+    id: crate::raft::types::OffsetAndEpoch,
+    last_contained_log_timestamp: i64,
+    data: &[Vec<u8>],
+) -> Result<(), crate::raft::SnapshotError> {
+    let mut writer = raft.snapshot_writer(id, last_contained_log_timestamp)?;
+    writer
+        .append(data)
+        .map_err(crate::raft::SnapshotError::Log)?;
+    raft.freeze_snapshot(writer)
+}
+
+/// A retained snapshot's bytes, as stored.
+pub(super) fn snapshot_file(raft: &TestRaft, id: crate::raft::types::OffsetAndEpoch) -> Vec<u8> {
+    let size = raft.log().snapshot_size(id).expect("the snapshot exists");
+    raft.log()
+        .read_snapshot_chunk(id, 0, size as usize)
+        .expect("memory reads")
+        .expect("a non-empty snapshot")
 }
 
 /// A batch of `n` data records.

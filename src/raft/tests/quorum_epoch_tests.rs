@@ -59,7 +59,7 @@ fn begin_quorum_epoch_makes_a_voter_follow_the_new_leader() {
     assert!(matches!(n.role(), Role::Follower(f) if f.leader_id == 2));
     // Kafka 4.x keeps the vote of the epoch alongside the leader.
     assert_eq!(
-        n.store().read(),
+        n.store().read_election_state().unwrap(),
         Some(ElectionState {
             epoch: 3,
             leader_id: Some(2),

@@ -222,15 +222,15 @@ fn random_inputs_never_panic_or_break_invariants() {
 struct FullDiskStore;
 
 impl QuorumStateStore for FullDiskStore {
-    fn read(&self) -> Option<ElectionState> {
-        None
+    fn read_election_state(&self) -> Result<Option<ElectionState>, crate::raft::QuorumStateError> {
+        Ok(None)
     }
-    fn write(
+    fn write_election_state(
         &mut self,
         state: &ElectionState,
         _kraft_version: i16,
     ) -> Result<(), crate::raft::QuorumStateError> {
-        Err(crate::raft::QuorumStateError {
+        Err(crate::raft::QuorumStateError::Unwritable {
             state: state.clone(),
             source: crate::log::LogError::Io {
                 op: "write",
@@ -268,4 +268,38 @@ fn a_failed_quorum_state_write_halts_the_node_before_it_acts() {
     );
     assert!(!raft.is_leader(), "no role needing the write is taken");
     assert!(raft.step(Instant(t + 10_000), Input::Tick).is_empty());
+}
+
+/// A store whose file does not parse.
+struct CorruptStore;
+
+impl QuorumStateStore for CorruptStore {
+    fn read_election_state(&self) -> Result<Option<ElectionState>, crate::raft::QuorumStateError> {
+        let path = std::path::Path::new("/meta/__cluster_metadata-0/quorum-state");
+        Err(crate::raft::QuorumStateError::Unreadable {
+            source: crate::log::LogError::corrupt(path, None, "missing key 'data_version'"),
+        })
+    }
+    fn write_election_state(
+        &mut self,
+        _state: &ElectionState,
+        _kraft_version: i16,
+    ) -> Result<(), crate::raft::QuorumStateError> {
+        panic!("a node that cannot read its election state must not write one")
+    }
+}
+
+/// Kafka's `QuorumState.initialize` throws on a quorum-state it cannot read: the node starts
+/// from no election state of its own (epoch 0 could vote twice), it halts naming the file.
+#[test]
+fn an_unreadable_quorum_state_halts_the_node_at_start_up() {
+    let mut raft = Raft::new(cfg(1, &[1]), MemLog::new(), CorruptStore, Instant(0));
+    let actions = raft.take_actions();
+    let why = raft.fatal_error().cloned().expect("the node halts");
+    assert!(
+        matches!(&why, crate::raft::FatalError::Storage { file: Some(f), .. } if f.ends_with("quorum-state")),
+        "{why}"
+    );
+    assert!(why.to_string().contains("data_version"), "{why}");
+    assert_eq!(actions, vec![Action::Fatal(why)]);
 }

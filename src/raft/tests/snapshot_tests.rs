@@ -16,8 +16,7 @@ fn leader_with_snapshot() -> TestRaft {
     request(&mut l, 5, 1, Request::Fetch(fetch_request(2, 2, 4, 1)));
     request(&mut l, 6, 2, Request::Fetch(fetch_request(2, 2, 5, 2)));
     assert_eq!(l.high_watermark(), Some(5));
-    l.create_snapshot(OffsetAndEpoch::new(3, 1), 0, vec![b"a".to_vec()])
-        .unwrap();
+    take_snapshot(&mut l, OffsetAndEpoch::new(3, 1), 0, &[b"a".to_vec()]).unwrap();
     assert!(l.delete_before_snapshot(OffsetAndEpoch::new(3, 1)));
     l.take_actions();
     l
@@ -47,20 +46,20 @@ fn snapshot_creation_is_checked_against_the_high_watermark_and_the_log() {
     let (mut l, _) = leader(1, VOTERS, 2, log_with(vec![data(0, 1, 3)]));
     let id = OffsetAndEpoch::new(3, 1);
     assert!(matches!(
-        l.create_snapshot(id, 0, vec![]),
+        take_snapshot(&mut l, id, 0, &[]),
         Err(SnapshotError::AboveHighWatermark { .. })
     ));
     request(&mut l, 5, 1, Request::Fetch(fetch_request(2, 2, 4, 2)));
     assert_eq!(l.high_watermark(), Some(4));
     assert!(matches!(
-        l.create_snapshot(OffsetAndEpoch::new(4, 1), 0, vec![]),
+        take_snapshot(&mut l, OffsetAndEpoch::new(4, 1), 0, &[]),
         Err(SnapshotError::InvalidId(_))
     ));
     assert!(matches!(
-        l.create_snapshot(OffsetAndEpoch::new(2, 1), 0, vec![]),
+        take_snapshot(&mut l, OffsetAndEpoch::new(2, 1), 0, &[]),
         Err(SnapshotError::NotBatchBoundary(2))
     ));
-    l.create_snapshot(id, 0, vec![]).unwrap();
+    take_snapshot(&mut l, id, 0, &[]).unwrap();
 }
 
 #[test]

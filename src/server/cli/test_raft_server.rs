@@ -18,9 +18,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use clap::Args;
 use tokio::sync::oneshot;
 
-use crate::log::{DirLock, FileLog, FileQuorumStateStore};
+use crate::log::{DirLock, FileLog};
 use crate::protocol::codec::Uuid;
-use crate::server::node::storage::DiskQuorumStateStore;
+use crate::server::node::storage;
 use crate::server::node::{self, Appended, NodeHandle};
 use crate::server::run::{bind_controller_listeners, launch};
 
@@ -68,7 +68,7 @@ pub fn run(args: &TestRaftServerArgs) -> Result<(), RunError> {
         let log = FileLog::open(&partition, node::log_config(&config))
             .map_err(|e| format!("open {}: {e}", partition.display()))?;
         let voter_ids = config.quorum.voters.iter().map(|v| v.id).collect();
-        let store = DiskQuorumStateStore::open(FileQuorumStateStore::new(&partition), voter_ids)
+        let store = storage::open_quorum_state(&log, voter_ids)
             .map_err(|e| format!("could not read quorum-state: {e}"))?;
         let bound = bind_controller_listeners(&config).await?;
         let mut settings = node::node_settings(

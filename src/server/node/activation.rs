@@ -32,10 +32,11 @@ pub fn log_has_metadata<L: RaftLog, S: QuorumStateStore>(
     let snapshot = raft
         .latest_snapshot_reader()
         .map_err(|e| FatalError::storage(&e))?;
-    if snapshot
+    if let Some(first) = snapshot
         .filter(|s| s.id().offset > 0)
-        .is_some_and(|mut s| s.next().is_some())
+        .and_then(|s| s.records().next())
     {
+        first.map_err(|e| FatalError::storage(&e))?;
         return Ok(true);
     }
     let Ok(batches) = raft.committed_batches(raft.log().start_offset()) else {
@@ -59,7 +60,7 @@ pub fn activation_records<L: RaftLog>(
     min_insync_replicas: u32,
 ) -> Result<Vec<Vec<u8>>, String> {
     let bootstrap = log
-        .read_snapshot(OffsetAndEpoch::new(0, 0))
+        .open_snapshot(OffsetAndEpoch::new(0, 0))
         .map_err(|e| e.to_string())?
         .ok_or_else(|| {
             "the metadata log is empty and has no bootstrap checkpoint \
@@ -76,8 +77,9 @@ pub fn activation_records<L: RaftLog>(
         0,
     ))?];
     let mut elr = 0;
-    for value in &bootstrap.data {
-        let record = MetadataRecordAndVersion::decode(value)
+    for value in bootstrap.records() {
+        let value = value.map_err(|e| e.to_string())?;
+        let record = MetadataRecordAndVersion::decode(&value)
             .map_err(|e| format!("bootstrap checkpoint: {e}"))?;
         if let MetadataRecord::FeatureLevel(FeatureLevelRecord {
             name,
@@ -89,7 +91,7 @@ pub fn activation_records<L: RaftLog>(
                 elr = *feature_level;
             }
         }
-        out.push(value.clone());
+        out.push(value);
     }
     if elr >= 1 {
         out.push(encode(MetadataRecordAndVersion::new(
@@ -126,7 +128,8 @@ fn data_of(batches: &[crate::raft::Batch]) -> Vec<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::raft::{Instant, MemLog, MemQuorumStateStore, RaftConfig, SnapshotContents};
+    use crate::raft::mem_log::LogInspect;
+    use crate::raft::{Instant, MemLog, MemQuorumStateStore, RaftConfig, SnapshotHeader};
 
     fn feature(name: &str, level: i16) -> Vec<u8> {
         MetadataRecordAndVersion::new(
@@ -143,14 +146,13 @@ mod tests {
 
     fn bootstrapped(records: Vec<Vec<u8>>) -> MemLog {
         let mut log = MemLog::new();
-        log.create_snapshot(SnapshotContents {
+        let header = SnapshotHeader {
             id: OffsetAndEpoch::new(0, 0),
             last_contained_log_timestamp: 0,
             kraft_version: 0,
             voters: None,
-            data: records,
-        })
-        .unwrap();
+        };
+        log.write_snapshot(header, &records).unwrap();
         log
     }
 

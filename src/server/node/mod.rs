@@ -18,7 +18,6 @@ pub mod event;
 mod handover;
 mod registration;
 mod registration_flow;
-pub mod replay;
 mod runner;
 mod settings;
 mod snapshots;

@@ -71,14 +71,14 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             ));
             return;
         }
-        if self.replay.metadata_version().unwrap_or(0) < FIRST_REGISTRATION_LEVEL {
+        if self.metadata_version() < FIRST_REGISTRATION_LEVEL {
             let _ = reply.send(registration::refusal(
                 ErrorCode::UNSUPPORTED_VERSION,
                 "The current metadata.version does not support controller registration.".into(),
             ));
             return;
         }
-        if let Err(refusal) = registration::check(&request, &self.replay.features) {
+        if let Err(refusal) = registration::check(&request, &self.finalized_levels()) {
             let _ = reply.send(refusal);
             return;
         }
@@ -138,8 +138,15 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         if self.shutting_down
             || self.registrations.own_token.is_some()
             || now < self.registrations.own_next_attempt
-            || self.replay.controllers.get(&own) == Some(&incarnation)
-            || self.replay.metadata_version().unwrap_or(0) < FIRST_REGISTRATION_LEVEL
+            || self
+                .controller
+                .image()
+                .cluster
+                .controllers
+                .get(&own)
+                .map(|c| c.incarnation_id)
+                == Some(incarnation)
+            || self.metadata_version() < FIRST_REGISTRATION_LEVEL
         {
             return;
         }
@@ -148,7 +155,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             if self.activated_epoch != Some(self.raft.epoch()) {
                 return;
             }
-            if let Err(refusal) = registration::check(&request, &self.replay.features) {
+            if let Err(refusal) = registration::check(&request, &self.finalized_levels()) {
                 warn!(target: "kraftd::raft", "cannot register this controller: {:?}", refusal.error_message);
             } else if let Ok(p) =
                 self.raft
@@ -219,15 +226,30 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         }
     }
 
+    /// The finalized feature levels of the image.
+    fn finalized_levels(&self) -> std::collections::BTreeMap<String, i16> {
+        let levels = &self.controller.image().features.levels;
+        levels.iter().map(|(k, v)| (k.clone(), *v)).collect()
+    }
+
+    /// The finalized metadata.version level (0: none yet).
+    fn metadata_version(&self) -> i16 {
+        self.controller
+            .image()
+            .features
+            .metadata_version()
+            .unwrap_or(0)
+    }
+
     /// Finalized features for ApiVersions and `kafka-features describe`.
     pub(super) fn publish_features(&mut self) {
-        let levels = &self.replay.features;
-        if self.ctx.finalized_features().levels == *levels {
+        let levels = self.finalized_levels();
+        if self.ctx.finalized_features().levels == levels {
             return;
         }
         let finalized = FinalizedFeatures {
-            epoch: self.replay.applied,
-            levels: levels.clone(),
+            epoch: self.controller.last_applied(),
+            levels,
         };
         self.ctx.update_quorum(|view| view.finalized = finalized);
     }

@@ -16,8 +16,8 @@ use super::clock::NodeClock;
 use super::event::{Appended, Event, LeaderView, NodeHandle};
 use super::handover::{Handover, HandoverState};
 use super::registration_flow::Registrations;
-use super::replay::Replay;
 use super::snapshots::SnapshotPolicy;
+use crate::controller::Controller;
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages::NoOpRecord;
 use crate::protocol::records::MetadataRecordAndVersion;
@@ -114,7 +114,7 @@ where
                 snapshots,
                 hw_moved: false,
                 activated_epoch: None,
-                replay: Replay::new(),
+                controller: Controller::new(),
                 handover: HandoverState::default(),
                 leading_since: None,
                 registrations: Registrations::new(),
@@ -152,7 +152,7 @@ pub(super) struct NodeLoop<L: RaftLog, S: QuorumStateStore> {
     /// The leader epoch whose activation check is done (NoOps wait for it).
     pub(super) activated_epoch: Option<i32>,
     /// Features and registered controllers, read back from committed records.
-    pub(super) replay: Replay,
+    pub(super) controller: Controller,
     /// Whether brokers need an active controller this node cannot be (see `handover`).
     pub(super) handover: HandoverState,
     /// When this node last became leader (None unless leading).
@@ -227,7 +227,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             self.execute(actions)?;
             if std::mem::take(&mut self.hw_moved) {
                 self.snapshots
-                    .on_commit(&mut self.raft, self.clock.now(), &mut self.replay)
+                    .on_commit(&mut self.raft, self.clock.now(), &mut self.controller)
                     .map_err(|e| self.halt(e.fatal()))?;
                 self.publish_features();
             }
@@ -340,10 +340,12 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         let epoch = self.raft.epoch();
         let voters = self.raft.voters().ids().collect();
         let local = self.ctx.node_id;
-        match self
-            .handover
-            .decide(epoch, local, self.replay.brokers.len(), &voters)
-        {
+        match self.handover.decide(
+            epoch,
+            local,
+            self.controller.image().cluster.brokers.len(),
+            &voters,
+        ) {
             Handover::Stay => {}
             Handover::Resign { preferred } => {
                 let led_ms = self.leading_since.map_or(0, |t| now.saturating_since(t));
@@ -351,7 +353,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                     target: "kraftd::raft",
                     "resigning leadership of epoch {epoch} after {led_ms} ms: brokers need an active controller, which kraftd \
                      cannot be yet; Java controller(s) {preferred:?} are named as successors ({} broker(s) registered)",
-                    self.replay.brokers.len()
+                    self.controller.image().cluster.brokers.len()
                 );
                 let handover = &self.handover;
                 self.raft.resign_preferring(now, |id| handover.is_java(id));

@@ -1,18 +1,18 @@
-//! When to snapshot, and what a snapshot holds until the controller's image exists.
+//! When to snapshot, and what a snapshot holds.
 //!
 //! Kafka's controller snapshots its metadata image once `metadata.log.max.record.bytes.between.
 //! snapshots` bytes of committed batches have been applied since the last one, or
-//! `metadata.log.max.snapshot.interval.ms` has passed with new data. Until kraftd's controller
-//! replays records into an image, the state is the committed records themselves: a snapshot
+//! `metadata.log.max.snapshot.interval.ms` has passed with new data. Committed batches are
+//! replayed into the controller here. Until snapshots are written from its image, a snapshot
 //! holds every data record of the previous snapshot and of the log up to its end offset, minus
 //! NoOpRecords and transaction markers (which no image keeps, and which Java's snapshots never
-//! hold). Replaying it gives the same state as replaying the log.
+//! hold); replaying it gives the same image as replaying the log.
 
 use std::time::Duration;
 
 use tracing::{info, warn};
 
-use super::replay::{Replay, ReplayError};
+use crate::controller::{Controller, ReplayError};
 use crate::raft::{
     FatalError, Instant, LogError, Offset, OffsetAndEpoch, QuorumStateStore, Raft, RaftLog,
     Records, SnapshotError,
@@ -37,7 +37,7 @@ impl CommitError {
             CommitError::Log(e) => FatalError::storage(e),
             CommitError::Read(e) => e.clone(),
             CommitError::Replay(e) => FatalError::CorruptRecord {
-                offset: e.offset(),
+                offset: e.offset,
                 detail: e.to_string(),
             },
         }
@@ -81,13 +81,13 @@ impl SnapshotPolicy {
         }
     }
 
-    /// Counts newly committed batches (replaying each into `replay`) and snapshots when due.
+    /// Counts newly committed batches (replaying each into the controller) and snapshots when due.
     /// Returns the snapshot made.
     pub fn on_commit<L: RaftLog, S: QuorumStateStore>(
         &mut self,
         raft: &mut Raft<L, S>,
         now: Instant,
-        replay: &mut Replay,
+        controller: &mut Controller,
     ) -> Result<Option<OffsetAndEpoch>, CommitError> {
         if raft.high_watermark().is_none() {
             return Ok(None);
@@ -100,7 +100,15 @@ impl SnapshotPolicy {
                     self.counted_to = snapshot.id().offset;
                     self.last_epoch = snapshot.id().epoch;
                     self.last_timestamp = snapshot.last_contained_log_timestamp();
-                    replay.load_snapshot(snapshot, self.counted_to)?;
+                    // Streamed: the first unreadable batch ends the records and halts.
+                    let mut unreadable = None;
+                    let records = snapshot
+                        .records()
+                        .map_while(|r| r.map_err(|e| unreadable = Some(e)).ok());
+                    controller.load_snapshot(self.counted_to - 1, records)?;
+                    if let Some(e) = unreadable {
+                        return Err(e.into());
+                    }
                 }
                 None => self.counted_to = raft.log().start_offset(),
             }
@@ -113,7 +121,12 @@ impl SnapshotPolicy {
             if !b.is_control() {
                 self.bytes_since += b.size_in_bytes() as u64;
             }
-            replay.apply_batch(&b)?;
+            match &b.records {
+                Records::Data(values) => {
+                    controller.replay_committed_batch(b.base_offset, values)?
+                }
+                _ => controller.skip_committed_control_batch(b.last_offset()),
+            }
             self.last_epoch = b.epoch;
             self.last_timestamp = b.append_time;
             self.counted_to = b.next_offset();
@@ -159,9 +172,10 @@ impl SnapshotPolicy {
     }
 }
 
-/// Writes the state below `id.offset` as a snapshot, streamed: the data records of the latest
-/// snapshot, then the committed batches' up to there, NoOps left out. A fault reading them is
-/// the outer `Err` (the node must halt); the inner result is the snapshot's.
+/// Writes the state below `id.offset` as a snapshot, streamed batch by batch: the data records
+/// of the latest snapshot, then the committed batches' up to there, NoOps left out. A fault
+/// reading or writing them is the outer `Err` (the node must halt; the dropped writer deletes
+/// its partial file); the inner result is the snapshot's.
 fn write_state_at<L: RaftLog, S: QuorumStateStore>(
     raft: &mut Raft<L, S>,
     id: OffsetAndEpoch,
@@ -177,7 +191,13 @@ fn write_state_at<L: RaftLog, S: QuorumStateStore>(
         .filter(|s| s.id().offset <= id.offset)
     {
         from = from.max(snapshot.id().offset);
-        writer.append(snapshot.filter(|v| !is_stateless(v)));
+        for batch in snapshot {
+            if let Records::Data(values) = batch?.records {
+                if let Err(e) = writer.append(values.iter().filter(|v| !is_stateless(v))) {
+                    return refused_or_fault(e);
+                }
+            }
+        }
     }
     let Ok(batches) = raft.committed_batches(from) else {
         return Ok(Err(SnapshotError::BelowLogStart {
@@ -191,8 +211,19 @@ fn write_state_at<L: RaftLog, S: QuorumStateStore>(
             break;
         }
         if let Records::Data(values) = b.records {
-            writer.append(values.into_iter().filter(|v| !is_stateless(v)));
+            if let Err(e) = writer.append(values.iter().filter(|v| !is_stateless(v))) {
+                return refused_or_fault(e);
+            }
         }
     }
     Ok(raft.freeze_snapshot(writer))
+}
+
+/// A writer's refusal is the snapshot's (it is abandoned); a fault is the node's.
+fn refused_or_fault(e: LogError) -> Result<Result<(), SnapshotError>, CommitError> {
+    if e.is_fault() {
+        Err(e.into())
+    } else {
+        Ok(Err(SnapshotError::Log(e)))
+    }
 }

@@ -1,93 +1,24 @@
-//! The raft core's storage over the real metadata log directory: [`DiskLog`] is the
-//! [`FileLog`] of `__cluster_metadata-0` (the raft trait is implemented once, for the log core),
-//! [`DiskQuorumStateStore`] is `raft::QuorumStateStore` over its `quorum-state` file.
+//! The raft core's storage over the real metadata log directory, wired: `raft::RaftLog` is
+//! implemented once, for `log::LogCore`, so the core runs on the [`FileLog`] of
+//! `__cluster_metadata-0` itself; `log::QuorumStateStore` has one file implementation,
+//! [`FileQuorumStateStore`], on its `quorum-state`.
 //!
 //! A failed quorum-state write is fatal, as in Kafka: the store returns it and the raft core
 //! halts through its fatal action (one error line, then the node stops).
 
-use std::path::Path;
+use crate::log::{FileLog, FileQuorumStateStore, QuorumStateError, QuorumStateStore};
+use crate::raft::NodeId;
 
-use crate::log::quorum_state::{
-    ElectionState as FileElectionState, FileQuorumStateStore, QuorumStateStore as _,
-    ReplicaKey as FileReplicaKey,
-};
-use crate::log::{FileLog, LogError as StoreError};
-pub use crate::raft::convert::snapshot::{decode_snapshot, encode_snapshot};
-use crate::raft::quorum_state::{ElectionState, QuorumStateError, QuorumStateStore};
-use crate::raft::types::{NodeId, ReplicaKey};
-
-/// The raft core's log over the file-backed metadata log: `raft::RaftLog` is implemented once,
-/// for `log::LogCore`, so this is the file log itself.
-pub type DiskLog = FileLog;
-
-/// `raft::QuorumStateStore` over `__cluster_metadata-0/quorum-state`, in Java's format: data
-/// version 0 at kraft.version 0 (with the static voter ids as `currentVoters`, and no voted
-/// directory id, as Java drops it there), 1 at kraft.version 1. Writes are atomic and durable
-/// (tmp, fsync, rename, fsync the directory); a failed write is fatal, as in Kafka.
-#[derive(Debug)]
-pub struct DiskQuorumStateStore {
-    file: FileQuorumStateStore,
+/// The quorum-state store beside `log`, read once so that an unreadable file refuses the start
+/// as Java's does (starting from epoch 0 could vote twice in an epoch). Data version 0 records
+/// `static_voter_ids` (`controller.quorum.voters`) as its informational voters.
+pub fn open_quorum_state(
+    log: &FileLog,
     static_voter_ids: Vec<NodeId>,
-    /// The last state read or written (what `read` answers without touching the disk).
-    current: Option<ElectionState>,
-}
-
-impl DiskQuorumStateStore {
-    /// Reads the existing file (Java's or kraftd's). An unreadable file is an error: starting
-    /// from epoch 0 could vote twice in an epoch.
-    pub fn open(
-        file: FileQuorumStateStore,
-        static_voter_ids: Vec<NodeId>,
-    ) -> Result<DiskQuorumStateStore, StoreError> {
-        let current = file.read()?.map(|f| ElectionState {
-            epoch: f.state.epoch,
-            leader_id: f.state.leader_id,
-            voted_key: f
-                .state
-                .voted_key
-                .map(|k| ReplicaKey::new(k.id, k.directory_id)),
-        });
-        Ok(DiskQuorumStateStore {
-            file,
-            static_voter_ids,
-            current,
-        })
-    }
-
-    pub fn path(&self) -> &Path {
-        self.file.path()
-    }
-}
-
-impl QuorumStateStore for DiskQuorumStateStore {
-    fn read(&self) -> Option<ElectionState> {
-        self.current.clone()
-    }
-
-    fn write(&mut self, state: &ElectionState, kraft_version: i16) -> Result<(), QuorumStateError> {
-        let data_version = if kraft_version >= 1 { 1 } else { 0 };
-        let file_state = FileElectionState {
-            epoch: state.epoch,
-            leader_id: state.leader_id,
-            voted_key: state.voted_key.map(|k| FileReplicaKey {
-                id: k.id,
-                directory_id: k.directory_id.filter(|_| data_version == 1),
-            }),
-            voters: if data_version == 0 {
-                self.static_voter_ids.clone()
-            } else {
-                Vec::new()
-            },
-        };
-        self.file
-            .write(&file_state, data_version)
-            .map_err(|source| QuorumStateError {
-                state: state.clone(),
-                source,
-            })?;
-        self.current = Some(state.clone());
-        Ok(())
-    }
+) -> Result<FileQuorumStateStore, QuorumStateError> {
+    let store = FileQuorumStateStore::new(log.dir(), static_voter_ids);
+    store.read_election_state()?;
+    Ok(store)
 }
 
 #[cfg(test)]

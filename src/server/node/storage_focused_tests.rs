@@ -1,5 +1,5 @@
-//! Focused `DiskLog` and `DiskQuorumStateStore` tests: byte-exact follower batches, reads and
-//! Fetch answers across segments, checkpoints, downloads, retention, quorum-state files.
+//! Focused `FileLog` tests: byte-exact follower batches, reads and Fetch answers across
+//! segments, checkpoints, downloads, retention.
 
 use super::*;
 use crate::protocol::records::split_batches;
@@ -25,7 +25,7 @@ fn gzip_batch(base: Offset, epoch: Epoch, count: usize) -> Vec<u8> {
 #[test]
 fn follower_batches_are_stored_and_read_back_byte_for_byte() {
     let dir = Scratch::new("verbatim");
-    let mut log = DiskLog::open(&dir.partition(), LogConfig::default()).unwrap();
+    let mut log = FileLog::open(&dir.partition(), LogConfig::default()).unwrap();
     let mut sent = gzip_batch(0, 1, 3);
     sent.extend(wire_batches(3, 1, &[2], true, 2_000));
     let mut b = BatchBuilder::new(5)
@@ -69,7 +69,7 @@ fn follower_batches_are_stored_and_read_back_byte_for_byte() {
 #[test]
 fn reads_span_segments_and_respect_the_budget() {
     let dir = Scratch::new("reads");
-    let mut log = DiskLog::open(&dir.partition(), small_segments()).unwrap();
+    let mut log = FileLog::open(&dir.partition(), small_segments()).unwrap();
     for i in 0..30 {
         log.append_as_leader(leader_batch(i * 3, 1, 3, false, 1_000))
             .unwrap();
@@ -92,7 +92,7 @@ fn reads_span_segments_and_respect_the_budget() {
 #[test]
 fn a_fetch_answer_never_crosses_a_segment_boundary() {
     let dir = Scratch::new("fetch-segments");
-    let mut log = DiskLog::open(&dir.partition(), small_segments()).unwrap();
+    let mut log = FileLog::open(&dir.partition(), small_segments()).unwrap();
     for i in 0..30 {
         log.append_as_leader(leader_batch(i * 3, 1, 3, false, 1_000))
             .unwrap();
@@ -147,10 +147,10 @@ fn snapshots_are_kafka_checkpoints() {
         bootstrap.checkpoint_bytes(1_000).unwrap(),
     )
     .unwrap();
-    let mut log = DiskLog::open(&partition, LogConfig::default()).unwrap();
-    let c = RaftLog::read_snapshot(&log, zero).unwrap().unwrap();
-    assert_eq!((c.kraft_version, c.voters), (1, Some(voters_record())));
-    assert_eq!(c.data.len(), 1, "the metadata.version FeatureLevelRecord");
+    let mut log = FileLog::open(&partition, LogConfig::default()).unwrap();
+    let (h, data) = log.snapshot_records(zero).unwrap().unwrap();
+    assert_eq!((h.kraft_version, h.voters), (1, Some(voters_record())));
+    assert_eq!(data.len(), 1, "the metadata.version FeatureLevelRecord");
 
     for e in 1..=4 {
         let end = RaftLog::end_offset(&log);
@@ -159,13 +159,13 @@ fn snapshots_are_kafka_checkpoints() {
     }
     for (kraft_version, records) in [(0, 0), (1, 5000)] {
         let id = OffsetAndEpoch::new(2 + 2 * kraft_version as i64, 1 + kraft_version as i32);
-        let c = contents(id, kraft_version, records, 77);
-        log.create_snapshot(c.clone()).unwrap();
+        let (header, data) = contents(id, kraft_version, records, 77);
+        log.write_snapshot(header.clone(), &data).unwrap();
         assert!(matches!(
-            log.create_snapshot(c.clone()),
+            log.create_snapshot(header.clone()),
             Err(LogError::SnapshotExists(i)) if i == id
         ));
-        assert_eq!(RaftLog::read_snapshot(&log, id).unwrap(), Some(c));
+        assert_eq!(log.snapshot_records(id).unwrap(), Some((header, data)));
         let size = log.snapshot_size(id).unwrap();
         let mut bytes = Vec::new();
         while let Some(chunk) = log
@@ -178,13 +178,14 @@ fn snapshots_are_kafka_checkpoints() {
         crate::log::snapshot::validate_bytes(&bytes).unwrap();
     }
     // Many records split into several data batches, each below the batch size limit.
-    let bytes = encode_snapshot(&contents(OffsetAndEpoch::new(9, 1), 0, 5000, 1), 1, 4096).unwrap();
+    let (header, data) = contents(OffsetAndEpoch::new(9, 1), 0, 5000, 1);
+    let bytes = encode_snapshot(&header, &data, 4096).unwrap();
     let split = split_batches(&bytes);
     assert!(split.batches.len() > 10);
     assert!(split.batches.iter().all(|b| b.bytes().len() <= 4096));
-    let back = decode_snapshot(OffsetAndEpoch::new(9, 1), &bytes).unwrap();
-    assert_eq!(back.data.len(), 5000);
-    assert!(decode_snapshot(zero, &bytes[..bytes.len() - 1]).is_err());
+    let back = decode_snapshot(OffsetAndEpoch::new(9, 1), bytes.clone()).unwrap();
+    assert_eq!(back, (header, data));
+    assert!(decode_snapshot(zero, bytes[..bytes.len() - 1].to_vec()).is_err());
 }
 
 pub(super) fn part_files(dir: &Path) -> usize {
@@ -204,12 +205,13 @@ pub(super) fn part_files(dir: &Path) -> usize {
 fn snapshot_downloads_freeze_validate_and_clean_up() {
     let dir = Scratch::new("download");
     let partition = dir.partition();
-    let mut file = DiskLog::open(&partition, LogConfig::default()).unwrap();
+    let mut file = FileLog::open(&partition, LogConfig::default()).unwrap();
     let log: &mut dyn RaftLog = &mut file;
     log.append_as_leader(leader_batch(0, 1, 2, false, 5))
         .unwrap();
     let id = OffsetAndEpoch::new(50, 3);
-    let bytes = encode_snapshot(&contents(id, 1, 40, 9), 9, 1 << 20).unwrap();
+    let (header, data) = contents(id, 1, 40, 9);
+    let bytes = encode_snapshot(&header, &data, 1 << 20).unwrap();
 
     assert!(log.append_snapshot_download(b"x").is_err(), "no download");
     log.begin_snapshot_download(id).unwrap();
@@ -238,7 +240,10 @@ fn snapshot_downloads_freeze_validate_and_clean_up() {
     assert!(!log.truncate_to_latest_snapshot().unwrap());
     assert_eq!((log.start_offset(), log.end_offset()), (50, 50));
     assert_eq!(log.last_fetched_epoch(), 3);
-    assert_eq!(log.read_snapshot(id).unwrap(), Some(contents(id, 1, 40, 9)));
+    let reader = log.open_snapshot(id).unwrap().unwrap();
+    assert_eq!(reader.header(), &header);
+    let records: Result<Vec<Vec<u8>>, _> = reader.records().collect();
+    assert_eq!(records.unwrap(), data);
 
     // The same snapshot again: validated in memory, the frozen file left alone.
     log.begin_snapshot_download(id).unwrap();
@@ -255,16 +260,16 @@ fn retention_needs_the_high_watermark() {
         retention_bytes: 0,
         ..small_segments()
     };
-    let mut log = DiskLog::open(&dir.partition(), config).unwrap();
+    let mut log = FileLog::open(&dir.partition(), config).unwrap();
     for i in 0..20 {
         log.append_as_leader(leader_batch(i * 3, 1, 3, false, 5))
             .unwrap();
     }
     RaftLog::flush(&mut log).unwrap();
-    log.create_snapshot(contents(OffsetAndEpoch::new(30, 1), 0, 1, 5))
-        .unwrap();
-    log.create_snapshot(contents(OffsetAndEpoch::new(45, 1), 0, 1, 5))
-        .unwrap();
+    for offset in [30, 45] {
+        let (header, data) = contents(OffsetAndEpoch::new(offset, 1), 0, 1, 5);
+        log.write_snapshot(header, &data).unwrap();
+    }
     assert!(
         !log.maybe_clean(10, 0).unwrap(),
         "the HW is still at the log start"
@@ -274,68 +279,78 @@ fn retention_needs_the_high_watermark() {
     assert_eq!(log.earliest_snapshot_id(), Some(OffsetAndEpoch::new(45, 1)));
 }
 
-const JAVA_V1: &str = r#"{"leaderId":1,"leaderEpoch":1,"votedId":-1,"votedDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","data_version":1}"#;
-const JAVA_V0: &str = r#"{"clusterId":"","leaderId":1,"leaderEpoch":1,"votedId":-1,"appliedOffset":0,"currentVoters":[{"voterId":1}],"data_version":0}"#;
-
+/// Kafka's `KRaftControlRecordStateMachine` takes the voter history from the latest snapshot
+/// and the log after it: the start-up reads nothing below the snapshot (here a batch whose
+/// bytes rotted after the log was opened) and decodes only the control batches after it.
 #[test]
-fn quorum_state_reads_java_files_and_writes_javas_format() {
-    let dir = Scratch::new("quorum-state");
-    let file = || FileQuorumStateStore::new(&dir.0);
-    let mut store = DiskQuorumStateStore::open(file(), vec![3, 1, 2]).unwrap();
-    assert_eq!(store.read(), None);
+fn raft_start_up_reads_the_voter_history_from_the_latest_snapshot_on() {
+    use crate::raft::{Instant, MemQuorumStateStore, Raft, RaftConfig, SnapshotHeader};
+    use std::os::unix::fs::FileExt;
 
-    let leader = ElectionState {
-        epoch: 1,
-        leader_id: Some(1),
-        voted_key: None,
-    };
-    for java in [JAVA_V0, JAVA_V1] {
-        std::fs::write(store.path(), java).unwrap();
-        let read = DiskQuorumStateStore::open(file(), vec![1]).unwrap();
-        assert_eq!(read.read(), Some(leader.clone()), "{java}");
+    let dir = Scratch::new("start-up");
+    let mut log = FileLog::open(&dir.partition(), LogConfig::default()).unwrap();
+    for i in 0..5 {
+        log.append_as_leader(leader_batch(i * 2, 1, 2, false, 5))
+            .unwrap();
     }
-    store.write(&leader, 1).unwrap();
-    assert_eq!(std::fs::read_to_string(store.path()).unwrap(), JAVA_V1);
-    let reopened = DiskQuorumStateStore::open(file(), vec![1]).unwrap();
-    assert_eq!(reopened.read(), Some(leader.clone()));
-
-    let dir_id = Uuid::parse("J8aAPcfLQt2bqs1JT_rMgQ").unwrap();
-    let voted = ElectionState {
-        epoch: 2,
-        leader_id: None,
-        voted_key: Some(ReplicaKey::new(3, Some(dir_id))),
+    let snapshot = OffsetAndEpoch::new(10, 1);
+    let header = SnapshotHeader {
+        id: snapshot,
+        last_contained_log_timestamp: 5,
+        kraft_version: 1,
+        voters: Some(voters_record()),
     };
-    store.write(&voted, 1).unwrap();
-    assert_eq!(store.read(), Some(voted.clone()));
-    let reopened = DiskQuorumStateStore::open(file(), vec![]).unwrap();
-    assert_eq!(reopened.read(), Some(voted.clone()));
-
-    // kraft.version 0: data version 0 with the static voters, and no directory id (as Java).
-    store.write(&voted, 0).unwrap();
+    log.write_snapshot(header, &values(0, 3)).unwrap();
+    let mut two = voters_record();
+    two.voters.push(Voter {
+        voter_id: 2,
+        ..two.voters[0].clone()
+    });
+    let voters_batch = |base| Batch {
+        base_offset: base,
+        epoch: 2,
+        append_time: 6,
+        records: Records::Control(vec![ControlRecord::Voters(two.clone())]),
+        encoded: Encoded::default(),
+    };
+    log.append_as_leader(voters_batch(10)).unwrap();
+    log.append_as_leader(leader_batch(11, 2, 3, false, 7))
+        .unwrap();
+    RaftLog::flush(&mut log).unwrap();
+    // Rot inside the records of the first batch (below the snapshot) and of the data batch
+    // after the voters: neither is read at start-up.
+    let segment = log.segment_paths()[0].clone();
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&segment)
+        .unwrap();
+    let data_after = split_batches(&std::fs::read(&segment).unwrap()).batches[6].position();
+    for at in [70, data_after + 70] {
+        file.write_all_at(&[0xee], at as u64).unwrap();
+    }
+    let cfg = || {
+        let mut c = RaftConfig::new(Some(3), crate::protocol::codec::Uuid::from_u64s(1, 3), "c");
+        c.static_voters = vec![(1, crate::raft::HostPort::new("h", 1))];
+        c
+    };
+    let raft = Raft::new(cfg(), log, MemQuorumStateStore::new(), Instant(0));
+    assert_eq!(raft.fatal_error(), None);
+    assert_eq!(raft.kraft_version(), 1, "from the snapshot's header batch");
     assert_eq!(
-        std::fs::read_to_string(store.path()).unwrap(),
-        r#"{"clusterId":"","leaderId":-1,"leaderEpoch":2,"votedId":3,"appliedOffset":0,"currentVoters":[{"voterId":1},{"voterId":2},{"voterId":3}],"data_version":0}"#
+        raft.voters().ids().collect::<Vec<_>>(),
+        [1, 2],
+        "from the log"
     );
-    let on_disk = file().read().unwrap().unwrap();
-    assert_eq!(
-        (on_disk.data_version, on_disk.state.voters),
-        (0, vec![1, 2, 3])
-    );
-    let reopened = DiskQuorumStateStore::open(file(), vec![]).unwrap();
-    assert_eq!(
-        reopened.read().unwrap().voted_key,
-        Some(ReplicaKey::new(3, None))
-    );
-    assert!(!dir.0.join("quorum-state.tmp").exists());
-
-    std::fs::write(store.path(), "{}").unwrap();
-    let err = DiskQuorumStateStore::open(file(), vec![]).unwrap_err();
-    assert!(err.to_string().contains("quorum-state"), "{err}");
-
-    // A failed write is returned (the core halts on it), not an exit, and is not remembered.
-    std::fs::remove_dir_all(&dir.0).unwrap();
-    let err = store.write(&leader, 1).unwrap_err();
-    assert!(err.file().is_some_and(|f| f.starts_with(&dir.0)), "{err}");
-    assert!(err.os_error().is_some(), "{err}");
-    assert_eq!(store.read(), Some(voted));
+    // A control batch after the snapshot is read (and checked): rot there stops the start.
+    let (mut log, _) = raft.into_parts();
+    RaftLog::truncate_to(&mut log, 10).unwrap();
+    log.append_as_leader(voters_batch(10)).unwrap();
+    RaftLog::flush(&mut log).unwrap();
+    let position = split_batches(&std::fs::read(&segment).unwrap()).batches[5].position();
+    file.write_all_at(&[0xee], position as u64 + 70).unwrap();
+    let raft = Raft::new(cfg(), log, MemQuorumStateStore::new(), Instant(0));
+    let fatal = raft
+        .fatal_error()
+        .expect("a corrupt control batch halts the start");
+    assert!(fatal.to_string().contains("offset 10"), "{fatal}");
 }

@@ -1,6 +1,5 @@
-//! `DiskLog` against `MemLog` (the reference semantics of `RaftLog`) on random operation
-//! sequences, byte-exact storage of leader and follower batches, checkpoints, downloads, and
-//! the quorum-state store.
+//! `FileLog` against `MemLog` (the reference semantics of `RaftLog`) on random operation
+//! sequences, byte-exact storage of leader and follower batches, checkpoints and downloads.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -10,14 +9,14 @@ use proptest::prelude::*;
 use super::*;
 use crate::log::LogConfig;
 use crate::log::{RollConfig, PARTITION_DIR_NAME};
-use crate::protocol::codec::Uuid;
 use crate::protocol::messages::voters_record::Voter;
 use crate::protocol::messages::{LeaderChangeMessage, VotersRecord};
 use crate::protocol::records::batch::{ATTRIBUTES_OFFSET, CRC_OFFSET};
 use crate::protocol::records::BatchBuilder;
 use crate::protocol::records::{crc32c, BATCH_HEADER_SIZE};
 use crate::raft::convert::records::{decode_batches, encode_batches};
-use crate::raft::log::{Batch, RaftLog, SnapshotContents};
+use crate::raft::convert::snapshot::{decode_snapshot, encode_snapshot};
+use crate::raft::log::{Batch, RaftLog, SnapshotHeader};
 use crate::raft::log::{ControlRecord, Records};
 use crate::raft::log::{Encoded, ValidOffsetAndEpoch};
 use crate::raft::mem_log::{LogInspect, MemLog};
@@ -116,20 +115,26 @@ fn voters_record() -> VotersRecord {
     }
 }
 
-fn contents(id: OffsetAndEpoch, kraft_version: i16, records: usize, ts: i64) -> SnapshotContents {
-    SnapshotContents {
+/// A snapshot's header and data records.
+fn contents(
+    id: OffsetAndEpoch,
+    kraft_version: i16,
+    records: usize,
+    ts: i64,
+) -> (SnapshotHeader, Vec<Vec<u8>>) {
+    let header = SnapshotHeader {
         id,
         last_contained_log_timestamp: ts,
         kraft_version,
         voters: (kraft_version >= 1).then(voters_record),
-        data: values(id.offset, records),
-    }
+    };
+    (header, values(id.offset, records))
 }
 
 /// The same operations on both logs, and every observable answer compared after each.
 struct Pair {
     mem: MemLog,
-    disk: Option<DiskLog>,
+    disk: Option<FileLog>,
     dir: Scratch,
     /// The raft high watermark: never truncated below, snapshots only at or below it.
     hw: Offset,
@@ -140,7 +145,7 @@ struct Pair {
 impl Pair {
     fn new() -> Pair {
         let dir = Scratch::new("pair");
-        let disk = DiskLog::open(&dir.partition(), small_segments()).unwrap();
+        let disk = FileLog::open(&dir.partition(), small_segments()).unwrap();
         Pair {
             mem: MemLog::with_config(small_segments()),
             disk: Some(disk),
@@ -151,7 +156,7 @@ impl Pair {
         }
     }
 
-    fn disk(&mut self) -> &mut DiskLog {
+    fn disk(&mut self) -> &mut FileLog {
         self.disk.as_mut().unwrap()
     }
 
@@ -318,9 +323,14 @@ impl Pair {
             return;
         }
         let id = OffsetAndEpoch::new(offset, epoch);
-        let c = contents(id, kraft_version as i16, records as usize, self.ts);
-        let expected = self.m().create_snapshot(c.clone());
-        same(self.d().create_snapshot(c), expected, "create snapshot");
+        let (header, data) = contents(id, kraft_version as i16, records as usize, self.ts);
+        let expected = self.mem.write_snapshot(header.clone(), &data);
+        let disk = self.disk.as_mut().unwrap();
+        same(
+            disk.write_snapshot(header, &data),
+            expected,
+            "create snapshot",
+        );
     }
 
     fn download(&mut self, ahead: u8, bump: bool, chunk: u16, how: u8) {
@@ -328,14 +338,14 @@ impl Pair {
             self.m().end_offset() + 1 + ahead as i64,
             self.max_epoch() + bump as i32,
         );
-        let c = contents(id, 1, 3, self.ts);
+        let (header, data) = contents(id, 1, 3, self.ts);
         let mut staging = MemLog::new();
-        staging.create_snapshot(c.clone()).unwrap();
+        staging.write_snapshot(header.clone(), &data).unwrap();
         let mut mem_bytes = staging
             .read_snapshot_chunk(id, 0, usize::MAX)
             .unwrap()
             .unwrap();
-        let mut disk_bytes = encode_snapshot(&c, self.ts, 1 << 20).unwrap();
+        let mut disk_bytes = encode_snapshot(&header, &data, 1 << 20).unwrap();
         if how % 4 == 2 {
             mem_bytes.truncate(mem_bytes.len() - 3);
             disk_bytes.truncate(disk_bytes.len() - 3);
@@ -378,7 +388,7 @@ impl Pair {
         self.m().flush().unwrap();
         self.d().flush().unwrap();
         self.disk = None;
-        self.disk = Some(DiskLog::open(&self.dir.partition(), small_segments()).unwrap());
+        self.disk = Some(FileLog::open(&self.dir.partition(), small_segments()).unwrap());
         self.mem.crash().unwrap();
         let start = self.mem.start_offset();
         assert!(self.disk().start_offset() <= start);
@@ -442,8 +452,8 @@ impl Pair {
         );
         for id in ids {
             assert_eq!(
-                disk.read_snapshot(id).unwrap(),
-                mem.read_snapshot(id).unwrap(),
+                self.disk.as_ref().unwrap().snapshot_records(id).unwrap(),
+                self.mem.snapshot_records(id).unwrap(),
                 "{id}"
             );
             let size = disk.snapshot_size(id).unwrap();

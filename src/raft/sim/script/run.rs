@@ -2,6 +2,7 @@
 //! its events produced (per the verbosity), then any report of its own.
 
 use super::directive::Directive;
+use crate::raft::log::RaftLog;
 use crate::raft::mem_log::LogInspect;
 use crate::raft::sim::{Cluster, SimNode};
 use crate::raft::types::NodeId;

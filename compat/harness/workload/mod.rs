@@ -1,0 +1,146 @@
+//! A workload that makes the Java controllers of a mixed quorum write every metadata record
+//! type Kafka 4.4 writes, while kraftd (voter 3) replicates the log. It records checkpoint
+//! offsets along the way (the leader's high watermark after each phase) at which kraftd's and
+//! Java's images can be compared, and ends with kraftd caught up and every process stopped;
+//! the log directories stay for inspection.
+//!
+//! ```ignore
+//! let w = workload::run();
+//! for c in &w.checkpoints { /* compare images at c.offset */ }
+//! ```
+
+mod cluster;
+mod failures;
+pub mod log_view;
+mod security;
+mod tools;
+mod topics;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub use cluster::{Checkpoint, Cluster, BROKERS, INITIAL_RELEASE, KRAFTD};
+pub use failures::FINAL_METADATA_VERSION;
+
+use crate::harness::mixed_quorum::Mixed;
+use crate::harness::quorum_probe::voter_end;
+use crate::harness::Tool;
+
+/// What the workload leaves behind: the stopped quorum (its directories), the checkpoints, and
+/// the offset kraftd was seen caught up to at the end.
+pub struct Workload {
+    pub q: Mixed,
+    pub checkpoints: Vec<Checkpoint>,
+    /// kraftd's metadata log dir (holding `__cluster_metadata-0`).
+    pub kraftd_metadata_dir: PathBuf,
+    /// The leader's high watermark when kraftd was last seen at it, before the stop: every
+    /// batch below it is committed, and kraftd holds all of them.
+    pub high_watermark: i64,
+    pub elapsed: Duration,
+}
+
+/// Runs every phase; panics with the failing step (and the node logs) if one does not happen.
+pub fn run() -> Workload {
+    let mut c = Cluster::start();
+    c.wait_for("brokers 101-103 registered and unfenced", |v| {
+        BROKERS.iter().all(|&b| v.is_active(b))
+    });
+    c.checkpoint("bootstrap and broker registration");
+    c.topics_and_configs();
+    c.checkpoint("topics and configs");
+    c.partitions_and_reassignment();
+    c.checkpoint("create partitions and reassignment");
+    c.security_and_producers();
+    c.checkpoint("acls, quotas, scram users, delegation tokens, producers");
+    c.upgrade_features();
+    c.checkpoint("metadata.version upgrade with ELR");
+    c.shutdown_and_restart();
+    c.checkpoint("broker 103 restarted");
+    c.crash_and_unclean_election();
+    c.checkpoint("brokers back in sync");
+    c.preferred_election();
+    c.checkpoint("preferred election");
+    c.clear_elr();
+    c.checkpoint("ELR cleared and disabled");
+    c.unregistrations();
+    c.checkpoint("broker and controller unregistered");
+    c.stop()
+}
+
+impl Cluster {
+    /// Broker 103 stopped and unregistered (UnregisterBrokerRecord); kraftd's controller
+    /// registration removed (UnregisterControllerRecord, 4.4-IV2), after which kraftd
+    /// registers again.
+    fn unregistrations(&mut self) {
+        self.controlled_shutdown(103);
+        let t = self.tools();
+        t.run(
+            Tool::Cluster,
+            &[
+                "unregister",
+                "--bootstrap-server",
+                &t.bootstrap,
+                "--id",
+                "103",
+            ],
+        );
+        self.wait_for("broker 103 unregistered", |v| !v.brokers.contains_key(&103));
+        let registered = self.view().controller_registrations.get(&KRAFTD).copied();
+        let controllers = self.q.bootstrap();
+        t.run(
+            Tool::Cluster,
+            &[
+                "unregister-controller",
+                "--bootstrap-controller",
+                &controllers,
+                "--id",
+                &KRAFTD.to_string(),
+            ],
+        );
+        self.wait_for("kraftd registered again after its unregistration", |v| {
+            v.controllers.contains_key(&KRAFTD)
+                && v.controller_registrations.get(&KRAFTD).copied() > registered
+        });
+    }
+
+    /// Stops the brokers, waits until kraftd holds everything the leader committed, and stops
+    /// the controllers, kraftd first.
+    fn stop(mut self) -> Workload {
+        for id in BROKERS {
+            if self.broker(id).is_running() {
+                self.controlled_shutdown(id);
+            }
+        }
+        self.q.assert_java_healthy();
+        let d = self.q.wait_caught_up(0);
+        let high_watermark = d.high_watermark;
+        let kraftd_end = voter_end(&d, KRAFTD).unwrap_or(-1);
+        assert!(
+            kraftd_end >= high_watermark,
+            "kraftd's log ends at {kraftd_end}, below the leader's high watermark {high_watermark}"
+        );
+        self.checkpoint_at("brokers stopped, kraftd caught up", high_watermark);
+        let kraftd_metadata_dir = self.kraftd_metadata_dir();
+        let elapsed = self.elapsed();
+        let Cluster {
+            mut q, checkpoints, ..
+        } = self;
+        let kraftd = q.member(KRAFTD);
+        kraftd.sigterm();
+        kraftd.assert_clean_exit("kraftd");
+        for id in [1, 2] {
+            q.member(id).sigterm();
+        }
+        for id in [1, 2] {
+            q.member(id)
+                .assert_clean_exit(&format!("java controller {id}"));
+        }
+        Workload {
+            q,
+            checkpoints,
+            kraftd_metadata_dir,
+            high_watermark,
+            elapsed,
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! The metadata image: everything the committed records say about the cluster, in the parts of
+//! Java's `MetadataImage`. `MetadataImage::replay` applies one record as Java's `MetadataDelta`
+//! does; metadata transactions are the controller's (see `Controller::replay`).
+
+use serde_json::{json, Value};
+
+use super::acls::AclsImage;
+use super::cluster::ClusterImage;
+use super::configs::ConfigsImage;
+use super::error::Refusal;
+use super::features::FeaturesImage;
+use super::json::canonical;
+use super::producer_ids::ProducerIdsImage;
+use super::quotas::QuotasImage;
+use super::replication::TopicsImage;
+use super::scram::ScramImage;
+use super::tokens::TokensImage;
+use crate::protocol::records::{MetadataRecord, Offset};
+
+/// The version of the canonical image JSON (compat/image-dumper/FORMAT.md).
+pub const IMAGE_JSON_VERSION: i32 = 1;
+
+/// A version of the image is an O(1) clone: every part is built on persistent maps.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MetadataImage {
+    pub features: FeaturesImage,
+    pub cluster: ClusterImage,
+    pub topics: TopicsImage,
+    pub configs: ConfigsImage,
+    pub client_quotas: QuotasImage,
+    pub producer_ids: ProducerIdsImage,
+    pub acls: AclsImage,
+    pub scram: ScramImage,
+    pub delegation_tokens: TokensImage,
+}
+
+impl MetadataImage {
+    /// Applies one record. Transaction markers are not image changes and are ignored here.
+    pub fn replay(&mut self, record: &MetadataRecord) -> Result<(), Refusal> {
+        use MetadataRecord as R;
+        match record {
+            R::RegisterBroker(r) => self.cluster.replay_register_broker(r),
+            R::UnregisterBroker(r) => self.cluster.replay_unregister_broker(r.broker_id),
+            R::FenceBroker(r) => self.cluster.replay_fence(r)?,
+            R::UnfenceBroker(r) => self.cluster.replay_unfence(r)?,
+            R::BrokerRegistrationChange(r) => self.cluster.replay_registration_change(r)?,
+            R::RegisterController(r) => self.cluster.replay_register_controller(r),
+            R::UnregisterController(r) => {
+                self.cluster.replay_unregister_controller(r.controller_id)
+            }
+            R::Topic(r) => self.topics.replay_topic(r),
+            R::Partition(r) => self.topics.replay_partition(r)?,
+            R::PartitionChange(r) => self.topics.replay_partition_change(r)?,
+            R::RemoveTopic(r) => {
+                let name = self.topics.replay_remove_topic(r.topic_id)?;
+                self.configs.remove_topic(&name);
+            }
+            R::ClearElr(r) => self.topics.replay_clear_elr(&r.topic_name)?,
+            R::Config(r) => self.configs.replay(r),
+            R::FeatureLevel(r) => self.features.replay(r)?,
+            R::ClientQuota(r) => self.client_quotas.replay(r),
+            R::ProducerIds(r) => self.producer_ids.replay(r),
+            R::AccessControlEntry(r) => self.acls.replay(r),
+            R::RemoveAccessControlEntry(r) => self.acls.replay_remove(r.id)?,
+            R::UserScramCredential(r) => self.scram.replay(r),
+            R::RemoveUserScramCredential(r) => self.scram.replay_remove(r.mechanism, &r.name),
+            R::DelegationToken(r) => self.delegation_tokens.replay(r),
+            R::RemoveDelegationToken(r) => self.delegation_tokens.replay_remove(&r.token_id),
+            // Kafka 4.x keeps no ZooKeeper migration state; NoOps only move the offset.
+            R::NoOp(_) | R::ZkMigrationState(_) => {}
+            R::BeginTransaction(_) | R::EndTransaction(_) | R::AbortTransaction(_) => {}
+        }
+        Ok(())
+    }
+
+    /// Checks the invariants written beside the fields.
+    pub fn check(&self) -> Result<(), String> {
+        self.topics.check()?;
+        if self.features.levels.iter().any(|(_, l)| *l <= 0) {
+            return Err(format!(
+                "a finalized feature at level ≤ 0: {:?}",
+                self.features.levels
+            ));
+        }
+        if self.configs.resources.values().any(|c| c.is_empty()) {
+            return Err("a config resource with no configs".into());
+        }
+        if self.client_quotas.entities.values().any(|q| q.is_empty()) {
+            return Err("a quota entity with no quotas".into());
+        }
+        Ok(())
+    }
+
+    /// The canonical JSON of the image as of `offset` (compat/image-dumper/FORMAT.md).
+    pub fn to_json(&self, offset: Offset) -> Value {
+        canonical(json!({
+            "version": IMAGE_JSON_VERSION,
+            "offset": offset,
+            "features": self.features.to_json(),
+            "cluster": self.cluster.to_json(),
+            "topics": self.topics.to_json(),
+            "configs": self.configs.to_json(),
+            "clientQuotas": self.client_quotas.to_json(),
+            "producerIds": self.producer_ids.to_json(),
+            "acls": self.acls.to_json(),
+            "scram": self.scram.to_json(),
+            "delegationTokens": self.delegation_tokens.to_json(),
+        }))
+    }
+}

@@ -1,0 +1,224 @@
+//! Kafka's `PartitionRegistration`: one partition's replicas, ISR, ELR, directories and epochs,
+//! built from a `PartitionRecord` and merged with each `PartitionChangeRecord` exactly as Java's
+//! image does (including its defaults for records written before directories and ELR existed).
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use crate::controller::error::Refusal;
+use crate::controller::json::uuids;
+use crate::protocol::codec::Uuid;
+use crate::protocol::messages::{PartitionChangeRecord, PartitionRecord};
+
+/// `LeaderConstants.NO_LEADER_CHANGE`: a PartitionChangeRecord that leaves the leader alone.
+pub const NO_LEADER_CHANGE: i32 = -2;
+/// `LeaderRecoveryState.NO_CHANGE`.
+const NO_RECOVERY_STATE_CHANGE: i8 = -1;
+/// `DirectoryId.UNASSIGNED`: a new replica not yet placed in a log directory.
+pub const DIRECTORY_UNASSIGNED: Uuid = Uuid::ZERO;
+/// `DirectoryId.MIGRATING`: a replica placed before directories were tracked (or unknown).
+pub const DIRECTORY_MIGRATING: Uuid = Uuid([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2]);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionRegistration {
+    pub replicas: Vec<i32>,
+    /// One per replica, in replica order (Java fills MIGRATING when a record carries none).
+    pub directories: Vec<Uuid>,
+    pub isr: Vec<i32>,
+    pub removing_replicas: Vec<i32>,
+    pub adding_replicas: Vec<i32>,
+    pub elr: Vec<i32>,
+    pub last_known_elr: Vec<i32>,
+    pub leader: i32,
+    /// 0 recovered, 1 recovering (`LeaderRecoveryState`).
+    pub leader_recovery_state: i8,
+    pub leader_epoch: i32,
+    pub partition_epoch: i32,
+}
+
+/// Where a partition is, for error messages.
+#[derive(Debug, Clone, Copy)]
+pub struct PartitionRef {
+    pub record: &'static str,
+    pub topic_id: Uuid,
+    pub partition: i32,
+}
+
+impl PartitionRef {
+    fn directories_mismatch(self, replicas: usize, directories: usize) -> Refusal {
+        Refusal::DirectoriesMismatch {
+            record: self.record,
+            topic_id: self.topic_id,
+            partition: self.partition,
+            replicas,
+            directories,
+        }
+    }
+}
+
+fn recovery_state(record: &'static str, value: i8) -> Result<i8, Refusal> {
+    match value {
+        0 | 1 => Ok(value),
+        v => Err(Refusal::InvalidValue {
+            record,
+            field: "LeaderRecoveryState",
+            value: v.into(),
+        }),
+    }
+}
+
+/// `defaultToMigrating`: no directories means every replica is MIGRATING.
+fn default_to_migrating(directories: Vec<Uuid>, replicas: usize) -> Vec<Uuid> {
+    if directories.is_empty() {
+        vec![DIRECTORY_MIGRATING; replicas]
+    } else {
+        directories
+    }
+}
+
+impl PartitionRegistration {
+    pub fn from_record(r: &PartitionRecord) -> Result<PartitionRegistration, Refusal> {
+        const RECORD: &str = "PartitionRecord";
+        let at = PartitionRef {
+            record: RECORD,
+            topic_id: r.topic_id,
+            partition: r.partition_id,
+        };
+        if !r.directories.is_empty() && r.directories.len() != r.replicas.len() {
+            return Err(at.directories_mismatch(r.replicas.len(), r.directories.len()));
+        }
+        Ok(PartitionRegistration {
+            replicas: r.replicas.clone(),
+            directories: default_to_migrating(r.directories.clone(), r.replicas.len()),
+            isr: r.isr.clone(),
+            removing_replicas: r.removing_replicas.clone(),
+            adding_replicas: r.adding_replicas.clone(),
+            elr: r.eligible_leader_replicas.clone().unwrap_or_default(),
+            last_known_elr: r.last_known_elr.clone().unwrap_or_default(),
+            leader: r.leader,
+            leader_recovery_state: recovery_state(RECORD, r.leader_recovery_state)?,
+            leader_epoch: r.leader_epoch,
+            partition_epoch: r.partition_epoch,
+        })
+    }
+
+    /// `PartitionRegistration.merge`: every present field replaces, a new leader bumps the
+    /// leader epoch, and every change bumps the partition epoch.
+    pub fn merge(&self, r: &PartitionChangeRecord) -> Result<PartitionRegistration, Refusal> {
+        const RECORD: &str = "PartitionChangeRecord";
+        let at = PartitionRef {
+            record: RECORD,
+            topic_id: r.topic_id,
+            partition: r.partition_id,
+        };
+        let replicas = r.replicas.clone().unwrap_or_else(|| self.replicas.clone());
+        let directories = match (&r.directories, &r.replicas) {
+            (Some(d), replicas_field) if !d.is_empty() => {
+                if let Some(rs) = replicas_field {
+                    if rs.len() != d.len() {
+                        return Err(at.directories_mismatch(rs.len(), d.len()));
+                    }
+                }
+                d.clone()
+            }
+            (_, Some(new_replicas)) => self.directories_for(at, new_replicas)?,
+            _ => self.directories.clone(),
+        };
+        let (leader, leader_epoch) = if r.leader == NO_LEADER_CHANGE {
+            (self.leader, self.leader_epoch)
+        } else {
+            (r.leader, self.leader_epoch + 1)
+        };
+        let leader_recovery_state = if r.leader_recovery_state == NO_RECOVERY_STATE_CHANGE {
+            self.leader_recovery_state
+        } else {
+            recovery_state(RECORD, r.leader_recovery_state)?
+        };
+        let merged = PartitionRegistration {
+            // Java defaults to MIGRATING by the *previous* replica count here.
+            directories: default_to_migrating(directories, self.replicas.len()),
+            replicas,
+            isr: r.isr.clone().unwrap_or_else(|| self.isr.clone()),
+            removing_replicas: r
+                .removing_replicas
+                .clone()
+                .unwrap_or_else(|| self.removing_replicas.clone()),
+            adding_replicas: r
+                .adding_replicas
+                .clone()
+                .unwrap_or_else(|| self.adding_replicas.clone()),
+            elr: r
+                .eligible_leader_replicas
+                .clone()
+                .unwrap_or_else(|| self.elr.clone()),
+            last_known_elr: r
+                .last_known_elr
+                .clone()
+                .unwrap_or_else(|| self.last_known_elr.clone()),
+            leader,
+            leader_recovery_state,
+            leader_epoch,
+            partition_epoch: self.partition_epoch + 1,
+        };
+        if !merged.directories.is_empty() && merged.directories.len() != merged.replicas.len() {
+            return Err(at.directories_mismatch(merged.replicas.len(), merged.directories.len()));
+        }
+        Ok(merged)
+    }
+
+    /// `DirectoryId.createDirectoriesFrom`: replicas that stay keep their directory, new ones
+    /// are UNASSIGNED.
+    fn directories_for(
+        &self,
+        at: PartitionRef,
+        new_replicas: &[i32],
+    ) -> Result<Vec<Uuid>, Refusal> {
+        if self.replicas.len() != self.directories.len() {
+            return Err(at.directories_mismatch(self.replicas.len(), self.directories.len()));
+        }
+        let mut assigned = BTreeMap::new();
+        for (replica, dir) in self.replicas.iter().zip(&self.directories) {
+            if assigned.insert(*replica, *dir).is_some() {
+                return Err(Refusal::DuplicateReplica {
+                    record: at.record,
+                    topic_id: at.topic_id,
+                    partition: at.partition,
+                    replica: *replica,
+                });
+            }
+        }
+        Ok(new_replicas
+            .iter()
+            .map(|r| assigned.get(r).copied().unwrap_or(DIRECTORY_UNASSIGNED))
+            .collect())
+    }
+
+    /// The change ClearElrRecord makes, if the partition has any ELR state (`maybeClearElr`).
+    pub fn cleared_elr(&self) -> Option<PartitionRegistration> {
+        if self.elr.is_empty() && self.last_known_elr.is_empty() {
+            return None;
+        }
+        let mut p = self.clone();
+        p.elr.clear();
+        p.last_known_elr.clear();
+        p.partition_epoch += 1;
+        Some(p)
+    }
+
+    pub fn to_json(&self) -> Value {
+        json!({
+            "replicas": self.replicas,
+            "directories": uuids(&self.directories),
+            "isr": self.isr,
+            "removingReplicas": self.removing_replicas,
+            "addingReplicas": self.adding_replicas,
+            "elr": self.elr,
+            "lastKnownElr": self.last_known_elr,
+            "leader": self.leader,
+            "leaderRecoveryState": self.leader_recovery_state,
+            "leaderEpoch": self.leader_epoch,
+            "partitionEpoch": self.partition_epoch,
+        })
+    }
+}
