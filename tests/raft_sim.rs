@@ -1,5 +1,7 @@
 //! Seeded simulation of the raft core: random faults with invariants checked after every
-//! event, then a liveness phase (see `kraftd::raft::sim::chaos`).
+//! event, then a liveness phase (see `kraftd::raft::sim::chaos`). Some seeds fail nodes'
+//! storage (EIO, ENOSPC, torn writes): the run reports how many, and fails if a kind of fault
+//! was never injected.
 //!
 //! * `cargo test --test raft_sim` runs seeds 0..500; `SIM_SEEDS=100000` runs more.
 //! * `SIM_SEED=S` replays one seed and prints its transcript tail on failure;
@@ -10,9 +12,12 @@
 // a test harness owns its clock, threads and files.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
+use std::collections::BTreeMap;
 use std::time::Instant as WallClock;
 
+use kraftd::log::memory_faults::{FaultKind, StorageOp};
 use kraftd::raft::sim::chaos::{run_seed, run_seed_with_transcript, ChaosBudget, SeedReport};
+use kraftd::raft::sim::faults::FaultLog;
 use kraftd::raft::sim::Verbosity;
 
 fn env_u64(name: &str) -> Option<u64> {
@@ -35,6 +40,82 @@ fn run_one(seed: u64, verbosity: Verbosity) -> Result<SeedReport, String> {
     run_seed(seed, &ChaosBudget::default(), verbosity)
 }
 
+/// The storage faults of many seeds.
+#[derive(Default)]
+struct FaultTally {
+    /// Seeds in which at least one fault of the kind fired.
+    seeds_by_kind: BTreeMap<FaultKind, u64>,
+    seeds_with_faults: u64,
+    fired: BTreeMap<(StorageOp, FaultKind), u64>,
+    torn_tails_cut: u64,
+    torn_snapshots_removed: u64,
+    restarts_after_fault: u64,
+}
+
+impl FaultTally {
+    fn add(&mut self, f: &FaultLog) {
+        if f.fired_total() > 0 {
+            self.seeds_with_faults += 1;
+        }
+        for kind in FaultKind::ALL {
+            if f.fired_of(kind) > 0 {
+                *self.seeds_by_kind.entry(kind).or_default() += 1;
+            }
+        }
+        for (k, n) in &f.fired {
+            *self.fired.entry(*k).or_default() += n;
+        }
+        self.torn_tails_cut += f.torn_tails_cut;
+        self.torn_snapshots_removed += f.torn_snapshots_removed;
+        self.restarts_after_fault += f.restarts_after_fault;
+    }
+
+    fn report(&self, seeds: u64) -> String {
+        let kinds: Vec<String> = FaultKind::ALL
+            .iter()
+            .map(|k| format!("{k} {}", self.seeds_by_kind.get(k).unwrap_or(&0)))
+            .collect();
+        let fired: Vec<String> = self
+            .fired
+            .iter()
+            .map(|((op, kind), n)| format!("{op}/{kind}={n}"))
+            .collect();
+        format!(
+            "storage faults fired in {} of {seeds} seeds (seeds per kind: {}); faults by operation: {}; \
+             torn tails cut by recovery: {}; torn snapshots removed: {}; restarts after a fault: {}",
+            self.seeds_with_faults,
+            kinds.join(", "),
+            fired.join(" "),
+            self.torn_tails_cut,
+            self.torn_snapshots_removed,
+            self.restarts_after_fault
+        )
+    }
+
+    /// Every kind of fault, on every operation it applies to, fired somewhere, and recovery
+    /// cut torn tails: the injection works.
+    fn missing(&self) -> Vec<String> {
+        let mut missing = Vec::new();
+        for op in StorageOp::ALL {
+            for kind in FaultKind::ALL.into_iter().filter(|k| k.applies_to(op)) {
+                if !self.fired.contains_key(&(op, kind)) {
+                    missing.push(format!("no {op}/{kind} fault fired"));
+                }
+            }
+        }
+        if self.torn_tails_cut == 0 {
+            missing.push("no recovery cut a torn tail".into());
+        }
+        if self.restarts_after_fault == 0 {
+            missing.push("no node restarted after a fault".into());
+        }
+        missing
+    }
+}
+
+/// Below this many seeds a run may miss a kind of fault by chance.
+const SEEDS_THAT_INJECT_EVERY_FAULT: u64 = 500;
+
 #[test]
 fn simulation_seeds_keep_every_invariant_and_converge() {
     if let Some(seed) = env_u64("SIM_SEED") {
@@ -48,9 +129,15 @@ fn simulation_seeds_keep_every_invariant_and_converge() {
     let started = WallClock::now();
     let mut failures = Vec::new();
     let mut proposed = 0;
+    let mut acknowledged = 0;
+    let mut tally = FaultTally::default();
     for seed in 0..seeds {
         match run_one(seed, Verbosity::Quiet) {
-            Ok(r) => proposed += r.proposed,
+            Ok(r) => {
+                proposed += r.proposed;
+                acknowledged += r.acknowledged as u64;
+                tally.add(&r.faults);
+            }
             Err(e) => {
                 let first = e.lines().next().unwrap_or("").to_string();
                 failures.push(format!("seed {seed}: {first}\n  {}", replay_hint(seed)));
@@ -61,26 +148,47 @@ fn simulation_seeds_keep_every_invariant_and_converge() {
         }
     }
     println!(
-        "{seeds} seeds ({proposed} proposals) in {:.1}s",
+        "{seeds} seeds ({proposed} proposals, {acknowledged} records acknowledged as committed and found in every log) in {:.1}s",
         started.elapsed().as_secs_f64()
     );
+    println!("{}", tally.report(seeds));
     assert!(
         failures.is_empty(),
         "{} failing seed(s):\n{}",
         failures.len(),
         failures.join("\n")
     );
+    let missing = tally.missing();
+    assert!(
+        seeds < SEEDS_THAT_INJECT_EVERY_FAULT || missing.is_empty(),
+        "the fault injection is not exercised: {}",
+        missing.join("; ")
+    );
 }
+
+/// A seed in which a storage fault fires (a snapshot write fails with ENOSPC).
+const SEED_WITH_A_FAULT: u64 = 12;
 
 #[test]
 fn the_same_seed_gives_the_same_trace() {
-    for seed in [1u64, 7, 42] {
+    for seed in [1u64, 7, 42, SEED_WITH_A_FAULT] {
         let a = run_one(seed, Verbosity::Quiet).expect("seed passes");
         let b = run_one(seed, Verbosity::Quiet).expect("seed passes");
         assert_eq!(
             a.trace_hash, b.trace_hash,
             "seed {seed} is not deterministic"
         );
+        assert_eq!(
+            a.faults, b.faults,
+            "seed {seed}'s faults are not deterministic"
+        );
+        if seed == SEED_WITH_A_FAULT {
+            assert!(
+                a.faults.fired_total() > 0,
+                "seed {seed} no longer injects a fault ({:?}): pick another SEED_WITH_A_FAULT",
+                a.faults
+            );
+        }
     }
 }
 

@@ -11,6 +11,7 @@ mod harness;
 
 mod every_record;
 mod front_end;
+mod full_disk;
 mod harness_selftest;
 mod image_dumper;
 mod image_snapshots;

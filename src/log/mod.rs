@@ -32,6 +32,7 @@ pub mod error;
 pub mod file_log;
 pub mod fsutil;
 pub mod lock;
+pub mod memory_faults;
 pub mod memory_log;
 pub mod meta_properties;
 pub mod metadata_dir;

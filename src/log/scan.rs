@@ -1,6 +1,7 @@
 //! Reading a file of record batches (a segment or a snapshot) from its start, batch by batch, in
 //! bounded chunks, checking every batch's CRC, and saying precisely where and why the valid
-//! batches stop.
+//! batches stop. The file may be bytes in memory: the simulation's storage recovers with the
+//! same scan.
 
 use std::fmt;
 use std::fs::File;
@@ -59,11 +60,38 @@ pub struct ScanOutcome {
     pub stop: Option<ScanStop>,
 }
 
+/// What a scan reads from: a file, or the bytes of one in memory.
+pub trait ReadAt {
+    /// Fills `buf` from `position`; an error if the source ends first.
+    fn read_exact_at(&self, buf: &mut [u8], position: u64) -> io::Result<()>;
+}
+
+impl ReadAt for File {
+    fn read_exact_at(&self, buf: &mut [u8], position: u64) -> io::Result<()> {
+        FileExt::read_exact_at(self, buf, position)
+    }
+}
+
+impl ReadAt for [u8] {
+    fn read_exact_at(&self, buf: &mut [u8], position: u64) -> io::Result<()> {
+        let bytes = usize::try_from(position)
+            .ok()
+            .and_then(|start| self.get(start..start.checked_add(buf.len())?));
+        match bytes {
+            Some(bytes) => {
+                buf.copy_from_slice(bytes);
+                Ok(())
+            }
+            None => Err(io::Error::from(io::ErrorKind::UnexpectedEof)),
+        }
+    }
+}
+
 /// Scans the first `file_len` bytes of `file`. `visit(position, batch)` sees each complete
 /// batch whose CRC, codec and record count are valid, in order; returning `Err(reason)` stops
 /// the scan there as corrupt (e.g. an offset that does not follow the previous batch).
-pub fn scan_file(
-    file: &File,
+pub fn scan_file<R: ReadAt + ?Sized>(
+    file: &R,
     file_len: u64,
     mut visit: impl FnMut(u64, &BatchView<'_>) -> Result<(), String>,
 ) -> io::Result<ScanOutcome> {

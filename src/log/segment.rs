@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::{LogError, Result};
 use super::fsutil;
-use super::scan::{scan_file, ScanStop};
+use super::scan::{scan_file, ScanOutcome, ScanStop};
 use crate::protocol::records::BatchView;
 
 pub const LOG_SUFFIX: &str = ".log";
@@ -59,6 +59,41 @@ impl BatchMeta {
             size: b.size(),
         }
     }
+}
+
+/// Recovery's rules for the first `len` bytes of one segment, on a file or in memory: every
+/// batch valid (CRC) and continuing the offsets from `expected_offset`, within the range of a
+/// segment starting at `base_offset`. `keep(position, meta)` sees each batch kept, in order;
+/// the outcome says where the valid batches end and why.
+pub fn recover<R: super::scan::ReadAt + ?Sized>(
+    source: &R,
+    len: u64,
+    base_offset: i64,
+    expected_offset: i64,
+    mut keep: impl FnMut(u64, &BatchMeta),
+) -> std::io::Result<ScanOutcome> {
+    let mut next_offset = expected_offset;
+    scan_file(source, len, |position, b| {
+        let meta = BatchMeta::of(b);
+        if meta.base_offset != next_offset {
+            return Err(format!(
+                "the batch has base offset {} where offset {next_offset} was expected",
+                meta.base_offset
+            ));
+        }
+        if meta.last_offset < meta.base_offset {
+            return Err(format!(
+                "negative last offset delta {}",
+                b.last_offset_delta()
+            ));
+        }
+        if meta.last_offset - base_offset > i32::MAX as i64 || position > u32::MAX as u64 {
+            return Err("the batch is beyond the range of a segment".into());
+        }
+        next_offset = meta.last_offset + 1;
+        keep(position, &meta);
+        Ok(())
+    })
 }
 
 /// Where a recovery scan cut a segment.
@@ -155,27 +190,16 @@ impl Segment {
             index: BatchIndex::new(expected_offset),
         };
         let Segment { file, index, .. } = &mut seg;
-        let outcome = scan_file(file, len, |position, b| {
-            let meta = BatchMeta::of(b);
-            if meta.base_offset != index.next_offset {
-                return Err(format!(
-                    "the batch has base offset {} where offset {} was expected",
-                    meta.base_offset, index.next_offset
-                ));
-            }
-            if meta.last_offset < meta.base_offset {
-                return Err(format!(
-                    "negative last offset delta {}",
-                    b.last_offset_delta()
-                ));
-            }
-            if meta.last_offset - base_offset > i32::MAX as i64 || position > u32::MAX as u64 {
-                return Err("the batch is beyond the range of a segment".into());
-            }
-            index.push(base_offset, position as u32, &meta);
-            on_batch(&meta);
-            Ok(())
-        })
+        let outcome = recover(
+            &*file,
+            len,
+            base_offset,
+            expected_offset,
+            |position, meta| {
+                index.push(base_offset, position as u32, meta);
+                on_batch(meta);
+            },
+        )
         .map_err(LogError::io("read segment", path))?;
         seg.size = outcome.valid_len;
         seg.flushed_size = outcome.valid_len;

@@ -11,6 +11,7 @@ use crate::protocol::records::{BatchBuilder, ControlRecord};
 use crate::raft::{RaftLog, ValidOffsetAndEpoch};
 
 mod file_recovery;
+mod memory_faults;
 mod snapshots;
 
 pub(crate) fn scratch(name: &str) -> PathBuf {

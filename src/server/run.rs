@@ -243,20 +243,27 @@ impl RunningNode {
         tokio::pin!(raft_done);
         tokio::pin!(work);
         let mut work_result = Ok(());
-        tokio::select! {
+        // A halted node loop ends the select with its result: a JoinHandle is polled to
+        // completion once only.
+        let joined = tokio::select! {
             signal = wait_for_shutdown_signal() => {
                 signal.map_err(RunError::Failed)?;
                 info!(target: "kraftd::server", "shutting down");
                 handle.shutdown();
+                None
             }
             r = &mut work => {
                 work_result = r;
                 handle.shutdown();
+                None
             }
-            _ = &mut raft_done => {}
-        }
-        let result = raft_done
-            .await
+            joined = &mut raft_done => Some(joined),
+        };
+        let joined = match joined {
+            Some(joined) => joined,
+            None => raft_done.await,
+        };
+        let result = joined
             .unwrap_or_else(|e| Err(RunError::Failed(format!("the raft thread failed: {e}"))));
         if result.is_ok() {
             info!(target: "kraftd::server", "stopped");

@@ -1,10 +1,12 @@
 //! The randomized simulation: one seed picks a cluster shape and a schedule of proposals,
 //! crashes (losing unflushed data), restarts, partitions, message loss/duplication/delay,
-//! resignations and log cleaning; invariants are checked after every event. Then a liveness
-//! phase heals everything and requires one leader and equal logs within bounded virtual time.
+//! resignations, log cleaning and (in some seeds) storage faults; invariants are checked after
+//! every event. Then a liveness phase heals everything and requires one leader and equal logs
+//! within bounded virtual time, and every record acknowledged as committed in every log.
 
 use std::time::Duration;
 
+use super::faults::{FaultInjector, FaultLog};
 use super::network::Faults;
 use super::wire::WireVersions;
 use super::{Cluster, SimOptions, Verbosity};
@@ -21,6 +23,9 @@ pub struct SeedReport {
     pub committed: i64,
     pub trace_hash: u64,
     pub converged_at: Instant,
+    /// Records acknowledged as committed (all found in every log at the end).
+    pub acknowledged: usize,
+    pub faults: FaultLog,
 }
 
 /// How long each phase may run, in virtual milliseconds.
@@ -99,9 +104,17 @@ pub fn run_seed_with_transcript(
     let shape = format!(
         "voters={voters} observers={observers} kraft.version={kraft_version} snapshot_every={snapshot_every} linger={append_linger:?} {wire_desc}"
     );
+    let mut injector = FaultInjector::for_seed(seed);
+    let shape = if injector.enabled() {
+        shape + " storage-faults"
+    } else {
+        shape
+    };
     let mut c = Cluster::new(opts);
     c.note(&format!("seed {seed}: {shape}"));
-    let result = chaos(&mut c, &mut rng, budget).and_then(|()| liveness(&mut c, budget));
+    let result = chaos(&mut c, &mut rng, &mut injector, budget)
+        .and_then(|()| liveness(&mut c, budget))
+        .and_then(|at| c.check_acknowledged(true).map(|()| at));
     let report = match result {
         Ok(converged_at) => Ok(SeedReport {
             seed,
@@ -115,6 +128,8 @@ pub fn run_seed_with_transcript(
                 .unwrap_or(-1),
             trace_hash: c.trace_hash,
             converged_at,
+            acknowledged: c.acknowledged.len(),
+            faults: c.faults.clone(),
         }),
         Err(e) => {
             let tail: Vec<String> = c.transcript.iter().rev().take(60).rev().cloned().collect();
@@ -137,10 +152,16 @@ fn random_node(c: &Cluster, rng: &mut Rng, up: bool) -> Option<NodeId> {
     rng.pick(&ids).copied()
 }
 
-fn chaos(c: &mut Cluster, rng: &mut Rng, budget: &ChaosBudget) -> Result<(), String> {
+fn chaos(
+    c: &mut Cluster,
+    rng: &mut Rng,
+    injector: &mut FaultInjector,
+    budget: &ChaosBudget,
+) -> Result<(), String> {
     let end = c.now.plus_millis(budget.chaos_ms);
     while c.now < end {
         c.run_for(1 + rng.below(100))?;
+        injector.maybe_plan(c)?;
         let roll = rng.below(1000);
         match roll {
             0..=299 => {
@@ -215,6 +236,7 @@ fn chaos(c: &mut Cluster, rng: &mut Rng, budget: &ChaosBudget) -> Result<(), Str
 
 fn liveness(c: &mut Cluster, budget: &ChaosBudget) -> Result<Instant, String> {
     c.note("liveness: heal everything, restart every node");
+    c.cancel_fault_plans();
     c.net.heal();
     c.net.faults = Faults::default();
     let down: Vec<NodeId> = c

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use crate::raft::log::{Batch, RaftLog, ValidOffsetAndEpoch};
-use crate::raft::mem_log::{LogInspect, MemLog};
+use crate::raft::mem_log::MemLog;
 use crate::raft::quorum_state::{MemQuorumStateStore, QuorumStateStore};
 use crate::raft::types::{Epoch, NodeId, Offset, OffsetAndEpoch};
 
@@ -177,7 +177,9 @@ impl Checker {
             return Ok(());
         }
         let mut next = from;
-        let batches = n.log.batches();
+        // From the batch holding `from`: what was verified before is not read again.
+        let batches = RaftLog::read(n.log, from, usize::MAX)
+            .map_err(|e| format!("node {} cannot read its log from {from}: {e}", n.id))?;
         let first = batches.partition_point(|b| b.next_offset() <= from);
         for b in &batches[first..] {
             if b.last_offset() >= hw {

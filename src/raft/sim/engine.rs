@@ -3,13 +3,14 @@
 
 use super::checks::NodeView;
 use super::network::Envelope;
-use super::{node_of, trace, Cluster, Verbosity};
+use super::{node_of, trace, Cluster, SimNode, Verbosity};
 use crate::raft::log::RaftLog;
 use crate::raft::msg::RequestId;
 use crate::raft::node::{Action, Input, ProposeError};
 use crate::raft::role::Role;
 use crate::raft::time::Instant;
 use crate::raft::types::{Epoch, NodeId, Offset};
+use std::collections::BTreeMap;
 
 impl Cluster {
     /// The time of the next delivery or timer.
@@ -237,6 +238,21 @@ impl Cluster {
                 }
             }
         }
+        // A fault while the state machine wrote its snapshot halts the node there.
+        let late = self
+            .nodes
+            .get_mut(&id)
+            .and_then(|n| n.raft.as_mut())
+            .filter(|r| r.fatal_error().is_some())
+            .map(|r| r.take_actions());
+        if let Some(late) = late {
+            if !late.iter().any(|a| matches!(a, Action::Fatal(_))) {
+                return Err(format!("n{id} halted without emitting its fatal action"));
+            }
+            for a in late {
+                self.carry_out(id, a)?;
+            }
+        }
         self.check()
     }
 
@@ -297,7 +313,9 @@ impl Cluster {
                 }
             }
             Action::Committed { upto: hw } => {
-                self.emit(Verbosity::Messages, format!("n{id}: high watermark {hw}"))
+                self.emit(Verbosity::Messages, format!("n{id}: high watermark {hw}"));
+                let log = self.nodes[&id].raft.as_ref().expect("up").log();
+                self.acknowledged.acknowledge(id, log, hw)?;
             }
             Action::LeaderChange {
                 epoch,
@@ -337,15 +355,13 @@ impl Cluster {
                     self.emit(Verbosity::Roles, format!("n{id}: {old} -> {new}"));
                 }
             }
-            Action::Fatal(why) => return Err(format!("n{id} fatal: {why}")),
+            Action::Fatal(why) => return self.halted(id, why),
         }
         Ok(())
     }
 
-    /// Checks every cluster invariant now.
-    pub fn check(&mut self) -> Result<(), String> {
-        let views: Vec<NodeView<'_>> = self
-            .nodes
+    fn views(nodes: &BTreeMap<NodeId, SimNode>) -> Vec<NodeView<'_>> {
+        nodes
             .values()
             .map(|n| NodeView {
                 id: n.id,
@@ -355,8 +371,24 @@ impl Cluster {
                 high_watermark: n.raft.as_ref().and_then(|r| r.high_watermark()),
                 leader_epoch: n.raft.as_ref().filter(|r| r.is_leader()).map(|r| r.epoch()),
             })
-            .collect();
+            .collect()
+    }
+
+    /// Checks every cluster invariant now.
+    pub fn check(&mut self) -> Result<(), String> {
+        let views = Self::views(&self.nodes);
         let result = self.checker.check(&views);
+        result.map_err(|e| format!("t={}: {e}", self.now))
+    }
+
+    /// Every record acknowledged as committed is durable on a majority of the voters; with
+    /// `everywhere` (a converged cluster), it is also in every node's log.
+    pub fn check_acknowledged(&mut self, everywhere: bool) -> Result<(), String> {
+        let views = Self::views(&self.nodes);
+        let mut result = self.acknowledged.check_durable_on_majority(&views);
+        if everywhere {
+            result = result.and_then(|()| self.acknowledged.check_everywhere(&views));
+        }
         result.map_err(|e| format!("t={}: {e}", self.now))
     }
 
@@ -396,8 +428,9 @@ impl Cluster {
                 // accumulator, so (at a zero linger) each proposal is its own batch.
                 let mut actions = raft.take_actions();
                 actions.extend(raft.step(now, Input::Tick));
+                // The stimulus, before what it causes (a halt on a failed append, say).
                 self.emit(
-                    Verbosity::Messages,
+                    Verbosity::Roles,
                     format!("n{l}: propose v{value} at offset {offset}"),
                 );
                 self.after_step(l, actions)?;
@@ -432,7 +465,7 @@ impl Cluster {
         let Some(latest) = raft.log().latest_snapshot_id() else {
             return Ok(());
         };
-        if raft.delete_before_snapshot(latest) {
+        if raft.delete_before_snapshot(latest) || raft.fatal_error().is_some() {
             let actions = raft.take_actions();
             self.emit(
                 Verbosity::Roles,

@@ -3,10 +3,12 @@
 //! by a simulated network, driven by a manual clock. The same seed gives the same trace; with
 //! `SimOptions::fixed_timing` (scenario scripts, `script`) nothing is drawn at random at all.
 
+pub mod acknowledged;
 mod admin;
 pub mod chaos;
 pub mod checks;
 mod engine;
+pub mod faults;
 pub mod network;
 pub mod script;
 pub mod state_machine;
@@ -25,7 +27,9 @@ use crate::raft::time::{Instant, Randomness, Rng};
 use crate::raft::types::{Endpoints, HostPort, NodeId, ReplicaKey, VoterNode, VoterSet};
 use crate::raft::voters::voters_record;
 
+use acknowledged::Acknowledged;
 use checks::Checker;
+use faults::FaultLog;
 use network::Network;
 use state_machine::{SimRaft, SimStateMachine};
 
@@ -117,6 +121,8 @@ pub struct SimNode {
     pending: BTreeMap<RequestId, (NodeId, NodeId, CorrelationId)>,
     last_role: String,
     pub restarts: u64,
+    /// Down after halting on a storage fault, not restarted yet.
+    pub faulted: bool,
 }
 
 impl SimNode {
@@ -156,6 +162,10 @@ pub struct Cluster {
     /// Hash of every role-level line (and message line when kept): equal seeds, equal hashes.
     pub trace_hash: u64,
     checker: Checker,
+    /// Every record acknowledged as committed, for the durability check.
+    pub acknowledged: Acknowledged,
+    /// What the storage faults did.
+    pub faults: FaultLog,
     /// Values proposed and the offset they were appended at (by the leader that took them).
     pub proposed: u64,
 }
@@ -184,6 +194,8 @@ impl Cluster {
             transcript: Vec::new(),
             trace_hash: 0,
             checker: Checker::default(),
+            acknowledged: Acknowledged::default(),
+            faults: FaultLog::default(),
             proposed: 0,
             opts,
         };
@@ -210,6 +222,7 @@ impl Cluster {
                 pending: BTreeMap::new(),
                 last_role: "down".into(),
                 restarts: 0,
+                faulted: false,
             };
             c.nodes.insert(id, node);
         }
@@ -302,25 +315,39 @@ impl Cluster {
 
     /// Hard-kills a node: unflushed data is lost, queued messages to and from it vanish.
     pub fn crash(&mut self, id: NodeId) {
-        let Some(node) = self.nodes.get_mut(&id) else {
+        let Some(lost) = self
+            .nodes
+            .get(&id)
+            .and_then(|n| n.raft.as_ref())
+            .map(|r| r.log().end_offset_lost_on_crash())
+        else {
             return;
         };
-        let Some(raft) = node.raft.take() else { return };
-        let (mut log, store) = raft.into_parts();
-        let lost = log.end_offset_lost_on_crash();
-        log.crash().expect("a memory log reopens after a crash");
-        node.down = Some((log, store));
-        node.sm = SimStateMachine::default();
-        node.pending.clear();
-        node.last_role = "down".into();
-        self.net.drop_node(id);
+        self.take_down(id);
         self.emit(
             Verbosity::Roles,
             format!("n{id}: crash (lost {lost} unflushed offsets)"),
         );
     }
 
-    /// Restarts a crashed node from its durable state.
+    /// The process of a live node ends: its log keeps what is durable (recovered as at a
+    /// start), its state machine and its messages are gone.
+    fn take_down(&mut self, id: NodeId) {
+        let Some(node) = self.nodes.get_mut(&id) else {
+            return;
+        };
+        let Some(raft) = node.raft.take() else { return };
+        let (mut log, store) = raft.into_parts();
+        log.crash().expect("a memory log reopens after a crash");
+        node.down = Some((log, store));
+        node.sm = SimStateMachine::default();
+        node.pending.clear();
+        node.last_role = "down".into();
+        self.net.drop_node(id);
+    }
+
+    /// Restarts a crashed node from its durable state; then every record acknowledged as
+    /// committed must still be durable on a majority of the voters.
     pub fn restart(&mut self, id: NodeId) -> Result<(), String> {
         if self.nodes.get(&id).is_some_and(|n| !n.is_up()) {
             let restarts = self.nodes[&id].restarts + 1;
@@ -328,8 +355,12 @@ impl Cluster {
             let node = self.nodes.get_mut(&id).expect("node");
             node.restarts = restarts;
             node.cfg = cfg;
+            if std::mem::take(&mut node.faulted) {
+                self.faults.restarts_after_fault += 1;
+            }
             self.emit(Verbosity::Roles, format!("n{id}: restart"));
             self.start(id)?;
+            self.check_acknowledged(false)?;
         }
         Ok(())
     }

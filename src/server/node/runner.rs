@@ -23,8 +23,8 @@ use crate::protocol::messages::NoOpRecord;
 use crate::protocol::records::MetadataRecordAndVersion;
 use crate::raft::FatalError;
 use crate::raft::{
-    Action, ApiKind, CorrelationId, Input, Instant, NodeId, Offset, QuorumStateStore, Raft,
-    RaftConfig, RaftLog, RequestId, Response,
+    Action, ApiKind, CorrelationId, Input, Instant, NodeId, Offset, ProposeError, QuorumStateStore,
+    Raft, RaftConfig, RaftLog, RequestId, Response,
 };
 use crate::server::api::raft::{encode_request_body, raft_api};
 use crate::server::api::{NodeRequest, NodeResponse};
@@ -216,9 +216,13 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             }
             let now = self.clock.now();
             actions.extend(self.raft.step(now, Input::Tick));
-            self.maybe_activate(now)?;
-            self.maybe_hand_over(now);
-            self.maybe_write_noop(now);
+            // A halted core takes no more work: its fatal action is carried out next, and
+            // nothing else reports the fault a second time.
+            if self.raft.fatal_error().is_none() {
+                self.maybe_activate(now)?;
+                self.maybe_hand_over(now);
+                self.maybe_write_noop(now);
+            }
             actions.extend(self.raft.take_actions());
             self.execute(actions)?;
             if std::mem::take(&mut self.hw_moved) {
@@ -454,8 +458,10 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 let noop = MetadataRecordAndVersion::new(NoOpRecord::default(), 0)
                     .encode()
                     .expect("NoOpRecord v0 encodes");
-                if let Err(e) = self.raft.propose(now, self.raft.epoch(), vec![noop]) {
-                    warn!(target: "kraftd::raft", "could not append a NoOpRecord: {e}");
+                match self.raft.propose(now, self.raft.epoch(), vec![noop]) {
+                    // The halt line names the fault; this is not a second report of it.
+                    Ok(_) | Err(ProposeError::Stopped(_)) => {}
+                    Err(e) => warn!(target: "kraftd::raft", "could not append a NoOpRecord: {e}"),
                 }
                 self.noop_deadline = Some(now + interval);
             }

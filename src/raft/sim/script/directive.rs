@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use super::args::{self, Args, Link};
+use crate::log::memory_faults::{FaultKind, FaultPlan, StorageOp};
 use crate::raft::sim::wire::WireVersions;
 use crate::raft::sim::{FixedTiming, SimOptions, Verbosity};
 use crate::raft::types::{Epoch, NodeId};
@@ -18,6 +19,7 @@ pub const DIRECTIVES: &[&str] = &[
     "crash nX",
     "restart nX [election-jitter=MS]",
     "stop nX",
+    "fail-storage nX op=append|flush|truncate|snapshot error=eio|enospc|torn [after=N] [torn=PERMILLE]",
     "partition nA nB | nC ..",
     "isolate nX",
     "cut nA->nB",
@@ -55,6 +57,10 @@ pub enum Directive {
     },
     /// Graceful shutdown, then the process exits.
     Stop(NodeId),
+    /// The node's storage fails: its `after`+1-th operation `op` (default: the next) fails with
+    /// `error`; a torn write lets `torn` thousandths of its bytes reach the medium (default
+    /// 500). The node halts on it and its process exits; `restart` brings it back.
+    FailStorage { node: NodeId, plan: FaultPlan },
     /// Cuts every link between the groups, both ways.
     Partition(Vec<Vec<NodeId>>),
     /// Cuts a node off from every other, both ways.
@@ -102,6 +108,7 @@ impl Directive {
                     .map(Duration::from_millis),
             },
             "stop" => Directive::Stop(a.node()?),
+            "fail-storage" => fail_storage(&mut a)?,
             "partition" => Directive::Partition(groups(&a.rest())?),
             "isolate" => Directive::Isolate(a.node()?),
             "cut" => Directive::Cut(a.link()?),
@@ -150,6 +157,49 @@ impl Directive {
         a.finish()?;
         Ok(d)
     }
+}
+
+fn fail_storage(a: &mut Args) -> Result<Directive, String> {
+    let node = a.node()?;
+    let op = match a.key("op").as_deref() {
+        Some("append") => StorageOp::Append,
+        Some("flush") => StorageOp::Flush,
+        Some("truncate") => StorageOp::Truncate,
+        Some("snapshot") => StorageOp::Snapshot,
+        Some(other) => {
+            return Err(format!(
+                "`op={other}`: the operations are append, flush, truncate and snapshot"
+            ))
+        }
+        None => return Err("`fail-storage` needs op=append|flush|truncate|snapshot".into()),
+    };
+    let kind = match a.key("error").as_deref() {
+        Some("eio") => FaultKind::Eio,
+        Some("enospc") => FaultKind::Enospc,
+        Some("torn") => FaultKind::TornWrite,
+        Some(other) => {
+            return Err(format!(
+                "`error={other}`: the errors are eio, enospc and torn"
+            ))
+        }
+        None => return Err("`fail-storage` needs error=eio|enospc|torn".into()),
+    };
+    if !kind.applies_to(op) {
+        return Err(format!(
+            "a {op} cannot be torn: it writes no bytes (use eio or enospc)"
+        ));
+    }
+    let torn_permille: u16 = a.number("torn")?.unwrap_or(500);
+    if !(1..=999).contains(&torn_permille) {
+        return Err("`torn` is in thousandths: 1..=999".into());
+    }
+    let plan = FaultPlan {
+        op,
+        after: a.number("after")?.unwrap_or(0),
+        kind,
+        torn_permille,
+    };
+    Ok(Directive::FailStorage { node, plan })
 }
 
 fn positive(n: u64, what: &str) -> Result<u64, String> {
@@ -321,6 +371,11 @@ mod tests {
         assert!(err("delay n1->n2").contains("ms="));
         assert!(err("propose n=0").contains("at least 1"));
         assert!(err("tick").contains("needs"));
+        assert!(err("fail-storage n1 op=fsync error=eio").contains("append, flush"));
+        assert!(err("fail-storage n1 op=flush error=full").contains("eio, enospc"));
+        assert!(err("fail-storage n1 op=truncate error=torn").contains("cannot be torn"));
+        assert!(err("fail-storage n1 op=append error=torn torn=1000").contains("1..=999"));
+        assert!(err("fail-storage n1 error=eio").contains("needs op="));
     }
 
     #[test]
@@ -335,6 +390,8 @@ mod tests {
             "delay ms=3",
             "delay n1->n2 ms=3",
             "clean-log n1 n2",
+            "fail-storage n2 op=flush error=enospc",
+            "fail-storage n1 op=append error=torn after=2 torn=300",
             "set verbosity=messages",
         ] {
             Directive::parse(line).unwrap_or_else(|e| panic!("{line}: {e}"));

@@ -4,7 +4,7 @@
 use super::directive::Directive;
 use crate::raft::log::RaftLog;
 use crate::raft::mem_log::LogInspect;
-use crate::raft::sim::{Cluster, SimNode, Verbosity};
+use crate::raft::sim::{Cluster, SimNode};
 use crate::raft::types::NodeId;
 
 #[derive(Default)]
@@ -71,12 +71,8 @@ fn apply(c: &mut Cluster, d: &Directive) -> Result<(), String> {
         Directive::Propose { n, epoch } => {
             for _ in 0..*n {
                 let (leader, value) = (c.leader(), c.next_value());
+                // A proposal taken prints its own line (`Cluster::propose_decided_in`).
                 match (leader, c.propose_decided_in(*epoch)?) {
-                    (Some(l), Some(Ok(offset))) if c.opts.verbosity < Verbosity::Messages => {
-                        // The stimulus is shown whatever the verbosity (as with messages on).
-                        let line = format!("t={} n{l}: propose v{value} at offset {offset}", c.now);
-                        say(c, line);
-                    }
                     (_, Some(Ok(_))) => {}
                     (l, Some(Err(e))) => {
                         let l = l.map_or("?".into(), |l| format!("n{l}"));
@@ -121,6 +117,10 @@ fn apply(c: &mut Cluster, d: &Directive) -> Result<(), String> {
         Directive::Stop(id) => {
             up(c, *id)?;
             c.stop(*id)?;
+        }
+        Directive::FailStorage { node: id, plan } => {
+            up(c, *id)?;
+            c.plan_fault(*id, *plan)?;
         }
         Directive::Partition(groups) => {
             for id in groups.iter().flatten() {

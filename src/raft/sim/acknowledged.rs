@@ -1,0 +1,233 @@
+//! The simulation's durability check: every record any node ever acknowledged as committed
+//! (`Action::Committed`) stays in the quorum's log, at its offset, with its value. It must be
+//! durable on a majority of the voters at all times (in the flushed part of the log, or in a
+//! snapshot that holds it), and in the log of every node once the cluster has converged.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use super::checks::NodeView;
+use crate::raft::log::{Batch, ControlRecord, RaftLog, Records};
+use crate::raft::mem_log::MemLog;
+use crate::raft::types::{NodeId, Offset, OffsetAndEpoch};
+
+/// A record as it was acknowledged.
+#[derive(Debug, Clone, PartialEq)]
+enum Value {
+    /// A data record's value (the simulation's values are unique).
+    Data(Vec<u8>),
+    Control(ControlRecord),
+}
+
+/// A record of a log, borrowed from its batch.
+#[derive(Debug, Clone, Copy)]
+enum Record<'a> {
+    Data(&'a [u8]),
+    Control(&'a ControlRecord),
+}
+
+impl Value {
+    fn of(r: Record<'_>) -> Value {
+        match r {
+            Record::Data(d) => Value::Data(d.to_vec()),
+            Record::Control(c) => Value::Control(c.clone()),
+        }
+    }
+
+    fn is(&self, r: Record<'_>) -> bool {
+        match (self, r) {
+            (Value::Data(a), Record::Data(b)) => a.as_slice() == b,
+            (Value::Control(a), Record::Control(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Data(v) => match <[u8; 8]>::try_from(v.as_slice()) {
+                Ok(bytes) => write!(f, "v{}", u64::from_be_bytes(bytes)),
+                Err(_) => write!(f, "data {v:?}"),
+            },
+            Value::Control(c) => write!(f, "{c:?}"),
+        }
+    }
+}
+
+/// The records of a batch with their offsets.
+fn records(b: &Batch) -> Box<dyn Iterator<Item = (Offset, Record<'_>)> + '_> {
+    let offsets = b.base_offset..;
+    match &b.records {
+        Records::Data(values) => Box::new(offsets.zip(values.iter().map(|v| Record::Data(v)))),
+        Records::Control(controls) => Box::new(offsets.zip(controls.iter().map(Record::Control))),
+    }
+}
+
+/// Every record acknowledged as committed, by offset.
+#[derive(Debug, Default)]
+pub struct Acknowledged {
+    records: BTreeMap<Offset, Value>,
+    /// Per node: the offset below which its acknowledgements are recorded.
+    recorded_below: BTreeMap<NodeId, Offset>,
+    /// Snapshots found to hold exactly the acknowledged data below their end (a frozen
+    /// snapshot never changes).
+    snapshots_holding: BTreeSet<(NodeId, OffsetAndEpoch)>,
+}
+
+impl Acknowledged {
+    /// How many records were acknowledged.
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// Node `id` says every offset below `upto` is committed: records what its log holds
+    /// there, which must agree with whatever was acknowledged before.
+    pub fn acknowledge(&mut self, id: NodeId, log: &MemLog, upto: Offset) -> Result<(), String> {
+        let from = self
+            .recorded_below
+            .get(&id)
+            .copied()
+            .unwrap_or(0)
+            .max(log.start_offset());
+        if from >= upto {
+            return Ok(());
+        }
+        let read = RaftLog::read(log, from, usize::MAX)
+            .map_err(|e| format!("n{id} acknowledges offsets below {upto} it cannot read: {e}"))?;
+        let mut next = from;
+        for (offset, record) in read.iter().flat_map(records) {
+            if offset < from {
+                continue;
+            }
+            if offset >= upto {
+                break;
+            }
+            if offset != next {
+                return Err(format!(
+                    "AcknowledgedCommitted: n{id} acknowledges offsets below {upto} but its log skips from {next} to {offset}"
+                ));
+            }
+            match self.records.get(&offset) {
+                Some(known) if !known.is(record) => {
+                    return Err(format!(
+                        "AcknowledgedCommitted: n{id} acknowledges {} at offset {offset}, where {known} was acknowledged",
+                        Value::of(record)
+                    ))
+                }
+                Some(_) => {}
+                None => {
+                    self.records.insert(offset, Value::of(record));
+                }
+            }
+            next = offset + 1;
+        }
+        if next < upto {
+            return Err(format!(
+                "AcknowledgedCommitted: n{id} acknowledges offsets below {upto} but its log ends at {next}"
+            ));
+        }
+        self.recorded_below.insert(id, upto);
+        Ok(())
+    }
+
+    /// Every acknowledged record is durable on a majority of the voters.
+    pub fn check_durable_on_majority(&mut self, nodes: &[NodeView<'_>]) -> Result<(), String> {
+        let voters: Vec<&NodeView<'_>> = nodes.iter().filter(|n| n.is_voter).collect();
+        let majority = voters.len() / 2 + 1;
+        let held: Vec<BTreeMap<Offset, bool>> = voters
+            .iter()
+            .map(|v| self.held_by(v.id, v.log, v.log.flushed_end_offset()))
+            .collect();
+        for (offset, value) in &self.records {
+            let holding = held.iter().filter(|h| h[offset]).count();
+            if holding < majority {
+                let on: Vec<String> = voters
+                    .iter()
+                    .zip(&held)
+                    .filter(|(_, h)| h[offset])
+                    .map(|(v, _)| format!("n{}", v.id))
+                    .collect();
+                return Err(format!(
+                    "AcknowledgedCommitted: {value} at offset {offset} was acknowledged as committed but is durable on {holding} of {} voters ({on:?}), not a majority",
+                    voters.len()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Every acknowledged record is in every node's log (or in a snapshot it holds).
+    pub fn check_everywhere(&mut self, nodes: &[NodeView<'_>]) -> Result<(), String> {
+        for n in nodes {
+            let held = self.held_by(n.id, n.log, n.log.end_offset());
+            if let Some((offset, _)) = held.iter().find(|(_, held)| !**held) {
+                return Err(format!(
+                    "AcknowledgedCommitted: n{} lacks {} at offset {offset}, acknowledged as committed",
+                    n.id, self.records[offset]
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Which acknowledged offsets `log` holds with their value: in its batches below `limit`,
+    /// or in its latest snapshot when that holds exactly the acknowledged data below its end.
+    fn held_by(&mut self, node: NodeId, log: &MemLog, limit: Offset) -> BTreeMap<Offset, bool> {
+        let mut held: BTreeMap<Offset, bool> = self.records.keys().map(|&o| (o, false)).collect();
+        if let Some(id) = log.latest_snapshot_id() {
+            let holds = self.snapshots_holding.contains(&(node, id)) || {
+                let holds = self.snapshot_holds(log, id);
+                if holds {
+                    self.snapshots_holding.insert((node, id));
+                }
+                holds
+            };
+            if holds {
+                for (_, h) in held.range_mut(..id.offset) {
+                    *h = true;
+                }
+            }
+        }
+        let from = log.start_offset();
+        if let Ok(batches) = RaftLog::read(log, from, usize::MAX) {
+            for (offset, record) in batches.iter().flat_map(records) {
+                if offset >= limit {
+                    break;
+                }
+                if let Some(h) = held.get_mut(&offset) {
+                    *h |= self.records[&offset].is(record);
+                }
+            }
+        }
+        held
+    }
+
+    /// Whether snapshot `id` of `log` holds every acknowledged data value below its end offset,
+    /// in order, and nothing else (every offset below it must have been acknowledged).
+    fn snapshot_holds(&self, log: &MemLog, id: OffsetAndEpoch) -> bool {
+        if id.offset == 0 {
+            return false;
+        }
+        let below: Vec<&Value> = self.records.range(..id.offset).map(|(_, v)| v).collect();
+        if below.len() as i64 != id.offset {
+            return false;
+        }
+        let acknowledged = below.into_iter().filter_map(|v| match v {
+            Value::Data(d) => Some(d),
+            Value::Control(_) => None,
+        });
+        let data = RaftLog::open_snapshot(log, id).and_then(|s| {
+            s.map(|s| s.records().collect::<Result<Vec<_>, _>>())
+                .transpose()
+        });
+        match data {
+            Ok(Some(data)) => data.iter().eq(acknowledged),
+            _ => false,
+        }
+    }
+}
