@@ -19,4 +19,5 @@ mod mixed;
 mod not_controller;
 mod quorum;
 mod storage;
+mod test_raft_server;
 mod tools;

@@ -47,6 +47,10 @@ pub struct NodeSettings {
     /// Write Kafka's activation records when leading an empty log, with this cluster-wide
     /// `min.insync.replicas` (None: a bare raft node, which writes no metadata).
     pub activation_min_insync_replicas: Option<u32>,
+    /// Committed records are metadata records, replayed into the controller. False for a bare
+    /// raft node (`test-raft-server`), whose records are opaque bytes, as in Kafka's
+    /// TestRaftServer, which runs no controller.
+    pub replay_metadata: bool,
 }
 
 /// Starts the node loop on its own thread. The loop ends after a graceful shutdown (`Ok`) or
@@ -227,7 +231,13 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             self.execute(actions)?;
             if std::mem::take(&mut self.hw_moved) {
                 self.snapshots
-                    .on_commit(&mut self.raft, self.clock.now(), &mut self.controller)
+                    .on_commit(
+                        &mut self.raft,
+                        self.clock.now(),
+                        self.settings
+                            .replay_metadata
+                            .then_some(&mut self.controller),
+                    )
                     .map_err(|e| self.halt(e.fatal()))?;
                 self.publish_features();
             }

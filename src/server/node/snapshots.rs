@@ -81,13 +81,13 @@ impl SnapshotPolicy {
         }
     }
 
-    /// Counts newly committed batches (replaying each into the controller) and snapshots when due.
-    /// Returns the snapshot made.
+    /// Counts newly committed batches (replaying each into the controller, if any) and
+    /// snapshots when due. Returns the snapshot made.
     pub fn on_commit<L: RaftLog, S: QuorumStateStore>(
         &mut self,
         raft: &mut Raft<L, S>,
         now: Instant,
-        controller: &mut Controller,
+        mut controller: Option<&mut Controller>,
     ) -> Result<Option<OffsetAndEpoch>, CommitError> {
         if raft.high_watermark().is_none() {
             return Ok(None);
@@ -105,7 +105,9 @@ impl SnapshotPolicy {
                     let records = snapshot
                         .records()
                         .map_while(|r| r.map_err(|e| unreadable = Some(e)).ok());
-                    controller.load_snapshot(self.counted_to - 1, records)?;
+                    if let Some(c) = controller.as_deref_mut() {
+                        c.load_snapshot(self.counted_to - 1, records)?;
+                    }
                     if let Some(e) = unreadable {
                         return Err(e.into());
                     }
@@ -121,11 +123,12 @@ impl SnapshotPolicy {
             if !b.is_control() {
                 self.bytes_since += b.size_in_bytes() as u64;
             }
-            match &b.records {
-                Records::Data(values) => {
-                    controller.replay_committed_batch(b.base_offset, values)?
+            match (&b.records, controller.as_deref_mut()) {
+                (Records::Data(values), Some(c)) => {
+                    c.replay_committed_batch(b.base_offset, values)?
                 }
-                _ => controller.skip_committed_control_batch(b.last_offset()),
+                (_, Some(c)) => c.skip_committed_control_batch(b.last_offset()),
+                (_, None) => {}
             }
             self.last_epoch = b.epoch;
             self.last_timestamp = b.append_time;
