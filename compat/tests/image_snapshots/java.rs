@@ -1,11 +1,7 @@
-//! The Java programs these tests run: the image dumper (`compat/image-dumper`, Kafka's own
-//! `MetadataImage` printed as the canonical image JSON) and `AdminWorkload.java` beside this
-//! file. Both are compiled with `javac` against the resolved Kafka classpath, once per source
-//! change, under `target/compat/kafka-<version>/java-helpers/`.
-//!
-//! A minimal local stand-in for the harness glue of the dumper (compat/harness/image_dumper.rs),
-//! which is not on this branch; once it is, `dump` should use it. The dumper's sources are read
-//! from `compat/image-dumper`, or from `KRAFTD_IMAGE_DUMPER_SOURCES` when set.
+//! The Java program these tests run beside the image dumper (which the harness compiles and
+//! runs: compat/harness/image_dumper.rs): `AdminWorkload.java` beside this file, compiled with
+//! `javac` against the resolved Kafka classpath once per source change, under
+//! `target/compat/kafka-<version>/java-helpers/`.
 
 use std::collections::hash_map::DefaultHasher;
 use std::fs;
@@ -14,21 +10,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use serde_json::Value;
-
 use crate::harness::{run_command, Kafka, Output};
 
 const COMPILE_TIMEOUT: Duration = Duration::from_secs(300);
 const RUN_TIMEOUT: Duration = Duration::from_secs(600);
-
-pub const DUMPER_SOURCES_ENV: &str = "KRAFTD_IMAGE_DUMPER_SOURCES";
-
-fn dumper_sources() -> PathBuf {
-    match std::env::var_os(DUMPER_SOURCES_ENV) {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("compat/image-dumper"),
-    }
-}
 
 fn workload_sources() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("compat/tests/image_snapshots")
@@ -54,17 +39,15 @@ fn java_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// Compiles the dumper and the workload into one class directory (once per source change).
+/// Compiles the workload (once per source change).
 fn classes(scratch: &Path) -> PathBuf {
     let kafka = Kafka::get();
-    let dumper = java_files(&dumper_sources());
+    let sources = java_files(&workload_sources());
     assert!(
-        !dumper.is_empty(),
-        "no Java image dumper sources in {}: merge the branch that adds compat/image-dumper, or set {DUMPER_SOURCES_ENV} to a directory holding its .java files",
-        dumper_sources().display()
+        !sources.is_empty(),
+        "no Java sources in {}",
+        workload_sources().display()
     );
-    let mut sources = dumper;
-    sources.extend(java_files(&workload_sources()));
     let mut hasher = DefaultHasher::new();
     kafka.classpath().hash(&mut hasher);
     for s in &sources {
@@ -73,7 +56,7 @@ fn classes(scratch: &Path) -> PathBuf {
     }
     let root = kafka.cache_dir().join("java-helpers");
     let dir = root.join(format!("{:016x}", hasher.finish()));
-    if dir.join("ImageDumper.class").is_file() {
+    if dir.join("AdminWorkload.class").is_file() {
         return dir;
     }
     // Compiled aside and renamed into place, so that concurrent tests never see half of it.
@@ -97,7 +80,7 @@ fn classes(scratch: &Path) -> PathBuf {
     if fs::rename(&staging, &dir).is_err() {
         let _ = fs::remove_dir_all(&staging);
         assert!(
-            dir.join("ImageDumper.class").is_file(),
+            dir.join("AdminWorkload.class").is_file(),
             "{} missing",
             dir.display()
         );
@@ -118,13 +101,4 @@ pub fn run(main_class: &str, args: &[&str], scratch: &Path) -> Output {
     cmd.args(args);
     let display = format!("java {main_class} {}", args.join(" "));
     run_command(cmd, display, None, RUN_TIMEOUT, scratch)
-}
-
-/// Java's image, as the dumper prints it for `args` (a log directory, `--at`, `--snapshot`).
-#[track_caller]
-pub fn dump(args: &[&str], scratch: &Path) -> Value {
-    let out = run("ImageDumper", args, scratch);
-    assert!(out.success(), "the Java image dumper failed:\n{out}");
-    serde_json::from_str(out.stdout.trim())
-        .unwrap_or_else(|e| panic!("the dumper printed something that is not JSON ({e}):\n{out}"))
 }

@@ -22,7 +22,8 @@ use kraftd::raft::log::{ControlRecord, Records};
 use serde_json::Value;
 
 use crate::harness::{
-    JavaBroker, JavaController, KraftdProcess, Quorum, TestDir, KRAFTD_COMMAND_TIMEOUT,
+    dump_java_image, dump_java_image_from_snapshot, dump_java_snapshot, JavaBroker, JavaController,
+    KraftdProcess, Quorum, TestDir, KRAFTD_COMMAND_TIMEOUT,
 };
 
 const START_TIMEOUT: Duration = Duration::from_secs(90);
@@ -203,7 +204,6 @@ fn snapshots_are_images_both_ways_between_kraftd_and_java() {
     let workload_end = after_workload["offset"].as_i64().unwrap();
     let (end, java_snapshot) = wait_for_snapshot_after(&log, workload_end, START_TIMEOUT);
     stop(&mut controller, &mut broker);
-    let scratch = dir.subdir("scratch");
 
     // What kraftd replays from the log alone at the snapshot's offset is the reference image,
     // and it holds what the workload made (so the comparisons below are not of empty images).
@@ -231,10 +231,7 @@ fn snapshots_are_images_both_ways_between_kraftd_and_java() {
     )
     .unwrap();
     assert_eq!(kraftd_image(&[path(&alone)]), reference);
-    assert_eq!(
-        java::dump(&["--snapshot", path(&java_snapshot)], &scratch),
-        reference
-    );
+    assert_eq!(dump_java_snapshot(&java_snapshot), reference);
 
     // kraftd's snapshot of the log at that offset: Java's name, Java's record types and
     // versions, and Java's image of it is the reference.
@@ -249,18 +246,12 @@ fn snapshots_are_images_both_ways_between_kraftd_and_java() {
     );
     assert_eq!(our_control, java_control);
     assert_eq!(census(&records(&ours)), census(&records(&java_snapshot)));
-    assert_eq!(
-        java::dump(&["--snapshot", path(&ours)], &scratch),
-        reference
-    );
+    assert_eq!(dump_java_snapshot(&ours), reference);
 
     // Followed by the rest of the log, in Java and in kraftd, it gives the image of the whole log.
-    let whole = java::dump(&[path(&history)], &scratch);
+    let whole = dump_java_image(&history, None);
     assert!(whole["offset"].as_i64().unwrap() > end - 1, "{whole}");
-    assert_eq!(
-        java::dump(&[path(&history), "--snapshot", path(&ours)], &scratch),
-        whole
-    );
+    assert_eq!(dump_java_image_from_snapshot(&history, &ours, None), whole);
     let continued = dir.subdir("kraftd-snapshot-and-log");
     fs::copy(&ours, continued.join(ours.file_name().unwrap())).unwrap();
     for e in fs::read_dir(&history).unwrap() {
@@ -331,10 +322,9 @@ fn a_snapshot_holds_the_state_not_the_history() {
     assert_eq!(config_records_for_key(&kraftd_records), 1);
     assert_eq!(config_records_for_key(&java_records), 1);
     assert_eq!(census(&kraftd_records), census(&java_records));
-    let scratch = dir.subdir("scratch");
     assert_eq!(
-        java::dump(&["--snapshot", path(&ours)], &scratch),
-        java::dump(&["--snapshot", path(&java_snapshot)], &scratch)
+        dump_java_snapshot(&ours),
+        dump_java_snapshot(&java_snapshot)
     );
 
     let segments: Vec<PathBuf> = fs::read_dir(&history)
