@@ -2,13 +2,16 @@
 //! voters hold it. The workload (`compat/harness/workload`) drives Java voters 1 and 2, kraftd
 //! voter 3 and three stock brokers through topics, configs, reassignment, ACLs, quotas, SCRAM,
 //! delegation tokens, producers, a feature upgrade, broker failures, elections and
-//! unregistrations; kraftd replicates as a follower.
+//! unregistrations; kraftd replicates as a follower, and the snapshots its node writes meanwhile
+//! are Java's image at their offsets.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
-use crate::harness::image_compare::assert_image_equals_javas;
+use crate::harness::image_compare::{assert_image_equals_javas, image_differences};
 use crate::harness::workload::{self, Workload};
-use crate::harness::{KraftdProcess, KRAFTD_COMMAND_TIMEOUT};
+use crate::harness::{dump_java_image, dump_java_snapshot, KraftdProcess, KRAFTD_COMMAND_TIMEOUT};
+use kraftd::log::snapshot::{parse_file_name, OffsetAndEpoch, SnapshotFileKind};
 use kraftd::protocol::records::METADATA_RECORD_TYPES;
 
 /// Record types the workload must make Java write, and the step that writes each.
@@ -227,7 +230,7 @@ fn every_metadata_record_type_reaches_kraftd_byte_for_byte() {
         "PRODUCED and NOT_PRODUCIBLE must name every metadata record type once"
     );
 
-    let w = workload::run();
+    let mut w = workload::run();
     eprintln!("workload done after {:.1?}", w.elapsed);
 
     let (records, batch_ends) = committed_records(&w);
@@ -311,6 +314,54 @@ fn every_metadata_record_type_reaches_kraftd_byte_for_byte() {
     eprintln!(
         "  whole log: equal, image offset {offset}, {topics} topics, {partitions} partitions"
     );
+
+    // The snapshots kraftd's node wrote while it followed are images: Java's dumper reads each
+    // as the image Java's own log (voter 1's, from its own snapshots) has at that offset.
+    let snapshots = kraftd_snapshots(&partition);
+    assert!(
+        snapshots.len() >= 2,
+        "kraftd wrote {} snapshot(s) during the workload; at 8 KiB between snapshots of a 60 KiB log it should write several",
+        snapshots.len()
+    );
+    let java_partition = w.q.member(1).metadata_dir().join("__cluster_metadata-0");
+    eprintln!("\nkraftd's snapshots against Java's image of voter 1's log:");
+    for (id, file) in &snapshots {
+        let java = dump_java_image(&java_partition, Some(id.offset - 1));
+        let from_snapshot = dump_java_snapshot(file);
+        let diffs = image_differences(&java, &from_snapshot);
+        assert!(
+            diffs.is_empty(),
+            "kraftd's snapshot {} read by Java differs from Java's image at {} in {} places:\n  {}",
+            file.display(),
+            id.offset - 1,
+            diffs.len(),
+            diffs.join("\n  ")
+        );
+        eprintln!(
+            "  snapshot {}-{}: equal ({} bytes)",
+            id.offset,
+            id.epoch,
+            std::fs::metadata(file).map_or(0, |m| m.len())
+        );
+    }
+}
+
+/// The frozen snapshots of kraftd's partition directory, oldest first (the bootstrap
+/// checkpoint 0-0 left out).
+fn kraftd_snapshots(partition: &Path) -> Vec<(OffsetAndEpoch, PathBuf)> {
+    let mut out: Vec<(OffsetAndEpoch, PathBuf)> = std::fs::read_dir(partition)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", partition.display()))
+        .filter_map(|e| {
+            let path = e.ok()?.path();
+            let name = path.file_name()?.to_str()?.to_string();
+            match parse_file_name(&name) {
+                Some((id, SnapshotFileKind::Frozen)) if id.offset > 0 => Some((id, path)),
+                _ => None,
+            }
+        })
+        .collect();
+    out.sort_by_key(|(id, _)| id.offset);
+    out
 }
 
 /// One record of kraftd's log as `kraftd dump-log --json` shows it.

@@ -5,6 +5,9 @@
 //! File protocol (Kafka's `FileRawSnapshotWriter`): bytes go to `<id>-<random>.checkpoint.part`;
 //! freezing validates them, fsyncs, makes the file read-only (as Java does), renames it to
 //! `<id>.checkpoint` and fsyncs the directory. A writer dropped unfrozen removes its `.part`.
+//! The costly half of freezing (validating and fsyncing every byte) can be done first, by
+//! [`RawSnapshotWriter::seal`], away from the thread that owns the log; the freeze is then a
+//! rename and a directory fsync.
 
 use std::fs::{self, File, OpenOptions};
 use std::os::unix::fs::{FileExt, PermissionsExt};
@@ -25,6 +28,9 @@ use super::snapshot::{
 pub struct RawSnapshotWriter {
     id: OffsetAndEpoch,
     size: u64,
+    /// Set by `seal`: the bytes are validated (and, in a file, durable). Invariant: nothing is
+    /// appended after it.
+    sealed: Option<SnapshotSummary>,
     pub(crate) inner: WriterInner,
 }
 
@@ -56,6 +62,7 @@ impl RawSnapshotWriter {
                     return Ok(RawSnapshotWriter {
                         id,
                         size: 0,
+                        sealed: None,
                         inner: WriterInner::File {
                             file,
                             part,
@@ -73,6 +80,7 @@ impl RawSnapshotWriter {
         RawSnapshotWriter {
             id,
             size: 0,
+            sealed: None,
             inner: WriterInner::Memory(Vec::new()),
         }
     }
@@ -88,6 +96,12 @@ impl RawSnapshotWriter {
     /// Appends bytes: whole batches (a snapshot being generated) or any chunk of a snapshot
     /// being downloaded with FetchSnapshot. Everything is validated when frozen.
     pub fn append(&mut self, bytes: &[u8]) -> Result<()> {
+        if self.sealed.is_some() {
+            return Err(LogError::InvalidAppend(format!(
+                "snapshot {} is sealed: nothing can be appended to it",
+                self.id
+            )));
+        }
         match &mut self.inner {
             WriterInner::File { file, part, .. } => file
                 .write_all_at(bytes, self.size)
@@ -98,16 +112,41 @@ impl RawSnapshotWriter {
         Ok(())
     }
 
-    /// Validates, fsyncs, renames into place and fsyncs `dir`. Returns the frozen file's path.
+    /// Validates the bytes and, in a file, fsyncs them: everything of a freeze but the rename.
+    /// It needs no access to the log, so a snapshot can be sealed on a thread of its own.
+    pub fn seal(&mut self) -> Result<SnapshotSummary> {
+        if let Some(summary) = self.sealed {
+            return Ok(summary);
+        }
+        let summary = match &self.inner {
+            WriterInner::File { file, part, .. } => {
+                let summary = validate_open_file(file, self.size, part)?;
+                file.sync_all()
+                    .map_err(LogError::io("fsync snapshot", part))?;
+                summary
+            }
+            WriterInner::Memory(bytes) => {
+                let name = snapshot::file_name(self.id);
+                snapshot::validate_bytes(bytes)
+                    .map_err(|(p, why)| LogError::corrupt(Path::new(&name), Some(p), why))?
+            }
+        };
+        self.sealed = Some(summary);
+        Ok(summary)
+    }
+
+    pub fn is_sealed(&self) -> bool {
+        self.sealed.is_some()
+    }
+
+    /// Seals (unless sealed already), makes the file read-only, renames it into place and
+    /// fsyncs `dir`. Returns the frozen file's path.
     pub(crate) fn freeze_file(mut self, dir: &Path) -> Result<(PathBuf, SnapshotSummary)> {
         let id = self.id;
-        let size = self.size;
-        let WriterInner::File { file, part, frozen } = &mut self.inner else {
+        let summary = self.seal()?;
+        let WriterInner::File { part, frozen, .. } = &mut self.inner else {
             unreachable!("freeze_file on a memory writer");
         };
-        let summary = validate_open_file(file, size, part)?;
-        file.sync_all()
-            .map_err(LogError::io("fsync snapshot", part))?;
         fs::set_permissions(&*part, fs::Permissions::from_mode(0o400))
             .map_err(LogError::io("make read-only", part))?;
         let path = dir.join(snapshot::file_name(id));
@@ -119,14 +158,12 @@ impl RawSnapshotWriter {
 
     /// The bytes of a memory writer, validated.
     pub(crate) fn freeze_memory(mut self) -> Result<(Vec<u8>, SnapshotSummary)> {
+        let summary = self.seal()?;
         let WriterInner::Memory(bytes) =
             std::mem::replace(&mut self.inner, WriterInner::Memory(Vec::new()))
         else {
             unreachable!("freeze_memory on a file writer");
         };
-        let name = snapshot::file_name(self.id);
-        let summary = snapshot::validate_bytes(&bytes)
-            .map_err(|(p, why)| LogError::corrupt(Path::new(&name), Some(p), why))?;
         Ok((bytes, summary))
     }
 }

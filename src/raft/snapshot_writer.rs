@@ -3,7 +3,9 @@
 //! are appended, the footer control batch when it is frozen. Only the open batch is held in
 //! memory; every full batch goes to the snapshot's partial file (`<id>-<n>.checkpoint.part`)
 //! at once, and `RaftLog::freeze_snapshot` makes the file durable (fsync, rename, fsync of the
-//! directory). A writer dropped unfrozen deletes its partial file.
+//! directory). A writer dropped unfrozen deletes its partial file. A large snapshot is
+//! [`SnapshotWriter::seal`]ed first, on the thread that wrote it: the footer, validation and
+//! fsync happen there, and the freeze on the log's thread is only the rename.
 
 use super::log::{LogError, SnapshotHeader};
 use super::types::OffsetAndEpoch;
@@ -109,6 +111,12 @@ impl SnapshotWriter {
         I: IntoIterator,
         I::Item: AsRef<[u8]>,
     {
+        if self.raw.is_sealed() {
+            return Err(LogError::Refused(StorageError::InvalidAppend(format!(
+                "snapshot {} is sealed: nothing can be appended to it",
+                self.header.id
+            ))));
+        }
         let stamp = self.header.last_contained_log_timestamp;
         for value in records {
             let value = value.as_ref();
@@ -143,8 +151,13 @@ impl SnapshotWriter {
         self.raw.append(&self.encoded).map_err(write_failed)
     }
 
-    /// Writes the open batch and the footer; the raw snapshot is then complete, to be frozen.
-    pub(crate) fn finish(mut self) -> Result<RawSnapshotWriter, LogError> {
+    /// Completes the snapshot away from the log: writes the open batch and the footer, then
+    /// validates and fsyncs the bytes. Nothing can be appended after it; the freeze that follows
+    /// is a rename. A failed write or fsync is a fault (the node must stop).
+    pub fn seal(&mut self) -> Result<(), LogError> {
+        if self.raw.is_sealed() {
+            return Ok(());
+        }
         self.write_batch()?;
         let footer = Wire::SnapshotFooter(SnapshotFooterRecord {
             version: 0,
@@ -156,6 +169,16 @@ impl SnapshotWriter {
             .write_to(&mut self.encoded)
             .map_err(refused(self.header.id))?;
         self.raw.append(&self.encoded).map_err(write_failed)?;
+        self.raw.seal().map_err(|source| LogError::Storage {
+            operation: "seal a snapshot",
+            source,
+        })?;
+        Ok(())
+    }
+
+    /// The raw snapshot, complete and sealed, to be frozen.
+    pub(crate) fn finish(mut self) -> Result<RawSnapshotWriter, LogError> {
+        self.seal()?;
         Ok(self.raw)
     }
 }

@@ -37,6 +37,9 @@ const EVERY_NODE: &[(&str, &str)] = &[
     ("auto.leader.rebalance.enable", "false"),
     // Fence a killed broker within seconds, not the default 9.
     ("broker.session.timeout.ms", "4000"),
+    // Every controller snapshots its image several times during the workload (Java's default
+    // is every 20 MiB; this log is about 60 KiB), so that kraftd's own snapshots can be compared with Java's image.
+    ("metadata.log.max.record.bytes.between.snapshots", "8192"),
 ];
 
 /// One step of the workload and the quorum's high watermark once it was done.

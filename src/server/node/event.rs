@@ -35,6 +35,8 @@ pub enum Event {
         request: NodeRequest,
         reply: oneshot::Sender<NodeResponse>,
     },
+    /// A snapshot of the image was written on its own thread (or could not be).
+    SnapshotWritten(Box<super::snapshot_job::SnapshotOutcome>),
     /// SIGTERM or SIGINT: resign if leading, flush, stop.
     Shutdown,
 }

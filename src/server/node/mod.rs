@@ -6,9 +6,9 @@
 //! * `clock`: wall-clock milliseconds that never go back.
 //! * `activation`: what a leader writes first into an empty metadata log.
 //! * `handover`: a leading kraftd hands leadership to a Java voter when brokers need a controller.
-//! * `replay`: features and registered controllers read back from committed records.
 //! * `registration`, `registration_flow`: controller registration (KIP-919), both sides.
-//! * `snapshots`: when to snapshot and what a snapshot holds.
+//! * `snapshots`: committed batches into the controller, and when to snapshot its image.
+//! * `snapshot_job`: a snapshot of the image written on a thread of its own.
 //! * `settings`: Kafka's property names to the node's settings.
 //! * `storage`: the raft core's log and quorum-state traits over the files of `src/log`.
 
@@ -20,6 +20,7 @@ mod registration;
 mod registration_flow;
 mod runner;
 mod settings;
+mod snapshot_job;
 mod snapshots;
 pub mod storage;
 

@@ -98,6 +98,7 @@ where
                 settings.snapshot_max_bytes,
                 settings.snapshot_max_interval,
                 clock.now(),
+                events_tx.clone(),
             );
             let mut node = NodeLoop {
                 raft,
@@ -206,10 +207,10 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             let mut actions = Vec::new();
             match first {
                 Ok(event) => {
-                    self.handle(event, &mut actions);
+                    self.handle(event, &mut actions)?;
                     for _ in 1..MAX_EVENTS_PER_TURN {
                         match self.events.try_recv() {
-                            Ok(event) => self.handle(event, &mut actions),
+                            Ok(event) => self.handle(event, &mut actions)?,
                             Err(_) => break,
                         }
                     }
@@ -272,7 +273,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         self.noop_deadline.map_or(d, |t| d.min(t))
     }
 
-    fn handle(&mut self, event: Event, actions: &mut Vec<Action>) {
+    fn handle(&mut self, event: Event, actions: &mut Vec<Action>) -> Result<(), FatalError> {
         let now = self.clock.now();
         match event {
             Event::Inbound {
@@ -334,8 +335,13 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                     self.handover.wanted(self.raft.epoch());
                 }
             }
+            Event::SnapshotWritten(outcome) => self
+                .snapshots
+                .on_written(&mut self.raft, now, *outcome)
+                .map_err(|e| self.halt(e.fatal()))?,
             Event::Shutdown => self.begin_shutdown(),
         }
+        Ok(())
     }
 
     /// A leader whose brokers need an active controller hands leadership to a Java voter

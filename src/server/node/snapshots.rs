@@ -3,15 +3,17 @@
 //! Kafka's controller snapshots its metadata image once `metadata.log.max.record.bytes.between.
 //! snapshots` bytes of committed batches have been applied since the last one, or
 //! `metadata.log.max.snapshot.interval.ms` has passed with new data. Committed batches are
-//! replayed into the controller here. Until snapshots are written from its image, a snapshot
-//! holds every data record of the previous snapshot and of the log up to its end offset, minus
-//! NoOpRecords and transaction markers (which no image keeps, and which Java's snapshots never
-//! hold); replaying it gives the same image as replaying the log.
+//! replayed into the controller here, and a snapshot holds the controller's published image
+//! (`Controller::snapshot`), in Java's `ImageWriter` record order. It is written on a thread of
+//! its own (`snapshot_job`); the raft loop only opens it and, once sealed, freezes it.
 
+use std::sync::mpsc;
 use std::time::Duration;
 
 use tracing::{info, warn};
 
+use super::event::Event;
+use super::snapshot_job::{self, SnapshotJobError, SnapshotOutcome};
 use crate::controller::{Controller, ReplayError};
 use crate::raft::{
     FatalError, Instant, LogError, Offset, OffsetAndEpoch, QuorumStateStore, Raft, RaftLog,
@@ -44,16 +46,6 @@ impl CommitError {
     }
 }
 
-/// Record types that carry no state: `NoOpRecord` (20) and the transaction markers
-/// `BeginTransactionRecord` (23), `EndTransactionRecord` (24), `AbortTransactionRecord` (25).
-const STATELESS_RECORD_TYPES: [u8; 4] = [20, 23, 24, 25];
-
-/// Is `frame` (a metadata record value: frame version 1, then the type as a one-byte varint
-/// for every type below 128) a record without state?
-fn is_stateless(frame: &[u8]) -> bool {
-    frame.len() >= 2 && frame[0] == 1 && STATELESS_RECORD_TYPES.contains(&frame[1])
-}
-
 pub struct SnapshotPolicy {
     max_bytes: u64,
     max_interval: Option<Duration>,
@@ -66,10 +58,20 @@ pub struct SnapshotPolicy {
     /// The timestamp of the last counted batch (that snapshot's last contained log timestamp).
     last_timestamp: i64,
     last_snapshot_at: Instant,
+    /// The snapshot being written on its thread, and how long the raft loop spent opening it.
+    /// Invariant: at most one at a time.
+    in_flight: Option<(OffsetAndEpoch, Duration)>,
+    /// Where a snapshot job reports back.
+    events: mpsc::Sender<Event>,
 }
 
 impl SnapshotPolicy {
-    pub fn new(max_bytes: u64, max_interval: Option<Duration>, now: Instant) -> SnapshotPolicy {
+    pub fn new(
+        max_bytes: u64,
+        max_interval: Option<Duration>,
+        now: Instant,
+        events: mpsc::Sender<Event>,
+    ) -> SnapshotPolicy {
         SnapshotPolicy {
             max_bytes,
             max_interval,
@@ -78,6 +80,8 @@ impl SnapshotPolicy {
             last_epoch: 0,
             last_timestamp: 0,
             last_snapshot_at: now,
+            in_flight: None,
+            events,
         }
     }
 
@@ -134,14 +138,29 @@ impl SnapshotPolicy {
             self.last_timestamp = b.append_time;
             self.counted_to = b.next_offset();
         }
+        let Some(controller) = controller else {
+            // A bare raft node replays nothing, so it has no image to snapshot.
+            return Ok(None);
+        };
         let due_bytes = self.bytes_since >= self.max_bytes;
         let due_time = self.bytes_since > 0
             && self
                 .max_interval
                 .is_some_and(|i| now >= self.last_snapshot_at + i);
-        if !(due_bytes || due_time) {
+        if !(due_bytes || due_time) || self.in_flight.is_some() {
             return Ok(None);
         }
+        self.start(raft, controller)
+    }
+
+    /// Opens a snapshot of the controller's published image at the last counted batch and
+    /// hands it to a thread of its own.
+    fn start<L: RaftLog, S: QuorumStateStore>(
+        &mut self,
+        raft: &mut Raft<L, S>,
+        controller: &Controller,
+    ) -> Result<Option<OffsetAndEpoch>, CommitError> {
+        let started = std::time::Instant::now();
         let id = OffsetAndEpoch::new(self.counted_to, self.last_epoch);
         if raft
             .log()
@@ -151,82 +170,87 @@ impl SnapshotPolicy {
             self.bytes_since = 0;
             return Ok(None);
         }
-        match write_state_at(raft, id, self.last_timestamp)? {
+        let (offset, records) = match controller.snapshot() {
+            Ok(snapshot) => snapshot,
+            Err(e) => {
+                warn!(target: "kraftd::raft", "could not snapshot the image at {id}: {e}");
+                self.bytes_since = 0;
+                return Ok(None);
+            }
+        };
+        if offset + 1 != id.offset {
+            // A metadata transaction is open: the published image is behind the commit point.
+            // The snapshot waits for its end, as Java's does.
+            return Ok(None);
+        }
+        let writer = match raft.snapshot_writer(id, self.last_timestamp) {
+            Ok(w) => w,
+            Err(SnapshotError::Log(e)) if e.is_fault() => return Err(e.into()),
+            Err(SnapshotError::Halted) => return Ok(None),
+            Err(e) => {
+                warn!(target: "kraftd::raft", "could not create snapshot {id}: {e}");
+                self.bytes_since = 0;
+                return Ok(None);
+            }
+        };
+        let Err(e) = snapshot_job::spawn(writer, records, offset, self.events.clone()) else {
+            self.in_flight = Some((id, started.elapsed()));
+            return Ok(Some(id));
+        };
+        warn!(target: "kraftd::raft", "could not start a thread to write snapshot {id}: {e}");
+        Ok(None)
+    }
+
+    /// A snapshot job is done: freezes its sealed snapshot (a rename). A fault while it was
+    /// written is the node's.
+    pub fn on_written<L: RaftLog, S: QuorumStateStore>(
+        &mut self,
+        raft: &mut Raft<L, S>,
+        now: Instant,
+        outcome: SnapshotOutcome,
+    ) -> Result<(), CommitError> {
+        let opening = match self.in_flight.take() {
+            Some((id, opening)) if id == outcome.id => opening,
+            other => {
+                self.in_flight = other;
+                return Ok(());
+            }
+        };
+        let sealed = match outcome.result {
+            Ok(sealed) => sealed,
+            Err(SnapshotJobError::Log(e)) if e.is_fault() => return Err(e.into()),
+            Err(e) => {
+                warn!(target: "kraftd::raft", "could not create snapshot {}: {e}", outcome.id);
+                self.bytes_since = 0;
+                return Ok(());
+            }
+        };
+        let freezing = std::time::Instant::now();
+        let (records, bytes, elapsed) = (sealed.records, sealed.bytes, sealed.elapsed);
+        match raft.freeze_snapshot(sealed.writer) {
             Ok(()) => {
                 info!(
                     target: "kraftd::raft",
-                    "created snapshot {id} after {} bytes of committed batches",
-                    self.bytes_since
+                    "created snapshot {} of the image ({records} records, {bytes} bytes) in {} ms on its own thread; \
+                     the raft loop spent {} us opening it and {} us freezing it",
+                    outcome.id,
+                    elapsed.as_millis(),
+                    opening.as_micros(),
+                    freezing.elapsed().as_micros()
                 );
                 self.bytes_since = 0;
                 self.last_snapshot_at = now;
                 raft.maybe_clean(now);
-                Ok(Some(id))
+                Ok(())
             }
             Err(SnapshotError::Log(e)) if e.is_fault() => Err(e.into()),
             // The core has emitted its fatal action; the node loop halts on it.
-            Err(SnapshotError::Halted) => Ok(None),
+            Err(SnapshotError::Halted) => Ok(()),
             Err(e) => {
-                warn!(target: "kraftd::raft", "could not create snapshot {id}: {e}");
+                warn!(target: "kraftd::raft", "could not create snapshot {}: {e}", outcome.id);
                 self.bytes_since = 0;
-                Ok(None)
+                Ok(())
             }
         }
-    }
-}
-
-/// Writes the state below `id.offset` as a snapshot, streamed batch by batch: the data records
-/// of the latest snapshot, then the committed batches' up to there, NoOps left out. A fault
-/// reading or writing them is the outer `Err` (the node must halt; the dropped writer deletes
-/// its partial file); the inner result is the snapshot's.
-fn write_state_at<L: RaftLog, S: QuorumStateStore>(
-    raft: &mut Raft<L, S>,
-    id: OffsetAndEpoch,
-    last_contained_log_timestamp: i64,
-) -> Result<Result<(), SnapshotError>, CommitError> {
-    let mut writer = match raft.snapshot_writer(id, last_contained_log_timestamp) {
-        Ok(w) => w,
-        Err(e) => return Ok(Err(e)),
-    };
-    let mut from = raft.log().start_offset();
-    if let Some(snapshot) = raft
-        .latest_snapshot_reader()?
-        .filter(|s| s.id().offset <= id.offset)
-    {
-        from = from.max(snapshot.id().offset);
-        for batch in snapshot {
-            if let Records::Data(values) = batch?.records {
-                if let Err(e) = writer.append(values.iter().filter(|v| !is_stateless(v))) {
-                    return refused_or_fault(e);
-                }
-            }
-        }
-    }
-    let Ok(batches) = raft.committed_batches(from) else {
-        return Ok(Err(SnapshotError::BelowLogStart {
-            offset: from,
-            start: raft.log().start_offset(),
-        }));
-    };
-    for b in batches {
-        let b = b?;
-        if b.next_offset() > id.offset {
-            break;
-        }
-        if let Records::Data(values) = b.records {
-            if let Err(e) = writer.append(values.iter().filter(|v| !is_stateless(v))) {
-                return refused_or_fault(e);
-            }
-        }
-    }
-    Ok(raft.freeze_snapshot(writer))
-}
-
-/// A writer's refusal is the snapshot's (it is abandoned); a fault is the node's.
-fn refused_or_fault(e: LogError) -> Result<Result<(), SnapshotError>, CommitError> {
-    if e.is_fault() {
-        Err(e.into())
-    } else {
-        Ok(Err(SnapshotError::Log(e)))
     }
 }
