@@ -54,7 +54,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *                                                       a cluster-wide broker config, a client-id
  *                                                       quota, a prefixed ACL, a SHA-512 credential
  * AdminWorkload more BOOTSTRAP TOPIC                    after extra: changes to each of those (deletes
- *                                                       fail unless the controller holds the thing)
+ *                                                       fail unless the controller holds the thing),
+ *                                                       and the next producer id block
  * AdminWorkload describe BOOTSTRAP                      what Admin describes, one sorted line per item,
  *                                                       once every partition has a leader
  * AdminWorkload setup BOOTSTRAP TOPIC                   everything (3 partitions), extra, describe: one
@@ -73,7 +74,7 @@ public final class AdminWorkload {
                 case "everything" -> everything(admin, args[1], args[2], Integer.parseInt(args[3]));
                 case "churn" -> churn(admin, args[2], args[3], Integer.parseInt(args[4]));
                 case "extra" -> extra(admin, args[2]);
-                case "more" -> more(admin, args[2]);
+                case "more" -> more(admin, args[1], args[2]);
                 case "describe" -> describe(admin);
                 case "setup" -> {
                     everything(admin, args[1], args[2], 3);
@@ -95,7 +96,11 @@ public final class AdminWorkload {
             new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 8192), "alice-secret"))).all().get();
         admin.createAcls(List.of(new AclBinding(new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL),
             new AccessControlEntry("User:alice", "*", AclOperation.READ, AclPermissionType.ALLOW)))).all().get();
-        // An idempotent producer has the controller hand out a producer id block.
+        produce(bootstrap, topic);
+    }
+
+    /** An idempotent producer has the controller hand out a producer id block. */
+    private static void produce(String bootstrap, String topic) throws Exception {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
@@ -133,7 +138,7 @@ public final class AdminWorkload {
             new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), "bob-secret"))).all().get();
     }
 
-    private static void more(Admin admin, String topic) throws Exception {
+    private static void more(Admin admin, String bootstrap, String topic) throws Exception {
         admin.deleteTopics(List.of(topic + "-doomed")).all().get();
         admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(5))).all().get();
         admin.createTopics(List.of(new NewTopic(topic + "-after", 1, (short) 1))).all().get();
@@ -149,6 +154,7 @@ public final class AdminWorkload {
         admin.alterClientQuotas(List.of(new ClientQuotaAlteration(REPORTER, List.of(
             new ClientQuotaAlteration.Op("request_percentage", null))))).all().get();
         admin.alterUserScramCredentials(List.of(new UserScramCredentialDeletion("alice", ScramMechanism.SCRAM_SHA_256))).all().get();
+        produce(bootstrap, topic + "-after");
     }
 
     /** Lines, sorted within each part, so that two clusters' descriptions compare as text. */
