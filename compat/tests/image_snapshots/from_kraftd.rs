@@ -311,6 +311,18 @@ fn starts_from_kraftds_snapshot(formatted: Formatted) {
             .unwrap();
     assert_eq!(snapshot_end, end + 1);
     assert!(status.leader_epoch > snapshot_epoch, "{status:?}");
+    if formatted == Formatted::Standalone {
+        // The voters came from kraftd's snapshot: node 1 with the directory id of meta.properties.
+        let directory_id = fresh.directory_id();
+        let log = fs::read_to_string(fresh.log_path()).unwrap();
+        let voters = log.lines().find(|l| l.contains("Latest set of voters is"));
+        assert!(
+            voters.is_some_and(|l| l
+                .contains(&format!("ReplicaKey(id=1, directoryId={directory_id})"))
+                && l.contains(&format!("at offset {end} "))),
+            "the voters of kraftd's snapshot: {voters:?}"
+        );
+    }
     // Java made a segment at the snapshot's end offset and wrote its leader change there.
     assert!(
         partition.join(format!("{snapshot_end:020}.log")).is_file(),
