@@ -8,6 +8,7 @@
 //! - after 10,000 NoOps and 1,000 changes of one config key, kraftd's snapshot holds one record
 //!   for that key, as Java's does, at about Java's size.
 
+mod from_kraftd;
 mod java;
 
 use std::collections::BTreeMap;
