@@ -364,3 +364,47 @@ fn a_snapshot_file_is_streamed_in_and_out_and_a_dropped_writer_deletes_its_part(
     assert_eq!(data, big);
     fs::remove_dir_all(dir).unwrap();
 }
+
+/// The node's path: the snapshot is written and sealed on a thread of its own, and the log's
+/// freeze is then only the rename. Until the freeze nothing is visible but the `.part` file;
+/// a sealed writer takes no more records.
+#[test]
+fn a_snapshot_sealed_on_another_thread_freezes_by_a_rename() {
+    let dir = scratch("snap-sealed");
+    let mut log = FileLog::open(&dir, small_segments()).unwrap();
+    let id = OffsetAndEpoch::new(0, 0);
+    let w = log.create_snapshot(header(id, 77)).unwrap();
+    let w = std::thread::spawn(move || {
+        let mut w = w;
+        w.append([b"record 1".to_vec(), b"record 2".to_vec()])
+            .unwrap();
+        w.seal().unwrap();
+        w.seal().unwrap(); // sealing twice changes nothing
+        assert!(matches!(
+            w.append([b"late".to_vec()]),
+            Err(RaftLogError::Refused(_))
+        ));
+        w
+    })
+    .join()
+    .unwrap();
+    let names = || -> Vec<String> {
+        fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.contains(".checkpoint"))
+            .collect()
+    };
+    assert!(
+        names().iter().all(|n| n.ends_with(".part")),
+        "only the partial file exists before the freeze: {:?}",
+        names()
+    );
+    assert_eq!(log.snapshot_size(id), None);
+    log.freeze_snapshot(w).unwrap();
+    assert_eq!(names(), vec![snapshot::file_name(id)]);
+    let reader = log.open_snapshot(id).unwrap().expect("frozen");
+    assert_eq!(reader.last_contained_log_timestamp(), 77);
+    let records: Vec<Vec<u8>> = reader.records().collect::<Result<_, _>>().unwrap();
+    assert_eq!(records, vec![b"record 1".to_vec(), b"record 2".to_vec()]);
+}
