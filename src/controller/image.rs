@@ -20,6 +20,9 @@ use crate::protocol::records::{MetadataRecord, Offset};
 /// The version of the canonical image JSON (compat/image-dumper/FORMAT.md).
 pub const IMAGE_JSON_VERSION: i32 = 1;
 
+/// The section of the image JSON that is streamed.
+const TOPICS: &str = "topics";
+
 /// A version of the image is an O(1) clone: every part is built on persistent maps.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MetadataImage {
@@ -93,12 +96,41 @@ impl MetadataImage {
 
     /// The canonical JSON of the image as of `offset` (compat/image-dumper/FORMAT.md).
     pub fn to_json(&self, offset: Offset) -> Value {
+        let mut v = self.json_but_topics(offset);
+        v["topics"] = canonical(self.topics.to_json());
+        v
+    }
+
+    /// The same JSON text `to_json` prints, streamed: the topics (nearly all of a large image)
+    /// are written one partition at a time.
+    pub fn write_json(&self, offset: Offset, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        let Value::Object(sections) = self.json_but_topics(offset) else {
+            unreachable!("the image JSON is an object");
+        };
+        out.write_all(b"{")?;
+        for (i, (key, value)) in sections.iter().enumerate() {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            serde_json::to_writer(&mut *out, key)?;
+            out.write_all(b":")?;
+            match key.as_str() {
+                TOPICS => self.topics.write_json(out)?,
+                _ => serde_json::to_writer(&mut *out, value)?,
+            }
+        }
+        out.write_all(b"}")
+    }
+
+    /// Every section of the image JSON, canonical, with the topics left as `null` in their
+    /// place.
+    fn json_but_topics(&self, offset: Offset) -> Value {
         canonical(json!({
             "version": IMAGE_JSON_VERSION,
             "offset": offset,
             "features": self.features.to_json(),
             "cluster": self.cluster.to_json(),
-            "topics": self.topics.to_json(),
+            TOPICS: Value::Null,
             "configs": self.configs.to_json(),
             "clientQuotas": self.client_quotas.to_json(),
             "producerIds": self.producer_ids.to_json(),

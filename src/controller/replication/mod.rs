@@ -13,6 +13,7 @@ pub use partition::{
 };
 
 use super::error::Refusal;
+use super::json::canonical;
 use crate::protocol::codec::Uuid;
 use crate::protocol::messages::{PartitionChangeRecord, PartitionRecord, TopicRecord};
 
@@ -158,5 +159,43 @@ impl TopicsImage {
             })
             .collect::<serde_json::Map<_, _>>()
             .into()
+    }
+
+    /// The same canonical JSON as `to_json`, written one partition at a time: a million
+    /// partitions never stand in memory as one document.
+    pub fn write_json(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        // Keys in the order `canonical` sorts them: by their text.
+        let mut ids: Vec<(String, &Topic)> = self
+            .by_id
+            .iter()
+            .map(|(id, t)| (id.to_string(), t))
+            .collect();
+        ids.sort_by(|a, b| a.0.cmp(&b.0));
+        out.write_all(b"{")?;
+        for (i, (id, topic)) in ids.into_iter().enumerate() {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            serde_json::to_writer(&mut *out, &id)?;
+            out.write_all(b":{\"name\":")?;
+            serde_json::to_writer(&mut *out, &*topic.name)?;
+            out.write_all(b",\"partitions\":{")?;
+            let mut partitions: Vec<(String, &PartitionRegistration)> = topic
+                .partitions
+                .iter()
+                .map(|(p, reg)| (p.to_string(), &**reg))
+                .collect();
+            partitions.sort_by(|a, b| a.0.cmp(&b.0));
+            for (j, (p, reg)) in partitions.into_iter().enumerate() {
+                if j > 0 {
+                    out.write_all(b",")?;
+                }
+                serde_json::to_writer(&mut *out, &p)?;
+                out.write_all(b":")?;
+                serde_json::to_writer(&mut *out, &canonical(reg.to_json()))?;
+            }
+            out.write_all(b"}}")?;
+        }
+        out.write_all(b"}")
     }
 }

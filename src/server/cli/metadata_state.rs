@@ -20,6 +20,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -65,7 +66,12 @@ pub fn run(args: &MetadataStateArgs) -> Result<i32, String> {
     };
     if args.json {
         let (offset, image) = state.controller.stable_image();
-        println!("{}", image.to_json(offset));
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
+        image
+            .write_json(offset, &mut out)
+            .and_then(|()| out.write_all(b"\n"))
+            .and_then(|()| out.flush())
+            .map_err(|e| format!("cannot print the image: {e}"))?;
     } else if written.is_none() {
         print!("{}", state.report());
     }

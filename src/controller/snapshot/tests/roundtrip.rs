@@ -74,6 +74,25 @@ proptest! {
         prop_assert_eq!(loaded, image);
     }
 
+    /// `metadata-state --json` streams the image; the text is `to_json`'s, byte for byte.
+    #[test]
+    fn the_streamed_image_json_is_the_documents_text(
+        (level, elr) in version(),
+        ops in proptest::collection::vec(op(), 0..60),
+        offset in -1i64..1_000_000,
+    ) {
+        let mut b = Builder::new(level, elr);
+        for o in &ops {
+            b.apply(o);
+        }
+        let image = image_of(&b.records);
+        let mut streamed = Vec::new();
+        image.write_json(offset, &mut streamed).unwrap();
+        let document = image.to_json(offset);
+        prop_assert!(document["topics"].is_object());
+        prop_assert_eq!(String::from_utf8(streamed).unwrap(), document.to_string());
+    }
+
     #[test]
     fn a_snapshot_at_a_lower_version_loses_only_what_it_reports(
         (level, elr) in version(),
