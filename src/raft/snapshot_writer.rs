@@ -7,6 +7,8 @@
 //! [`SnapshotWriter::seal`]ed first, on the thread that wrote it: the footer, validation and
 //! fsync happen there, and the freeze on the log's thread is only the rename.
 
+use std::path::{Path, PathBuf};
+
 use super::log::{LogError, SnapshotHeader};
 use super::types::OffsetAndEpoch;
 use crate::log::{LogError as StorageError, RawSnapshotWriter};
@@ -30,6 +32,7 @@ pub struct SnapshotWriter {
     /// Reused to encode a full batch before it is written.
     encoded: Vec<u8>,
     records: u64,
+    data_batches: u64,
 }
 
 fn refused(id: OffsetAndEpoch) -> impl Fn(BuildError) -> LogError {
@@ -82,7 +85,34 @@ impl SnapshotWriter {
             batch,
             encoded,
             records: 0,
+            data_batches: 0,
         })
+    }
+
+    /// A snapshot file of its own in `dir`, outside any log (a tool writing an image):
+    /// `<id>.checkpoint` once [`SnapshotWriter::freeze_in`] renames it into place.
+    pub fn create_in(
+        dir: &Path,
+        header: SnapshotHeader,
+        max_batch_size: usize,
+    ) -> Result<SnapshotWriter, LogError> {
+        let raw =
+            RawSnapshotWriter::create_file(dir, header.id).map_err(|source| LogError::Storage {
+                operation: "create a snapshot",
+                source,
+            })?;
+        SnapshotWriter::start(raw, header, max_batch_size)
+    }
+
+    /// Seals a writer made by [`SnapshotWriter::create_in`] and renames it into place in
+    /// `dir`; returns the file's path.
+    pub fn freeze_in(self, dir: &Path) -> Result<PathBuf, LogError> {
+        let raw = self.finish()?;
+        let (path, _) = raw.freeze_file(dir).map_err(|source| LogError::Storage {
+            operation: "freeze a snapshot",
+            source,
+        })?;
+        Ok(path)
     }
 
     pub fn id(&self) -> OffsetAndEpoch {
@@ -103,9 +133,10 @@ impl SnapshotWriter {
         self.raw.size_in_bytes()
     }
 
-    /// Appends the next data records (Kafka's `SnapshotWriter.append`). A batch that is full
-    /// is written to the snapshot's file before the next record goes in. A record that cannot
-    /// fit in a batch is refused; a failed write is a fault (the node must stop).
+    /// Appends the next data records (Kafka's `SnapshotWriter.append`). As Java's
+    /// `BatchAccumulator` does, the records of one append stay whole in one batch: the open
+    /// batch is written first when they would not fit in it. Records that cannot fit in any
+    /// batch are refused; a failed write is a fault (the node must stop).
     pub fn append<I>(&mut self, records: I) -> Result<(), LogError>
     where
         I: IntoIterator,
@@ -117,34 +148,46 @@ impl SnapshotWriter {
                 self.header.id
             ))));
         }
+        let group: Vec<I::Item> = records.into_iter().collect();
+        let group_bytes: usize = group
+            .iter()
+            .map(|v| v.as_ref().len() + RECORD_OVERHEAD)
+            .sum();
+        if BATCH_HEADER_SIZE + group_bytes > self.max_batch_size {
+            // Kafka's RecordBatchTooLargeException: no batch can hold them.
+            return Err(LogError::Refused(StorageError::InvalidAppend(format!(
+                "{} records of {group_bytes} bytes cannot be in one batch of snapshot {}: its batches hold at most {} bytes",
+                group.len(),
+                self.header.id,
+                self.max_batch_size
+            ))));
+        }
+        if !self.batch.is_empty() && self.batch.size_in_bytes() + group_bytes > self.max_batch_size
+        {
+            self.write_batch()?;
+        }
         let stamp = self.header.last_contained_log_timestamp;
-        for value in records {
-            let value = value.as_ref();
-            if BATCH_HEADER_SIZE + value.len() + RECORD_OVERHEAD > self.max_batch_size {
-                // Kafka's RecordBatchTooLargeException: no batch can hold it.
-                return Err(LogError::Refused(StorageError::InvalidAppend(format!(
-                    "a record of {} bytes cannot be in snapshot {}: its batches hold at most {} bytes",
-                    value.len(),
-                    self.header.id,
-                    self.max_batch_size
-                ))));
-            }
-            if !self.batch.is_empty()
-                && self.batch.size_in_bytes() + value.len() + RECORD_OVERHEAD > self.max_batch_size
-            {
-                self.write_batch()?;
-            }
+        for value in &group {
             self.batch
-                .append(stamp, None, Some(value), &[])
+                .append(stamp, None, Some(value.as_ref()), &[])
                 .map_err(refused(self.header.id))?;
             self.records += 1;
         }
         Ok(())
     }
 
+    /// Data batches written so far (the open one not included).
+    pub fn data_batch_count(&self) -> u64 {
+        self.data_batches
+    }
+
     fn write_batch(&mut self) -> Result<(), LogError> {
+        if self.batch.is_empty() {
+            return Ok(());
+        }
         let next = data_batch(&self.header, self.batch.next_offset());
         let full = std::mem::replace(&mut self.batch, next);
+        self.data_batches += 1;
         self.encoded.clear();
         full.write_to(&mut self.encoded)
             .map_err(refused(self.header.id))?;

@@ -10,7 +10,8 @@ use crate::raft::snapshot_writer::SnapshotWriter;
 use crate::raft::types::OffsetAndEpoch;
 
 /// Kafka's checkpoint bytes for `header` and `data`, in batches of at most about
-/// `max_batch_size` bytes.
+/// `max_batch_size` bytes (each record appended alone, so a batch is cut wherever the next
+/// record would not fit).
 pub fn encode_snapshot(
     header: &SnapshotHeader,
     data: &[Vec<u8>],
@@ -18,7 +19,9 @@ pub fn encode_snapshot(
 ) -> Result<Vec<u8>, LogError> {
     let raw = RawSnapshotWriter::memory(header.id);
     let mut writer = SnapshotWriter::start(raw, header.clone(), max_batch_size)?;
-    writer.append(data)?;
+    for record in data {
+        writer.append([record])?;
+    }
     let (bytes, _) = writer.finish()?.freeze_memory().map_err(|e| {
         LogError::Refused(crate::log::LogError::InvalidAppend(format!(
             "snapshot {} does not validate: {e}",

@@ -38,11 +38,11 @@ fn records_appended_in_chunks_come_back_in_batches_of_at_most_the_batch_size() {
     let mut log = log_with_batch_size(4096);
     let id = OffsetAndEpoch::new(40, 3);
     let mut writer = log.create_snapshot(header(id, 1)).unwrap();
-    let records: Vec<Vec<u8>> = (0..2_000).map(|i| record(i, 10 + i % 300)).collect();
-    for chunk in records.chunks(97) {
+    let records: Vec<Vec<u8>> = (0..2_002).map(|i| record(i, 10 + i % 300)).collect();
+    for chunk in records.chunks(7) {
         writer.append(chunk).unwrap();
     }
-    assert_eq!(writer.record_count(), 2_000);
+    assert_eq!(writer.record_count(), 2_002);
     assert!(
         writer.size_in_bytes() > 0,
         "full batches are written as they fill"
@@ -59,6 +59,10 @@ fn records_appended_in_chunks_come_back_in_batches_of_at_most_the_batch_size() {
         .batches
         .iter()
         .all(|b| b.partition_leader_epoch() == 3));
+    // As in Java's BatchAccumulator, the records of one append are never split.
+    for b in split.batches.iter().filter(|b| !b.is_control()) {
+        assert_eq!(b.records().unwrap().iter().count() % 7, 0);
+    }
     // Offsets are snapshot-relative and contiguous.
     let mut next = 0;
     for b in &split.batches {
@@ -122,14 +126,19 @@ fn a_record_larger_than_a_batch_is_refused_not_a_fault() {
         .create_snapshot(header(OffsetAndEpoch::new(5, 1), 0))
         .unwrap();
     // The open batch fills up to the limit, then a new one starts: never an error.
-    writer.append((0..50).map(|i| record(i, 100))).unwrap();
-    // Kafka's RecordBatchTooLargeException: a record no batch can hold is refused.
-    let err = writer.append([vec![7u8; 10_000]]).unwrap_err();
-    assert!(
-        matches!(err, LogError::Refused(_)) && !err.is_fault(),
-        "{err}"
-    );
-    assert!(err.to_string().contains("10000 bytes"), "{err}");
+    for i in 0..50 {
+        writer.append([record(i, 100)]).unwrap();
+    }
+    // Kafka's RecordBatchTooLargeException: records no batch can hold are refused, one record
+    // or the records of one append (which stay in one batch).
+    for refused in [vec![vec![7u8; 10_000]], vec![record(0, 100); 10]] {
+        let err = writer.append(&refused).unwrap_err();
+        assert!(
+            matches!(err, LogError::Refused(_)) && !err.is_fault(),
+            "{err}"
+        );
+        assert!(err.to_string().contains("cannot be in one batch"), "{err}");
+    }
     assert_eq!(writer.record_count(), 50);
     log.freeze_snapshot(writer).unwrap();
     let (_, data) = log

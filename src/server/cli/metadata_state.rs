@@ -25,16 +25,18 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::checkpoint::{load_checkpoint, CheckpointHeader, CheckpointWriter, WrittenCheckpoint};
+use super::checkpoint::load_checkpoint;
 use crate::controller::{Controller, SnapshotLoad};
 use crate::log::scan::scan_file;
 use crate::log::snapshot::{parse_file_name, OffsetAndEpoch, SnapshotFileKind};
 use crate::log::PARTITION_DIR_NAME;
 use crate::protocol::messages::VotersRecord;
 use crate::protocol::records::metadata::metadata_record_type;
+use crate::protocol::records::MAX_BATCH_SIZE_BYTES;
 use crate::raft::convert::records::decode_batches;
 use crate::raft::log::{Batch, ControlRecord};
-use crate::raft::Records;
+use crate::raft::{Records, SnapshotHeader, SnapshotWriter};
+use crate::server::node::snapshot_job::write_image;
 
 #[derive(Debug, Args, PartialEq, Eq)]
 pub struct MetadataStateArgs {
@@ -93,24 +95,37 @@ pub fn run(args: &MetadataStateArgs) -> Result<i32, String> {
     Ok(0)
 }
 
-/// Writes the published image of `state` as a snapshot into `out`.
+/// A snapshot file `metadata-state --write-snapshot` wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WrittenCheckpoint {
+    pub path: PathBuf,
+    pub bytes: u64,
+    pub records: u64,
+    pub data_batches: u64,
+}
+
+/// Writes the published image of `state` as a snapshot into `out`, through the writer and the
+/// record grouping the node's own snapshots use.
 pub fn write_snapshot(state: &ReplayedDir, out: &Path) -> Result<WrittenCheckpoint, String> {
-    let (offset, mut records) = state.controller.snapshot().map_err(|e| e.to_string())?;
+    let (offset, records) = state.controller.snapshot().map_err(|e| e.to_string())?;
     let header = state.raft.header_at(offset).ok_or_else(|| {
         "nothing was replayed, so there is no image to snapshot; give a directory whose log holds metadata records".to_string()
     })?;
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
-    let mut writer = CheckpointWriter::create(out, header).map_err(|e| e.to_string())?;
-    for record in records.by_ref() {
-        writer.append(&record).map_err(|e| e.to_string())?;
-    }
-    if let Some(loss) = records.losses().first() {
-        return Err(format!(
-            "the image at offset {offset} holds what its own metadata.version cannot: {loss} (and {} more); Java's snapshot writer refuses such an image too, so no snapshot was written",
-            records.losses().len() - 1
-        ));
-    }
-    writer.finish().map_err(|e| e.to_string())
+    let mut writer =
+        SnapshotWriter::create_in(out, header, MAX_BATCH_SIZE_BYTES).map_err(|e| e.to_string())?;
+    write_image(&mut writer, records, offset).map_err(|e| e.to_string())?;
+    let (records, data_batches) = (writer.record_count(), writer.data_batch_count());
+    let path = writer.freeze_in(out).map_err(|e| e.to_string())?;
+    let bytes = std::fs::metadata(&path)
+        .map_err(|e| format!("cannot stat {}: {e}", path.display()))?
+        .len();
+    Ok(WrittenCheckpoint {
+        path,
+        bytes,
+        records,
+        data_batches,
+    })
 }
 
 /// What a snapshot of the replayed image needs from the raft log besides the image: the epoch
@@ -147,7 +162,7 @@ impl RaftHistory {
     }
 
     /// The header of a snapshot holding everything through `offset`; None before any batch.
-    pub fn header_at(&self, offset: i64) -> Option<CheckpointHeader> {
+    pub fn header_at(&self, offset: i64) -> Option<SnapshotHeader> {
         let &(_, epoch, timestamp) = self.batches.iter().find(|(last, ..)| *last >= offset)?;
         let (kraft_version, voters) = self
             .kraft
@@ -155,7 +170,7 @@ impl RaftHistory {
             .rev()
             .find(|(at, ..)| *at <= offset)
             .map_or((0, None), |(_, k, v)| (*k, v.clone()));
-        Some(CheckpointHeader {
+        Some(SnapshotHeader {
             id: OffsetAndEpoch::new(offset + 1, epoch),
             last_contained_log_timestamp: timestamp,
             kraft_version,

@@ -20,7 +20,7 @@ mod registration;
 mod registration_flow;
 mod runner;
 mod settings;
-mod snapshot_job;
+pub mod snapshot_job;
 mod snapshots;
 pub mod storage;
 

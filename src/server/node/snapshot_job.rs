@@ -16,8 +16,9 @@ use crate::controller::{snapshot::Loss, SnapshotRecords};
 use crate::protocol::records::Offset;
 use crate::raft::{LogError, OffsetAndEpoch, SnapshotWriter};
 
-/// Records encoded before they are appended to the writer together.
-const CHUNK: usize = 1024;
+/// Records per append, kept whole in one batch: Java's `SnapshotEmitter` batch size, so that
+/// kraftd's snapshots are cut into batches where Java's are.
+pub const RECORDS_PER_APPEND: usize = 1024;
 
 /// How often a long write says how far it got.
 const PROGRESS_EVERY: Duration = Duration::from_secs(5);
@@ -84,20 +85,39 @@ pub fn spawn(
 
 fn write(
     mut writer: SnapshotWriter,
-    mut records: SnapshotRecords,
+    records: SnapshotRecords,
     offset: Offset,
 ) -> Result<SealedSnapshot, SnapshotJobError> {
     let started = Instant::now();
+    write_image(&mut writer, records, offset)?;
+    writer.seal()?;
+    Ok(SealedSnapshot {
+        records: writer.record_count(),
+        bytes: writer.size_in_bytes(),
+        writer,
+        elapsed: started.elapsed(),
+    })
+}
+
+/// Encodes the image's records (the image at `offset`) into `writer`, `RECORDS_PER_APPEND` at
+/// a time, saying how far it got every few seconds. An image that holds what its own
+/// metadata.version cannot is refused, as Java's writer refuses it. The node's snapshots and
+/// `metadata-state --write-snapshot` both write through here.
+pub fn write_image(
+    writer: &mut SnapshotWriter,
+    mut records: SnapshotRecords,
+    offset: Offset,
+) -> Result<(), SnapshotJobError> {
+    let started = Instant::now();
     let id = writer.id();
-    let mut chunk = Vec::with_capacity(CHUNK);
-    let mut written = 0u64;
+    let mut chunk = Vec::with_capacity(RECORDS_PER_APPEND);
     let mut progress_at = started + PROGRESS_EVERY;
     loop {
         chunk.clear();
-        for record in records.by_ref().take(CHUNK) {
+        for record in records.by_ref().take(RECORDS_PER_APPEND) {
             let value = record.encode().map_err(|e| SnapshotJobError::Encode {
                 id,
-                index: written + chunk.len() as u64,
+                index: writer.record_count() + chunk.len() as u64,
                 detail: e.to_string(),
             })?;
             chunk.push(value);
@@ -106,29 +126,23 @@ fn write(
             break;
         }
         writer.append(&chunk)?;
-        written += chunk.len() as u64;
         if Instant::now() >= progress_at {
             info!(
                 target: "kraftd::raft",
-                "writing snapshot {id}: {written} records, {} bytes so far",
+                "writing snapshot {id}: {} records, {} bytes so far",
+                writer.record_count(),
                 writer.size_in_bytes()
             );
             progress_at += PROGRESS_EVERY;
         }
     }
-    if let Some(first) = records.losses().first() {
-        return Err(SnapshotJobError::Losses {
+    match records.losses().first() {
+        Some(first) => Err(SnapshotJobError::Losses {
             id,
             offset,
             first: first.clone(),
             more: records.losses().len() - 1,
-        });
+        }),
+        None => Ok(()),
     }
-    writer.seal()?;
-    Ok(SealedSnapshot {
-        records: writer.record_count(),
-        bytes: writer.size_in_bytes(),
-        writer,
-        elapsed: started.elapsed(),
-    })
 }
