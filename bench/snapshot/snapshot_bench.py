@@ -53,6 +53,7 @@ Environment (the Makefile's bench-snapshot target sets the first ones):
 import atexit
 import bisect
 import json
+import math
 import os
 import re
 import shutil
@@ -473,10 +474,10 @@ class Java:
 
 
 def quantile(sorted_vals, q):
-    """Nearest rank."""
+    """Nearest rank: the smallest value with at least q of the samples at or below it."""
     if not sorted_vals:
         return None
-    i = max(0, min(len(sorted_vals) - 1, int(round(q * len(sorted_vals) + 0.5)) - 1))
+    i = max(0, min(len(sorted_vals) - 1, math.ceil(q * len(sorted_vals)) - 1))
     return sorted_vals[i]
 
 
