@@ -117,8 +117,20 @@ vectors:
 #   replayed, written as a snapshot and loaded back by kraftd, and the same snapshot and log loaded by
 #   Java's image dumper, each step one process under /usr/bin/time -v (wall time, peak RSS).
 #   Knobs: IMAGE_DUMPER_SOURCES (compat/image-dumper), IMAGE_BENCH_JAVA_OPTS (-Xmx4g); see bench/image/image_bench.py.
-.PHONY: bench bench-storage bench-raft bench-image
-bench: bench-storage bench-raft bench-image
+# `bench-snapshot`: the raft loop's stall while the full image is written as a snapshot (issue #10,
+#   target/bench/snapshot.json): a synthesized log of SNAPSHOT_BENCH_TOPICS (1000) x
+#   SNAPSHOT_BENCH_PARTITIONS (1000) partitions x SNAPSHOT_BENCH_REPLICAS (3) under a single-node
+#   `kraftd start` and Java's kafka.Kafka controller, one after the other, each snapshotting by time
+#   (SNAPSHOT_BENCH_INTERVAL_S, 60; or by bytes with SNAPSHOT_BENCH_MAX_BYTES) with NoOps every
+#   SNAPSHOT_BENCH_IDLE_MS (50); a DescribeQuorum probe every SNAPSHOT_BENCH_PROBE_MS (5) gives the RTT
+#   p50/p99/max and high-watermark gaps in the SNAPSHOT_BENCH_BASELINE_S (10) before the snapshot, while
+#   it is written, and the SNAPSHOT_BENCH_AFTER_S (10) after; plus snapshot wall time, bytes, kraftd's
+#   raft-loop time (open + freeze), CPU and RSS. Knobs also: SNAPSHOT_BENCH_IMPLS (java,kraftd),
+#   SNAPSHOT_BENCH_QUIET_CPU (0.2), SNAPSHOT_BENCH_TIMEOUT_S (900), SNAPSHOT_BENCH_JAVA_OPTS (-Xmx6g, G1),
+#   SNAPSHOT_BENCH_DIR (target/bench/snapshot), SNAPSHOT_BENCH_KEEP=1 keeps the data directories;
+#   see bench/snapshot/snapshot_bench.py. Quick run: SNAPSHOT_BENCH_TOPICS=100 SNAPSHOT_BENCH_PARTITIONS=100.
+.PHONY: bench bench-storage bench-raft bench-image bench-snapshot
+bench: bench-storage bench-raft bench-image bench-snapshot
 
 bench-storage: compat-deps
 	@mkdir -p target/bench/java-classes
@@ -140,3 +152,10 @@ bench-image: compat-deps build
 bench-raft: compat-deps build
 	BENCH_JAVA_CP="$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" KRAFTD=$(abspath $(KRAFTD)) \
 	  python3 bench/raft/raft_bench.py
+
+bench-snapshot: compat-deps build
+	$(CARGO) build --release --example synth_metadata_log
+	BENCH_JAVA_CP="$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" \
+	  BENCH_JAVA_TOOLS_LOG4J="$(CURDIR)/target/compat/kafka-$(KAFKA_VERSION)/log4j2-tools.properties" \
+	  KRAFTD=$(abspath $(KRAFTD)) SYNTH=$(abspath $(or $(CARGO_TARGET_DIR),target)/release/examples/synth_metadata_log) \
+	  python3 bench/snapshot/snapshot_bench.py
