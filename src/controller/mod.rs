@@ -10,9 +10,11 @@
 //! before it began.
 
 pub mod acls;
+pub mod activation;
 pub mod cluster;
 pub mod config_names;
 pub mod configs;
+pub mod controller_registration;
 pub mod error;
 pub mod features;
 #[doc(hidden)]

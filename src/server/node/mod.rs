@@ -4,9 +4,11 @@
 //! * `event`: the loop's single input channel and the handle other tasks hold.
 //! * `runner`: the loop itself: events in, `Raft::step`, actions out.
 //! * `clock`: wall-clock milliseconds that never go back.
-//! * `activation`: what a leader writes first into an empty metadata log.
+//! * `activation`: what a new leader reads from its log to activate (the records are the
+//!   controller's decision, `controller::activation`).
 //! * `handover`: a leading kraftd hands leadership to a Java voter when brokers need a controller.
-//! * `registration`, `registration_flow`: controller registration (KIP-919), both sides.
+//! * `registration`, `registration_flow`: controller registration (KIP-919), both sides; the
+//!   active controller's decision is `controller::controller_registration`.
 //! * `snapshots`: committed batches into the controller, and when to snapshot its image.
 //! * `snapshot_job`: a snapshot of the image written on a thread of its own.
 //! * `settings`: Kafka's property names to the node's settings.

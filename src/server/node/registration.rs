@@ -6,23 +6,16 @@
 //!   is committed, and registers itself by writing its own record.
 //! * A kraftd follower sends `ControllerRegistration` to the active controller (Java or kraftd).
 //!
-//! Registration needs `metadata.version` 3.7-IV0 (level 15) or later, as in Kafka.
+//! The active controller's decision is the controller's (`controller::controller_registration`);
+//! here are the node's own request and the responses.
 
 use crate::protocol::codec::Uuid;
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages::controller_registration_request::{Feature, Listener};
-use crate::protocol::messages::register_controller_record::{
-    ControllerEndpoint, ControllerFeature,
-};
-use crate::protocol::messages::{
-    ControllerRegistrationRequest, ControllerRegistrationResponse, RegisterControllerRecord,
-};
-use crate::protocol::records::MetadataRecordAndVersion;
+use crate::protocol::messages::{ControllerRegistrationRequest, ControllerRegistrationResponse};
 use crate::raft::Endpoints;
 use crate::server::api::supported_features;
 
-/// `MetadataVersion.IBP_3_7_IV0`: the first level with controller registration.
-pub const FIRST_REGISTRATION_LEVEL: i16 = 15;
 /// `SecurityProtocol.PLAINTEXT`.
 const PLAINTEXT: i16 = 0;
 
@@ -57,65 +50,6 @@ pub fn own_request(
             .collect(),
         ..Default::default()
     }
-}
-
-/// Kafka's check before accepting a registration: the controller must support every finalized
-/// feature level (`kraft.version` is not a finalized feature of the metadata log).
-pub fn check(
-    request: &ControllerRegistrationRequest,
-    finalized: &std::collections::BTreeMap<String, i16>,
-) -> Result<(), ControllerRegistrationResponse> {
-    for (name, level) in finalized {
-        let supported = request
-            .features
-            .iter()
-            .find(|f| &f.name == name)
-            .is_some_and(|f| (f.min_supported_version..=f.max_supported_version).contains(level));
-        if !supported {
-            return Err(refusal(
-                ErrorCode::UNSUPPORTED_VERSION,
-                format!(
-                    "Unable to register controller {}: it does not support finalized version {level} of {name}",
-                    request.controller_id
-                ),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// The record a registration request becomes (version 0, as Java writes it).
-pub fn record(request: &ControllerRegistrationRequest) -> Vec<u8> {
-    let record = RegisterControllerRecord {
-        controller_id: request.controller_id,
-        incarnation_id: request.incarnation_id,
-        zk_migration_ready: request.zk_migration_ready,
-        end_points: request
-            .listeners
-            .iter()
-            .map(|l| ControllerEndpoint {
-                name: l.name.clone(),
-                host: l.host.clone(),
-                port: l.port,
-                security_protocol: l.security_protocol,
-                ..Default::default()
-            })
-            .collect(),
-        features: request
-            .features
-            .iter()
-            .map(|f| ControllerFeature {
-                name: f.name.clone(),
-                min_supported_version: f.min_supported_version,
-                max_supported_version: f.max_supported_version,
-                ..Default::default()
-            })
-            .collect(),
-        ..Default::default()
-    };
-    MetadataRecordAndVersion::new(record, 0)
-        .encode()
-        .expect("RegisterControllerRecord v0 encodes")
 }
 
 pub fn refusal(error: ErrorCode, message: String) -> ControllerRegistrationResponse {

@@ -5,8 +5,9 @@
 use tokio::sync::oneshot;
 use tracing::{info, warn};
 
-use super::registration::{self, FIRST_REGISTRATION_LEVEL};
+use super::registration;
 use super::runner::NodeLoop;
+use crate::controller::controller_registration::{register_controller, registration_supported};
 use crate::protocol::codec::{ApiMessage, Message, Uuid};
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages::update_raft_voter_response::CurrentLeader;
@@ -71,22 +72,20 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             ));
             return;
         }
-        if self.metadata_version() < FIRST_REGISTRATION_LEVEL {
-            let _ = reply.send(registration::refusal(
-                ErrorCode::UNSUPPORTED_VERSION,
-                "The current metadata.version does not support controller registration.".into(),
-            ));
-            return;
-        }
-        if let Err(refusal) = registration::check(&request, &self.finalized_levels()) {
-            let _ = reply.send(refusal);
-            return;
-        }
+        let record = match register_controller(self.controller.image(), &request) {
+            Ok(record) => record
+                .encode()
+                .expect("RegisterControllerRecord v0 encodes"),
+            Err(refusal) => {
+                let _ = reply.send(registration::refusal(
+                    refusal.error_code(),
+                    refusal.to_string(),
+                ));
+                return;
+            }
+        };
         let epoch = self.raft.epoch();
-        match self
-            .raft
-            .propose(now, epoch, vec![registration::record(&request)])
-        {
+        match self.raft.propose(now, epoch, vec![record]) {
             Ok(proposed) => {
                 let last = proposed.last_offset;
                 info!(
@@ -146,7 +145,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 .get(&own)
                 .map(|c| c.incarnation_id)
                 == Some(incarnation)
-            || self.metadata_version() < FIRST_REGISTRATION_LEVEL
+            || !registration_supported(self.controller.image())
         {
             return;
         }
@@ -155,14 +154,19 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             if self.activated_epoch != Some(self.raft.epoch()) {
                 return;
             }
-            if let Err(refusal) = registration::check(&request, &self.finalized_levels()) {
-                warn!(target: "kraftd::raft", "cannot register this controller: {:?}", refusal.error_message);
-            } else if let Ok(p) =
-                self.raft
-                    .propose(now, self.raft.epoch(), vec![registration::record(&request)])
-            {
-                let last = p.last_offset;
-                info!(target: "kraftd::raft", "registering this controller (incarnation {incarnation}) at offset {last}");
+            match register_controller(self.controller.image(), &request) {
+                Err(refusal) => {
+                    warn!(target: "kraftd::raft", "cannot register this controller: {refusal}")
+                }
+                Ok(record) => {
+                    let record = record
+                        .encode()
+                        .expect("RegisterControllerRecord v0 encodes");
+                    if let Ok(p) = self.raft.propose(now, self.raft.epoch(), vec![record]) {
+                        let last = p.last_offset;
+                        info!(target: "kraftd::raft", "registering this controller (incarnation {incarnation}) at offset {last}");
+                    }
+                }
             }
             self.registrations.own_next_attempt = now.plus_millis(SETTLE_MS);
             return;
@@ -230,15 +234,6 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
     fn finalized_levels(&self) -> std::collections::BTreeMap<String, i16> {
         let levels = &self.controller.image().features.levels;
         levels.iter().map(|(k, v)| (k.clone(), *v)).collect()
-    }
-
-    /// The finalized metadata.version level (0: none yet).
-    fn metadata_version(&self) -> i16 {
-        self.controller
-            .image()
-            .features
-            .metadata_version()
-            .unwrap_or(0)
     }
 
     /// Finalized features for ApiVersions and `kafka-features describe`.

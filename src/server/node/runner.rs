@@ -506,7 +506,8 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             Ok(true) => return Ok(()),
             Err(e) => return Err(self.halt(e)),
         }
-        match activation::activation_records(self.raft.log(), min_insync_replicas) {
+        let bootstrap = activation::bootstrap_records(self.raft.log()).map_err(|e| self.halt(e))?;
+        match crate::controller::activation::activation_records(bootstrap, min_insync_replicas) {
             Ok(records) => match self.raft.propose(now, epoch, records) {
                 Ok(p) => info!(
                     target: "kraftd::raft",
