@@ -34,18 +34,19 @@ Knobs (flags, or the environment variable in brackets):
 """
 
 import argparse
-import atexit
 import base64
 import json
 import math
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import processes  # noqa: E402  bench/processes.py: children in their own process groups
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HERE = os.path.join(REPO, "bench", "raft")
@@ -63,7 +64,6 @@ KAFKA_LINE = re.compile(r"Throughput \(bytes/second\): ([0-9.]+), Latency \(ms\)
 WORKLOAD_DIED = re.compile(r"ERROR \[raft-workload-generator\]|Exiting raft server due to fatal exception")
 QUANTILES = (("p50_ms", 500), ("p99_ms", 990), ("p999_ms", 999))  # per mille
 
-_children = []  # Popen objects, each the leader of its own process group
 
 
 def log(msg):
@@ -76,45 +76,6 @@ class BenchError(Exception):
 
 # ---------------------------------------------------------------------------------------------
 # processes
-
-
-def stop_group(proc, grace=10.0):
-    """SIGTERM the process group led by proc, then SIGKILL it after `grace` seconds."""
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-        try:
-            proc.wait(grace)
-        except subprocess.TimeoutExpired:
-            pass
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)  # stragglers in the group, if any
-    except (ProcessLookupError, PermissionError):
-        pass
-    proc.wait()
-
-
-def stop_all():
-    while _children:
-        stop_group(_children.pop())
-
-
-def on_signal(signum, _frame):
-    stop_all()
-    sys.exit(128 + signum)
-
-
-def spawn(argv, cwd, out_path, err_path):
-    out = open(out_path, "wb")
-    err = open(err_path, "wb")
-    proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                            start_new_session=True)
-    out.close()
-    err.close()
-    _children.append(proc)
-    return proc
 
 
 def free_ports(n):
@@ -283,7 +244,7 @@ def run_one(impl, linger_ms, args):
         argv = impl.command(config, random_directory_id(), args.throughput, args.record_size, run_dir)
         with open(os.path.join(run_dir, f"node{node}.cmd"), "w") as f:
             f.write(" ".join(argv) + "\n")
-        procs.append(spawn(argv, run_dir, os.path.join(run_dir, f"node{node}.out"),
+        procs.append(processes.spawn(argv, run_dir, os.path.join(run_dir, f"node{node}.out"),
                            os.path.join(run_dir, f"node{node}.err")))
     log(f"{impl.name} linger.ms={linger_ms}: started nodes {[p.pid for p in procs]} in {os.path.relpath(run_dir, REPO)}")
 
@@ -365,9 +326,7 @@ def run_one(impl, linger_ms, args):
             time.sleep(0.2)
     finally:
         for proc in procs:
-            stop_group(proc)
-            if proc in _children:
-                _children.remove(proc)
+            processes.stop(proc)
         if not os.environ.get("RAFT_BENCH_KEEP_DATA"):
             for node in range(1, NODES + 1):
                 shutil.rmtree(os.path.join(run_dir, f"data{node}"), ignore_errors=True)
@@ -460,9 +419,7 @@ def main():
     if not set(names) <= {"java", "kraftd"}:
         ap.error(f"--impls: unknown implementation in {args.impls!r}")
 
-    atexit.register(stop_all)
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    processes.install()
     os.makedirs(args.dir, exist_ok=True)
     os.makedirs(args.out, exist_ok=True)
 
@@ -501,7 +458,7 @@ def main():
                     print(json.dumps(short), flush=True)
     except BenchError as e:
         log(f"error: {e}")
-        stop_all()
+        processes.stop_all()
         return 1
 
     # Summary: medians over repeats, and kraftd/java ratios per linger.

@@ -50,14 +50,12 @@ Environment (the Makefile's bench-snapshot target sets the first ones):
   SNAPSHOT_BENCH_DIR (target/bench/snapshot), SNAPSHOT_BENCH_KEEP (unset: remove the data)
 """
 
-import atexit
 import bisect
 import json
 import math
 import os
 import re
 import shutil
-import signal
 import socket
 import struct
 import subprocess
@@ -65,6 +63,9 @@ import sys
 import threading
 import time
 from datetime import datetime
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import processes  # noqa: E402  bench/processes.py: children in their own process groups
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 KAFKA_VERSION = os.environ.get("KAFKA_VERSION", "4.4.0")
@@ -102,7 +103,6 @@ KRAFTD_DONE = re.compile(r"created snapshot (\d+)@e(\d+) of the image \((\d+) re
 JAVA_START = re.compile(r"Creating new KRaft snapshot file snapshot (\d{20})-(\d{10})")
 JAVA_DONE = re.compile(r"Successfully wrote snapshot (\d{20})-(\d{10})")
 
-_children = []  # Popen objects, each the leader of its own process group
 
 
 def log(msg):
@@ -122,42 +122,6 @@ def env(name, default=None):
 
 # ---------------------------------------------------------------------------------------------
 # processes
-
-
-def stop_group(proc, grace=20.0):
-    """SIGTERM the process group led by proc, then SIGKILL it after `grace` seconds."""
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-        try:
-            proc.wait(grace)
-        except subprocess.TimeoutExpired:
-            pass
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)  # stragglers in the group, if any
-    except (ProcessLookupError, PermissionError):
-        pass
-    proc.wait()
-
-
-def stop_all():
-    while _children:
-        stop_group(_children.pop())
-
-
-def on_signal(signum, _frame):
-    stop_all()
-    sys.exit(128 + signum)
-
-
-def spawn(argv, cwd, out_path):
-    with open(out_path, "wb") as out:
-        proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=subprocess.STDOUT, start_new_session=True)
-    _children.append(proc)
-    return proc
 
 
 def run(argv, what):
@@ -565,7 +529,7 @@ def run_one(impl, args, segment):
         return t - wall0 + mono0
 
     started = time.monotonic()
-    proc = spawn(argv, run_dir, out_path)
+    proc = processes.spawn(argv, run_dir, out_path)
     log(f"{impl.name}: started pid {proc.pid} on 127.0.0.1:{port} in {os.path.relpath(run_dir, REPO)}")
     probe = Probe(port, args["probe_ms"] / 1000.0)
     poller = Poller(proc.pid, partition_dir, args["poll_ms"] / 1000.0)
@@ -611,9 +575,7 @@ def run_one(impl, args, segment):
     finally:
         probe.stop.set()
         poller.stop.set()
-        stop_group(proc)
-        if proc in _children:
-            _children.remove(proc)
+        processes.stop(proc, grace=20.0)
         probe.join(5)
         poller.join(5)
         if not args["keep"]:
@@ -820,12 +782,10 @@ def main():
 
 
 if __name__ == "__main__":
-    atexit.register(stop_all)
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    processes.install()
     try:
         sys.exit(main())
     except BenchError as e:
         log(f"error: {e}")
-        stop_all()
+        processes.stop_all()
         sys.exit(1)
