@@ -16,7 +16,7 @@ use super::clock::NodeClock;
 use super::event::{Appended, Event, LeaderView, NodeHandle};
 use super::handover::{Handover, HandoverState};
 use super::registration_flow::Registrations;
-use super::snapshots::SnapshotPolicy;
+use super::snapshots::{Replay, SnapshotPolicy};
 use crate::controller::Controller;
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages::NoOpRecord;
@@ -231,7 +231,8 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             actions.extend(self.raft.take_actions());
             self.execute(actions)?;
             if std::mem::take(&mut self.hw_moved) {
-                self.snapshots
+                let replay = self
+                    .snapshots
                     .on_commit(
                         &mut self.raft,
                         self.clock.now(),
@@ -240,6 +241,8 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                             .then_some(&mut self.controller),
                     )
                     .map_err(|e| self.halt(e.fatal()))?;
+                // The rest is replayed on the next turns, between events.
+                self.hw_moved = replay == Replay::Behind;
                 self.publish_features();
             }
             self.answer_registrations();
@@ -269,6 +272,10 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
     }
 
     fn next_deadline(&self) -> Instant {
+        if self.hw_moved {
+            // Committed batches are still to be replayed: no waiting.
+            return Instant(0);
+        }
         let d = self.raft.next_deadline();
         self.noop_deadline.map_or(d, |t| d.min(t))
     }
@@ -495,6 +502,11 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         if self.activated_epoch == Some(epoch)
             || self.raft.high_watermark().map_or(true, |hw| hw <= start)
         {
+            return Ok(());
+        }
+        // The controller decides on an image holding every record before the epoch (as Java's
+        // controller activates only once it has replayed them).
+        if self.settings.replay_metadata && self.controller.last_applied() < start - 1 {
             return Ok(());
         }
         self.activated_epoch = Some(epoch);

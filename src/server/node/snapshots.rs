@@ -46,6 +46,19 @@ impl CommitError {
     }
 }
 
+/// Bytes of committed batches replayed per turn of the node loop: a log of a million
+/// partitions is replayed over many turns, and the loop answers its peers in between.
+const REPLAY_BYTES_PER_TURN: u64 = 4 << 20;
+
+/// Where replay stands after a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Replay {
+    /// Every committed batch is replayed.
+    CaughtUp,
+    /// More committed batches wait for the next turn.
+    Behind,
+}
+
 pub struct SnapshotPolicy {
     max_bytes: u64,
     max_interval: Option<Duration>,
@@ -85,16 +98,17 @@ impl SnapshotPolicy {
         }
     }
 
-    /// Counts newly committed batches (replaying each into the controller, if any) and
-    /// snapshots when due. Returns the snapshot made.
+    /// Counts newly committed batches (replaying each into the controller, if any), at most
+    /// `REPLAY_BYTES_PER_TURN` of them, and snapshots when caught up and due. `Behind`: call
+    /// again on the loop's next turn.
     pub fn on_commit<L: RaftLog, S: QuorumStateStore>(
         &mut self,
         raft: &mut Raft<L, S>,
         now: Instant,
         mut controller: Option<&mut Controller>,
-    ) -> Result<Option<OffsetAndEpoch>, CommitError> {
+    ) -> Result<Replay, CommitError> {
         if raft.high_watermark().is_none() {
-            return Ok(None);
+            return Ok(Replay::CaughtUp);
         }
         if raft.committed_batches(self.counted_to).is_err() {
             // The log now starts at a snapshot (ours or the leader's): count from there.
@@ -120,10 +134,15 @@ impl SnapshotPolicy {
             }
         }
         let Ok(batches) = raft.committed_batches(self.counted_to) else {
-            return Ok(None);
+            return Ok(Replay::CaughtUp);
         };
+        let mut budget = REPLAY_BYTES_PER_TURN;
         for b in batches {
+            if budget == 0 {
+                return Ok(Replay::Behind);
+            }
             let b = b?;
+            budget = budget.saturating_sub(b.size_in_bytes() as u64);
             if !b.is_control() {
                 self.bytes_since += b.size_in_bytes() as u64;
             }
@@ -140,17 +159,17 @@ impl SnapshotPolicy {
         }
         let Some(controller) = controller else {
             // A bare raft node replays nothing, so it has no image to snapshot.
-            return Ok(None);
+            return Ok(Replay::CaughtUp);
         };
         let due_bytes = self.bytes_since >= self.max_bytes;
         let due_time = self.bytes_since > 0
             && self
                 .max_interval
                 .is_some_and(|i| now >= self.last_snapshot_at + i);
-        if !(due_bytes || due_time) || self.in_flight.is_some() {
-            return Ok(None);
+        if (due_bytes || due_time) && self.in_flight.is_none() {
+            self.start(raft, controller)?;
         }
-        self.start(raft, controller)
+        Ok(Replay::CaughtUp)
     }
 
     /// Opens a snapshot of the controller's published image at the last counted batch and
