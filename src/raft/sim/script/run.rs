@@ -21,10 +21,12 @@ impl Runner {
                 return Err("the cluster exists already (one `add-nodes` per script)".into());
             }
             let opts = opts.as_ref().clone();
-            let cluster = std::panic::catch_unwind(|| Cluster::new(opts)).map_err(|p| {
-                let why = p.downcast_ref::<String>().map(String::as_str);
-                format!("the cluster does not start: {}", why.unwrap_or("panic"))
-            })?;
+            let cluster =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| Cluster::new(opts)))
+                    .map_err(|p| {
+                        let why = p.downcast_ref::<String>().map(String::as_str);
+                        format!("the cluster does not start: {}", why.unwrap_or("panic"))
+                    })?;
             self.cluster = Some(cluster);
         }
         let c = self
