@@ -200,7 +200,7 @@ impl Cluster {
             transcript: Vec::new(),
             trace_hash: 0,
             checker: Checker::default(),
-            acknowledged: Acknowledged::default(),
+            acknowledged: Acknowledged::new(opts.machine.clone()),
             faults: FaultLog::default(),
             proposed: 0,
             machines: MachineLog::default(),
