@@ -207,4 +207,26 @@ impl ReplicatedMachine for ControllerMachine {
     fn check(&self) -> Result<(), String> {
         self.controller.check()
     }
+
+    /// `2 brokers (1 fenced), 1 topics, 3 partitions, 1 quotas, mv 33, transaction open at 9`.
+    fn describe(&self) -> String {
+        let image = self.controller.image();
+        let brokers = &image.cluster.brokers;
+        let fenced = brokers.values().filter(|b| b.fenced).count();
+        let mut line = format!(
+            "{} brokers ({fenced} fenced), {} topics, {} partitions, {} quotas, mv {}",
+            brokers.len(),
+            image.topics.by_id.len(),
+            image.topics.partition_count(),
+            image.client_quotas.entities.len(),
+            image
+                .features
+                .metadata_version()
+                .map_or("none".into(), |v| v.to_string()),
+        );
+        if let Some(t) = self.controller.open_transaction() {
+            line += &format!(", transaction open at {}", t.begun_at);
+        }
+        line
+    }
 }

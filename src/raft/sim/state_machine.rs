@@ -58,6 +58,8 @@ pub trait ReplicatedMachine: Send {
     fn latest_digest(&self) -> u64;
     /// The machine's own invariants.
     fn check(&self) -> Result<(), String>;
+    /// What the latest state holds, in a few words (for transcripts).
+    fn describe(&self) -> String;
 }
 
 /// Makes a node's machine: at the start and at every restart.
@@ -154,6 +156,10 @@ impl ReplicatedMachine for ValueList {
     fn check(&self) -> Result<(), String> {
         Ok(())
     }
+    fn describe(&self) -> String {
+        let ahead: usize = self.written.iter().map(|(_, v)| v.len()).sum();
+        format!("{} values", self.data.len() + ahead)
+    }
 }
 
 /// What the machines of one run did, across restarts (for reports).
@@ -234,6 +240,11 @@ impl SimStateMachine {
     pub fn claim(&mut self, epoch: Epoch) {
         self.claimed_epoch = Some(epoch);
         self.active_epoch = Some(epoch);
+    }
+
+    /// How many offsets of its own writes this leader's machine holds ahead of the commit.
+    pub fn written_ahead(&self) -> Offset {
+        self.written_end.map_or(0, |end| end - self.next_offset)
     }
 
     /// Whether this leader's machine may decide the next proposal now.

@@ -12,6 +12,8 @@ mod run;
 pub use directive::{Directive, DIRECTIVES};
 pub use format::{Case, Script};
 
+use crate::raft::sim::state_machine::MachineFactory;
+
 /// Where a script went wrong: its 1-based line and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScriptError {
@@ -22,6 +24,15 @@ pub struct ScriptError {
 /// Parses a script, then runs every directive on a fresh cluster: the script and what each
 /// directive printed, in order. Every directive is parsed before the first one runs.
 pub fn run(text: &str) -> Result<(Script, Vec<Vec<String>>), ScriptError> {
+    run_with(text, &[])
+}
+
+/// [`run`], where `add-nodes machine=NAME` may also name one of `machines` (`values`, the
+/// list of values, is always known).
+pub fn run_with(
+    text: &str,
+    machines: &[(&str, MachineFactory)],
+) -> Result<(Script, Vec<Vec<String>>), ScriptError> {
     let script = Script::parse(text).map_err(|(line, message)| ScriptError { line, message })?;
     let directives = script
         .cases
@@ -33,7 +44,7 @@ pub fn run(text: &str) -> Result<(Script, Vec<Vec<String>>), ScriptError> {
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let mut runner = run::Runner::default();
+    let mut runner = run::Runner::new(machines);
     let mut outputs = Vec::new();
     for (case, d) in script.cases.iter().zip(&directives) {
         let output = runner.execute(d).map_err(|message| ScriptError {
