@@ -55,3 +55,24 @@ pub fn run_with(
     }
     Ok((script, outputs))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{run, run_with};
+    use crate::raft::sim::state_machine::MachineFactory;
+
+    #[test]
+    fn add_nodes_names_only_a_machine_the_run_knows() {
+        let script = "add-nodes voters=1 machine=controller\n----\nok\n";
+        let e = run(script).unwrap_err();
+        assert_eq!(e.line, 1);
+        assert!(
+            e.message.contains("knows the machines values"),
+            "{}",
+            e.message
+        );
+        let machines = [("controller", MachineFactory::default())];
+        let (_, outputs) = run_with(script, &machines).unwrap();
+        assert_eq!(outputs[0][0], "t=0 n1: down -> Unattached(e0)");
+    }
+}
