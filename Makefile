@@ -42,7 +42,7 @@ clippy:
 # Unit, handler, protocol-vector, codec-oracle and wire-robustness tests, the fuzz bodies as property
 # tests, and the snapshot writer's and reader's peak memory (a test binary of its own).
 unit:
-	$(CARGO) test --release --lib --bins --test protocol_vectors --test codec_oracle --test protocol_records --test wire --test log_crash --test raft_scenarios --test raft_sim --test snapshot_memory
+	$(CARGO) test --release --lib --bins --test protocol_vectors --test codec_oracle --test protocol_records --test wire --test log_crash --test raft_scenarios --test raft_sim --test controller_sim --test snapshot_memory
 
 # `make run` as a fresh checkout would do it: it must come up and answer ApiVersions on 9093.
 run-smoke: build
@@ -76,9 +76,14 @@ fuzz:
 # The seeded raft simulation (tests/raft_sim.rs): `make sim SEEDS=100000`. A failing seed prints
 # the command that replays it.
 SEEDS ?= 500
-.PHONY: sim
+.PHONY: sim sim-controller
 sim:
 	SIM_SEEDS=$(SEEDS) $(CARGO) test --release --test raft_sim -- --nocapture
+
+# The same simulation with the metadata controller as every node's replicated machine
+# (tests/controller_sim.rs): `make sim-controller SEEDS=100000`.
+sim-controller:
+	SIM_SEEDS=$(SEEDS) $(CARGO) test --release --test controller_sim -- --nocapture
 
 codegen:
 	codegen/run.sh

@@ -2,7 +2,8 @@
 //! followed by the output it must print (cockroachdb/datadriven's format; the directive set is
 //! `kraftd::raft::sim::script::DIRECTIVES`). The cluster runs with fixed timing, so no
 //! transcript depends on how random numbers are drawn, and invariants are checked after every
-//! event. After a deliberate behaviour change, rewrite the outputs (the directives and comments
+//! event. Scripts with `add-nodes machine=controller` replicate the metadata controller
+//! (tests/controller_machine) instead of a list of values. After a deliberate behaviour change, rewrite the outputs (the directives and comments
 //! stay) with `RAFT_REWRITE=1 cargo test --release --test raft_scenarios` and review
 //! `git diff tests/raft_scenarios`.
 
@@ -10,7 +11,10 @@
 // a test harness owns its clock, threads and files.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
+mod controller_machine;
+
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use kraftd::raft::sim::script::{self, Case};
 
@@ -57,8 +61,11 @@ fn mismatch(file: &str, case: &Case, actual: &[String]) -> String {
 fn check(path: &Path, rewrite: bool) -> Result<(), String> {
     let file = format!("{DIR}/{}", path.file_name().unwrap().to_string_lossy());
     let text = std::fs::read_to_string(path).map_err(|e| format!("{file}: {e}"))?;
-    let (script, outputs) =
-        script::run(&text).map_err(|e| format!("{file}:{}: {}", e.line, e.message))?;
+    // `add-nodes machine=controller`: every node replicates the metadata controller.
+    let tally = Arc::new(Mutex::new(controller_machine::ControllerTally::default()));
+    let machines = [("controller", controller_machine::factory(tally))];
+    let (script, outputs) = script::run_with(&text, &machines)
+        .map_err(|e| format!("{file}:{}: {}", e.line, e.message))?;
     if rewrite {
         let new = script.render(&outputs);
         if new != text {

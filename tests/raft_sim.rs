@@ -18,6 +18,7 @@ use std::time::Instant as WallClock;
 use kraftd::log::memory_faults::{FaultKind, StorageOp};
 use kraftd::raft::sim::chaos::{run_seed, run_seed_with_transcript, ChaosBudget, SeedReport};
 use kraftd::raft::sim::faults::FaultLog;
+use kraftd::raft::sim::state_machine::MachineLog;
 use kraftd::raft::sim::Verbosity;
 
 fn env_u64(name: &str) -> Option<u64> {
@@ -131,12 +132,14 @@ fn simulation_seeds_keep_every_invariant_and_converge() {
     let mut proposed = 0;
     let mut acknowledged = 0;
     let mut tally = FaultTally::default();
+    let mut machines = MachineTally::default();
     for seed in 0..seeds {
         match run_one(seed, Verbosity::Quiet) {
             Ok(r) => {
                 proposed += r.proposed;
                 acknowledged += r.acknowledged as u64;
                 tally.add(&r.faults);
+                machines.add(&r.machines);
             }
             Err(e) => {
                 let first = e.lines().next().unwrap_or("").to_string();
@@ -152,6 +155,7 @@ fn simulation_seeds_keep_every_invariant_and_converge() {
         started.elapsed().as_secs_f64()
     );
     println!("{}", tally.report(seeds));
+    println!("{}", machines.report());
     assert!(
         failures.is_empty(),
         "{} failing seed(s):\n{}",
@@ -164,6 +168,69 @@ fn simulation_seeds_keep_every_invariant_and_converge() {
         "the fault injection is not exercised: {}",
         missing.join("; ")
     );
+    let missing = machines.missing();
+    assert!(
+        seeds < SEEDS_THAT_INJECT_EVERY_FAULT || missing.is_empty(),
+        "the replicated machines are not exercised: {}",
+        missing.join("; ")
+    );
+}
+
+/// What the replicated machines of many seeds did: the seeds in which each thing happened, and
+/// the totals.
+#[derive(Default)]
+struct MachineTally {
+    total: MachineLog,
+    seeds_reverting_writes: u64,
+    seeds_loading_snapshots: u64,
+}
+
+impl MachineTally {
+    fn add(&mut self, m: &MachineLog) {
+        let t = &mut self.total;
+        t.written_ahead += m.written_ahead;
+        t.not_taken_ahead += m.not_taken_ahead;
+        t.renounces += m.renounces;
+        t.renounces_reverting_writes += m.renounces_reverting_writes;
+        t.snapshots_loaded += m.snapshots_loaded;
+        t.snapshots_written += m.snapshots_written;
+        t.states_compared += m.states_compared;
+        self.seeds_reverting_writes += u64::from(m.renounces_reverting_writes > 0);
+        self.seeds_loading_snapshots += u64::from(m.snapshots_loaded > 0);
+    }
+
+    fn report(&self) -> String {
+        let t = &self.total;
+        format!(
+            "machines: {} committed states compared across replicas; {} proposals applied ahead of their commit ({} not); \
+             {} renounces, {} reverting uncommitted writes (in {} seeds); {} snapshots written, {} loaded (in {} seeds)",
+            t.states_compared,
+            t.written_ahead,
+            t.not_taken_ahead,
+            t.renounces,
+            t.renounces_reverting_writes,
+            self.seeds_reverting_writes,
+            t.snapshots_written,
+            t.snapshots_loaded,
+            self.seeds_loading_snapshots
+        )
+    }
+
+    /// The speculative path, its revert and snapshot loading all ran somewhere.
+    fn missing(&self) -> Vec<String> {
+        let t = &self.total;
+        let mut missing = Vec::new();
+        if t.written_ahead == 0 {
+            missing.push("no leader's machine applied a proposal ahead of its commit".into());
+        }
+        if t.renounces_reverting_writes == 0 {
+            missing.push("no renounce reverted uncommitted writes".into());
+        }
+        if t.snapshots_loaded == 0 {
+            missing.push("no machine loaded a snapshot".into());
+        }
+        missing
+    }
 }
 
 /// A seed in which a storage fault fires (a snapshot write fails with ENOSPC).

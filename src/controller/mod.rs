@@ -119,11 +119,13 @@ impl Controller {
     }
 
     /// The last offset both committed and applied: what a renounce reverts to.
-    fn committed_point(&self) -> Offset {
+    pub fn committed_point(&self) -> Offset {
         self.committed.min(self.last_applied())
     }
 
-    fn committed_state(&self) -> &ControllerState {
+    /// The state at the committed point: the image every replica has at that offset, with any
+    /// transaction open there.
+    pub fn committed_state(&self) -> &ControllerState {
         self.timeline
             .at(self.committed_point())
             .expect("versions are kept back to the committed point")

@@ -1,12 +1,15 @@
 //! The simulation's durability check: every record any node ever acknowledged as committed
 //! (`Action::Committed`) stays in the quorum's log, at its offset, with its value. It must be
 //! durable on a majority of the voters at all times (in the flushed part of the log, or in a
-//! snapshot that holds it), and in the log of every node once the cluster has converged.
+//! snapshot that holds it), and in the log of every node once the cluster has converged. A
+//! snapshot holds the acknowledged records below its end when it is exactly the snapshot a
+//! fresh replicated machine takes after replaying them.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use super::checks::NodeView;
+use super::state_machine::MachineFactory;
 use crate::raft::log::{Batch, ControlRecord, RaftLog, Records};
 use crate::raft::mem_log::MemLog;
 use crate::raft::types::{NodeId, Offset, OffsetAndEpoch};
@@ -65,7 +68,7 @@ fn records(b: &Batch) -> Box<dyn Iterator<Item = (Offset, Record<'_>)> + '_> {
 }
 
 /// Every record acknowledged as committed, by offset.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Acknowledged {
     records: BTreeMap<Offset, Value>,
     /// Per node: the offset below which its acknowledgements are recorded.
@@ -73,9 +76,20 @@ pub struct Acknowledged {
     /// Snapshots found to hold exactly the acknowledged data below their end (a frozen
     /// snapshot never changes).
     snapshots_holding: BTreeSet<(NodeId, OffsetAndEpoch)>,
+    /// Makes the machine that says what a snapshot of acknowledged records holds.
+    machine: MachineFactory,
 }
 
 impl Acknowledged {
+    pub fn new(machine: MachineFactory) -> Acknowledged {
+        Acknowledged {
+            records: BTreeMap::new(),
+            recorded_below: BTreeMap::new(),
+            snapshots_holding: BTreeSet::new(),
+            machine,
+        }
+    }
+
     /// How many records were acknowledged.
     pub fn len(&self) -> usize {
         self.records.len()
@@ -142,7 +156,7 @@ impl Acknowledged {
         let held: Vec<BTreeMap<Offset, bool>> = voters
             .iter()
             .map(|v| self.held_by(v.id, v.log, v.log.flushed_end_offset()))
-            .collect();
+            .collect::<Result<_, _>>()?;
         for (offset, value) in &self.records {
             let holding = held.iter().filter(|h| h[offset]).count();
             if holding < majority {
@@ -164,7 +178,7 @@ impl Acknowledged {
     /// Every acknowledged record is in every node's log (or in a snapshot it holds).
     pub fn check_everywhere(&mut self, nodes: &[NodeView<'_>]) -> Result<(), String> {
         for n in nodes {
-            let held = self.held_by(n.id, n.log, n.log.end_offset());
+            let held = self.held_by(n.id, n.log, n.log.end_offset())?;
             if let Some((offset, _)) = held.iter().find(|(_, held)| !**held) {
                 return Err(format!(
                     "AcknowledgedCommitted: n{} lacks {} at offset {offset}, acknowledged as committed",
@@ -177,11 +191,16 @@ impl Acknowledged {
 
     /// Which acknowledged offsets `log` holds with their value: in its batches below `limit`,
     /// or in its latest snapshot when that holds exactly the acknowledged data below its end.
-    fn held_by(&mut self, node: NodeId, log: &MemLog, limit: Offset) -> BTreeMap<Offset, bool> {
+    fn held_by(
+        &mut self,
+        node: NodeId,
+        log: &MemLog,
+        limit: Offset,
+    ) -> Result<BTreeMap<Offset, bool>, String> {
         let mut held: BTreeMap<Offset, bool> = self.records.keys().map(|&o| (o, false)).collect();
         if let Some(id) = log.latest_snapshot_id() {
             let holds = self.snapshots_holding.contains(&(node, id)) || {
-                let holds = self.snapshot_holds(log, id);
+                let holds = self.snapshot_holds(log, id)?;
                 if holds {
                     self.snapshots_holding.insert((node, id));
                 }
@@ -204,30 +223,50 @@ impl Acknowledged {
                 }
             }
         }
-        held
+        Ok(held)
     }
 
-    /// Whether snapshot `id` of `log` holds every acknowledged data value below its end offset,
-    /// in order, and nothing else (every offset below it must have been acknowledged).
-    fn snapshot_holds(&self, log: &MemLog, id: OffsetAndEpoch) -> bool {
+    /// Whether snapshot `id` of `log` is exactly what a fresh machine snapshots after replaying
+    /// the acknowledged records below its end offset (every offset below it must have been
+    /// acknowledged). Errors are the machine refusing acknowledged records.
+    fn snapshot_holds(&self, log: &MemLog, id: OffsetAndEpoch) -> Result<bool, String> {
         if id.offset == 0 {
-            return false;
+            return Ok(false);
         }
-        let below: Vec<&Value> = self.records.range(..id.offset).map(|(_, v)| v).collect();
+        let below: Vec<(&Offset, &Value)> = self.records.range(..id.offset).collect();
         if below.len() as i64 != id.offset {
-            return false;
+            return Ok(false);
         }
-        let acknowledged = below.into_iter().filter_map(|v| match v {
-            Value::Data(d) => Some(d),
-            Value::Control(_) => None,
-        });
+        let mut machine = self.machine.make();
+        let mut run: Vec<Vec<u8>> = Vec::new();
+        let refused = |e: String| format!("replaying the acknowledged records below {id}: {e}");
+        for (offset, value) in below {
+            match value {
+                Value::Data(d) => run.push(d.clone()),
+                Value::Control(_) => {
+                    if !run.is_empty() {
+                        let base = offset - run.len() as Offset;
+                        machine.apply_committed(base, &run).map_err(refused)?;
+                        run.clear();
+                    }
+                    machine.skip_control(*offset);
+                }
+            }
+        }
+        if !run.is_empty() {
+            let base = id.offset - run.len() as Offset;
+            machine.apply_committed(base, &run).map_err(refused)?;
+        }
+        let Some(expected) = machine.snapshot().map_err(refused)? else {
+            return Ok(false);
+        };
         let data = RaftLog::open_snapshot(log, id).and_then(|s| {
             s.map(|s| s.records().collect::<Result<Vec<_>, _>>())
                 .transpose()
         });
-        match data {
-            Ok(Some(data)) => data.iter().eq(acknowledged),
+        Ok(match data {
+            Ok(Some(data)) => data == expected,
             _ => false,
-        }
+        })
     }
 }

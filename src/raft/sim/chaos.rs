@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use super::faults::{FaultInjector, FaultLog};
 use super::network::Faults;
+use super::state_machine::{MachineFactory, MachineLog};
 use super::wire::WireVersions;
 use super::{Cluster, SimOptions, Verbosity};
 use crate::raft::time::{Instant, Rng};
@@ -26,6 +27,7 @@ pub struct SeedReport {
     /// Records acknowledged as committed (all found in every log at the end).
     pub acknowledged: usize,
     pub faults: FaultLog,
+    pub machines: MachineLog,
 }
 
 /// How long each phase may run, in virtual milliseconds.
@@ -58,6 +60,17 @@ pub fn run_seed_with_transcript(
     seed: u64,
     budget: &ChaosBudget,
     verbosity: Verbosity,
+) -> (Result<SeedReport, String>, Vec<String>) {
+    run_seed_on(seed, budget, verbosity, MachineFactory::default())
+}
+
+/// Runs one seed with every node replicating `machine`'s machines; returns the report and the
+/// whole transcript. The seed draws the same schedule whatever the machine.
+pub fn run_seed_on(
+    seed: u64,
+    budget: &ChaosBudget,
+    verbosity: Verbosity,
+    machine: MachineFactory,
 ) -> (Result<SeedReport, String>, Vec<String>) {
     let mut rng = Rng::new(seed);
     let voters = *rng.pick(&[1usize, 3, 3, 3, 5]).expect("non-empty");
@@ -99,6 +112,7 @@ pub fn run_seed_with_transcript(
         snapshot_every,
         verbosity,
         wire,
+        machine,
         ..SimOptions::default()
     };
     let shape = format!(
@@ -130,6 +144,7 @@ pub fn run_seed_with_transcript(
             converged_at,
             acknowledged: c.acknowledged.len(),
             faults: c.faults.clone(),
+            machines: c.machines.clone(),
         }),
         Err(e) => {
             let tail: Vec<String> = c.transcript.iter().rev().take(60).rev().cloned().collect();

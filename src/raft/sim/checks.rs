@@ -1,7 +1,8 @@
 //! Cluster-wide invariants, checked after every simulated event (Kafka's
 //! `RaftEventSimulationTest` invariants): single leader per epoch, monotonic epochs, monotonic
 //! leader high watermark, the high watermark present on a majority, consistent committed data
-//! and snapshots, the snapshot at the log start.
+//! and snapshots, the snapshot at the log start; and of the replicated machines, one committed
+//! state per committed offset (ConsistentImage).
 
 use std::collections::BTreeMap;
 
@@ -51,6 +52,8 @@ pub struct Checker {
     snapshots: BTreeMap<OffsetAndEpoch, u64>,
     /// (node, snapshot) pairs already compared.
     snapshots_checked: std::collections::BTreeSet<(NodeId, OffsetAndEpoch)>,
+    /// The machines' committed digests by committed offset: (first node there, digest).
+    images: BTreeMap<Offset, (NodeId, u64)>,
 }
 
 impl Checker {
@@ -62,6 +65,35 @@ impl Checker {
         }
         self.check_leader_hw(nodes)?;
         self.check_majority_has_hw(nodes)
+    }
+
+    /// ConsistentImage: a replica's machine reached committed offset `offset` with committed
+    /// state `digest`; every replica has the same state there.
+    pub fn check_image(&mut self, node: NodeId, offset: Offset, digest: u64) -> Result<(), String> {
+        let (first, known) = *self.images.entry(offset).or_insert((node, digest));
+        if known != digest {
+            return Err(format!(
+                "ConsistentImage: n{node}'s committed state at offset {offset} (digest {digest:016x}) differs from n{first}'s ({known:016x})"
+            ));
+        }
+        Ok(())
+    }
+
+    /// ConsistentImage after a renounce: the former leader's latest state (`digest`) is the
+    /// committed state at its committed offset `offset`, writes never committed reverted.
+    pub fn check_renounced(&self, node: NodeId, offset: Offset, digest: u64) -> Result<(), String> {
+        if offset < 0 {
+            return Ok(());
+        }
+        match self.images.get(&offset) {
+            Some((_, known)) if *known == digest => Ok(()),
+            Some((first, known)) => Err(format!(
+                "ConsistentImage: n{node} renounced to committed offset {offset}, but its state (digest {digest:016x}) is not the committed one n{first} reached there ({known:016x})"
+            )),
+            None => Err(format!(
+                "ConsistentImage: n{node} renounced to committed offset {offset}, which no machine reached"
+            )),
+        }
     }
 
     /// MonotonicHighWatermark: the HW of the newest leader never goes back.
@@ -219,5 +251,33 @@ impl Checker {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Checker;
+
+    #[test]
+    fn consistent_image_refuses_two_states_at_one_committed_offset() {
+        let mut c = Checker::default();
+        c.check_image(1, 4, 0xaa).unwrap();
+        c.check_image(2, 4, 0xaa).unwrap();
+        c.check_image(2, 7, 0xbb).unwrap();
+        let e = c.check_image(3, 7, 0xcc).unwrap_err();
+        assert!(e.starts_with("ConsistentImage: n3"), "{e}");
+        assert!(e.contains("offset 7") && e.contains("n2's"), "{e}");
+    }
+
+    #[test]
+    fn a_renounce_must_return_to_the_committed_state() {
+        let mut c = Checker::default();
+        c.check_image(1, 4, 0xaa).unwrap();
+        c.check_renounced(1, 4, 0xaa).unwrap();
+        c.check_renounced(1, -1, 0xdd).unwrap();
+        let e = c.check_renounced(1, 4, 0xdd).unwrap_err();
+        assert!(e.contains("renounced to committed offset 4"), "{e}");
+        let e = c.check_renounced(1, 5, 0xaa).unwrap_err();
+        assert!(e.contains("which no machine reached"), "{e}");
     }
 }

@@ -211,33 +211,7 @@ impl Cluster {
         for a in actions {
             self.carry_out(id, a)?;
         }
-        let every = self.opts.snapshot_every;
-        let node = self.nodes.get_mut(&id).expect("node");
-        if let Some(raft) = node.raft.as_mut() {
-            let claimed = claimed_before;
-            let applied = node.sm.catch_up(raft, every);
-            if let Some(start) = raft.leader_epoch_start_offset() {
-                // Announced as leader (`Action::LeaderChange`): its own epoch is readable.
-                if node.sm.claimed_epoch == Some(raft.epoch()) && node.sm.next_offset <= start {
-                    return Err(format!(
-                        "LeaderChangeAfterCommit: n{id} was told it leads e{} but its state machine is at {} <= epoch start {start}",
-                        raft.epoch(),
-                        node.sm.next_offset
-                    ));
-                }
-            }
-            if let Some(s) = applied.loaded_snapshot {
-                self.emit(
-                    Verbosity::Roles,
-                    format!("n{id}: state machine loads snapshot {s}"),
-                );
-                if claimed {
-                    return Err(format!(
-                        "LeaderNeverLoadSnapshot: leader n{id} loaded snapshot {s}"
-                    ));
-                }
-            }
-        }
+        self.run_machine(id, claimed_before)?;
         // A fault while the state machine wrote its snapshot halts the node there.
         let late = self
             .nodes
@@ -254,6 +228,56 @@ impl Cluster {
             }
         }
         self.check()
+    }
+
+    /// Runs a node's machine after a step: a renounce if it lost the leadership it acted for,
+    /// then everything newly committed. Checks the machine's own invariants, ConsistentImage at
+    /// every committed offset it reaches, and the renounce's state.
+    fn run_machine(&mut self, id: NodeId, claimed: bool) -> Result<(), String> {
+        let (every, now) = (self.opts.snapshot_every, self.now);
+        let fail = |e: String| format!("t={now}: n{id}'s machine: {e}");
+        let at = |e: String| format!("t={now}: {e}");
+        let node = self.nodes.get_mut(&id).expect("node");
+        let Some(raft) = node.raft.as_mut() else {
+            return Ok(());
+        };
+        if let Some(r) = node.sm.maybe_renounce(raft).map_err(fail)? {
+            self.machines.renounces += 1;
+            self.machines.renounces_reverting_writes += u64::from(r.reverted_writes);
+            self.checker
+                .check_renounced(id, r.committed, r.latest_digest)
+                .map_err(at)?;
+        }
+        let applied = node.sm.catch_up(raft, every).map_err(fail)?;
+        for (offset, digest) in &applied.reached {
+            self.checker.check_image(id, *offset, *digest).map_err(at)?;
+        }
+        self.machines.states_compared += applied.reached.len() as u64;
+        self.machines.snapshots_loaded += u64::from(applied.loaded_snapshot.is_some());
+        self.machines.snapshots_written += u64::from(applied.wrote_snapshot);
+        node.sm.machine.check().map_err(fail)?;
+        if let Some(start) = raft.leader_epoch_start_offset() {
+            // Announced as leader (`Action::LeaderChange`): its own epoch is readable.
+            if node.sm.claimed_epoch == Some(raft.epoch()) && node.sm.next_offset <= start {
+                return Err(format!(
+                    "LeaderChangeAfterCommit: n{id} was told it leads e{} but its state machine is at {} <= epoch start {start}",
+                    raft.epoch(),
+                    node.sm.next_offset
+                ));
+            }
+        }
+        if let Some(s) = applied.loaded_snapshot {
+            self.emit(
+                Verbosity::Roles,
+                format!("n{id}: state machine loads snapshot {s}"),
+            );
+            if claimed {
+                return Err(format!(
+                    "LeaderNeverLoadSnapshot: leader n{id} loaded snapshot {s}"
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn carry_out(&mut self, id: NodeId, action: Action) -> Result<(), String> {
@@ -323,7 +347,7 @@ impl Cluster {
                 local,
             } => {
                 if local {
-                    self.nodes.get_mut(&id).expect("node").sm.claimed_epoch = Some(epoch);
+                    self.nodes.get_mut(&id).expect("node").sm.claim(epoch);
                 }
                 let who = leader.map_or("no leader".into(), |l| format!("leader n{l}"));
                 self.emit(
@@ -402,8 +426,9 @@ impl Cluster {
         Ok(self.propose_decided_in(None)?.and_then(Result::ok))
     }
 
-    /// Proposes the next value on the current leader as decided in `epoch` (default: its
-    /// current one). `None` without a leader; else its offset, or why the leader refused it.
+    /// Proposes what the current leader's machine decides, as decided in `epoch` (default: its
+    /// current one). `None` without a leader (or with one whose machine decides from its state
+    /// and does not hold the whole log yet); else its offset, or why the leader refused it.
     pub fn propose_decided_in(
         &mut self,
         epoch: Option<Epoch>,
@@ -413,17 +438,28 @@ impl Cluster {
         };
         let value = self.next_value;
         let now = self.now;
-        let raft = self
-            .nodes
-            .get_mut(&l)
-            .and_then(|n| n.raft.as_mut())
-            .expect("leader is up");
+        let node = self.nodes.get_mut(&l).expect("leader");
+        let raft = node.raft.as_mut().expect("leader is up");
+        if !node.sm.may_decide(raft) {
+            // Its machine does not hold the whole log yet: no leader that could decide.
+            return Ok(None);
+        }
+        let proposal = node.sm.machine.decide(value);
         let epoch = epoch.unwrap_or(raft.epoch());
-        match raft.propose(now, epoch, vec![value.to_be_bytes().to_vec()]) {
+        match raft.propose(now, epoch, proposal.records.clone()) {
             Ok(proposed) => {
                 let offset = proposed.last_offset;
                 self.next_value += 1;
                 self.proposed += 1;
+                let ahead = node
+                    .sm
+                    .written(proposed, &proposal.records)
+                    .map_err(|e| format!("t={now}: n{l}'s machine refuses {e}"))?;
+                if ahead {
+                    self.machines.written_ahead += 1;
+                } else {
+                    self.machines.not_taken_ahead += 1;
+                }
                 // One proposal is one turn of the driver: the step after it drains the
                 // accumulator, so (at a zero linger) each proposal is its own batch.
                 let mut actions = raft.take_actions();
@@ -431,7 +467,7 @@ impl Cluster {
                 // The stimulus, before what it causes (a halt on a failed append, say).
                 self.emit(
                     Verbosity::Roles,
-                    format!("n{l}: propose v{value} at offset {offset}"),
+                    format!("n{l}: propose {} at offset {offset}", proposal.label),
                 );
                 self.after_step(l, actions)?;
                 Ok(Some(Ok(offset)))

@@ -1,5 +1,6 @@
 //! A deterministic in-memory cluster for scenario transcripts and randomized simulation: nodes
-//! are `Raft<MemLog, MemQuorumStateStore>` with a replicated list of values on top, connected
+//! are `Raft<MemLog, MemQuorumStateStore>` with a replicated machine on top (a list of values
+//! unless `SimOptions::machine` says otherwise; see `state_machine`), connected
 //! by a simulated network, driven by a manual clock. The same seed gives the same trace; with
 //! `SimOptions::fixed_timing` (scenario scripts, `script`) nothing is drawn at random at all.
 
@@ -31,7 +32,7 @@ use acknowledged::Acknowledged;
 use checks::Checker;
 use faults::FaultLog;
 use network::Network;
-use state_machine::{SimRaft, SimStateMachine};
+use state_machine::{MachineFactory, MachineLog, SimRaft, SimStateMachine};
 
 /// How much of the run goes into the transcript.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -72,6 +73,8 @@ pub struct SimOptions {
     pub fetch_snapshot_max_bytes: u32,
     /// The leaders' `controller.quorum.append.linger.ms` (0: proposals reach the log at once).
     pub append_linger: Duration,
+    /// What every node replicates (default: the list of values).
+    pub machine: MachineFactory,
 }
 
 /// The timing of a run without randomness.
@@ -103,6 +106,7 @@ impl Default for SimOptions {
             fetch_max_bytes: defaults.fetch_max_bytes,
             fetch_snapshot_max_bytes: defaults.fetch_snapshot_max_bytes,
             append_linger: Duration::ZERO,
+            machine: MachineFactory::default(),
         }
     }
 }
@@ -168,6 +172,8 @@ pub struct Cluster {
     pub faults: FaultLog,
     /// Values proposed and the offset they were appended at (by the leader that took them).
     pub proposed: u64,
+    /// What the replicated machines did.
+    pub machines: MachineLog,
 }
 
 pub fn address(id: NodeId) -> HostPort {
@@ -194,9 +200,10 @@ impl Cluster {
             transcript: Vec::new(),
             trace_hash: 0,
             checker: Checker::default(),
-            acknowledged: Acknowledged::default(),
+            acknowledged: Acknowledged::new(opts.machine.clone()),
             faults: FaultLog::default(),
             proposed: 0,
+            machines: MachineLog::default(),
             opts,
         };
         let total = c.opts.voters + c.opts.observers;
@@ -218,7 +225,7 @@ impl Cluster {
                 cfg: c.node_config(id, 0),
                 raft: None,
                 down: Some((log, MemQuorumStateStore::new())),
-                sm: SimStateMachine::default(),
+                sm: SimStateMachine::new(c.opts.machine.make()),
                 pending: BTreeMap::new(),
                 last_role: "down".into(),
                 restarts: 0,
@@ -340,7 +347,7 @@ impl Cluster {
         let (mut log, store) = raft.into_parts();
         log.crash().expect("a memory log reopens after a crash");
         node.down = Some((log, store));
-        node.sm = SimStateMachine::default();
+        node.sm = SimStateMachine::new(self.opts.machine.make());
         node.pending.clear();
         node.last_role = "down".into();
         self.net.drop_node(id);

@@ -12,7 +12,7 @@ use crate::raft::types::{Epoch, NodeId};
 
 /// The directive set, one line each (also the reply to an unknown directive).
 pub const DIRECTIVES: &[&str] = &[
-    "add-nodes voters=N [observers=N] [kraft-version=0|1] [election-jitter=n1:MS,..] [delay=MS] [snapshot-every=N] [segment-bytes=N] [fetch-max-bytes=N] [fetch-snapshot-max-bytes=N] [election-timeout=MS] [fetch-timeout=MS] [wire=latest|API:V,..] [verbosity=roles|messages|quiet]",
+    "add-nodes voters=N [observers=N] [kraft-version=0|1] [election-jitter=n1:MS,..] [delay=MS] [snapshot-every=N] [segment-bytes=N] [fetch-max-bytes=N] [fetch-snapshot-max-bytes=N] [election-timeout=MS] [fetch-timeout=MS] [wire=latest|API:V,..] [verbosity=roles|messages|quiet] [machine=values|NAME]",
     "tick MS",
     "propose [n=N] [epoch=E]",
     "resign",
@@ -33,14 +33,19 @@ pub const DIRECTIVES: &[&str] = &[
     "status",
     "log nX",
     "converged",
+    "machines",
 ];
 
 #[derive(Debug, Clone)]
 pub enum Directive {
     /// Builds and starts the cluster: voters n1..nV, then observers. Nothing is random: each
     /// voter's election timeout is `election-timeout` plus its jitter (0 unless given), and
-    /// every message takes `delay` ms (1 unless given).
-    AddNodes(Box<SimOptions>),
+    /// every message takes `delay` ms (1 unless given). Every node replicates the machine
+    /// named `machine`: `values` (the default), or one the caller of `script::run_with` names.
+    AddNodes {
+        opts: Box<SimOptions>,
+        machine: Option<String>,
+    },
     /// Runs the cluster for this many virtual milliseconds.
     Tick(u64),
     /// The leader appends this many values, one batch each, as decided in `epoch` (default:
@@ -87,13 +92,20 @@ pub enum Directive {
     Log(NodeId),
     /// Prints whether one leader is followed by every node with equal logs and HWs.
     Converged,
+    /// Prints each node's replicated machine: the offset it has applied through, its committed
+    /// state (a letter per distinct state), whether it holds writes ahead of the commit, and
+    /// what its latest state holds.
+    Machines,
 }
 
 impl Directive {
     pub fn parse(line: &str) -> Result<Directive, String> {
         let mut a = Args::parse(line)?;
         let d = match a.name.as_str() {
-            "add-nodes" => Directive::AddNodes(Box::new(add_nodes(&mut a)?)),
+            "add-nodes" => Directive::AddNodes {
+                opts: Box::new(add_nodes(&mut a)?),
+                machine: a.key("machine"),
+            },
             "tick" => Directive::Tick(millis("tick", &a.word("a duration in ms")?)?),
             "propose" => Directive::Propose {
                 n: positive(a.number("n")?.unwrap_or(1), "n")?,
@@ -147,6 +159,7 @@ impl Directive {
             "status" => Directive::Status,
             "log" => Directive::Log(a.node()?),
             "converged" => Directive::Converged,
+            "machines" => Directive::Machines,
             other => {
                 return Err(format!(
                     "unknown directive `{other}`; the directives are:\n  {}",
@@ -343,12 +356,13 @@ mod tests {
 
     #[test]
     fn add_nodes_builds_fixed_timing() {
-        let Directive::AddNodes(o) =
+        let Directive::AddNodes { opts: o, machine } =
             Directive::parse("add-nodes voters=3 election-jitter=n1:0,n3:800 delay=2 wire=vote:1")
                 .unwrap()
         else {
             panic!("not add-nodes");
         };
+        assert_eq!(machine, None);
         let fixed = o.fixed_timing.expect("scripts never draw");
         assert_eq!(fixed.delay_ms, 2);
         assert_eq!(fixed.election_jitter[&3], Duration::from_millis(800));
@@ -393,6 +407,8 @@ mod tests {
             "fail-storage n2 op=flush error=enospc",
             "fail-storage n1 op=append error=torn after=2 torn=300",
             "set verbosity=messages",
+            "add-nodes voters=1 machine=controller",
+            "machines",
         ] {
             Directive::parse(line).unwrap_or_else(|e| panic!("{line}: {e}"));
         }

@@ -1,37 +1,76 @@
 //! Carries out directives on a cluster and collects what each prints: the transcript lines
 //! its events produced (per the verbosity), then any report of its own.
 
+use std::collections::BTreeMap;
+
 use super::directive::Directive;
 use crate::raft::log::RaftLog;
 use crate::raft::mem_log::LogInspect;
+use crate::raft::sim::state_machine::MachineFactory;
 use crate::raft::sim::{Cluster, SimNode};
 use crate::raft::types::NodeId;
 
-#[derive(Default)]
 pub struct Runner {
     cluster: Option<Cluster>,
+    /// The machines `add-nodes machine=NAME` may name.
+    machines: BTreeMap<String, MachineFactory>,
+    /// A letter per distinct committed state the `machines` directive has shown, in order.
+    states: BTreeMap<u64, char>,
 }
 
 impl Runner {
+    pub fn new(machines: &[(&str, MachineFactory)]) -> Runner {
+        let mut known: BTreeMap<String, MachineFactory> = machines
+            .iter()
+            .map(|(name, f)| (name.to_string(), f.clone()))
+            .collect();
+        known.entry("values".into()).or_default();
+        Runner {
+            cluster: None,
+            machines: known,
+            states: BTreeMap::new(),
+        }
+    }
+
     /// Carries out one directive and checks every invariant; returns its output (never empty:
     /// `ok` when nothing was printed).
     pub fn execute(&mut self, d: &Directive) -> Result<Vec<String>, String> {
-        if let Directive::AddNodes(opts) = d {
+        if let Directive::AddNodes { opts, machine } = d {
             if self.cluster.is_some() {
                 return Err("the cluster exists already (one `add-nodes` per script)".into());
             }
-            let opts = opts.as_ref().clone();
-            let cluster = std::panic::catch_unwind(|| Cluster::new(opts)).map_err(|p| {
-                let why = p.downcast_ref::<String>().map(String::as_str);
-                format!("the cluster does not start: {}", why.unwrap_or("panic"))
-            })?;
+            let mut opts = opts.as_ref().clone();
+            if let Some(name) = machine {
+                opts.machine = self.machines.get(name).cloned().ok_or_else(|| {
+                    let known: Vec<&str> = self.machines.keys().map(String::as_str).collect();
+                    format!(
+                        "`machine={name}`: this run knows the machines {}",
+                        known.join(", ")
+                    )
+                })?;
+            }
+            let cluster =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| Cluster::new(opts)))
+                    .map_err(|p| {
+                        let why = p.downcast_ref::<String>().map(String::as_str);
+                        format!("the cluster does not start: {}", why.unwrap_or("panic"))
+                    })?;
             self.cluster = Some(cluster);
         }
         let c = self
             .cluster
             .as_mut()
             .ok_or("no cluster yet: a script starts with `add-nodes`")?;
-        let result = c.guarded(|c| apply(c, d)).and_then(|()| c.check());
+        let result = match d {
+            Directive::Machines => {
+                machine_lines(c, &mut self.states)
+                    .into_iter()
+                    .for_each(|l| say(c, l));
+                Ok(())
+            }
+            _ => c.guarded(|c| apply(c, d)),
+        };
+        let result = result.and_then(|()| c.check());
         let mut lines: Vec<String> = c.transcript.drain(..).collect();
         if let Err(e) = result {
             return Err(format!(
@@ -66,7 +105,7 @@ fn up(c: &Cluster, id: NodeId) -> Result<(), String> {
 
 fn apply(c: &mut Cluster, d: &Directive) -> Result<(), String> {
     match d {
-        Directive::AddNodes(_) => {}
+        Directive::AddNodes { .. } | Directive::Machines => {}
         Directive::Tick(ms) => c.run_for(*ms)?,
         Directive::Propose { n, epoch } => {
             for _ in 0..*n {
@@ -214,6 +253,32 @@ fn apply(c: &mut Cluster, d: &Directive) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Per node: `n1: through 7, state B; 2 writes ahead: <latest state>` (or `n3: down`). Equal
+/// committed states share a letter, first seen first.
+fn machine_lines(c: &Cluster, states: &mut BTreeMap<u64, char>) -> Vec<String> {
+    c.nodes
+        .values()
+        .map(|n| {
+            if !n.is_up() {
+                return format!("n{}: down", n.id);
+            }
+            let m = &n.sm.machine;
+            let next = (b'A' + states.len() as u8 % 26) as char;
+            let letter = *states.entry(m.committed_digest()).or_insert(next);
+            let ahead = match n.sm.written_ahead() {
+                0 => String::new(),
+                w => format!("; {w} offsets written ahead"),
+            };
+            format!(
+                "n{}: through {}, state {letter}{ahead}: {}",
+                n.id,
+                n.sm.next_offset - 1,
+                m.describe()
+            )
+        })
+        .collect()
 }
 
 /// `n2: Follower(e1 leader=1 voted=1) end=3 hw=3`, plus the log start when above 0.

@@ -1,0 +1,246 @@
+//! The seeded raft simulation with the metadata controller as every node's replicated machine
+//! (tests/controller_machine): the same chaos as tests/raft_sim.rs (partitions, crashes,
+//! storage faults, resignations, snapshots loaded by followers and restarted nodes), with the
+//! invariant ConsistentImage checked at every committed offset every replica reaches, a
+//! leader's renounce checked to return it to the committed image, and `Controller::check`
+//! after every step. A committed record a controller refuses fails the seed: its leader
+//! decided it from its own image.
+//!
+//! * `cargo test --release --test controller_sim` runs seeds 0..3000; `SIM_SEEDS=N` runs more
+//!   (`make sim-controller SEEDS=N`).
+//! * `SIM_SEED=S` replays one seed and prints its transcript tail on failure;
+//!   `SIM_PRINT=S` prints seed S's whole transcript (`SIM_VERBOSE=1`: every message).
+
+// clippy.toml keeps the clock, randomness, threads and file I/O out of src/raft;
+// a test harness owns its clock, threads and files.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
+mod controller_machine;
+
+use std::sync::{Arc, Mutex};
+use std::time::Instant as WallClock;
+
+use controller_machine::{factory, ControllerTally};
+use kraftd::raft::sim::chaos::{run_seed_on, ChaosBudget, SeedReport};
+use kraftd::raft::sim::state_machine::MachineLog;
+use kraftd::raft::sim::Verbosity;
+
+/// Seeds in a default run: about 25 s in release on a shared 2-core machine.
+const DEFAULT_SEEDS: u64 = 3000;
+/// Below this many seeds a run may miss a path by chance.
+const SEEDS_THAT_EXERCISE_EVERY_PATH: u64 = 300;
+
+fn env_u64(name: &str) -> Option<u64> {
+    std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
+}
+
+fn verbosity() -> Verbosity {
+    if std::env::var("SIM_VERBOSE").is_ok() {
+        Verbosity::Messages
+    } else {
+        Verbosity::Roles
+    }
+}
+
+fn replay_hint(seed: u64) -> String {
+    format!(
+        "replay with: SIM_SEED={seed} cargo test --release --test controller_sim -- --nocapture"
+    )
+}
+
+/// Runs one seed; its report, what its controllers did, and its transcript.
+fn run_one(
+    seed: u64,
+    verbosity: Verbosity,
+) -> (Result<SeedReport, String>, ControllerTally, Vec<String>) {
+    let tally = Arc::new(Mutex::new(ControllerTally::default()));
+    let (report, transcript) = run_seed_on(
+        seed,
+        &ChaosBudget::default(),
+        verbosity,
+        factory(tally.clone()),
+    );
+    let tally = tally.lock().expect("tally").clone();
+    (report, tally, transcript)
+}
+
+/// Totals of many seeds, and in how many seeds each path ran.
+#[derive(Default)]
+struct Totals {
+    controllers: ControllerTally,
+    machines: MachineLog,
+    proposed: u64,
+    seeds_reverting_writes: u64,
+    seeds_reverting_transactions: u64,
+    seeds_leaving_transactions_open: u64,
+    seeds_aborting_inherited: u64,
+    seeds_loading_snapshots: u64,
+}
+
+impl Totals {
+    fn add(&mut self, r: &SeedReport, c: &ControllerTally) {
+        self.proposed += r.proposed;
+        let t = &mut self.controllers;
+        t.records_written_ahead += c.records_written_ahead;
+        t.records_replayed += c.records_replayed;
+        t.renounces_reverting_writes += c.renounces_reverting_writes;
+        t.transactions_reverted += c.transactions_reverted;
+        t.transactions_left_open += c.transactions_left_open;
+        t.inherited_aborted += c.inherited_aborted;
+        t.transactions_ended += c.transactions_ended;
+        t.snapshots_loaded += c.snapshots_loaded;
+        t.snapshot_records_loaded += c.snapshot_records_loaded;
+        t.snapshots_taken += c.snapshots_taken;
+        t.snapshots_deferred += c.snapshots_deferred;
+        let m = &mut self.machines;
+        m.states_compared += r.machines.states_compared;
+        m.renounces += r.machines.renounces;
+        m.written_ahead += r.machines.written_ahead;
+        m.not_taken_ahead += r.machines.not_taken_ahead;
+        self.seeds_reverting_writes += u64::from(c.renounces_reverting_writes > 0);
+        self.seeds_reverting_transactions += u64::from(c.transactions_reverted > 0);
+        self.seeds_leaving_transactions_open += u64::from(c.transactions_left_open > 0);
+        self.seeds_aborting_inherited += u64::from(c.inherited_aborted > 0);
+        self.seeds_loading_snapshots += u64::from(c.snapshots_loaded > 0);
+    }
+
+    fn report(&self) -> String {
+        let (c, m) = (&self.controllers, &self.machines);
+        format!(
+            "{} proposals ({} applied ahead of their commit, {} not), {} records written ahead, {} committed records replayed; \
+             {} committed images compared across replicas; {} renounces, {} reverting uncommitted writes (in {} seeds), \
+             {} reverting an uncommitted transaction (in {} seeds), {} leaving a committed one open (in {} seeds), \
+             {} inherited transactions aborted (in {} seeds), {} transactions ended by their leader; \
+             {} image snapshots taken ({} deferred by an open transaction), {} loaded with {} records (in {} seeds)",
+            self.proposed,
+            m.written_ahead,
+            m.not_taken_ahead,
+            c.records_written_ahead,
+            c.records_replayed,
+            m.states_compared,
+            m.renounces,
+            c.renounces_reverting_writes,
+            self.seeds_reverting_writes,
+            c.transactions_reverted,
+            self.seeds_reverting_transactions,
+            c.transactions_left_open,
+            self.seeds_leaving_transactions_open,
+            c.inherited_aborted,
+            self.seeds_aborting_inherited,
+            c.transactions_ended,
+            c.snapshots_taken,
+            c.snapshots_deferred,
+            c.snapshots_loaded,
+            c.snapshot_records_loaded,
+            self.seeds_loading_snapshots,
+        )
+    }
+
+    /// Every path the invariant is about ran somewhere.
+    fn missing(&self) -> Vec<&'static str> {
+        let c = &self.controllers;
+        let checks = [
+            (
+                c.renounces_reverting_writes,
+                "no renounce reverted uncommitted writes",
+            ),
+            (
+                c.transactions_reverted,
+                "no renounce reverted an uncommitted transaction",
+            ),
+            (
+                c.transactions_left_open,
+                "no renounce left a committed transaction open",
+            ),
+            (
+                c.inherited_aborted,
+                "no leader aborted an inherited transaction",
+            ),
+            (c.snapshots_loaded, "no controller loaded an image snapshot"),
+        ];
+        checks
+            .into_iter()
+            .filter(|(n, _)| *n == 0)
+            .map(|(_, why)| why)
+            .collect()
+    }
+}
+
+#[test]
+fn controller_images_are_equal_at_equal_committed_offsets() {
+    if let Some(seed) = env_u64("SIM_SEED") {
+        let (report, tally, transcript) = run_one(seed, verbosity());
+        match report {
+            Ok(r) => println!("seed {seed} ok: {r:?}\n{tally:?}"),
+            Err(e) => panic!(
+                "seed {seed} failed: {e}\n{}\n(transcript: {} lines)",
+                replay_hint(seed),
+                transcript.len()
+            ),
+        }
+        return;
+    }
+    let seeds = env_u64("SIM_SEEDS").unwrap_or(DEFAULT_SEEDS);
+    let started = WallClock::now();
+    let mut totals = Totals::default();
+    let mut failures = Vec::new();
+    for seed in 0..seeds {
+        match run_one(seed, Verbosity::Quiet) {
+            (Ok(r), c, _) => totals.add(&r, &c),
+            (Err(e), ..) => {
+                let first = e.lines().next().unwrap_or("").to_string();
+                failures.push(format!("seed {seed}: {first}\n  {}", replay_hint(seed)));
+                if failures.len() >= 5 {
+                    break;
+                }
+            }
+        }
+    }
+    let secs = started.elapsed().as_secs_f64();
+    println!(
+        "{seeds} seeds in {secs:.1}s ({:.0} seeds/s): {}",
+        seeds as f64 / secs,
+        totals.report()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failing seed(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    let missing = totals.missing();
+    assert!(
+        seeds < SEEDS_THAT_EXERCISE_EVERY_PATH || missing.is_empty(),
+        "the controller's paths are not exercised: {}",
+        missing.join("; ")
+    );
+}
+
+#[test]
+fn the_same_seed_gives_the_same_controller_trace() {
+    for seed in [3u64, 12, 77] {
+        let (a, ta, _) = run_one(seed, Verbosity::Quiet);
+        let (b, tb, _) = run_one(seed, Verbosity::Quiet);
+        let (a, b) = (a.expect("seed passes"), b.expect("seed passes"));
+        assert_eq!(
+            a.trace_hash, b.trace_hash,
+            "seed {seed} is not deterministic"
+        );
+        assert_eq!(ta, tb, "seed {seed}'s controllers are not deterministic");
+        assert!(
+            ta.records_written_ahead > 0 && ta.records_replayed > 0,
+            "seed {seed} replicates no controller records: {ta:?}"
+        );
+    }
+}
+
+/// `SIM_PRINT=S cargo test --release --test controller_sim print_transcript -- --nocapture`.
+#[test]
+fn print_transcript() {
+    let Some(seed) = env_u64("SIM_PRINT") else {
+        return;
+    };
+    let (report, tally, transcript) = run_one(seed, verbosity());
+    println!("{}", transcript.join("\n"));
+    println!("{report:?}\n{tally:?}");
+}
