@@ -65,7 +65,6 @@ WORKLOAD_DIED = re.compile(r"ERROR \[raft-workload-generator\]|Exiting raft serv
 QUANTILES = (("p50_ms", 500), ("p99_ms", 990), ("p999_ms", 999))  # per mille
 
 
-
 def log(msg):
     print(f"raft-bench: {msg}", file=sys.stderr, flush=True)
 

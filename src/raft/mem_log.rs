@@ -47,7 +47,10 @@ impl<S: Storage> LogInspect for LogCore<S> {
 
     fn write_snapshot(&mut self, header: SnapshotHeader, data: &[Vec<u8>]) -> Result<(), LogError> {
         let mut writer = self.create_snapshot(header)?;
-        writer.append(data)?;
+        // One append is one batch: the records go in groups, as the node writes them.
+        for group in data.chunks(1024) {
+            writer.append(group)?;
+        }
         self.freeze_snapshot(writer)
     }
 

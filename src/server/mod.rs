@@ -8,6 +8,7 @@ pub mod api;
 pub mod cli;
 pub mod config;
 pub mod context;
+pub mod image_snapshot;
 pub mod listener;
 pub mod node;
 pub mod peer;

@@ -366,7 +366,10 @@ impl SimStateMachine {
                     .map_err(|e| format!("snapshot at {id}: {e}"))?;
                 if let Some(data) = data {
                     if let Ok(mut writer) = raft.snapshot_writer(id, self.last_timestamp) {
-                        if writer.append(&data).is_ok() && raft.freeze_snapshot(writer).is_ok() {
+                        // One append is one batch: the records go in groups, as the node writes them.
+                        if data.chunks(1024).all(|c| writer.append(c).is_ok())
+                            && raft.freeze_snapshot(writer).is_ok()
+                        {
                             self.batches_since_snapshot = 0;
                             out.wrote_snapshot = true;
                         }

@@ -1,7 +1,7 @@
 //! Loading a snapshot file for the command line, streamed: a `.checkpoint` is loaded a batch
 //! at a time, so that a million partitions' records are never held at once. (Writing one goes
 //! through the node's own writer: `raft::SnapshotWriter::create_in` and
-//! `snapshot_job::write_image`.)
+//! `image_snapshot::write_image`.)
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -120,7 +120,7 @@ mod tests {
     use crate::protocol::records::MetadataRecord;
     use crate::protocol::records::MAX_BATCH_SIZE_BYTES;
     use crate::raft::{SnapshotHeader, SnapshotWriter};
-    use crate::server::node::snapshot_job::{write_image, RECORDS_PER_APPEND};
+    use crate::server::image_snapshot::{write_image, RECORDS_PER_APPEND};
 
     fn scratch(name: &str) -> PathBuf {
         let dir =

@@ -36,7 +36,7 @@ use crate::protocol::records::MAX_BATCH_SIZE_BYTES;
 use crate::raft::convert::records::decode_batches;
 use crate::raft::log::{Batch, ControlRecord};
 use crate::raft::{Records, SnapshotHeader, SnapshotWriter};
-use crate::server::node::snapshot_job::write_image;
+use crate::server::image_snapshot::write_image;
 
 #[derive(Debug, Args, PartialEq, Eq)]
 pub struct MetadataStateArgs {
@@ -115,6 +115,8 @@ pub fn write_snapshot(state: &ReplayedDir, out: &Path) -> Result<WrittenCheckpoi
     let mut writer =
         SnapshotWriter::create_in(out, header, MAX_BATCH_SIZE_BYTES).map_err(|e| e.to_string())?;
     write_image(&mut writer, records, offset).map_err(|e| e.to_string())?;
+    // Sealed first, so that the last data batch is counted.
+    writer.seal().map_err(|e| e.to_string())?;
     let (records, data_batches) = (writer.record_count(), writer.data_batch_count());
     let path = writer.freeze_in(out).map_err(|e| e.to_string())?;
     let bytes = std::fs::metadata(&path)

@@ -22,7 +22,7 @@ mod registration;
 mod registration_flow;
 mod runner;
 mod settings;
-pub mod snapshot_job;
+mod snapshot_job;
 mod snapshots;
 pub mod storage;
 

@@ -117,7 +117,7 @@ where
                 shutting_down: false,
                 published: None,
                 snapshots,
-                hw_moved: false,
+                replay_pending: false,
                 activated_epoch: None,
                 controller: Controller::new(),
                 handover: HandoverState::default(),
@@ -152,11 +152,12 @@ pub(super) struct NodeLoop<L: RaftLog, S: QuorumStateStore> {
     /// The (leader, voter ids) last written to the quorum view.
     pub(super) published: Option<(Option<NodeId>, Vec<NodeId>)>,
     pub(super) snapshots: SnapshotPolicy,
-    /// The high watermark moved since the snapshot policy last looked.
-    pub(super) hw_moved: bool,
+    /// Committed batches wait to be replayed: the high watermark moved since the snapshot
+    /// policy last looked, or its last turn left some for the next.
+    pub(super) replay_pending: bool,
     /// The leader epoch whose activation check is done (NoOps wait for it).
     pub(super) activated_epoch: Option<i32>,
-    /// Features and registered controllers, read back from committed records.
+    /// The controller's state machine: the metadata image, replayed from committed records.
     pub(super) controller: Controller,
     /// Whether brokers need an active controller this node cannot be (see `handover`).
     pub(super) handover: HandoverState,
@@ -230,7 +231,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             }
             actions.extend(self.raft.take_actions());
             self.execute(actions)?;
-            if std::mem::take(&mut self.hw_moved) {
+            if std::mem::take(&mut self.replay_pending) {
                 let replay = self
                     .snapshots
                     .on_commit(
@@ -242,8 +243,12 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                     )
                     .map_err(|e| self.halt(e.fatal()))?;
                 // The rest is replayed on the next turns, between events.
-                self.hw_moved = replay == Replay::Behind;
+                self.replay_pending = replay == Replay::Behind;
                 self.publish_features();
+                // A new leader activates as soon as its controller has caught up.
+                if self.raft.fatal_error().is_none() {
+                    self.maybe_activate(self.clock.now())?;
+                }
             }
             self.answer_registrations();
             self.maybe_register_self(self.clock.now());
@@ -272,7 +277,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
     }
 
     fn next_deadline(&self) -> Instant {
-        if self.hw_moved {
+        if self.replay_pending {
             // Committed batches are still to be replayed: no waiting.
             return Instant(0);
         }
@@ -552,7 +557,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 }
                 Action::Committed { upto: hw } => {
                     self.hw.send_replace(hw);
-                    self.hw_moved = true;
+                    self.replay_pending = true;
                 }
                 Action::LeaderChange {
                     epoch,

@@ -4,45 +4,18 @@
 //! The raft loop opens the snapshot (its header batch) and hands the writer and the image's
 //! records here; every record is encoded, written, validated and fsynced on this thread, and
 //! the loop then freezes the sealed file, which is a rename. The records own a persistent copy
-//! of the image, so replay goes on while they are written.
+//! of the image, so replay goes on while they are written. The thread always reports back, a
+//! panic included, so that the loop never waits for a snapshot that will not come.
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use tracing::info;
-
 use super::event::Event;
-use crate::controller::{snapshot::Loss, SnapshotRecords};
+use crate::controller::SnapshotRecords;
 use crate::protocol::records::Offset;
-use crate::raft::{LogError, OffsetAndEpoch, SnapshotWriter};
-
-/// Records per append, kept whole in one batch: Java's `SnapshotEmitter` batch size, so that
-/// kraftd's snapshots are cut into batches where Java's are.
-pub const RECORDS_PER_APPEND: usize = 1024;
-
-/// How often a long write says how far it got.
-const PROGRESS_EVERY: Duration = Duration::from_secs(5);
-
-/// Why a snapshot job wrote no snapshot.
-#[derive(Debug, thiserror::Error)]
-pub enum SnapshotJobError {
-    /// Writing or sealing failed: a fault (the node must stop) or the writer's refusal.
-    #[error(transparent)]
-    Log(#[from] LogError),
-    #[error("record {index} of snapshot {id} does not encode: {detail}; no snapshot was written (this is a kraftd bug: report it with the log)")]
-    Encode {
-        id: OffsetAndEpoch,
-        index: u64,
-        detail: String,
-    },
-    #[error("the image at offset {offset} holds what its own metadata.version cannot: {first} (and {more} more); Java's snapshot writer refuses such an image too, so snapshot {id} was not written")]
-    Losses {
-        id: OffsetAndEpoch,
-        offset: Offset,
-        first: Loss,
-        more: usize,
-    },
-}
+use crate::raft::{OffsetAndEpoch, SnapshotWriter};
+use crate::server::image_snapshot::{write_image, ImageSnapshotError};
 
 /// A snapshot whose every byte is written and durable, waiting to be frozen.
 #[derive(Debug)]
@@ -58,11 +31,12 @@ pub struct SealedSnapshot {
 #[derive(Debug)]
 pub struct SnapshotOutcome {
     pub id: OffsetAndEpoch,
-    pub result: Result<SealedSnapshot, SnapshotJobError>,
+    pub result: Result<SealedSnapshot, ImageSnapshotError>,
 }
 
 /// Writes `records` (the image at `offset`) into `writer` on a new thread, then sends the
-/// outcome to the raft loop on `events`.
+/// outcome to the raft loop on `events`. If the node stops first, the thread's writer is
+/// dropped when it finishes (removing its `.part` file), or the next start removes the file.
 pub fn spawn(
     writer: SnapshotWriter,
     records: SnapshotRecords,
@@ -73,8 +47,15 @@ pub fn spawn(
     std::thread::Builder::new()
         .name("kraftd-snapshot".into())
         .spawn(move || {
-            let result = write(writer, records, offset);
-            // The loop is gone when the node stops; the dropped writer removes its file.
+            let result = catch_unwind(AssertUnwindSafe(|| write(writer, records, offset)))
+                .unwrap_or_else(|panic| {
+                    let detail = panic
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| panic.downcast_ref::<String>().cloned())
+                        .unwrap_or_else(|| "a panic".into());
+                    Err(ImageSnapshotError::Panicked { id, detail })
+                });
             let _ = events.send(Event::SnapshotWritten(Box::new(SnapshotOutcome {
                 id,
                 result,
@@ -87,7 +68,7 @@ fn write(
     mut writer: SnapshotWriter,
     records: SnapshotRecords,
     offset: Offset,
-) -> Result<SealedSnapshot, SnapshotJobError> {
+) -> Result<SealedSnapshot, ImageSnapshotError> {
     let started = Instant::now();
     write_image(&mut writer, records, offset)?;
     writer.seal()?;
@@ -97,52 +78,4 @@ fn write(
         writer,
         elapsed: started.elapsed(),
     })
-}
-
-/// Encodes the image's records (the image at `offset`) into `writer`, `RECORDS_PER_APPEND` at
-/// a time, saying how far it got every few seconds. An image that holds what its own
-/// metadata.version cannot is refused, as Java's writer refuses it. The node's snapshots and
-/// `metadata-state --write-snapshot` both write through here.
-pub fn write_image(
-    writer: &mut SnapshotWriter,
-    mut records: SnapshotRecords,
-    offset: Offset,
-) -> Result<(), SnapshotJobError> {
-    let started = Instant::now();
-    let id = writer.id();
-    let mut chunk = Vec::with_capacity(RECORDS_PER_APPEND);
-    let mut progress_at = started + PROGRESS_EVERY;
-    loop {
-        chunk.clear();
-        for record in records.by_ref().take(RECORDS_PER_APPEND) {
-            let value = record.encode().map_err(|e| SnapshotJobError::Encode {
-                id,
-                index: writer.record_count() + chunk.len() as u64,
-                detail: e.to_string(),
-            })?;
-            chunk.push(value);
-        }
-        if chunk.is_empty() {
-            break;
-        }
-        writer.append(&chunk)?;
-        if Instant::now() >= progress_at {
-            info!(
-                target: "kraftd::raft",
-                "writing snapshot {id}: {} records, {} bytes so far",
-                writer.record_count(),
-                writer.size_in_bytes()
-            );
-            progress_at += PROGRESS_EVERY;
-        }
-    }
-    match records.losses().first() {
-        Some(first) => Err(SnapshotJobError::Losses {
-            id,
-            offset,
-            first: first.clone(),
-            more: records.losses().len() - 1,
-        }),
-        None => Ok(()),
-    }
 }

@@ -13,12 +13,13 @@ use std::time::Duration;
 use tracing::{info, warn};
 
 use super::event::Event;
-use super::snapshot_job::{self, SnapshotJobError, SnapshotOutcome};
-use crate::controller::{Controller, ReplayError};
+use super::snapshot_job::{self, SnapshotOutcome};
+use crate::controller::{Controller, ReplayError, SnapshotLoad};
 use crate::raft::{
     FatalError, Instant, LogError, Offset, OffsetAndEpoch, QuorumStateStore, Raft, RaftLog,
-    Records, SnapshotError,
+    Records, SnapshotError, SnapshotReader,
 };
+use crate::server::image_snapshot::ImageSnapshotError;
 
 /// Why applying newly committed batches must stop the node.
 #[derive(Debug, thiserror::Error)]
@@ -46,8 +47,9 @@ impl CommitError {
     }
 }
 
-/// Bytes of committed batches replayed per turn of the node loop: a log of a million
-/// partitions is replayed over many turns, and the loop answers its peers in between.
+/// Bytes of committed batches (or of a snapshot being loaded) replayed per turn of the node
+/// loop: a million partitions are replayed over many turns, and the loop answers its peers in
+/// between.
 const REPLAY_BYTES_PER_TURN: u64 = 4 << 20;
 
 /// Where replay stands after a turn.
@@ -55,8 +57,14 @@ const REPLAY_BYTES_PER_TURN: u64 = 4 << 20;
 pub enum Replay {
     /// Every committed batch is replayed.
     CaughtUp,
-    /// More committed batches wait for the next turn.
+    /// More wait for the next turn.
     Behind,
+}
+
+/// A snapshot being loaded into the controller, a few batches per turn.
+struct Loading {
+    reader: SnapshotReader,
+    load: SnapshotLoad,
 }
 
 pub struct SnapshotPolicy {
@@ -64,15 +72,18 @@ pub struct SnapshotPolicy {
     max_interval: Option<Duration>,
     /// Committed batches below this offset have been counted.
     counted_to: Offset,
-    /// Bytes of committed data batches since the last snapshot.
+    /// Bytes of committed data batches since the last snapshot was started.
     bytes_since: u64,
     /// The epoch of the last counted batch (the epoch of a snapshot ending at `counted_to`).
     last_epoch: i32,
     /// The timestamp of the last counted batch (that snapshot's last contained log timestamp).
     last_timestamp: i64,
     last_snapshot_at: Instant,
+    /// The snapshot the controller is loading. Invariant: while it is `Some`, nothing after
+    /// `counted_to` is replayed.
+    loading: Option<Loading>,
     /// The snapshot being written on its thread, and how long the raft loop spent opening it.
-    /// Invariant: at most one at a time.
+    /// Invariant: at most one at a time; the thread always reports back.
     in_flight: Option<(OffsetAndEpoch, Duration)>,
     /// Where a snapshot job reports back.
     events: mpsc::Sender<Event>,
@@ -93,6 +104,7 @@ impl SnapshotPolicy {
             last_epoch: 0,
             last_timestamp: 0,
             last_snapshot_at: now,
+            loading: None,
             in_flight: None,
             events,
         }
@@ -110,7 +122,8 @@ impl SnapshotPolicy {
         if raft.high_watermark().is_none() {
             return Ok(Replay::CaughtUp);
         }
-        if raft.committed_batches(self.counted_to).is_err() {
+        let mut budget = REPLAY_BYTES_PER_TURN;
+        if self.loading.is_none() && raft.committed_batches(self.counted_to).is_err() {
             // The log now starts at a snapshot (ours or the leader's): count from there.
             self.bytes_since = 0;
             match raft.latest_snapshot_reader()? {
@@ -118,31 +131,41 @@ impl SnapshotPolicy {
                     self.counted_to = snapshot.id().offset;
                     self.last_epoch = snapshot.id().epoch;
                     self.last_timestamp = snapshot.last_contained_log_timestamp();
-                    // Streamed: the first unreadable batch ends the records and halts.
-                    let mut unreadable = None;
-                    let records = snapshot
-                        .records()
-                        .map_while(|r| r.map_err(|e| unreadable = Some(e)).ok());
-                    if let Some(c) = controller.as_deref_mut() {
-                        c.load_snapshot(self.counted_to - 1, records)?;
-                    }
-                    if let Some(e) = unreadable {
-                        return Err(e.into());
+                    if controller.is_some() {
+                        let load = SnapshotLoad::new(self.counted_to - 1);
+                        self.loading = Some(Loading {
+                            reader: snapshot,
+                            load,
+                        });
                     }
                 }
                 None => self.counted_to = raft.log().start_offset(),
             }
         }
+        if let (Some(loading), Some(c)) = (self.loading.as_mut(), controller.as_deref_mut()) {
+            while budget > 0 {
+                let Some(batch) = loading.reader.next() else {
+                    let done = self.loading.take().expect("loading");
+                    c.finish_snapshot_load(done.load);
+                    break;
+                };
+                let batch = batch?;
+                budget = budget.saturating_sub(batch.size_in_bytes() as u64);
+                if let Records::Data(values) = &batch.records {
+                    for v in values {
+                        loading.load.replay_value(v)?;
+                    }
+                }
+            }
+            if self.loading.is_some() {
+                return Ok(Replay::Behind);
+            }
+        }
         let Ok(batches) = raft.committed_batches(self.counted_to) else {
             return Ok(Replay::CaughtUp);
         };
-        let mut budget = REPLAY_BYTES_PER_TURN;
         for b in batches {
-            if budget == 0 {
-                return Ok(Replay::Behind);
-            }
             let b = b?;
-            budget = budget.saturating_sub(b.size_in_bytes() as u64);
             if !b.is_control() {
                 self.bytes_since += b.size_in_bytes() as u64;
             }
@@ -156,6 +179,10 @@ impl SnapshotPolicy {
             self.last_epoch = b.epoch;
             self.last_timestamp = b.append_time;
             self.counted_to = b.next_offset();
+            budget = budget.saturating_sub(b.size_in_bytes() as u64);
+            if budget == 0 {
+                return Ok(Replay::Behind);
+            }
         }
         let Some(controller) = controller else {
             // A bare raft node replays nothing, so it has no image to snapshot.
@@ -167,18 +194,20 @@ impl SnapshotPolicy {
                 .max_interval
                 .is_some_and(|i| now >= self.last_snapshot_at + i);
         if (due_bytes || due_time) && self.in_flight.is_none() {
-            self.start(raft, controller)?;
+            self.start(raft, now, controller)?;
         }
         Ok(Replay::CaughtUp)
     }
 
     /// Opens a snapshot of the controller's published image at the last counted batch and
-    /// hands it to a thread of its own.
+    /// hands it to a thread of its own. The count starts over as it is started (as Java's
+    /// generator does when it schedules one), so what commits meanwhile counts for the next.
     fn start<L: RaftLog, S: QuorumStateStore>(
         &mut self,
         raft: &mut Raft<L, S>,
+        now: Instant,
         controller: &Controller,
-    ) -> Result<Option<OffsetAndEpoch>, CommitError> {
+    ) -> Result<(), CommitError> {
         let started = std::time::Instant::now();
         let id = OffsetAndEpoch::new(self.counted_to, self.last_epoch);
         if raft
@@ -187,37 +216,40 @@ impl SnapshotPolicy {
             .is_some_and(|s| s.offset >= id.offset)
         {
             self.bytes_since = 0;
-            return Ok(None);
+            return Ok(());
         }
         let (offset, records) = match controller.snapshot() {
             Ok(snapshot) => snapshot,
             Err(e) => {
                 warn!(target: "kraftd::raft", "could not snapshot the image at {id}: {e}");
                 self.bytes_since = 0;
-                return Ok(None);
+                return Ok(());
             }
         };
         if offset + 1 != id.offset {
             // A metadata transaction is open: the published image is behind the commit point.
             // The snapshot waits for its end, as Java's does.
-            return Ok(None);
+            return Ok(());
         }
         let writer = match raft.snapshot_writer(id, self.last_timestamp) {
             Ok(w) => w,
             Err(SnapshotError::Log(e)) if e.is_fault() => return Err(e.into()),
-            Err(SnapshotError::Halted) => return Ok(None),
+            Err(SnapshotError::Halted) => return Ok(()),
             Err(e) => {
                 warn!(target: "kraftd::raft", "could not create snapshot {id}: {e}");
                 self.bytes_since = 0;
-                return Ok(None);
+                return Ok(());
             }
         };
-        let Err(e) = snapshot_job::spawn(writer, records, offset, self.events.clone()) else {
-            self.in_flight = Some((id, started.elapsed()));
-            return Ok(Some(id));
-        };
-        warn!(target: "kraftd::raft", "could not start a thread to write snapshot {id}: {e}");
-        Ok(None)
+        self.bytes_since = 0;
+        self.last_snapshot_at = now;
+        match snapshot_job::spawn(writer, records, offset, self.events.clone()) {
+            Ok(()) => self.in_flight = Some((id, started.elapsed())),
+            Err(e) => {
+                warn!(target: "kraftd::raft", "could not start a thread to write snapshot {id}: {e}; the next snapshot is tried later")
+            }
+        }
+        Ok(())
     }
 
     /// A snapshot job is done: freezes its sealed snapshot (a rename). A fault while it was
@@ -231,16 +263,17 @@ impl SnapshotPolicy {
         let opening = match self.in_flight.take() {
             Some((id, opening)) if id == outcome.id => opening,
             other => {
+                // One job at a time, so this cannot be; its sealed file is dropped (removed).
+                warn!(target: "kraftd::raft", "snapshot {} was written but {other:?} was expected; it is dropped", outcome.id);
                 self.in_flight = other;
                 return Ok(());
             }
         };
         let sealed = match outcome.result {
             Ok(sealed) => sealed,
-            Err(SnapshotJobError::Log(e)) if e.is_fault() => return Err(e.into()),
+            Err(ImageSnapshotError::Log(e)) if e.is_fault() => return Err(e.into()),
             Err(e) => {
                 warn!(target: "kraftd::raft", "could not create snapshot {}: {e}", outcome.id);
-                self.bytes_since = 0;
                 return Ok(());
             }
         };
@@ -257,8 +290,6 @@ impl SnapshotPolicy {
                     opening.as_micros(),
                     freezing.elapsed().as_micros()
                 );
-                self.bytes_since = 0;
-                self.last_snapshot_at = now;
                 raft.maybe_clean(now);
                 Ok(())
             }
@@ -267,7 +298,6 @@ impl SnapshotPolicy {
             Err(SnapshotError::Halted) => Ok(()),
             Err(e) => {
                 warn!(target: "kraftd::raft", "could not create snapshot {}: {e}", outcome.id);
-                self.bytes_since = 0;
                 Ok(())
             }
         }

@@ -118,3 +118,50 @@ proptest! {
         }
     }
 }
+
+/// Partition ids sort as text in the canonical JSON ("10" before "2"), and names are escaped
+/// the same way streamed: a topic of 12 partitions with quotes, a backslash and non-ASCII in
+/// its name.
+#[test]
+fn the_streamed_json_sorts_partition_ids_as_text_and_escapes_names() {
+    use crate::protocol::codec::Uuid;
+    use crate::protocol::messages::{FeatureLevelRecord, PartitionRecord, TopicRecord};
+    let mut image = MetadataImage::default();
+    let mv: MetadataRecord = FeatureLevelRecord {
+        name: "metadata.version".into(),
+        feature_level: 33,
+        ..Default::default()
+    }
+    .into();
+    image.replay(&mv).unwrap();
+    let topic_id = Uuid([9; 16]);
+    let topic: MetadataRecord = TopicRecord {
+        name: "odd \"name\" \\ é\u{1}".into(),
+        topic_id,
+        ..Default::default()
+    }
+    .into();
+    image.replay(&topic).unwrap();
+    for p in 0..12 {
+        let partition: MetadataRecord = PartitionRecord {
+            partition_id: p,
+            topic_id,
+            replicas: vec![1],
+            isr: vec![1],
+            leader: 1,
+            ..Default::default()
+        }
+        .into();
+        image.replay(&partition).unwrap();
+    }
+    let mut streamed = Vec::new();
+    image.write_json(7, &mut streamed).unwrap();
+    let text = String::from_utf8(streamed).unwrap();
+    assert_eq!(text, image.to_json(7).to_string());
+    let (ten, two) = (text.find("\"10\":").unwrap(), text.find("\"2\":").unwrap());
+    assert!(ten < two, "partition 10 sorts before 2 as text: {text}");
+    assert!(
+        text.contains(r#""name":"odd \"name\" \\ é\u0001""#),
+        "{text}"
+    );
+}
