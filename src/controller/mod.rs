@@ -54,6 +54,9 @@ pub struct OpenTransaction {
 pub struct ControllerState {
     pub image: MetadataImage,
     pub transaction: Option<OpenTransaction>,
+    /// A metadata record has been replayed or loaded (Java's `LogReplayTracker`): a new
+    /// leader writes the activation records only into a log without any.
+    pub has_records: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -91,6 +94,11 @@ impl Controller {
 
     pub fn committed(&self) -> Offset {
         self.committed
+    }
+
+    /// The latest state, including records not yet committed.
+    pub fn latest_state(&self) -> &ControllerState {
+        self.timeline.latest()
     }
 
     pub fn open_transaction(&self) -> Option<OpenTransaction> {
@@ -195,6 +203,7 @@ impl Controller {
                 .replay(other)
                 .map_err(|r| r.at(offset))?,
         }
+        self.timeline.latest_mut().has_records = true;
         self.timeline.advance(offset);
         Ok(())
     }
@@ -288,6 +297,7 @@ impl Controller {
     /// Starts over from a snapshot loaded with [`SnapshotLoad`].
     pub fn finish_snapshot_load(&mut self, load: SnapshotLoad) {
         let state = ControllerState {
+            has_records: load.records > 0,
             image: load.image,
             transaction: None,
         };

@@ -51,16 +51,15 @@ fn config(name: &str, value: Option<&str>) -> MetadataRecord {
     .into()
 }
 
+fn encode(r: &MetadataRecord) -> Vec<u8> {
+    MetadataRecordAndVersion::new(r.clone(), r.info().highest_version)
+        .encode()
+        .unwrap()
+}
+
 fn committed(records: &[MetadataRecord]) -> Controller {
     let mut c = Controller::new();
-    let values: Vec<Vec<u8>> = records
-        .iter()
-        .map(|r| {
-            MetadataRecordAndVersion::new(r.clone(), r.info().highest_version)
-                .encode()
-                .unwrap()
-        })
-        .collect();
+    let values: Vec<Vec<u8>> = records.iter().map(encode).collect();
     c.replay_committed_batch(0, &values).unwrap();
     c.check().unwrap();
     c
@@ -464,4 +463,24 @@ fn a_leaders_abort_that_never_commits_is_reverted_to_the_open_transaction() {
     assert_eq!(c.image(), &inside, "the uncommitted abort is undone");
     assert_eq!(c.open_transaction().map(|t| t.begun_at), Some(1));
     assert_eq!(c.stable_offset(), 0);
+}
+
+/// Java's `LogReplayTracker`: any replayed or loaded record makes the log one a new leader
+/// does not activate; raft's own control batches do not.
+#[test]
+fn a_log_has_records_once_one_is_replayed_or_loaded() {
+    let mut c = Controller::new();
+    c.skip_committed_control_batch(0);
+    assert!(!c.committed_state().has_records);
+    c.replay_committed_batch(1, &[encode(&config("retention.ms", Some("1")))])
+        .unwrap();
+    assert!(c.committed_state().has_records);
+
+    let mut loaded = Controller::new();
+    loaded.load_snapshot(9, Vec::<Vec<u8>>::new()).unwrap();
+    assert!(!loaded.committed_state().has_records);
+    loaded
+        .load_snapshot(9, [encode(&config("retention.ms", Some("1")))])
+        .unwrap();
+    assert!(loaded.committed_state().has_records);
 }

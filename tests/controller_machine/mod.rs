@@ -197,11 +197,7 @@ impl ReplicatedMachine for ControllerMachine {
 
     fn latest_digest(&self) -> u64 {
         let c = &self.controller;
-        let latest = ControllerState {
-            image: c.image().clone(),
-            transaction: c.open_transaction(),
-        };
-        state_digest(c.last_applied(), &latest)
+        state_digest(c.last_applied(), c.latest_state())
     }
 
     fn check(&self) -> Result<(), String> {

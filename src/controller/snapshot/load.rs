@@ -12,6 +12,8 @@ use crate::protocol::records::{MetadataRecordAndVersion, Offset};
 pub struct SnapshotLoad {
     pub(crate) last_offset: Offset,
     pub(crate) image: MetadataImage,
+    /// Records loaded so far.
+    pub(crate) records: u64,
 }
 
 impl SnapshotLoad {
@@ -20,6 +22,7 @@ impl SnapshotLoad {
         SnapshotLoad {
             last_offset,
             image: MetadataImage::default(),
+            records: 0,
         }
     }
 
@@ -28,6 +31,7 @@ impl SnapshotLoad {
     pub fn replay_value(&mut self, value: &[u8]) -> Result<(), ReplayError> {
         let decoded = MetadataRecordAndVersion::decode(value)
             .map_err(|e| Refusal::Undecodable(e).at(self.last_offset))?;
+        self.records += 1;
         self.image
             .replay(&decoded.record)
             .map_err(|r| r.at(self.last_offset))

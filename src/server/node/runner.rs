@@ -518,10 +518,10 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         let Some(min_insync_replicas) = self.settings.activation_min_insync_replicas else {
             return Ok(());
         };
-        match activation::log_has_metadata(&self.raft, start) {
-            Ok(false) => {}
-            Ok(true) => return Ok(()),
-            Err(e) => return Err(self.halt(e)),
+        // Only into a log without metadata records, which the controller has replayed up to here
+        // (a node that replays nothing writes no metadata).
+        if !self.settings.replay_metadata || self.controller.committed_state().has_records {
+            return Ok(());
         }
         let bootstrap = activation::bootstrap_records(self.raft.log()).map_err(|e| self.halt(e))?;
         match crate::controller::activation::activation_records(bootstrap, min_insync_replicas) {
