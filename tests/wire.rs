@@ -68,7 +68,13 @@ impl Kraftd {
             .expect("start kraftd");
         let k = Kraftd { child, port, dir };
         let deadline = Instant::now() + Duration::from_secs(20);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        // A connection to itself (an ephemeral source port equal to the port, which Linux
+        // allows while nothing listens) is not kraftd listening.
+        let listening = || {
+            TcpStream::connect(("127.0.0.1", port))
+                .is_ok_and(|s| s.local_addr().ok() != s.peer_addr().ok())
+        };
+        while !listening() {
             assert!(
                 Instant::now() < deadline,
                 "kraftd did not listen:\n{}",
