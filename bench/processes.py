@@ -65,6 +65,16 @@ def _on_signal(signum, _frame):
     sys.exit(128 + signum)
 
 
+def tail(path, n=30):
+    """The last `n` lines of a child's output file (each cut at 400 characters)."""
+    try:
+        with open(path, "rb") as f:
+            lines = f.read().decode(errors="replace").splitlines()
+    except OSError:
+        return "(no output)"
+    return "\n".join(line[:400] for line in lines[-n:])
+
+
 def install():
     atexit.register(stop_all)
     signal.signal(signal.SIGTERM, _on_signal)

@@ -16,37 +16,22 @@
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 mod controller_machine;
+mod sim_seeds;
 
 use std::sync::{Arc, Mutex};
-use std::time::Instant as WallClock;
 
 use controller_machine::{factory, ControllerTally};
 use kraftd::raft::sim::chaos::{run_seed_on, ChaosBudget, SeedReport};
 use kraftd::raft::sim::state_machine::MachineLog;
 use kraftd::raft::sim::Verbosity;
+use sim_seeds::{env_u64, replay_hint, run_seeds, verbosity};
+
+const TEST: &str = "controller_sim";
 
 /// Seeds in a default run: about 25 s in release on a shared 2-core machine.
 const DEFAULT_SEEDS: u64 = 3000;
 /// Below this many seeds a run may miss a path by chance.
 const SEEDS_THAT_EXERCISE_EVERY_PATH: u64 = 300;
-
-fn env_u64(name: &str) -> Option<u64> {
-    std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
-}
-
-fn verbosity() -> Verbosity {
-    if std::env::var("SIM_VERBOSE").is_ok() {
-        Verbosity::Messages
-    } else {
-        Verbosity::Roles
-    }
-}
-
-fn replay_hint(seed: u64) -> String {
-    format!(
-        "replay with: SIM_SEED={seed} cargo test --release --test controller_sim -- --nocapture"
-    )
-}
 
 /// Runs one seed; its report, what its controllers did, and its transcript.
 fn run_one(
@@ -92,11 +77,7 @@ impl Totals {
         t.snapshot_records_loaded += c.snapshot_records_loaded;
         t.snapshots_taken += c.snapshots_taken;
         t.snapshots_deferred += c.snapshots_deferred;
-        let m = &mut self.machines;
-        m.states_compared += r.machines.states_compared;
-        m.renounces += r.machines.renounces;
-        m.written_ahead += r.machines.written_ahead;
-        m.not_taken_ahead += r.machines.not_taken_ahead;
+        self.machines.add(&r.machines);
         self.seeds_reverting_writes += u64::from(c.renounces_reverting_writes > 0);
         self.seeds_reverting_transactions += u64::from(c.transactions_reverted > 0);
         self.seeds_leaving_transactions_open += u64::from(c.transactions_left_open > 0);
@@ -174,40 +155,25 @@ fn controller_images_are_equal_at_equal_committed_offsets() {
             Ok(r) => println!("seed {seed} ok: {r:?}\n{tally:?}"),
             Err(e) => panic!(
                 "seed {seed} failed: {e}\n{}\n(transcript: {} lines)",
-                replay_hint(seed),
+                replay_hint(TEST, seed),
                 transcript.len()
             ),
         }
         return;
     }
     let seeds = env_u64("SIM_SEEDS").unwrap_or(DEFAULT_SEEDS);
-    let started = WallClock::now();
     let mut totals = Totals::default();
-    let mut failures = Vec::new();
-    for seed in 0..seeds {
-        match run_one(seed, Verbosity::Quiet) {
-            (Ok(r), c, _) => totals.add(&r, &c),
-            (Err(e), ..) => {
-                let first = e.lines().next().unwrap_or("").to_string();
-                failures.push(format!("seed {seed}: {first}\n  {}", replay_hint(seed)));
-                if failures.len() >= 5 {
-                    break;
-                }
-            }
-        }
-    }
-    let secs = started.elapsed().as_secs_f64();
+    let run = run_seeds(TEST, seeds, |seed| {
+        let (report, c, _) = run_one(seed, Verbosity::Quiet);
+        report.map(|r| totals.add(&r, &c))
+    });
     println!(
-        "{seeds} seeds in {secs:.1}s ({:.0} seeds/s): {}",
-        seeds as f64 / secs,
+        "{seeds} seeds in {:.1}s ({:.0} seeds/s): {}",
+        run.secs,
+        seeds as f64 / run.secs,
         totals.report()
     );
-    assert!(
-        failures.is_empty(),
-        "{} failing seed(s):\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    run.assert_passed();
     let missing = totals.missing();
     assert!(
         seeds < SEEDS_THAT_EXERCISE_EVERY_PATH || missing.is_empty(),

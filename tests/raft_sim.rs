@@ -13,29 +13,17 @@
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 use std::collections::BTreeMap;
-use std::time::Instant as WallClock;
 
 use kraftd::log::memory_faults::{FaultKind, StorageOp};
 use kraftd::raft::sim::chaos::{run_seed, run_seed_with_transcript, ChaosBudget, SeedReport};
 use kraftd::raft::sim::faults::FaultLog;
 use kraftd::raft::sim::state_machine::MachineLog;
 use kraftd::raft::sim::Verbosity;
+use sim_seeds::{env_u64, replay_hint, run_seeds, verbosity};
 
-fn env_u64(name: &str) -> Option<u64> {
-    std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
-}
+mod sim_seeds;
 
-fn verbosity() -> Verbosity {
-    if std::env::var("SIM_VERBOSE").is_ok() {
-        Verbosity::Messages
-    } else {
-        Verbosity::Roles
-    }
-}
-
-fn replay_hint(seed: u64) -> String {
-    format!("replay with: SIM_SEED={seed} cargo test --test raft_sim -- --nocapture")
-}
+const TEST: &str = "raft_sim";
 
 fn run_one(seed: u64, verbosity: Verbosity) -> Result<SeedReport, String> {
     run_seed(seed, &ChaosBudget::default(), verbosity)
@@ -122,46 +110,30 @@ fn simulation_seeds_keep_every_invariant_and_converge() {
     if let Some(seed) = env_u64("SIM_SEED") {
         match run_one(seed, verbosity()) {
             Ok(report) => println!("seed {seed} ok: {report:?}"),
-            Err(e) => panic!("seed {seed} failed: {e}\n{}", replay_hint(seed)),
+            Err(e) => panic!("seed {seed} failed: {e}\n{}", replay_hint(TEST, seed)),
         }
         return;
     }
     let seeds = env_u64("SIM_SEEDS").unwrap_or(500);
-    let started = WallClock::now();
-    let mut failures = Vec::new();
     let mut proposed = 0;
     let mut acknowledged = 0;
     let mut tally = FaultTally::default();
     let mut machines = MachineTally::default();
-    for seed in 0..seeds {
-        match run_one(seed, Verbosity::Quiet) {
-            Ok(r) => {
-                proposed += r.proposed;
-                acknowledged += r.acknowledged as u64;
-                tally.add(&r.faults);
-                machines.add(&r.machines);
-            }
-            Err(e) => {
-                let first = e.lines().next().unwrap_or("").to_string();
-                failures.push(format!("seed {seed}: {first}\n  {}", replay_hint(seed)));
-                if failures.len() >= 5 {
-                    break;
-                }
-            }
-        }
-    }
+    let run = run_seeds(TEST, seeds, |seed| {
+        let r = run_one(seed, Verbosity::Quiet)?;
+        proposed += r.proposed;
+        acknowledged += r.acknowledged as u64;
+        tally.add(&r.faults);
+        machines.add(&r.machines);
+        Ok(())
+    });
     println!(
         "{seeds} seeds ({proposed} proposals, {acknowledged} records acknowledged as committed and found in every log) in {:.1}s",
-        started.elapsed().as_secs_f64()
+        run.secs
     );
     println!("{}", tally.report(seeds));
     println!("{}", machines.report());
-    assert!(
-        failures.is_empty(),
-        "{} failing seed(s):\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    run.assert_passed();
     let missing = tally.missing();
     assert!(
         seeds < SEEDS_THAT_INJECT_EVERY_FAULT || missing.is_empty(),
@@ -187,14 +159,7 @@ struct MachineTally {
 
 impl MachineTally {
     fn add(&mut self, m: &MachineLog) {
-        let t = &mut self.total;
-        t.written_ahead += m.written_ahead;
-        t.not_taken_ahead += m.not_taken_ahead;
-        t.renounces += m.renounces;
-        t.renounces_reverting_writes += m.renounces_reverting_writes;
-        t.snapshots_loaded += m.snapshots_loaded;
-        t.snapshots_written += m.snapshots_written;
-        t.states_compared += m.states_compared;
+        self.total.add(m);
         self.seeds_reverting_writes += u64::from(m.renounces_reverting_writes > 0);
         self.seeds_loading_snapshots += u64::from(m.snapshots_loaded > 0);
     }

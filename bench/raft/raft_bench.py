@@ -96,15 +96,6 @@ def random_directory_id():
             return uid
 
 
-def tail(path, n=30):
-    try:
-        with open(path, "rb") as f:
-            lines = f.read().decode(errors="replace").splitlines()
-    except OSError:
-        return "(no output)"
-    return "\n".join(lines[-n:])
-
-
 # ---------------------------------------------------------------------------------------------
 # implementations
 
@@ -265,8 +256,8 @@ def run_one(impl, linger_ms, args):
             for i, proc in enumerate(procs):
                 if proc.poll() is not None:
                     raise BenchError(f"{impl.name} node {i + 1} exited with {proc.returncode} during the run:\n"
-                                     f"{tail(os.path.join(run_dir, f'node{i + 1}.err'))}\n"
-                                     f"{tail(os.path.join(run_dir, f'node{i + 1}.out'), 10)}")
+                                     f"{processes.tail(os.path.join(run_dir, f'node{i + 1}.err'))}\n"
+                                     f"{processes.tail(os.path.join(run_dir, f'node{i + 1}.out'), 10)}")
             for i, st in enumerate(err_states):
                 for line in parse_new_lines(os.path.join(run_dir, f"node{i + 1}.err"), st):
                     # TestRaftServer's generator thread dies on any exception but NotLeaderException
@@ -274,7 +265,7 @@ def run_one(impl, linger_ms, args):
                     # quorum commits); the process stays up, committing nothing. Fail the run instead.
                     if WORKLOAD_DIED.search(line):
                         raise BenchError(f"{impl.name} node {i + 1}: the workload generator died "
-                                         f"(offered load too high?):\n{tail(os.path.join(run_dir, f'node{i + 1}.err'), 15)}")
+                                         f"(offered load too high?):\n{processes.tail(os.path.join(run_dir, f'node{i + 1}.err'), 15)}")
             for i, st in enumerate(states):
                 for line in parse_new_lines(os.path.join(run_dir, f"node{i + 1}.out"), st):
                     m = KAFKA_LINE.search(line)

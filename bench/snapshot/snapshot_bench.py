@@ -139,15 +139,6 @@ def free_port():
     return port
 
 
-def tail(path, n=30):
-    try:
-        with open(path, "rb") as f:
-            lines = f.read().decode(errors="replace").splitlines()
-    except OSError:
-        return "(no output)"
-    return "\n".join(line[:400] for line in lines[-n:])
-
-
 def proc_status(pid, key):
     """A /proc/<pid>/status field in KiB (VmRSS, VmHWM), or None."""
     try:
@@ -542,7 +533,7 @@ def run_one(impl, args, segment):
     try:
         while True:
             if proc.poll() is not None:
-                raise BenchError(f"{impl.name} exited with {proc.returncode}:\n{tail(out_path)}")
+                raise BenchError(f"{impl.name} exited with {proc.returncode}:\n{processes.tail(out_path)}")
             now = time.monotonic()
             if now > deadline:
                 raise BenchError(f"{impl.name}: no measured snapshot within {args['timeout_s']} s "

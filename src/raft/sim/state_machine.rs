@@ -179,6 +179,19 @@ pub struct MachineLog {
     pub states_compared: u64,
 }
 
+impl MachineLog {
+    /// Adds another run's counts (totals of many seeds).
+    pub fn add(&mut self, other: &MachineLog) {
+        self.written_ahead += other.written_ahead;
+        self.not_taken_ahead += other.not_taken_ahead;
+        self.renounces += other.renounces;
+        self.renounces_reverting_writes += other.renounces_reverting_writes;
+        self.snapshots_loaded += other.snapshots_loaded;
+        self.snapshots_written += other.snapshots_written;
+        self.states_compared += other.states_compared;
+    }
+}
+
 /// The node's driver of its machine.
 pub struct SimStateMachine {
     /// The next offset to apply. Invariant: every offset below it is committed and applied.
