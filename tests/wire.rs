@@ -652,6 +652,25 @@ fn raft_request_frame(
         ApiKind::DescribeQuorum => {
             Request::DescribeQuorum(DescribeQuorumRequest { partition_ok: true })
         }
+        ApiKind::AddRaftVoter => Request::AddRaftVoter(AddVoterRequest {
+            cluster_id,
+            timeout_ms: 1000,
+            voter: ReplicaKey::new(9, Some(kraftd::protocol::codec::Uuid::ONE)),
+            listeners: Endpoints::empty(),
+            ack_when_committed: true,
+        }),
+        ApiKind::RemoveRaftVoter => Request::RemoveRaftVoter(RemoveVoterRequest {
+            cluster_id,
+            voter: ReplicaKey::new(9, Some(kraftd::protocol::codec::Uuid::ONE)),
+        }),
+        ApiKind::UpdateRaftVoter => Request::UpdateRaftVoter(UpdateVoterRequest {
+            cluster_id,
+            current_leader_epoch: 0,
+            voter: ReplicaKey::new(9, Some(kraftd::protocol::codec::Uuid::ONE)),
+            listeners: Endpoints::empty(),
+            supported_kraft_version: (0, 1),
+        }),
+        ApiKind::ApiVersions => Request::ApiVersions,
     };
     let body = raft::encode_request_body(&request, at)?;
     encode_request(

@@ -6,6 +6,12 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ErrorCode(pub i16);
 
+impl Default for ErrorCode {
+    fn default() -> Self {
+        ErrorCode::NONE
+    }
+}
+
 macro_rules! error_codes {
     ($($name:ident = $code:expr;)*) => {
         impl ErrorCode {

@@ -138,10 +138,12 @@ impl BatchAccumulator {
     }
 
     /// Closes the open data batch and builds a control batch after it (Kafka's
-    /// `appendControlMessages`); the caller drains everything at once.
-    pub fn append_control(&mut self, now: Instant, records: Vec<ControlRecord>) {
+    /// `appendControlMessages`); the caller drains everything at once. Returns the control
+    /// batch's base offset.
+    pub fn append_control(&mut self, now: Instant, records: Vec<ControlRecord>) -> Offset {
         debug_assert!(!records.is_empty());
         self.complete_open();
+        let base_offset = self.next_offset;
         let batch = Batch {
             base_offset: self.next_offset,
             epoch: self.epoch,
@@ -151,6 +153,7 @@ impl BatchAccumulator {
         };
         self.next_offset = batch.next_offset();
         self.completed.push_back(batch);
+        base_offset
     }
 
     /// When `drain` has something to give: now for completed batches, else the open batch's

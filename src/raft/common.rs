@@ -2,8 +2,9 @@
 //! `validate*Request`, `maybeHandleCommonResponse`, `maybeTransition`), plus the leader's append
 //! path and the high-watermark bookkeeping.
 
+use super::config::SUPPORTED_KRAFT_VERSIONS;
 use super::log::{Batch, RaftLog};
-use super::msg::{CorrelationId, Request, RequestId, Response};
+use super::msg::{ApiVersionsResponse, CorrelationId, Request, RequestId, Response};
 use super::node::{Action, Raft};
 use super::quorum_state::QuorumStateStore;
 use super::role::Role;
@@ -38,6 +39,22 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                 Some(resp) => Response::Fetch(resp),
                 None => return, // parked
             },
+            Request::AddRaftVoter(r) => match self.handle_add_voter_request(now, id, &r) {
+                Some(resp) => Response::AddRaftVoter(resp),
+                None => return, // answered when done
+            },
+            Request::RemoveRaftVoter(r) => match self.handle_remove_voter_request(now, id, &r) {
+                Some(resp) => Response::RemoveRaftVoter(resp),
+                None => return, // answered when committed
+            },
+            Request::UpdateRaftVoter(r) => {
+                Response::UpdateRaftVoter(self.handle_update_voter_request(now, l, &r))
+            }
+            // What the raft layer knows of itself (the front end answers real clients).
+            Request::ApiVersions => Response::ApiVersions(ApiVersionsResponse {
+                error: ErrorCode::NONE,
+                kraft_version: Some(SUPPORTED_KRAFT_VERSIONS),
+            }),
         };
         self.out.push(Action::Respond { id, response });
     }
@@ -63,7 +80,12 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             Response::EndQuorumEpoch(r) => self.handle_end_quorum_epoch_response(now, from, &r),
             Response::Fetch(r) => self.handle_fetch_response(now, from, r),
             Response::FetchSnapshot(r) => self.handle_fetch_snapshot_response(now, from, r),
-            Response::DescribeQuorum(_) => false, // never sent by the core
+            Response::ApiVersions(r) => self.handle_api_versions_response(now, from, &r),
+            Response::UpdateRaftVoter(r) => self.handle_update_voter_response(now, &r),
+            // Never sent by the core.
+            Response::DescribeQuorum(_)
+            | Response::AddRaftVoter(_)
+            | Response::RemoveRaftVoter(_) => false,
         };
         if self.requests.is_expected(from, corr) {
             self.requests.on_response(from, handled, now);
@@ -265,7 +287,11 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             return false;
         }
         let end = self.log.end_offset();
+        let voters_changed = batch.has_voters_record();
         if let Role::Leader(l) = &mut self.role {
+            if voters_changed {
+                l.update_voter_set(self.control.latest_voters());
+            }
             l.update_local_end_offset(end, now);
         }
         self.maybe_update_leader_hw(now);
@@ -279,6 +305,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         if let Some(hw) = l.high_watermark_candidate(self.high_watermark) {
             self.set_high_watermark(hw);
             self.complete_parked_fetches(now, true);
+            self.voter_change_on_high_watermark();
         }
     }
 

@@ -182,9 +182,11 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
     }
 
     pub(super) fn poll_leader(&mut self, now: Instant) {
+        self.expire_voter_change(now);
         let Role::Leader(l) = &self.role else { return };
-        if self.shutdown.is_some() || now >= l.check_quorum_deadline() {
-            // No majority fetched within 1.5x the fetch timeout: step down.
+        // Shutting down, no majority fetched within 1.5x the fetch timeout, or removed from the
+        // committed voter set: step down.
+        if self.shutdown.is_some() || now >= l.check_quorum_deadline() || l.resign_requested {
             let successors = l.successors_by_fetch_offset();
             return self.transition_to_resigned(now, successors);
         }

@@ -82,7 +82,13 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                 }
             }
             Role::Leader(l) => {
-                if !self.is_voter() {
+                // Only a VotersRecord of its own epoch can have removed a leader (it resigns
+                // once that commits).
+                let removed_in_epoch = self
+                    .control
+                    .latest_voters_offset()
+                    .is_some_and(|o| o >= l.epoch_start_offset);
+                if !self.is_voter() && !removed_in_epoch {
                     return Err("leader is not a voter".into());
                 }
                 if l.epoch_start_offset > end || flushed != end {
@@ -91,9 +97,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                         l.epoch_start_offset
                     ));
                 }
-                let own = local_id
-                    .and_then(|id| l.voters.get(&id))
-                    .and_then(|s| s.end_offset);
+                let own = l.local_state().and_then(|s| s.end_offset);
                 if own != Some(end) {
                     return Err(format!(
                         "leader's own progress {own:?} is not its log end offset {end}"

@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use super::accumulator::BatchAccumulator;
 use super::config::{RaftConfig, OBSERVER_SESSION_TIMEOUT};
+use super::reconfig::PendingVoterChange;
 use super::time::Instant;
-use super::types::{Epoch, NodeId, Offset, ReplicaKey, VoterSet};
+use super::types::{Epoch, NodeId, Offset, ReplicaKey, VoterNode, VoterSet};
 
 /// What the leader knows of one replica.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,10 +62,11 @@ pub struct LeaderState {
     pub local: ReplicaKey,
     /// Voters that granted the vote (LeaderChange `GrantingVoters`), the leader included.
     pub granting_voters: BTreeSet<NodeId>,
-    /// Progress of every voter of the voter set at election, the leader included.
-    /// Invariant: contains the leader (static voter sets; no reconfiguration yet).
+    /// Progress of every voter of the latest voter set (uncommitted included). Invariant: holds
+    /// the leader unless a VotersRecord of this epoch removed it (it resigns once that commits).
     pub voters: BTreeMap<NodeId, ReplicaState>,
-    /// Progress of observers (non-voters with an id) that fetched.
+    /// Progress of observers (non-voters with an id) that fetched; the leader itself once
+    /// removed.
     pub observers: BTreeMap<ReplicaKey, ReplicaState>,
     /// Expiry of check-quorum: a majority must fetch within 1.5x the fetch timeout.
     pub check_quorum_deadline: Instant,
@@ -76,6 +78,15 @@ pub struct LeaderState {
     begin_quorum_period: Duration,
     /// Proposals of this epoch not yet in the log (Kafka keeps it in `LeaderState` too).
     pub accumulator: BatchAccumulator,
+    /// The add or remove in progress. Invariant: at most one, and none while another
+    /// VotersRecord is uncommitted (checked before one starts).
+    pub voter_change: Option<PendingVoterChange>,
+    /// A removal of this leader committed: resign at the next poll.
+    pub resign_requested: bool,
+    /// Kraft.version 0: the static voters as UpdateRaftVoter requests report them (directory
+    /// ids, listeners, kraft.version ranges), for an upgrade to kraft.version 1. `None` at
+    /// kraft.version 1.
+    pub upgrade_voters: Option<VoterSet>,
 }
 
 impl LeaderState {
@@ -106,12 +117,76 @@ impl LeaderState {
             begin_quorum_deadline: now,
             begin_quorum_period: fetch_timeout / 2,
             accumulator: BatchAccumulator::new(epoch, epoch_start_offset, cfg.append_limits()),
+            voter_change: None,
+            resign_requested: false,
+            upgrade_voters: None,
         }
+    }
+
+    /// At kraft.version 0, Kafka's `KRaftVersionUpgrade.Voters`: the static voters with this
+    /// leader's own entry as it is (key, listeners, supported range).
+    pub fn seed_upgrade_voters(&mut self, voters: &VoterSet, cfg: &RaftConfig) {
+        let local = self.local;
+        self.upgrade_voters = Some(VoterSet::new(voters.nodes().map(|n| {
+            if n.key.id == local.id {
+                VoterNode {
+                    key: local,
+                    listeners: cfg.listeners.clone(),
+                    supported_kraft_version: super::config::SUPPORTED_KRAFT_VERSIONS,
+                }
+            } else {
+                n.clone()
+            }
+        })));
+    }
+
+    /// The leader's own progress: among the voters, or the observers once removed.
+    pub fn local_state(&self) -> Option<&ReplicaState> {
+        self.voters
+            .get(&self.local.id)
+            .filter(|s| s.key.entry_matches(&self.local))
+            .or_else(|| self.observers.get(&self.local))
+    }
+
+    /// Kafka's `updateVoterAndObserverStates`: the latest voter set was appended. Voters keep
+    /// their progress (an observer becoming a voter brings its own); removed voters become
+    /// observers.
+    pub fn update_voter_set(&mut self, set: &VoterSet) {
+        let mut old = std::mem::take(&mut self.voters);
+        for n in set.nodes() {
+            let mut state = match old.remove(&n.key.id) {
+                Some(s) if n.key.entry_matches(&s.key) || s.key.entry_matches(&n.key) => s,
+                other => {
+                    if let Some(s) = other {
+                        self.observers.entry(s.key).or_insert(s);
+                    }
+                    self.observers
+                        .remove(&n.key)
+                        .unwrap_or_else(|| ReplicaState::new(n.key))
+                }
+            };
+            state.key = n.key;
+            self.voters.insert(n.key.id, state);
+        }
+        for (_, s) in old {
+            self.observers.entry(s.key).or_insert(s);
+        }
+        self.fetched_voters
+            .retain(|id| self.voters.contains_key(id));
     }
 
     /// The leader's own (flushed) end offset changed.
     pub fn update_local_end_offset(&mut self, end: Offset, now: Instant) {
-        if let Some(s) = self.voters.get_mut(&self.local.id) {
+        let local = self.local;
+        let state = match self.voters.get_mut(&local.id) {
+            Some(s) if s.key.entry_matches(&local) => Some(s),
+            _ => Some(
+                self.observers
+                    .entry(local)
+                    .or_insert_with(|| ReplicaState::new(local)),
+            ),
+        };
+        if let Some(s) = state {
             s.end_offset = Some(end);
             s.last_fetch = Some(now);
             s.last_caught_up = Some(now);

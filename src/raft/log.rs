@@ -79,6 +79,12 @@ impl fmt::Debug for Encoded {
 }
 
 impl Batch {
+    /// Does this control batch change the voter set?
+    pub fn has_voters_record(&self) -> bool {
+        matches!(&self.records, Records::Control(r)
+            if r.iter().any(|c| matches!(c, ControlRecord::Voters(_))))
+    }
+
     pub fn record_count(&self) -> usize {
         match &self.records {
             Records::Control(r) => r.len(),

@@ -42,6 +42,7 @@ mod node;
 mod propose;
 mod quorum_epoch;
 pub mod quorum_state;
+pub mod reconfig;
 pub mod requests;
 pub mod role;
 pub mod sim;

@@ -24,6 +24,11 @@ pub enum ApiKind {
     Fetch,
     FetchSnapshot,
     DescribeQuorum,
+    AddRaftVoter,
+    RemoveRaftVoter,
+    UpdateRaftVoter,
+    /// Sent by a leader to a voter being added, for its supported kraft.version range.
+    ApiVersions,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -34,6 +39,10 @@ pub enum Request {
     Fetch(FetchRequest),
     FetchSnapshot(FetchSnapshotRequest),
     DescribeQuorum(DescribeQuorumRequest),
+    AddRaftVoter(AddVoterRequest),
+    RemoveRaftVoter(RemoveVoterRequest),
+    UpdateRaftVoter(UpdateVoterRequest),
+    ApiVersions,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -44,6 +53,10 @@ pub enum Response {
     Fetch(FetchResponse),
     FetchSnapshot(FetchSnapshotResponse),
     DescribeQuorum(DescribeQuorumResponse),
+    AddRaftVoter(VoterChangeResponse),
+    RemoveRaftVoter(VoterChangeResponse),
+    UpdateRaftVoter(UpdateVoterResponse),
+    ApiVersions(ApiVersionsResponse),
 }
 
 impl Request {
@@ -55,6 +68,10 @@ impl Request {
             Request::Fetch(_) => ApiKind::Fetch,
             Request::FetchSnapshot(_) => ApiKind::FetchSnapshot,
             Request::DescribeQuorum(_) => ApiKind::DescribeQuorum,
+            Request::AddRaftVoter(_) => ApiKind::AddRaftVoter,
+            Request::RemoveRaftVoter(_) => ApiKind::RemoveRaftVoter,
+            Request::UpdateRaftVoter(_) => ApiKind::UpdateRaftVoter,
+            Request::ApiVersions => ApiKind::ApiVersions,
         }
     }
 }
@@ -68,6 +85,10 @@ impl Response {
             Response::Fetch(_) => ApiKind::Fetch,
             Response::FetchSnapshot(_) => ApiKind::FetchSnapshot,
             Response::DescribeQuorum(_) => ApiKind::DescribeQuorum,
+            Response::AddRaftVoter(_) => ApiKind::AddRaftVoter,
+            Response::RemoveRaftVoter(_) => ApiKind::RemoveRaftVoter,
+            Response::UpdateRaftVoter(_) => ApiKind::UpdateRaftVoter,
+            Response::ApiVersions(_) => ApiKind::ApiVersions,
         }
     }
 
@@ -98,6 +119,18 @@ impl Response {
             ApiKind::DescribeQuorum => Response::DescribeQuorum(DescribeQuorumResponse {
                 error,
                 ..Default::default()
+            }),
+            ApiKind::AddRaftVoter => Response::AddRaftVoter(VoterChangeResponse::error(error)),
+            ApiKind::RemoveRaftVoter => {
+                Response::RemoveRaftVoter(VoterChangeResponse::error(error))
+            }
+            ApiKind::UpdateRaftVoter => Response::UpdateRaftVoter(UpdateVoterResponse {
+                error,
+                ..Default::default()
+            }),
+            ApiKind::ApiVersions => Response::ApiVersions(ApiVersionsResponse {
+                error,
+                kraft_version: None,
             }),
         }
     }
@@ -348,4 +381,89 @@ pub struct ReplicaDescription {
     pub log_end_offset: Offset,
     pub last_fetch_timestamp: i64,
     pub last_caught_up_timestamp: i64,
+}
+
+/// AddRaftVoter (api key 80), v0-1: an admin client (or an auto-joining observer) asks the
+/// leader to add `voter`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AddVoterRequest {
+    pub cluster_id: Option<String>,
+    /// Not used by the raft layer (Kafka's operation timer is the request timeout).
+    pub timeout_ms: i32,
+    /// Invalid unless the id is >= 0 and the directory id known.
+    pub voter: ReplicaKey,
+    pub listeners: Endpoints,
+    /// v1+ (default true): false answers once the VotersRecord is written, not committed.
+    pub ack_when_committed: bool,
+}
+
+/// RemoveRaftVoter (api key 81), v0.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RemoveVoterRequest {
+    pub cluster_id: Option<String>,
+    pub voter: ReplicaKey,
+}
+
+/// The answer to AddRaftVoter and RemoveRaftVoter (same shape on the wire).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct VoterChangeResponse {
+    pub error: ErrorCode,
+    pub message: Option<String>,
+}
+
+impl VoterChangeResponse {
+    pub fn error(error: ErrorCode) -> Self {
+        VoterChangeResponse {
+            error,
+            message: None,
+        }
+    }
+
+    pub fn with_message(error: ErrorCode, message: impl Into<String>) -> Self {
+        VoterChangeResponse {
+            error,
+            message: Some(message.into()),
+        }
+    }
+}
+
+/// UpdateRaftVoter (api key 82), v0: a voter tells the leader its listeners and supported
+/// kraft.version range.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UpdateVoterRequest {
+    pub cluster_id: Option<String>,
+    pub current_leader_epoch: Epoch,
+    pub voter: ReplicaKey,
+    pub listeners: Endpoints,
+    pub supported_kraft_version: (i16, i16),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct UpdateVoterResponse {
+    pub error: ErrorCode,
+    /// The leader as the answering node knows it (−1 / epoch −1 when unknown).
+    pub leader_id: NodeId,
+    pub leader_epoch: Epoch,
+    /// The leader's address on the listener the request came in on, when known.
+    pub leader_address: Option<HostPort>,
+}
+
+impl Default for UpdateVoterResponse {
+    fn default() -> Self {
+        UpdateVoterResponse {
+            error: ErrorCode::NONE,
+            leader_id: -1,
+            leader_epoch: -1,
+            leader_address: None,
+        }
+    }
+}
+
+/// The part of an ApiVersions answer the raft layer reads: the error and the
+/// `SupportedFeatures` range of `kraft.version` (absent: the node cannot take part in a
+/// dynamic quorum).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiVersionsResponse {
+    pub error: ErrorCode,
+    pub kraft_version: Option<(i16, i16)>,
 }

@@ -389,6 +389,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             .min()
             .unwrap_or(Instant::NEVER);
         role.min(parked)
+            .min(self.voter_change_deadline())
             .min(self.requests.next_change(now))
             .max(now)
     }
@@ -474,6 +475,16 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
     }
     pub fn kraft_version(&self) -> i16 {
         self.control.kraft_version()
+    }
+    /// The voter set in force at `offset` (uncommitted VotersRecords take effect when appended).
+    pub fn voters_at(&self, offset: Offset) -> &VoterSet {
+        self.control.voters_at(offset)
+    }
+    /// VotersRecords in the log at or after the largest HW this node has known: the voter sets
+    /// not known to be committed (`None` before it knows any HW).
+    pub fn uncommitted_voter_sets(&self) -> Option<usize> {
+        let hw = self.high_watermark.or(self.reported_hw)?;
+        Some(self.control.voter_sets_from(hw))
     }
     pub fn fatal_error(&self) -> Option<&FatalError> {
         self.fatal.as_ref()

@@ -39,11 +39,12 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             // A new leader does not keep the HW it knew: it must re-establish it in its epoch.
             self.high_watermark = None;
         }
-        self.role = new;
+        let mut old = std::mem::replace(&mut self.role, new);
         self.transitions += 1;
         self.requests.reset_all();
         if was_leader && !matches!(self.role, Role::Leader(_)) {
             self.fail_parked_fetches(now, ErrorCode::NOT_LEADER_OR_FOLLOWER);
+            self.abandon_voter_change(&mut old);
         }
         self.out.push(Action::RoleChanged {
             epoch: self.role.epoch(),
@@ -225,7 +226,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         let epoch = self.epoch();
         let start = self.log.end_offset();
         let voters = self.voters().clone();
-        let leader = LeaderState::new(
+        let mut leader = LeaderState::new(
             epoch,
             start,
             local,
@@ -234,6 +235,9 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             now,
             &self.cfg,
         );
+        if self.control.kraft_version() == 0 {
+            leader.seed_upgrade_voters(&voters, &self.cfg);
+        }
         self.transition(now, Role::Leader(Box::new(leader)), true);
 
         // LeaderChangeMessage v0 (no directory ids), then KRaftVersion + Voters when the
@@ -257,7 +261,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             let me = VoterNode {
                 key: local,
                 listeners: self.cfg.listeners.clone(),
-                supported_kraft_version: (0, 1),
+                supported_kraft_version: super::config::SUPPORTED_KRAFT_VERSIONS,
             };
             let from_bootstrap = self.control.latest_voters_offset() == Some(-1);
             if from_bootstrap || voters.node(local.id) != Some(&me) {

@@ -50,6 +50,14 @@ impl ControlState {
             .map_or(&self.static_voters, |(_, v)| v)
     }
 
+    /// How many voter sets were recorded at or after `offset` (uncommitted ones, given the HW).
+    pub fn voter_sets_from(&self, offset: Offset) -> usize {
+        self.voter_history
+            .iter()
+            .filter(|(o, _)| *o >= offset)
+            .count()
+    }
+
     /// The kraft.version in force now (0 when never recorded).
     pub fn kraft_version(&self) -> i16 {
         self.kraft_history.last().map_or(0, |(_, v)| *v)

@@ -14,6 +14,7 @@ pub mod quorum_epoch;
 pub mod records;
 pub mod snapshot;
 pub mod vote;
+pub mod voters;
 
 #[cfg(test)]
 mod tests;
@@ -46,6 +47,10 @@ pub enum WireRequest {
     Fetch(wire::fetch_request::FetchRequest),
     FetchSnapshot(wire::fetch_snapshot_request::FetchSnapshotRequest),
     DescribeQuorum(wire::DescribeQuorumRequest),
+    AddRaftVoter(wire::AddRaftVoterRequest),
+    RemoveRaftVoter(wire::RemoveRaftVoterRequest),
+    UpdateRaftVoter(wire::UpdateRaftVoterRequest),
+    ApiVersions(wire::ApiVersionsRequest),
 }
 
 /// A raft response as Kafka's generated types.
@@ -57,6 +62,10 @@ pub enum WireResponse {
     Fetch(wire::fetch_response::FetchResponse),
     FetchSnapshot(wire::fetch_snapshot_response::FetchSnapshotResponse),
     DescribeQuorum(wire::DescribeQuorumResponse),
+    AddRaftVoter(wire::AddRaftVoterResponse),
+    RemoveRaftVoter(wire::RemoveRaftVoterResponse),
+    UpdateRaftVoter(wire::UpdateRaftVoterResponse),
+    ApiVersions(wire::ApiVersionsResponse),
 }
 
 pub fn request_to_wire(r: &Request, version: i16) -> Result<WireRequest, ConvertError> {
@@ -73,6 +82,16 @@ pub fn request_to_wire(r: &Request, version: i16) -> Result<WireRequest, Convert
             WireRequest::FetchSnapshot(fetch_snapshot::request_to_wire(f, version))
         }
         Request::DescribeQuorum(d) => WireRequest::DescribeQuorum(describe::request_to_wire(d)),
+        Request::AddRaftVoter(a) => {
+            WireRequest::AddRaftVoter(voters::add_request_to_wire(a, version))
+        }
+        Request::RemoveRaftVoter(r) => {
+            WireRequest::RemoveRaftVoter(voters::remove_request_to_wire(r))
+        }
+        Request::UpdateRaftVoter(u) => {
+            WireRequest::UpdateRaftVoter(voters::update_request_to_wire(u))
+        }
+        Request::ApiVersions => WireRequest::ApiVersions(voters::api_versions_request_to_wire()),
     })
 }
 
@@ -90,6 +109,14 @@ pub fn request_from_wire(w: &WireRequest) -> Request {
             Request::FetchSnapshot(fetch_snapshot::request_from_wire(f))
         }
         WireRequest::DescribeQuorum(d) => Request::DescribeQuorum(describe::request_from_wire(d)),
+        WireRequest::AddRaftVoter(a) => Request::AddRaftVoter(voters::add_request_from_wire(a)),
+        WireRequest::RemoveRaftVoter(r) => {
+            Request::RemoveRaftVoter(voters::remove_request_from_wire(r))
+        }
+        WireRequest::UpdateRaftVoter(u) => {
+            Request::UpdateRaftVoter(voters::update_request_from_wire(u))
+        }
+        WireRequest::ApiVersions(_) => Request::ApiVersions,
     }
 }
 
@@ -109,6 +136,16 @@ pub fn response_to_wire(r: &Response, version: i16) -> Result<WireResponse, Conv
         Response::DescribeQuorum(d) => {
             WireResponse::DescribeQuorum(describe::response_to_wire(d, version))
         }
+        Response::AddRaftVoter(a) => WireResponse::AddRaftVoter(voters::add_response_to_wire(a)),
+        Response::RemoveRaftVoter(r) => {
+            WireResponse::RemoveRaftVoter(voters::remove_response_to_wire(r))
+        }
+        Response::UpdateRaftVoter(u) => {
+            WireResponse::UpdateRaftVoter(voters::update_response_to_wire(u))
+        }
+        Response::ApiVersions(a) => {
+            WireResponse::ApiVersions(voters::api_versions_response_to_wire(a))
+        }
     })
 }
 
@@ -127,6 +164,16 @@ pub fn response_from_wire(w: &WireResponse) -> Result<Response, ConvertError> {
         }
         WireResponse::DescribeQuorum(d) => {
             Response::DescribeQuorum(describe::response_from_wire(d))
+        }
+        WireResponse::AddRaftVoter(a) => Response::AddRaftVoter(voters::add_response_from_wire(a)),
+        WireResponse::RemoveRaftVoter(r) => {
+            Response::RemoveRaftVoter(voters::remove_response_from_wire(r))
+        }
+        WireResponse::UpdateRaftVoter(u) => {
+            Response::UpdateRaftVoter(voters::update_response_from_wire(u))
+        }
+        WireResponse::ApiVersions(a) => {
+            Response::ApiVersions(voters::api_versions_response_from_wire(a))
         }
     })
 }

@@ -21,6 +21,10 @@ fn bytes_round_trip_request(w: &WireRequest, v: i16) -> WireRequest {
         WireRequest::Fetch(m) => WireRequest::Fetch(rt(m, v)),
         WireRequest::FetchSnapshot(m) => WireRequest::FetchSnapshot(rt(m, v)),
         WireRequest::DescribeQuorum(m) => WireRequest::DescribeQuorum(rt(m, v)),
+        WireRequest::AddRaftVoter(m) => WireRequest::AddRaftVoter(rt(m, v)),
+        WireRequest::RemoveRaftVoter(m) => WireRequest::RemoveRaftVoter(rt(m, v)),
+        WireRequest::UpdateRaftVoter(m) => WireRequest::UpdateRaftVoter(rt(m, v)),
+        WireRequest::ApiVersions(m) => WireRequest::ApiVersions(rt(m, v)),
     }
 }
 
@@ -35,6 +39,10 @@ fn bytes_round_trip_response(w: &WireResponse, v: i16) -> WireResponse {
         WireResponse::Fetch(m) => WireResponse::Fetch(rt(m, v)),
         WireResponse::FetchSnapshot(m) => WireResponse::FetchSnapshot(rt(m, v)),
         WireResponse::DescribeQuorum(m) => WireResponse::DescribeQuorum(rt(m, v)),
+        WireResponse::AddRaftVoter(m) => WireResponse::AddRaftVoter(rt(m, v)),
+        WireResponse::RemoveRaftVoter(m) => WireResponse::RemoveRaftVoter(rt(m, v)),
+        WireResponse::UpdateRaftVoter(m) => WireResponse::UpdateRaftVoter(rt(m, v)),
+        WireResponse::ApiVersions(m) => WireResponse::ApiVersions(rt(m, v)),
     }
 }
 

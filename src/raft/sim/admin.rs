@@ -14,10 +14,10 @@ impl Cluster {
         let now = self.now;
         let rid = RequestId(self.next_request_id);
         self.next_request_id += 1;
-        let voters = self.opts.voters;
         let Some(raft) = self.nodes.get_mut(&id).and_then(|n| n.raft.as_mut()) else {
             return Ok(());
         };
+        let voters = raft.voters().len();
         let request = Request::DescribeQuorum(DescribeQuorumRequest { partition_ok: true });
         let actions = raft.step(
             now,
@@ -81,5 +81,85 @@ impl Cluster {
         }
         self.crash(id);
         Ok(())
+    }
+}
+
+/// The requester id of operator requests (never a node id: those start at 1).
+pub const ADMIN: NodeId = 0;
+
+impl Cluster {
+    /// An operator's `kafka-metadata-quorum add-controller` (AddRaftVoter) or
+    /// `remove-controller` (RemoveRaftVoter) for node `target`, sent to the leader. The answer
+    /// shows in the transcript when the leader gives it.
+    pub fn change_voter(
+        &mut self,
+        target: NodeId,
+        add: bool,
+        ack_when_committed: bool,
+    ) -> Result<(), String> {
+        use crate::raft::msg::{AddVoterRequest, RemoveVoterRequest, Request};
+        use crate::raft::types::{Endpoints, ReplicaKey};
+        let Some(leader) = self.leader() else {
+            self.emit(Verbosity::Roles, "admin: no leader to ask".into());
+            return Ok(());
+        };
+        let voter = ReplicaKey::new(target, Some(super::directory_id(target)));
+        let request = if add {
+            Request::AddRaftVoter(AddVoterRequest {
+                cluster_id: Some(super::CLUSTER_ID.to_string()),
+                timeout_ms: 30_000,
+                voter,
+                listeners: Endpoints::single("CONTROLLER", super::address(target)),
+                ack_when_committed,
+            })
+        } else {
+            Request::RemoveRaftVoter(RemoveVoterRequest {
+                cluster_id: Some(super::CLUSTER_ID.to_string()),
+                voter,
+            })
+        };
+        self.emit(
+            Verbosity::Roles,
+            format!("admin -> n{leader}: {}", super::trace::request(&request)),
+        );
+        let rid = RequestId(self.next_request_id);
+        self.next_request_id += 1;
+        let now = self.now;
+        let node = self.nodes.get_mut(&leader).expect("the leader is a node");
+        node.pending.insert(rid, (ADMIN, leader, 0));
+        let raft = node.raft.as_mut().expect("the leader is up");
+        let actions = raft.step(
+            now,
+            Input::Request {
+                id: rid,
+                listener: None,
+                request,
+            },
+        );
+        self.after_step(leader, actions)
+    }
+}
+
+/// The operator's voter changes and how they ended, by error name (`NONE`: done).
+#[derive(Debug, Default, Clone)]
+pub struct VoterChangeLog {
+    pub outcomes: std::collections::BTreeMap<&'static str, u64>,
+}
+
+impl Cluster {
+    /// A node answered an operator's request.
+    pub(super) fn admin_answer(&mut self, from: NodeId, response: &crate::raft::msg::Response) {
+        use crate::raft::msg::Response;
+        let error = match response {
+            Response::AddRaftVoter(r) | Response::RemoveRaftVoter(r) => Some(r.error),
+            _ => None,
+        };
+        if let Some(e) = error {
+            *self.voter_changes.outcomes.entry(e.name()).or_default() += 1;
+        }
+        self.emit(
+            Verbosity::Roles,
+            format!("admin <- n{from}: {}", super::trace::response(response)),
+        );
     }
 }

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use crate::raft::log::{Batch, RaftLog, ValidOffsetAndEpoch};
 use crate::raft::mem_log::MemLog;
 use crate::raft::quorum_state::{MemQuorumStateStore, QuorumStateStore};
-use crate::raft::types::{Epoch, NodeId, Offset, OffsetAndEpoch};
+use crate::raft::types::{Epoch, NodeId, Offset, OffsetAndEpoch, ReplicaKey, VoterSet};
 
 /// FNV-1a.
 pub fn digest(bytes: &[u8], mut h: u64) -> u64 {
@@ -30,12 +30,19 @@ fn batch_digest(b: &Batch) -> u64 {
 /// One node's state as the checker sees it (live or down).
 pub struct NodeView<'a> {
     pub id: NodeId,
+    pub directory_id: Option<crate::protocol::codec::Uuid>,
+    /// A voter of the voter set every node agrees on at the latest commit.
     pub is_voter: bool,
     pub log: &'a MemLog,
     pub store: &'a MemQuorumStateStore,
     /// Live nodes: their HW and whether they are the leader.
     pub high_watermark: Option<Offset>,
     pub leader_epoch: Option<Epoch>,
+    /// Live leaders: the voter set in force at the last committed offset (`HW - 1`), which a
+    /// majority of must hold the HW.
+    pub committing_voters: Option<VoterSet>,
+    /// Live nodes: VotersRecords not known to be committed (AtMostOneUncommittedVoterSet).
+    pub uncommitted_voter_sets: Option<usize>,
 }
 
 #[derive(Debug, Default)]
@@ -62,6 +69,12 @@ impl Checker {
             self.check_election_state(n)?;
             self.check_log(n)?;
             self.check_committed(n)?;
+            if let Some(count) = n.uncommitted_voter_sets.filter(|c| *c > 1) {
+                return Err(format!(
+                    "AtMostOneUncommittedVoterSet: n{} has {count} voter sets past its high watermark",
+                    n.id
+                ));
+            }
         }
         self.check_leader_hw(nodes)?;
         self.check_majority_has_hw(nodes)
@@ -232,11 +245,19 @@ impl Checker {
     }
 
     /// MajorityReachedHighWatermark: a majority of voters hold the leader's HW durably.
+    /// With voter changes, the voters are those in force at the leader's last committed offset
+    /// (consecutive voter sets differ by one voter, so a majority of either holds the HW).
     fn check_majority_has_hw(&self, nodes: &[NodeView<'_>]) -> Result<(), String> {
-        let voters: Vec<&NodeView<'_>> = nodes.iter().filter(|n| n.is_voter).collect();
         for leader in nodes.iter().filter(|n| n.leader_epoch.is_some()) {
             let Some(hw) = leader.high_watermark else {
                 continue;
+            };
+            let voters: Vec<&NodeView<'_>> = match &leader.committing_voters {
+                Some(set) => nodes
+                    .iter()
+                    .filter(|n| set.is_voter(&ReplicaKey::new(n.id, n.directory_id)))
+                    .collect(),
+                None => nodes.iter().filter(|n| n.is_voter).collect(),
             };
             let holding = voters
                 .iter()

@@ -321,7 +321,10 @@ impl Cluster {
             }
             Action::Respond { id: rid, response } => {
                 let node = self.nodes.get_mut(&id).expect("node");
-                if let Some((requester, via, corr)) = node.pending.remove(&rid) {
+                let pending = node.pending.remove(&rid);
+                if let Some((super::admin::ADMIN, _, _)) = pending {
+                    self.admin_answer(id, &response);
+                } else if let Some((requester, via, corr)) = pending {
                     let response = match self.opts.wire.as_ref() {
                         Some(w) => w.pass_response(&response)?,
                         None => response,
@@ -385,15 +388,33 @@ impl Cluster {
     }
 
     fn views(nodes: &BTreeMap<NodeId, SimNode>) -> Vec<NodeView<'_>> {
+        // The voters: those of the newest leader's set at its last committed offset, or the
+        // initial ones before any leader committed.
+        let reference = nodes
+            .values()
+            .filter_map(|n| n.raft.as_ref())
+            .filter(|r| r.is_leader())
+            .max_by_key(|r| r.epoch())
+            .and_then(|r| r.high_watermark().map(|hw| r.voters_at(hw - 1).clone()));
         nodes
             .values()
-            .map(|n| NodeView {
-                id: n.id,
-                is_voter: n.is_voter,
-                log: n.log(),
-                store: n.store(),
-                high_watermark: n.raft.as_ref().and_then(|r| r.high_watermark()),
-                leader_epoch: n.raft.as_ref().filter(|r| r.is_leader()).map(|r| r.epoch()),
+            .map(|n| {
+                let directory_id = Some(super::directory_id(n.id));
+                let key = crate::raft::types::ReplicaKey::new(n.id, directory_id);
+                let raft = n.raft.as_ref();
+                NodeView {
+                    id: n.id,
+                    directory_id,
+                    is_voter: reference.as_ref().map_or(n.is_voter, |v| v.is_voter(&key)),
+                    log: n.log(),
+                    store: n.store(),
+                    high_watermark: raft.and_then(|r| r.high_watermark()),
+                    leader_epoch: raft.filter(|r| r.is_leader()).map(|r| r.epoch()),
+                    committing_voters: raft
+                        .filter(|r| r.is_leader())
+                        .and_then(|r| r.high_watermark().map(|hw| r.voters_at(hw - 1).clone())),
+                    uncommitted_voter_sets: raft.and_then(|r| r.uncommitted_voter_sets()),
+                }
             })
             .collect()
     }

@@ -121,7 +121,8 @@ pub struct SimNode {
     /// The durable state of a crashed node.
     down: Option<(MemLog, MemQuorumStateStore)>,
     pub sm: SimStateMachine,
-    /// Inbound requests awaiting a reply: id -> (requester, id it addressed, correlation id).
+    /// Inbound requests awaiting a reply: id -> (requester, id it addressed, correlation id);
+    /// the requester is `admin::ADMIN` for an operator's request.
     pending: BTreeMap<RequestId, (NodeId, NodeId, CorrelationId)>,
     last_role: String,
     pub restarts: u64,
@@ -174,7 +175,12 @@ pub struct Cluster {
     pub proposed: u64,
     /// What the replicated machines did.
     pub machines: MachineLog,
+    /// The operator's voter changes.
+    pub voter_changes: admin::VoterChangeLog,
 }
+
+/// The simulated cluster's `cluster.id`.
+pub const CLUSTER_ID: &str = "sim-cluster-id";
 
 pub fn address(id: NodeId) -> HostPort {
     HostPort::new(format!("node{id}"), 9000 + id as u16)
@@ -204,6 +210,7 @@ impl Cluster {
             faults: FaultLog::default(),
             proposed: 0,
             machines: MachineLog::default(),
+            voter_changes: admin::VoterChangeLog::default(),
             opts,
         };
         let total = c.opts.voters + c.opts.observers;
@@ -252,7 +259,7 @@ impl Cluster {
 
     fn node_config(&self, id: NodeId, restarts: u64) -> RaftConfig {
         let o = &self.opts;
-        let mut c = RaftConfig::new(Some(id), directory_id(id), "sim-cluster-id");
+        let mut c = RaftConfig::new(Some(id), directory_id(id), CLUSTER_ID);
         c.listeners = Endpoints::single("CONTROLLER", address(id));
         let voters: Vec<(NodeId, HostPort)> =
             (1..=o.voters as NodeId).map(|v| (v, address(v))).collect();

@@ -11,6 +11,11 @@ fn err(e: ErrorCode) -> String {
     }
 }
 
+/// Voter-change answers name their outcome, success included.
+fn err_or_none(e: ErrorCode) -> String {
+    format!(" {}", e.name())
+}
+
 pub fn request(r: &Request) -> String {
     match r {
         Request::Vote(v) => format!(
@@ -44,6 +49,24 @@ pub fn request(r: &Request) -> String {
             )
         }
         Request::DescribeQuorum(_) => "DescribeQuorum".into(),
+        Request::AddRaftVoter(a) => format!(
+            "AddRaftVoter {}{}",
+            a.voter,
+            if a.ack_when_committed {
+                ""
+            } else {
+                " ack=written"
+            }
+        ),
+        Request::RemoveRaftVoter(r) => format!("RemoveRaftVoter {}", r.voter),
+        Request::UpdateRaftVoter(u) => format!(
+            "UpdateRaftVoter e{} {} kraft={}..={}",
+            u.current_leader_epoch,
+            u.voter,
+            u.supported_kraft_version.0,
+            u.supported_kraft_version.1
+        ),
+        Request::ApiVersions => "ApiVersions".into(),
     }
 }
 
@@ -109,6 +132,21 @@ pub fn response(r: &Response) -> String {
             err(d.partition_error),
             d.leader_id,
             d.high_watermark
+        ),
+        Response::AddRaftVoter(a) => format!("AddRaftVoterResponse{}", err_or_none(a.error)),
+        Response::RemoveRaftVoter(r) => {
+            format!("RemoveRaftVoterResponse{}", err_or_none(r.error))
+        }
+        Response::UpdateRaftVoter(u) => format!(
+            "UpdateRaftVoterResponse{} e{} leader={}",
+            err_or_none(u.error),
+            u.leader_epoch,
+            u.leader_id
+        ),
+        Response::ApiVersions(a) => format!(
+            "ApiVersionsResponse{} kraft={:?}",
+            err(a.error),
+            a.kraft_version
         ),
     }
 }

@@ -40,6 +40,10 @@ impl WireVersions {
             ApiKind::Fetch => self.fetch,
             ApiKind::FetchSnapshot => self.fetch_snapshot,
             ApiKind::DescribeQuorum => self.describe_quorum,
+            // The highest a Kafka 4.4 controller serves; every simulated peer speaks them.
+            ApiKind::AddRaftVoter => 1,
+            ApiKind::RemoveRaftVoter | ApiKind::UpdateRaftVoter => 0,
+            ApiKind::ApiVersions => 3,
         }
     }
 
@@ -58,6 +62,10 @@ impl WireVersions {
             WireRequest::Fetch(m) => WireRequest::Fetch(rt(&m, v)),
             WireRequest::FetchSnapshot(m) => WireRequest::FetchSnapshot(rt(&m, v)),
             WireRequest::DescribeQuorum(m) => WireRequest::DescribeQuorum(rt(&m, v)),
+            WireRequest::AddRaftVoter(m) => WireRequest::AddRaftVoter(rt(&m, v)),
+            WireRequest::RemoveRaftVoter(m) => WireRequest::RemoveRaftVoter(rt(&m, v)),
+            WireRequest::UpdateRaftVoter(m) => WireRequest::UpdateRaftVoter(rt(&m, v)),
+            WireRequest::ApiVersions(m) => WireRequest::ApiVersions(rt(&m, v)),
         };
         Ok(convert::request_from_wire(&w))
     }
@@ -74,6 +82,10 @@ impl WireVersions {
             WireResponse::Fetch(m) => WireResponse::Fetch(rt(&m, v)),
             WireResponse::FetchSnapshot(m) => WireResponse::FetchSnapshot(rt(&m, v)),
             WireResponse::DescribeQuorum(m) => WireResponse::DescribeQuorum(rt(&m, v)),
+            WireResponse::AddRaftVoter(m) => WireResponse::AddRaftVoter(rt(&m, v)),
+            WireResponse::RemoveRaftVoter(m) => WireResponse::RemoveRaftVoter(rt(&m, v)),
+            WireResponse::UpdateRaftVoter(m) => WireResponse::UpdateRaftVoter(rt(&m, v)),
+            WireResponse::ApiVersions(m) => WireResponse::ApiVersions(rt(&m, v)),
         };
         convert::response_from_wire(&w).map_err(|e| format!("response {r:?} does not decode: {e}"))
     }

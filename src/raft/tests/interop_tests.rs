@@ -44,6 +44,9 @@ fn errors(r: &Response) -> [ErrorCode; 2] {
         Response::Fetch(f) => [f.error, f.partition_error],
         Response::FetchSnapshot(s) => [s.error, s.partition_error],
         Response::DescribeQuorum(d) => [d.error, d.partition_error],
+        Response::AddRaftVoter(v) | Response::RemoveRaftVoter(v) => [v.error, ErrorCode::NONE],
+        Response::UpdateRaftVoter(u) => [u.error, ErrorCode::NONE],
+        Response::ApiVersions(a) => [a.error, ErrorCode::NONE],
     }
 }
 
@@ -58,7 +61,13 @@ fn named_leader(r: &Response) -> Option<(NodeId, Epoch, Option<HostPort>)> {
         Response::FetchSnapshot(s) => {
             Some((s.leader_id, s.leader_epoch, s.leader_endpoint.clone()))
         }
-        Response::DescribeQuorum(_) => None,
+        Response::UpdateRaftVoter(u) => {
+            Some((u.leader_id, u.leader_epoch, u.leader_address.clone()))
+        }
+        Response::DescribeQuorum(_)
+        | Response::AddRaftVoter(_)
+        | Response::RemoveRaftVoter(_)
+        | Response::ApiVersions(_) => None,
     }
 }
 

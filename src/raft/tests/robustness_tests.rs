@@ -175,6 +175,18 @@ fn random_response(rng: &mut Rng, api: ApiKind) -> Response {
             leader_endpoint,
         }),
         ApiKind::DescribeQuorum => Response::DescribeQuorum(DescribeQuorumResponse::default()),
+        ApiKind::AddRaftVoter => Response::AddRaftVoter(VoterChangeResponse::error(error)),
+        ApiKind::RemoveRaftVoter => Response::RemoveRaftVoter(VoterChangeResponse::error(error)),
+        ApiKind::UpdateRaftVoter => Response::UpdateRaftVoter(UpdateVoterResponse {
+            error,
+            leader_id,
+            leader_epoch,
+            leader_address: leader_endpoint,
+        }),
+        ApiKind::ApiVersions => Response::ApiVersions(ApiVersionsResponse {
+            error,
+            kraft_version: pick(rng, &[None, Some((0, 0)), Some((0, 1))]),
+        }),
     }
 }
 

@@ -22,9 +22,9 @@ pub fn supported_features() -> Vec<FeatureRange> {
         },
         // 0: static voters; 1: voters in the log (KIP-853).
         FeatureRange {
-            name: "kraft.version",
-            min: 0,
-            max: 1,
+            name: crate::protocol::features::KRAFT_VERSION,
+            min: crate::raft::config::SUPPORTED_KRAFT_VERSIONS.0,
+            max: crate::raft::config::SUPPORTED_KRAFT_VERSIONS.1,
         },
         // The broker-side features a Kafka 4.4 controller accepts as finalized levels; a
         // controller registration must cover every finalized one.

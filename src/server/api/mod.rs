@@ -33,13 +33,7 @@ pub struct ServedApi {
 /// api-key order. ApiVersions advertises these and `not_controller::CONTROLLER_APIS`.
 pub const SERVED_APIS: &[ServedApi] = &[
     raft::served(ApiKind::Fetch),
-    // v5 (Kafka 4.3+) is answered with the v0 UNSUPPORTED_VERSION fallback; clients retry at v4.
-    ServedApi {
-        key: messages::ApiVersionsRequest::API_KEY,
-        name: "ApiVersions",
-        min_version: 0,
-        max_version: 4,
-    },
+    raft::served(ApiKind::ApiVersions),
     raft::served(ApiKind::Vote),
     raft::served(ApiKind::BeginQuorumEpoch),
     raft::served(ApiKind::EndQuorumEpoch),
@@ -63,12 +57,9 @@ pub const SERVED_APIS: &[ServedApi] = &[
         min_version: 0,
         max_version: 0,
     },
-    ServedApi {
-        key: messages::UpdateRaftVoterRequest::API_KEY,
-        name: "UpdateRaftVoter",
-        min_version: 0,
-        max_version: 0,
-    },
+    raft::served(ApiKind::AddRaftVoter),
+    raft::served(ApiKind::RemoveRaftVoter),
+    raft::served(ApiKind::UpdateRaftVoter),
 ];
 
 /// Every API kraftd answers, in api-key order: what ApiVersions advertises.
@@ -136,14 +127,11 @@ pub struct NodeCall {
 pub enum NodeRequest {
     /// `ControllerRegistration` (key 70), answered once its record is committed.
     Register(crate::protocol::messages::ControllerRegistrationRequest),
-    /// `UpdateRaftVoter` (key 82), which Kafka 4.x followers send to the leader.
-    UpdateVoter(crate::protocol::messages::UpdateRaftVoterRequest),
 }
 
 #[derive(Debug, PartialEq)]
 pub enum NodeResponse {
     Register(crate::protocol::messages::ControllerRegistrationResponse),
-    UpdateVoter(crate::protocol::messages::UpdateRaftVoterResponse),
 }
 
 impl NodeResponse {
@@ -151,7 +139,6 @@ impl NodeResponse {
     pub fn frame(&self, key: i16, v: i16, corr: i32) -> Outcome {
         let encoded = match self {
             NodeResponse::Register(r) => frame::encode_response(key, v, corr, r, v),
-            NodeResponse::UpdateVoter(r) => frame::encode_response(key, v, corr, r, v),
         };
         match encoded {
             Ok(bytes) => Outcome::Respond(bytes),
@@ -373,16 +360,6 @@ pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
                     })
                 },
             )
-        }
-        messages::UpdateRaftVoterRequest::API_KEY => {
-            messages::UpdateRaftVoterRequest::decode_exact(request.body, api_version).map(|r| {
-                Outcome::Node(NodeCall {
-                    api_key,
-                    api_version,
-                    correlation_id,
-                    request: NodeRequest::UpdateVoter(r),
-                })
-            })
         }
         key => match raft::raft_api_by_key(key) {
             Some(api) => raft::decode_request(api.kind, api_version, request.body).map(|r| {

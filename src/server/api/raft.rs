@@ -21,7 +21,7 @@ pub struct RaftApi {
     pub max_version: i16,
 }
 
-pub const RAFT_APIS: [RaftApi; 6] = [
+pub const RAFT_APIS: [RaftApi; 10] = [
     RaftApi {
         kind: ApiKind::Fetch,
         key: wire::FetchRequest::API_KEY,
@@ -63,6 +63,36 @@ pub const RAFT_APIS: [RaftApi; 6] = [
         name: "FetchSnapshot",
         min_version: 0,
         max_version: 1,
+    },
+    RaftApi {
+        kind: ApiKind::AddRaftVoter,
+        key: wire::AddRaftVoterRequest::API_KEY,
+        name: "AddRaftVoter",
+        min_version: 0,
+        max_version: 1,
+    },
+    RaftApi {
+        kind: ApiKind::RemoveRaftVoter,
+        key: wire::RemoveRaftVoterRequest::API_KEY,
+        name: "RemoveRaftVoter",
+        min_version: 0,
+        max_version: 0,
+    },
+    RaftApi {
+        kind: ApiKind::UpdateRaftVoter,
+        key: wire::UpdateRaftVoterRequest::API_KEY,
+        name: "UpdateRaftVoter",
+        min_version: 0,
+        max_version: 0,
+    },
+    // Served by the front end (`api_versions.rs`), sent by the raft core to a voter it adds.
+    // v5 (Kafka 4.3+) is answered with the v0 UNSUPPORTED_VERSION fallback; clients retry at v4.
+    RaftApi {
+        kind: ApiKind::ApiVersions,
+        key: wire::ApiVersionsRequest::API_KEY,
+        name: "ApiVersions",
+        min_version: 0,
+        max_version: 4,
     },
 ];
 
@@ -126,6 +156,18 @@ pub fn decode_request(kind: ApiKind, version: i16, body: &[u8]) -> Result<Reques
         ApiKind::DescribeQuorum => {
             WireRequest::DescribeQuorum(wire::DescribeQuorumRequest::decode_exact(body, version)?)
         }
+        ApiKind::AddRaftVoter => {
+            WireRequest::AddRaftVoter(wire::AddRaftVoterRequest::decode_exact(body, version)?)
+        }
+        ApiKind::RemoveRaftVoter => {
+            WireRequest::RemoveRaftVoter(wire::RemoveRaftVoterRequest::decode_exact(body, version)?)
+        }
+        ApiKind::UpdateRaftVoter => {
+            WireRequest::UpdateRaftVoter(wire::UpdateRaftVoterRequest::decode_exact(body, version)?)
+        }
+        ApiKind::ApiVersions => {
+            WireRequest::ApiVersions(wire::ApiVersionsRequest::decode_exact(body, version)?)
+        }
     };
     Ok(convert::request_from_wire(&w))
 }
@@ -148,6 +190,10 @@ pub fn encode_response_frame(
         WireResponse::Fetch(m) => f(m),
         WireResponse::FetchSnapshot(m) => f(m),
         WireResponse::DescribeQuorum(m) => f(m),
+        WireResponse::AddRaftVoter(m) => f(m),
+        WireResponse::RemoveRaftVoter(m) => f(m),
+        WireResponse::UpdateRaftVoter(m) => f(m),
+        WireResponse::ApiVersions(m) => f(m),
     }
 }
 
@@ -162,6 +208,10 @@ pub fn encode_request_body(request: &Request, version: i16) -> Result<Vec<u8>, E
         WireRequest::Fetch(m) => m.encode_to_vec(version),
         WireRequest::FetchSnapshot(m) => m.encode_to_vec(version),
         WireRequest::DescribeQuorum(m) => m.encode_to_vec(version),
+        WireRequest::AddRaftVoter(m) => m.encode_to_vec(version),
+        WireRequest::RemoveRaftVoter(m) => m.encode_to_vec(version),
+        WireRequest::UpdateRaftVoter(m) => m.encode_to_vec(version),
+        WireRequest::ApiVersions(m) => m.encode_to_vec(version),
     }
 }
 
@@ -186,6 +236,18 @@ pub fn decode_response(kind: ApiKind, version: i16, body: &[u8]) -> Result<Respo
         ),
         ApiKind::DescribeQuorum => WireResponse::DescribeQuorum(
             wire::DescribeQuorumResponse::decode_exact(body, version).map_err(e)?,
+        ),
+        ApiKind::AddRaftVoter => WireResponse::AddRaftVoter(
+            wire::AddRaftVoterResponse::decode_exact(body, version).map_err(e)?,
+        ),
+        ApiKind::RemoveRaftVoter => WireResponse::RemoveRaftVoter(
+            wire::RemoveRaftVoterResponse::decode_exact(body, version).map_err(e)?,
+        ),
+        ApiKind::UpdateRaftVoter => WireResponse::UpdateRaftVoter(
+            wire::UpdateRaftVoterResponse::decode_exact(body, version).map_err(e)?,
+        ),
+        ApiKind::ApiVersions => WireResponse::ApiVersions(
+            wire::ApiVersionsResponse::decode_exact(body, version).map_err(e)?,
         ),
     };
     convert::response_from_wire(&w).map_err(|e| e.to_string())

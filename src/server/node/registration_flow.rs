@@ -10,11 +10,7 @@ use super::runner::NodeLoop;
 use crate::controller::controller_registration::{register_controller, registration_supported};
 use crate::protocol::codec::{ApiMessage, Message, Uuid};
 use crate::protocol::errors::ErrorCode;
-use crate::protocol::messages::update_raft_voter_response::CurrentLeader;
-use crate::protocol::messages::{
-    ControllerRegistrationRequest, ControllerRegistrationResponse, UpdateRaftVoterRequest,
-    UpdateRaftVoterResponse,
-};
+use crate::protocol::messages::{ControllerRegistrationRequest, ControllerRegistrationResponse};
 use crate::raft::{Epoch, Instant, Offset, QuorumStateStore, RaftLog};
 use crate::server::api::{served_api, NodeResponse};
 use crate::server::context::FinalizedFeatures;
@@ -247,61 +243,5 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             levels,
         };
         self.ctx.update_quorum(|view| view.finalized = finalized);
-    }
-}
-
-impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
-    /// `UpdateRaftVoter` from a follower (Kafka 4.x followers send it to every new leader to
-    /// publish their endpoints). At kraft.version 0 Java only updates an in-memory copy of the
-    /// static voters (kept for a later kraft.version upgrade, which kraftd does not do) and
-    /// answers NONE; so does kraftd. Writing a changed VotersRecord at kraft.version 1 belongs to
-    /// voter reconfiguration, not done yet: the leader answers NONE without a change.
-    pub(super) fn update_voter(
-        &mut self,
-        listener: &str,
-        request: &UpdateRaftVoterRequest,
-    ) -> UpdateRaftVoterResponse {
-        let leader = self.raft.leader_id();
-        let endpoint = leader
-            .and_then(|l| self.raft.voters().address(l, listener).cloned())
-            .or_else(|| {
-                leader
-                    .filter(|&l| l == self.ctx.node_id)
-                    .and_then(|_| self.settings.raft.listeners.get(listener).cloned())
-            });
-        let current_leader = CurrentLeader {
-            leader_id: leader.unwrap_or(-1),
-            leader_epoch: self.raft.epoch(),
-            host: endpoint
-                .as_ref()
-                .map(|e| e.host.clone())
-                .unwrap_or_default(),
-            port: endpoint.map_or(-1, |e| e.port as i32),
-            ..Default::default()
-        };
-        let error = if request
-            .cluster_id
-            .as_deref()
-            .is_some_and(|c| c != self.settings.raft.cluster_id)
-        {
-            ErrorCode::INCONSISTENT_CLUSTER_ID
-        } else if !self.raft.is_leader() {
-            ErrorCode::NOT_LEADER_OR_FOLLOWER
-        } else if request.current_leader_epoch != self.raft.epoch() {
-            if request.current_leader_epoch < self.raft.epoch() {
-                ErrorCode::FENCED_LEADER_EPOCH
-            } else {
-                ErrorCode::UNKNOWN_LEADER_EPOCH
-            }
-        } else if !self.raft.voters().ids().any(|id| id == request.voter_id) {
-            ErrorCode::VOTER_NOT_FOUND
-        } else {
-            ErrorCode::NONE
-        };
-        UpdateRaftVoterResponse {
-            error_code: error.0,
-            current_leader,
-            ..Default::default()
-        }
     }
 }

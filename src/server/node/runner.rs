@@ -27,7 +27,7 @@ use crate::raft::{
     Raft, RaftConfig, RaftLog, RequestId, Response,
 };
 use crate::server::api::raft::{encode_request_body, raft_api};
-use crate::server::api::{NodeRequest, NodeResponse};
+use crate::server::api::NodeRequest;
 use crate::server::context::{ControllerEndpoint, ServerContext};
 use crate::server::peer::{Completion, FailKind, OutboundRequest, PeerSettings, Peers};
 
@@ -177,7 +177,10 @@ fn sender_id(request: &crate::raft::Request) -> Option<NodeId> {
         R::Vote(v) => v.candidate_key.id,
         R::BeginQuorumEpoch(b) => b.leader_id,
         R::EndQuorumEpoch(e) => e.leader_id,
-        R::DescribeQuorum(_) => return None,
+        R::UpdateRaftVoter(u) => u.voter.id,
+        R::DescribeQuorum(_) | R::AddRaftVoter(_) | R::RemoveRaftVoter(_) | R::ApiVersions => {
+            return None
+        }
     };
     (id >= 0).then_some(id)
 }
@@ -328,14 +331,11 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 let _ = reply.send(landed);
             }
             Event::Node {
-                listener,
+                listener: _,
                 request,
                 reply,
             } => match request {
                 NodeRequest::Register(r) => self.register(now, r, reply),
-                NodeRequest::UpdateVoter(r) => {
-                    let _ = reply.send(NodeResponse::UpdateVoter(self.update_voter(&listener, &r)));
-                }
             },
             Event::ControllerWanted { api_key } => {
                 if self.raft.is_leader() {

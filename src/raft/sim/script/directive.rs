@@ -29,6 +29,8 @@ pub const DIRECTIVES: &[&str] = &[
     "drop nA->nB",
     "delay [nA->nB] ms=MS",
     "clean-log nX ..",
+    "add-voter nX [ack=committed|written]",
+    "remove-voter nX",
     "set verbosity=quiet|roles|messages",
     "status",
     "log nX",
@@ -84,6 +86,14 @@ pub enum Directive {
     Delay { link: Option<Link>, ms: u64 },
     /// Moves each node's log start up to its latest snapshot.
     CleanLog(Vec<NodeId>),
+    /// The operator asks the leader to add node X (its id, directory id and listener) as a
+    /// voter; `ack=written` answers once the VotersRecord is written rather than committed.
+    AddVoter {
+        node: NodeId,
+        ack_when_committed: bool,
+    },
+    /// The operator asks the leader to remove voter X.
+    RemoveVoter(NodeId),
     /// How much of the run the outputs show.
     SetVerbosity(Verbosity),
     /// Prints each node's role, log end, high watermark and log start.
@@ -156,6 +166,21 @@ impl Directive {
                 let v = a.key("verbosity").ok_or("`set` needs verbosity=..")?;
                 Directive::SetVerbosity(verbosity(&v)?)
             }
+            "add-voter" => {
+                let node = a.node()?;
+                let ack_when_committed = match a.key("ack").as_deref() {
+                    None | Some("committed") => true,
+                    Some("written") => false,
+                    Some(other) => {
+                        return Err(format!("ack={other}: expected committed or written"))
+                    }
+                };
+                Directive::AddVoter {
+                    node,
+                    ack_when_committed,
+                }
+            }
+            "remove-voter" => Directive::RemoveVoter(a.node()?),
             "status" => Directive::Status,
             "log" => Directive::Log(a.node()?),
             "converged" => Directive::Converged,

@@ -153,6 +153,11 @@ fn apply(c: &mut Cluster, d: &Directive) -> Result<(), String> {
             }
             c.restart(*id)?;
         }
+        Directive::AddVoter {
+            node,
+            ack_when_committed,
+        } => c.change_voter(*node, true, *ack_when_committed)?,
+        Directive::RemoveVoter(node) => c.change_voter(*node, false, true)?,
         Directive::Stop(id) => {
             up(c, *id)?;
             c.stop(*id)?;
@@ -283,7 +288,9 @@ fn machine_lines(c: &Cluster, states: &mut BTreeMap<u64, char>) -> Vec<String> {
 
 /// `n2: Follower(e1 leader=1 voted=1) end=3 hw=3`, plus the log start when above 0.
 fn status(n: &SimNode) -> String {
-    let kind = if n.is_voter { "" } else { " (observer)" };
+    // A live node is a voter of its latest voter set; a crashed one is shown as it started.
+    let voter = n.raft.as_ref().map_or(n.is_voter, |r| r.is_voter());
+    let kind = if voter { "" } else { " (observer)" };
     let mut line = format!(
         "n{}{kind}: {} end={}",
         n.id,

@@ -1,0 +1,225 @@
+//! AddRaftVoter at the leader (Kafka's `handleAddVoterRequest` and `AddVoterHandler`): checks,
+//! an ApiVersions to the new voter for its kraft.version range, then the VotersRecord.
+
+use std::time::Duration;
+
+use super::messages as m;
+use super::{ChangeKind, ChangeStage, PendingVoterChange};
+use crate::protocol::errors::ErrorCode;
+use crate::raft::log::RaftLog;
+use crate::raft::msg::{
+    AddVoterRequest, ApiVersionsResponse, Request, RequestId, VoterChangeResponse,
+};
+use crate::raft::node::Raft;
+use crate::raft::quorum_state::QuorumStateStore;
+use crate::raft::role::Role;
+use crate::raft::time::Instant;
+use crate::raft::types::{NodeId, VoterNode};
+
+/// Kafka's `LeaderState.isReplicaCaughtUp`: the new voter fetched within the last hour and
+/// has once reached the leader's end offset.
+const CAUGHT_UP_WITHIN: Duration = Duration::from_secs(3600);
+
+impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
+    /// `None`: the request waits (for the new voter's ApiVersions, then the commit).
+    pub(in crate::raft) fn handle_add_voter_request(
+        &mut self,
+        now: Instant,
+        id: RequestId,
+        r: &AddVoterRequest,
+    ) -> Option<VoterChangeResponse> {
+        let refuse = |code, msg: String| Some(VoterChangeResponse::with_message(code, msg));
+        if !self.valid_cluster_id(&r.cluster_id) {
+            let given = r.cluster_id.as_deref().unwrap_or("null");
+            return refuse(
+                ErrorCode::INCONSISTENT_CLUSTER_ID,
+                m::cluster_id_mismatch(given, &self.cfg.cluster_id),
+            );
+        }
+        if let Some(e) = self.validate_leader_only_request(self.epoch()) {
+            return Some(VoterChangeResponse::error(e));
+        }
+        if r.voter.id < 0 || r.voter.directory_id.is_none() {
+            return refuse(
+                ErrorCode::INVALID_REQUEST,
+                "Add voter request didn't include a valid voter".into(),
+            );
+        }
+        let listener = self.cfg.default_listener.clone();
+        let Some(address) = r.listeners.get(&listener).cloned() else {
+            return refuse(
+                ErrorCode::INVALID_REQUEST,
+                format!(
+                    "Add voter request didn't include the endpoint ({:?}) for the default listener {listener}",
+                    r.listeners
+                ),
+            );
+        };
+        if self.voter_change_pending(now) {
+            return refuse(
+                ErrorCode::REQUEST_TIMED_OUT,
+                m::PREVIOUS_CHANGE_PENDING.into(),
+            );
+        }
+        let Some(hw) = self.high_watermark else {
+            return refuse(ErrorCode::REQUEST_TIMED_OUT, m::NO_HIGH_WATERMARK.into());
+        };
+        let kraft = self.control.kraft_version();
+        if kraft < 1 {
+            return refuse(
+                ErrorCode::UNSUPPORTED_VERSION,
+                m::kraft_version_unsupported("adding", kraft),
+            );
+        }
+        if self.latest_voters_committed() != Some(true) {
+            return refuse(
+                ErrorCode::REQUEST_TIMED_OUT,
+                m::latest_change_uncommitted(self.control.latest_voters_offset(), hw),
+            );
+        }
+        let voters = self.voters();
+        if voters.node(r.voter.id).is_some() {
+            return refuse(
+                ErrorCode::DUPLICATE_VOTER,
+                format!(
+                    "The voter id for {} is already part of the set of voters {}.",
+                    m::replica_key(&r.voter),
+                    m::voter_keys(voters)
+                ),
+            );
+        }
+        if !self.requests.is_ready(r.voter.id, now) {
+            return refuse(
+                ErrorCode::REQUEST_TIMED_OUT,
+                format!(
+                    "New voter {} is not ready to receive requests",
+                    m::replica_key(&r.voter)
+                ),
+            );
+        }
+        self.send(now, r.voter.id, Some(address), Request::ApiVersions);
+        let deadline = now + self.cfg.request_timeout;
+        if let Role::Leader(l) = &mut self.role {
+            l.voter_change = Some(PendingVoterChange {
+                kind: ChangeKind::Add,
+                reply_to: Some(id),
+                deadline,
+                stage: ChangeStage::AwaitingApiVersions {
+                    voter: r.voter,
+                    listeners: r.listeners.clone(),
+                    ack_when_committed: r.ack_when_committed,
+                },
+            });
+        }
+        None
+    }
+
+    /// The new voter's ApiVersions answer (Kafka's `handleApiVersionsResponse`). Returns whether
+    /// it was handled (false: back off from that node).
+    pub(in crate::raft) fn handle_api_versions_response(
+        &mut self,
+        now: Instant,
+        from: NodeId,
+        r: &ApiVersionsResponse,
+    ) -> bool {
+        let Role::Leader(l) = &self.role else {
+            return true;
+        };
+        let Some(PendingVoterChange {
+            stage:
+                ChangeStage::AwaitingApiVersions {
+                    voter,
+                    listeners,
+                    ack_when_committed,
+                },
+            ..
+        }) = &l.voter_change
+        else {
+            return true;
+        };
+        if voter.id != from {
+            return true;
+        }
+        let (voter, listeners, ack_when_committed) =
+            (*voter, listeners.clone(), *ack_when_committed);
+        if r.error != ErrorCode::NONE {
+            self.end_voter_change(VoterChangeResponse::with_message(
+                ErrorCode::REQUEST_TIMED_OUT,
+                format!(
+                    "Aborted add voter operation for since API_VERSIONS returned an error {}",
+                    r.error.name()
+                ),
+            ));
+            return false;
+        }
+        let kraft = self.control.kraft_version();
+        let range = r
+            .kraft_version
+            .filter(|(min, max)| *min <= kraft && kraft <= *max);
+        let Some(range) = range else {
+            let shown = r
+                .kraft_version
+                .map_or("(min: 0, max: 0)".to_string(), |(a, b)| {
+                    // Java's message lacks the closing parenthesis here.
+                    format!("(min: {a}, max: {b}")
+                });
+            self.end_voter_change(VoterChangeResponse::with_message(
+                ErrorCode::INVALID_REQUEST,
+                format!(
+                    "Aborted add voter operation for {} since the kraft.version range {shown} doesn't support the finalized version {kraft}",
+                    m::replica_key(&voter)
+                ),
+            ));
+            return true;
+        };
+        let caught_up = match &self.role {
+            Role::Leader(l) => l.observers.get(&voter).is_some_and(|s| {
+                s.last_caught_up.is_some()
+                    && s.last_fetch.is_some_and(|t| {
+                        now.saturating_since(t) < crate::raft::time::ms(CAUGHT_UP_WITHIN)
+                    })
+            }),
+            _ => false,
+        };
+        if !caught_up {
+            self.end_voter_change(VoterChangeResponse::with_message(
+                ErrorCode::REQUEST_TIMED_OUT,
+                format!(
+                    "Aborted add voter operation for {} since it is lagging behind",
+                    m::replica_key(&voter)
+                ),
+            ));
+            return true;
+        }
+        let mut nodes: Vec<VoterNode> = self.voters().nodes().cloned().collect();
+        nodes.push(VoterNode {
+            key: voter,
+            listeners,
+            supported_kraft_version: range,
+        });
+        let set = crate::raft::types::VoterSet::new(nodes);
+        let Some(offset) = self.append_voters_record(now, &set) else {
+            return true;
+        };
+        let answer_now = match &mut self.role {
+            Role::Leader(l) => l.voter_change.as_mut().and_then(|change| {
+                change.stage = ChangeStage::Appended { offset };
+                // AckWhenCommitted false: answered once written; still pending until committed.
+                (!ack_when_committed)
+                    .then(|| change.reply_to.take())
+                    .flatten()
+            }),
+            _ => return true, // the append halted the node
+        };
+        if let Some(id) = answer_now {
+            self.answer_change(
+                ChangeKind::Add,
+                id,
+                VoterChangeResponse::error(ErrorCode::NONE),
+            );
+        }
+        // A single voter commits its own append at once.
+        self.voter_change_on_high_watermark();
+        true
+    }
+}

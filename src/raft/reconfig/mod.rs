@@ -1,0 +1,164 @@
+//! Voter changes at kraft.version 1 (KIP-853): AddRaftVoter, RemoveRaftVoter and UpdateRaftVoter
+//! at the leader (Kafka's `AddVoterHandler`, `RemoveVoterHandler`, `UpdateVoterHandler`).
+//!
+//! Each change appends a VotersRecord as its own control batch. The new voter set takes effect
+//! when it is appended (`ControlState::apply_batch`, then `LeaderState::update_voter_set`), not
+//! when it commits. At most one add or remove is in progress ([`PendingVoterChange`]), and none
+//! starts while the latest VotersRecord is uncommitted, so no two uncommitted voter sets ever
+//! exist (Kafka's `AtMostOneUncommittedVoterSet`). An add or remove is answered once the HW passes
+//! its record; a removed leader then resigns. Expiry answers `REQUEST_TIMED_OUT`, a lost
+//! leadership `NOT_LEADER_OR_FOLLOWER`.
+
+mod add;
+mod messages;
+mod remove;
+mod update;
+
+use super::log::{ControlRecord, RaftLog};
+use super::msg::{RequestId, Response, VoterChangeResponse};
+use super::node::{Action, Raft};
+use super::quorum_state::QuorumStateStore;
+use super::role::Role;
+use super::time::Instant;
+use super::types::{Endpoints, Offset, ReplicaKey, VoterSet};
+use super::voters::voters_record;
+use crate::protocol::errors::ErrorCode;
+
+/// Which change is in progress.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeKind {
+    Add,
+    Remove,
+}
+
+/// A voter add or remove in progress at the leader (Kafka's `AddVoterHandlerState` /
+/// `RemoveVoterHandlerState`). Lives in `LeaderState`, so it ends with the leadership.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingVoterChange {
+    pub kind: ChangeKind,
+    /// The request still to be answered; `None` once answered early (AckWhenCommitted false).
+    pub reply_to: Option<RequestId>,
+    /// `controller.quorum.request.timeout.ms` after the request: then `REQUEST_TIMED_OUT`.
+    pub deadline: Instant,
+    pub stage: ChangeStage,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ChangeStage {
+    /// An add waits for the new voter's ApiVersions answer (its kraft.version range).
+    AwaitingApiVersions {
+        voter: ReplicaKey,
+        listeners: Endpoints,
+        ack_when_committed: bool,
+    },
+    /// The VotersRecord is appended at `offset`; done when the HW passes it.
+    Appended { offset: Offset },
+}
+
+impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
+    /// Answers `request` of `kind` (AddRaftVoter and RemoveRaftVoter share the answer's shape).
+    fn answer_change(&mut self, kind: ChangeKind, id: RequestId, answer: VoterChangeResponse) {
+        let response = match kind {
+            ChangeKind::Add => Response::AddRaftVoter(answer),
+            ChangeKind::Remove => Response::RemoveRaftVoter(answer),
+        };
+        self.out.push(Action::Respond { id, response });
+    }
+
+    /// Kafka's `isOperationPending`: expires an overdue change first.
+    fn voter_change_pending(&mut self, now: Instant) -> bool {
+        self.expire_voter_change(now);
+        matches!(&self.role, Role::Leader(l) if l.voter_change.is_some())
+    }
+
+    /// Ends the pending change, answering its request with `answer` if not yet answered.
+    fn end_voter_change(&mut self, answer: VoterChangeResponse) {
+        let Role::Leader(l) = &mut self.role else {
+            return;
+        };
+        if let Some(change) = l.voter_change.take() {
+            if let Some(id) = change.reply_to {
+                self.answer_change(change.kind, id, answer);
+            }
+        }
+    }
+
+    /// A change past its deadline is answered `REQUEST_TIMED_OUT`.
+    pub(super) fn expire_voter_change(&mut self, now: Instant) {
+        let overdue = matches!(&self.role, Role::Leader(l)
+            if l.voter_change.as_ref().is_some_and(|c| now >= c.deadline));
+        if overdue {
+            self.end_voter_change(VoterChangeResponse::error(ErrorCode::REQUEST_TIMED_OUT));
+        }
+    }
+
+    /// The pending change's deadline, for the node's next deadline.
+    pub(super) fn voter_change_deadline(&self) -> Instant {
+        match &self.role {
+            Role::Leader(l) => l
+                .voter_change
+                .as_ref()
+                .map_or(Instant::NEVER, |c| c.deadline),
+            _ => Instant::NEVER,
+        }
+    }
+
+    /// The leadership ended: the pending change's request gets `NOT_LEADER_OR_FOLLOWER`.
+    pub(super) fn abandon_voter_change(&mut self, old: &mut Role) {
+        if let Role::Leader(l) = old {
+            if let Some(change) = l.voter_change.take() {
+                if let Some(id) = change.reply_to {
+                    self.answer_change(
+                        change.kind,
+                        id,
+                        VoterChangeResponse::error(ErrorCode::NOT_LEADER_OR_FOLLOWER),
+                    );
+                }
+            }
+        }
+    }
+
+    /// The HW moved: a change whose record it passed is done. A leader the committed voter
+    /// set no longer holds resigns (Kafka's `RemoveVoterHandler.highWatermarkUpdated`).
+    pub(super) fn voter_change_on_high_watermark(&mut self) {
+        let Some(hw) = self.high_watermark else {
+            return;
+        };
+        let Role::Leader(l) = &self.role else { return };
+        let Some(change) = &l.voter_change else {
+            return;
+        };
+        let ChangeStage::Appended { offset } = change.stage else {
+            return;
+        };
+        if hw <= offset {
+            return;
+        }
+        let kind = change.kind;
+        self.end_voter_change(VoterChangeResponse::error(ErrorCode::NONE));
+        if kind == ChangeKind::Remove && !self.is_voter() {
+            if let Role::Leader(l) = &mut self.role {
+                l.resign_requested = true;
+            }
+        }
+    }
+
+    /// Whether the latest VotersRecord is committed (Kafka: an entry exists and its offset is
+    /// below the HW). `None` when the HW is unknown.
+    fn latest_voters_committed(&self) -> Option<bool> {
+        let hw = self.high_watermark?;
+        Some(self.control.latest_voters_offset().is_some_and(|o| o < hw))
+    }
+
+    /// Appends `voters` as a VotersRecord in its own control batch; returns its offset.
+    fn append_voters_record(&mut self, now: Instant, voters: &VoterSet) -> Option<Offset> {
+        let Role::Leader(l) = &mut self.role else {
+            return None;
+        };
+        let offset = l
+            .accumulator
+            .append_control(now, vec![ControlRecord::Voters(voters_record(voters))]);
+        self.append_all_proposals(now);
+        Some(offset)
+    }
+}
