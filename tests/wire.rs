@@ -252,6 +252,9 @@ fn api_versions_lists_exactly_what_kraftd_serves() {
                 (67, 0, 0),
                 (70, 0, 0),
                 (73, 0, 0),
+                // Voter changes (KIP-853), as a Java 4.4 controller serves them.
+                (80, 0, 1),
+                (81, 0, 0),
                 (82, 0, 0)
             ]
         );
