@@ -281,7 +281,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         if self.log_value(appended).is_none() {
             return false;
         }
-        self.control.apply_batch(&batch);
+        self.apply_control_batch(&batch);
         let flushed = self.log.flush();
         if self.log_value(flushed).is_none() {
             return false;
@@ -297,6 +297,18 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         self.maybe_update_leader_hw(now);
         self.complete_parked_fetches(now, false);
         true
+    }
+
+    /// Records an appended batch's control records; a new voter set is announced.
+    pub(super) fn apply_control_batch(&mut self, batch: &Batch) {
+        self.control.apply_batch(batch);
+        if batch.has_voters_record() {
+            let offset = self.control.latest_voters_offset().unwrap_or(-1);
+            self.out.push(Action::VotersChanged {
+                offset,
+                voters: self.control.latest_voters().clone(),
+            });
+        }
     }
 
     /// Recomputes the leader's HW; on a move, reports it and (KIP-1166) wakes parked fetches.

@@ -206,7 +206,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                     Err(_refused) => return false,
                 }
                 for b in &r.records {
-                    self.control.apply_batch(b);
+                    self.apply_control_batch(b);
                 }
                 if self.is_voter() || self.cfg.always_flush {
                     let flushed = self.log.flush();

@@ -69,6 +69,9 @@ pub enum Action {
     },
     /// The log now starts at this downloaded snapshot: the state machine must load it.
     LoadSnapshot(OffsetAndEpoch),
+    /// A VotersRecord at `offset` was appended (not yet committed): `voters` is the voter set
+    /// in force from there (informational: logs, transcripts).
+    VotersChanged { offset: Offset, voters: VoterSet },
     /// The role changed (informational: listeners, metrics, transcripts).
     RoleChanged {
         epoch: Epoch,

@@ -382,6 +382,13 @@ impl Cluster {
                     self.emit(Verbosity::Roles, format!("n{id}: {old} -> {new}"));
                 }
             }
+            Action::VotersChanged { offset, voters } => {
+                let ids: Vec<String> = voters.ids().map(|v| format!("n{v}")).collect();
+                self.emit(
+                    Verbosity::Roles,
+                    format!("n{id}: voters [{}] from offset {offset}", ids.join(", ")),
+                );
+            }
             Action::Fatal(why) => return self.halted(id, why),
         }
         Ok(())

@@ -567,6 +567,24 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                     target: "kraftd::raft",
                     "the state machine learns leader {leader:?} of epoch {epoch} (local: {local})"
                 ),
+                Action::VotersChanged { offset, voters } => {
+                    let described: Vec<String> = voters
+                        .nodes()
+                        .map(|n| {
+                            let endpoints: Vec<String> = n
+                                .listeners
+                                .iter()
+                                .map(|(name, hp)| format!("{name}://{}:{}", hp.host, hp.port))
+                                .collect();
+                            format!("{} [{}]", n.key, endpoints.join(", "))
+                        })
+                        .collect();
+                    info!(
+                        target: "kraftd::raft",
+                        "the voter set is now {{{}}} (VotersRecord at offset {offset}, in force from its append)",
+                        described.join(", ")
+                    );
+                }
                 Action::LoadSnapshot(id) => {
                     info!(target: "kraftd::raft", "the log now starts at snapshot {id}");
                 }
