@@ -15,6 +15,7 @@
 use std::collections::BTreeMap;
 
 use kraftd::log::memory_faults::{FaultKind, StorageOp};
+use kraftd::raft::sim::admin::VoterChangeLog;
 use kraftd::raft::sim::chaos::{run_seed, run_seed_with_transcript, ChaosBudget, SeedReport};
 use kraftd::raft::sim::faults::FaultLog;
 use kraftd::raft::sim::state_machine::MachineLog;
@@ -119,12 +120,14 @@ fn simulation_seeds_keep_every_invariant_and_converge() {
     let mut acknowledged = 0;
     let mut tally = FaultTally::default();
     let mut machines = MachineTally::default();
+    let mut voter_changes = VoterChangeLog::default();
     let run = run_seeds(TEST, seeds, |seed| {
         let r = run_one(seed, Verbosity::Quiet)?;
         proposed += r.proposed;
         acknowledged += r.acknowledged as u64;
         tally.add(&r.faults);
         machines.add(&r.machines);
+        voter_changes.add(&r.voter_changes);
         Ok(())
     });
     println!(
@@ -133,7 +136,22 @@ fn simulation_seeds_keep_every_invariant_and_converge() {
     );
     println!("{}", tally.report(seeds));
     println!("{}", machines.report());
+    let outcomes: Vec<String> = voter_changes
+        .outcomes
+        .iter()
+        .map(|((change, error), n)| format!("{change} {error}={n}"))
+        .collect();
+    println!("operator voter changes answered: {}", outcomes.join(", "));
     run.assert_passed();
+    // Voter changes run in the kraft.version 1 seeds: adds and removes must complete, and some
+    // must be refused or time out while another is pending or the commit is slow.
+    let exercised = ["add", "remove"].iter().all(|c| {
+        voter_changes.count(c, "NONE") > 0 && voter_changes.count(c, "REQUEST_TIMED_OUT") > 0
+    });
+    assert!(
+        seeds < SEEDS_THAT_INJECT_EVERY_FAULT || exercised,
+        "voter changes are not exercised: {outcomes:?}"
+    );
     let missing = tally.missing();
     assert!(
         seeds < SEEDS_THAT_INJECT_EVERY_FAULT || missing.is_empty(),

@@ -373,6 +373,8 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         let role = match &self.role {
             // Shutting down, only requests (and parked fetches) have timers left.
             _ if self.shutdown.is_some() => Instant::NEVER,
+            // A voter removed while unattached no longer elects; its fetches have timers.
+            Role::Unattached(_) if !self.is_voter() => Instant::NEVER,
             Role::Unattached(s) => s.election_deadline,
             Role::Prospective(s) => s.election_deadline,
             Role::Candidate(s) => s.election_deadline,
@@ -483,11 +485,10 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
     pub fn voters_at(&self, offset: Offset) -> &VoterSet {
         self.control.voters_at(offset)
     }
-    /// VotersRecords in the log at or after the largest HW this node has known: the voter sets
-    /// not known to be committed (`None` before it knows any HW).
-    pub fn uncommitted_voter_sets(&self) -> Option<usize> {
-        let hw = self.high_watermark.or(self.reported_hw)?;
-        Some(self.control.voter_sets_from(hw))
+    /// The voter sets recorded since the latest snapshot, by offset (−1: the bootstrap
+    /// checkpoint's); empty for static voters.
+    pub fn voter_history(&self) -> &[(Offset, VoterSet)] {
+        self.control.voter_history()
     }
     pub fn fatal_error(&self) -> Option<&FatalError> {
         self.fatal.as_ref()

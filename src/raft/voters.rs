@@ -50,12 +50,9 @@ impl ControlState {
             .map_or(&self.static_voters, |(_, v)| v)
     }
 
-    /// How many voter sets were recorded at or after `offset` (uncommitted ones, given the HW).
-    pub fn voter_sets_from(&self, offset: Offset) -> usize {
-        self.voter_history
-            .iter()
-            .filter(|(o, _)| *o >= offset)
-            .count()
+    /// The voter sets recorded since the latest snapshot (the one before it kept), by offset.
+    pub fn voter_history(&self) -> &[(Offset, VoterSet)] {
+        &self.voter_history
     }
 
     /// The kraft.version in force now (0 when never recorded).

@@ -118,25 +118,21 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         }
     }
 
-    /// The HW moved: a change whose record it passed is done. A leader the committed voter
-    /// set no longer holds resigns (Kafka's `RemoveVoterHandler.highWatermarkUpdated`).
+    /// The HW moved: a change whose record it passed is done. A leader that the committed
+    /// voter set no longer holds resigns (Kafka resigns only when its own pending removal
+    /// completes, so a leader whose removal timed out before committing led on outside the
+    /// voter set; the Raft rule is to step down once the set without it commits).
     pub(super) fn voter_change_on_high_watermark(&mut self) {
         let Some(hw) = self.high_watermark else {
             return;
         };
-        let Role::Leader(l) = &self.role else { return };
-        let Some(change) = &l.voter_change else {
-            return;
-        };
-        let ChangeStage::Appended { offset } = change.stage else {
-            return;
-        };
-        if hw <= offset {
-            return;
+        let done = matches!(&self.role, Role::Leader(l) if l.voter_change.as_ref().is_some_and(
+            |c| matches!(c.stage, ChangeStage::Appended { offset } if hw > offset)));
+        if done {
+            self.end_voter_change(VoterChangeResponse::error(ErrorCode::NONE));
         }
-        let kind = change.kind;
-        self.end_voter_change(VoterChangeResponse::error(ErrorCode::NONE));
-        if kind == ChangeKind::Remove && !self.is_voter() {
+        let removal_committed = !self.is_voter() && self.latest_voters_committed() == Some(true);
+        if removal_committed {
             if let Role::Leader(l) = &mut self.role {
                 l.resign_requested = true;
             }

@@ -12,7 +12,7 @@ use super::checks::NodeView;
 use super::state_machine::MachineFactory;
 use crate::raft::log::{Batch, ControlRecord, RaftLog, Records};
 use crate::raft::mem_log::MemLog;
-use crate::raft::types::{NodeId, Offset, OffsetAndEpoch};
+use crate::raft::types::{NodeId, Offset, OffsetAndEpoch, ReplicaKey, VoterSet};
 
 /// A record as it was acknowledged.
 #[derive(Debug, Clone, PartialEq)]
@@ -149,26 +149,36 @@ impl Acknowledged {
         Ok(())
     }
 
-    /// Every acknowledged record is durable on a majority of the voters.
-    pub fn check_durable_on_majority(&mut self, nodes: &[NodeView<'_>]) -> Result<(), String> {
-        let voters: Vec<&NodeView<'_>> = nodes.iter().filter(|n| n.is_voter).collect();
-        let majority = voters.len() / 2 + 1;
-        let held: Vec<BTreeMap<Offset, bool>> = voters
+    /// Every acknowledged record is durable on a majority of the voters. With voter changes
+    /// (`history`: the committed voter sets, by offset; `appended`: every set a leader
+    /// appended), of the voters in force at its offset or of a later voter set: consecutive sets differ by one voter, so their majorities
+    /// overlap, and a record committed under one is safe under the next.
+    pub fn check_durable_on_majority(
+        &mut self,
+        nodes: &[NodeView<'_>],
+        history: &[(Offset, VoterSet)],
+        appended: &[(Offset, VoterSet)],
+    ) -> Result<(), String> {
+        let static_voters: Vec<NodeId> =
+            nodes.iter().filter(|n| n.is_voter).map(|n| n.id).collect();
+        let held: BTreeMap<NodeId, BTreeMap<Offset, bool>> = nodes
             .iter()
-            .map(|v| self.held_by(v.id, v.log, v.log.flushed_end_offset()))
-            .collect::<Result<_, _>>()?;
+            .map(|v| Ok((v.id, self.held_by(v.id, v.log, v.log.flushed_end_offset())?)))
+            .collect::<Result<_, String>>()?;
         for (offset, value) in &self.records {
-            let holding = held.iter().filter(|h| h[offset]).count();
-            if holding < majority {
-                let on: Vec<String> = voters
+            let candidates = voter_sets_for(history, appended, *offset, nodes, &static_voters);
+            let durable = |ids: &Vec<NodeId>| {
+                let holding = ids.iter().filter(|id| held[*id][offset]).count();
+                holding > ids.len() / 2
+            };
+            if !candidates.iter().any(durable) {
+                let on: Vec<String> = nodes
                     .iter()
-                    .zip(&held)
-                    .filter(|(_, h)| h[offset])
-                    .map(|(v, _)| format!("n{}", v.id))
+                    .filter(|n| held[&n.id][offset])
+                    .map(|n| format!("n{}", n.id))
                     .collect();
                 return Err(format!(
-                    "AcknowledgedCommitted: {value} at offset {offset} was acknowledged as committed but is durable on {holding} of {} voters ({on:?}), not a majority",
-                    voters.len()
+                    "AcknowledgedCommitted: {value} at offset {offset} was acknowledged as committed but is durable on {on:?}, not a majority of any voter set since ({candidates:?}; history {:?})", history.iter().map(|(o, s)| (*o, s.ids().collect::<Vec<_>>())).collect::<Vec<_>>()
                 ));
             }
         }
@@ -269,4 +279,31 @@ impl Acknowledged {
             _ => false,
         })
     }
+}
+
+/// The node ids of each voter set that may have committed `offset`: the one of `history` in
+/// force there, every later one, and every one in `appended` (sets leaders appended, perhaps
+/// never committed) at or after it. Only the static voters when no voter set was recorded.
+pub fn voter_sets_for(
+    history: &[(Offset, VoterSet)],
+    appended: &[(Offset, VoterSet)],
+    offset: Offset,
+    nodes: &[NodeView<'_>],
+    static_voters: &[NodeId],
+) -> Vec<Vec<NodeId>> {
+    if history.is_empty() && appended.is_empty() {
+        return vec![static_voters.to_vec()];
+    }
+    let from = history.iter().rposition(|(o, _)| *o <= offset).unwrap_or(0);
+    history[from..]
+        .iter()
+        .chain(appended.iter().filter(|(o, _)| *o >= offset))
+        .map(|(_, set)| {
+            nodes
+                .iter()
+                .filter(|n| set.is_voter(&ReplicaKey::new(n.id, n.directory_id)))
+                .map(|n| n.id)
+                .collect()
+        })
+        .collect()
 }

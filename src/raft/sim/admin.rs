@@ -140,22 +140,40 @@ impl Cluster {
     }
 }
 
-/// The operator's voter changes and how they ended, by error name (`NONE`: done).
+/// The operator's voter changes and how they ended: ("add" or "remove", error name; `NONE`:
+/// done) -> count.
 #[derive(Debug, Default, Clone)]
 pub struct VoterChangeLog {
-    pub outcomes: std::collections::BTreeMap<&'static str, u64>,
+    pub outcomes: std::collections::BTreeMap<(&'static str, &'static str), u64>,
+}
+
+impl VoterChangeLog {
+    pub fn add(&mut self, other: &VoterChangeLog) {
+        for (k, n) in &other.outcomes {
+            *self.outcomes.entry(*k).or_default() += n;
+        }
+    }
+
+    pub fn count(&self, change: &str, error: &str) -> u64 {
+        self.outcomes.get(&(change, error)).copied().unwrap_or(0)
+    }
 }
 
 impl Cluster {
     /// A node answered an operator's request.
     pub(super) fn admin_answer(&mut self, from: NodeId, response: &crate::raft::msg::Response) {
         use crate::raft::msg::Response;
-        let error = match response {
-            Response::AddRaftVoter(r) | Response::RemoveRaftVoter(r) => Some(r.error),
+        let outcome = match response {
+            Response::AddRaftVoter(r) => Some(("add", r.error)),
+            Response::RemoveRaftVoter(r) => Some(("remove", r.error)),
             _ => None,
         };
-        if let Some(e) = error {
-            *self.voter_changes.outcomes.entry(e.name()).or_default() += 1;
+        if let Some((change, e)) = outcome {
+            *self
+                .voter_changes
+                .outcomes
+                .entry((change, e.name()))
+                .or_default() += 1;
         }
         self.emit(
             Verbosity::Roles,

@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use super::admin::VoterChangeLog;
 use super::faults::{FaultInjector, FaultLog};
 use super::network::Faults;
 use super::state_machine::{MachineFactory, MachineLog};
@@ -28,6 +29,8 @@ pub struct SeedReport {
     pub acknowledged: usize,
     pub faults: FaultLog,
     pub machines: MachineLog,
+    /// The operator's voter changes (kraft.version 1 seeds) and how each ended.
+    pub voter_changes: VoterChangeLog,
 }
 
 /// How long each phase may run, in virtual milliseconds.
@@ -145,6 +148,7 @@ pub fn run_seed_on(
             acknowledged: c.acknowledged.len(),
             faults: c.faults.clone(),
             machines: c.machines.clone(),
+            voter_changes: c.voter_changes.clone(),
         }),
         Err(e) => {
             let tail: Vec<String> = c.transcript.iter().rev().take(60).rev().cloned().collect();
@@ -174,6 +178,9 @@ fn chaos(
     budget: &ChaosBudget,
 ) -> Result<(), String> {
     let end = c.now.plus_millis(budget.chaos_ms);
+    // Voter changes draw from their own generator, so the rest of the schedule is drawn as
+    // before they existed.
+    let mut reconfig = Rng::new(c.opts.seed ^ 0x7ec0_4f19);
     while c.now < end {
         c.run_for(1 + rng.below(100))?;
         injector.maybe_plan(c)?;
@@ -243,10 +250,38 @@ fn chaos(
                     c.guarded(|c| c.stop(id))?;
                 }
             }
+            450..=469 if c.opts.kraft_version >= 1 => change_a_voter(c, &mut reconfig)?,
             _ => {}
         }
     }
     Ok(())
+}
+
+/// An operator adds a node that is not a voter, or removes one that is (the leader
+/// included), as `kafka-metadata-quorum add-controller` / `remove-controller` would.
+fn change_a_voter(c: &mut Cluster, rng: &mut Rng) -> Result<(), String> {
+    let Some(voters) = c
+        .leader()
+        .and_then(|l| c.raft(l))
+        .map(|r| r.voters().clone())
+    else {
+        return Ok(());
+    };
+    let ids: Vec<NodeId> = c.nodes.keys().copied().collect();
+    let Some(&target) = rng.pick(&ids) else {
+        return Ok(());
+    };
+    let add = voters.node(target).is_none();
+    // A leader of two voters that removes itself and loses the leadership before the record
+    // commits leaves a quorum that cannot elect: the other voter lacks the record and needs
+    // the old leader's vote, which its longer log refuses, and the old leader no longer counts
+    // itself a voter. Java 4.4 behaves the same (KIP-853 voter sets take effect on append);
+    // operators remove a leader from two voters only with both up, so the chaos does not.
+    if !add && voters.len() == 2 && c.leader() == Some(target) {
+        return Ok(());
+    }
+    let ack_when_committed = rng.below(4) != 0;
+    c.guarded(|c| c.change_voter(target, add, ack_when_committed))
 }
 
 fn liveness(c: &mut Cluster, budget: &ChaosBudget) -> Result<Instant, String> {

@@ -6,10 +6,11 @@
 
 use std::collections::BTreeMap;
 
+use super::acknowledged::voter_sets_for;
 use crate::raft::log::{Batch, RaftLog, ValidOffsetAndEpoch};
 use crate::raft::mem_log::MemLog;
 use crate::raft::quorum_state::{MemQuorumStateStore, QuorumStateStore};
-use crate::raft::types::{Epoch, NodeId, Offset, OffsetAndEpoch, ReplicaKey, VoterSet};
+use crate::raft::types::{Epoch, NodeId, Offset, OffsetAndEpoch, VoterSet};
 
 /// FNV-1a.
 pub fn digest(bytes: &[u8], mut h: u64) -> u64 {
@@ -38,11 +39,8 @@ pub struct NodeView<'a> {
     /// Live nodes: their HW and whether they are the leader.
     pub high_watermark: Option<Offset>,
     pub leader_epoch: Option<Epoch>,
-    /// Live leaders: the voter set in force at the last committed offset (`HW - 1`), which a
-    /// majority of must hold the HW.
-    pub committing_voters: Option<VoterSet>,
-    /// Live nodes: VotersRecords not known to be committed (AtMostOneUncommittedVoterSet).
-    pub uncommitted_voter_sets: Option<usize>,
+    /// Live nodes: the voter sets in their log since the latest snapshot, by offset.
+    pub voter_history: &'a [(Offset, VoterSet)],
 }
 
 #[derive(Debug, Default)]
@@ -65,15 +63,30 @@ pub struct Checker {
 
 impl Checker {
     pub fn check(&mut self, nodes: &[NodeView<'_>]) -> Result<(), String> {
+        // AtMostOneUncommittedVoterSet: past the largest HW any node knows, no log holds two
+        // voter sets (a follower's own HW may lag behind the commit of the first).
+        let committed = nodes
+            .iter()
+            .filter_map(|n| n.high_watermark)
+            .chain(self.max_leader_hw)
+            .max();
         for n in nodes {
             self.check_election_state(n)?;
             self.check_log(n)?;
             self.check_committed(n)?;
-            if let Some(count) = n.uncommitted_voter_sets.filter(|c| *c > 1) {
-                return Err(format!(
-                    "AtMostOneUncommittedVoterSet: n{} has {count} voter sets past its high watermark",
-                    n.id
-                ));
+            if let Some(hw) = committed {
+                let past: Vec<Offset> = n
+                    .voter_history
+                    .iter()
+                    .map(|(o, _)| *o)
+                    .filter(|o| *o >= hw)
+                    .collect();
+                if past.len() > 1 {
+                    return Err(format!(
+                        "AtMostOneUncommittedVoterSet: n{} has voter sets at offsets {past:?}, past the high watermark {hw}",
+                        n.id
+                    ));
+                }
             }
         }
         self.check_leader_hw(nodes)?;
@@ -245,29 +258,27 @@ impl Checker {
     }
 
     /// MajorityReachedHighWatermark: a majority of voters hold the leader's HW durably.
-    /// With voter changes, the voters are those in force at the leader's last committed offset
-    /// (consecutive voter sets differ by one voter, so a majority of either holds the HW).
+    /// With voter changes: a majority of the voter set in force at the leader's last committed
+    /// offset, or of a later one (the leader counts its latest set, uncommitted included).
     fn check_majority_has_hw(&self, nodes: &[NodeView<'_>]) -> Result<(), String> {
+        let static_voters: Vec<NodeId> =
+            nodes.iter().filter(|n| n.is_voter).map(|n| n.id).collect();
         for leader in nodes.iter().filter(|n| n.leader_epoch.is_some()) {
             let Some(hw) = leader.high_watermark else {
                 continue;
             };
-            let voters: Vec<&NodeView<'_>> = match &leader.committing_voters {
-                Some(set) => nodes
+            let candidates =
+                voter_sets_for(leader.voter_history, &[], hw - 1, nodes, &static_voters);
+            let holding = |ids: &Vec<NodeId>| {
+                nodes
                     .iter()
-                    .filter(|n| set.is_voter(&ReplicaKey::new(n.id, n.directory_id)))
-                    .collect(),
-                None => nodes.iter().filter(|n| n.is_voter).collect(),
+                    .filter(|n| ids.contains(&n.id) && n.log.flushed_end_offset() >= hw)
+                    .count()
             };
-            let holding = voters
-                .iter()
-                .filter(|v| v.log.flushed_end_offset() >= hw)
-                .count();
-            if holding < voters.len() / 2 + 1 {
+            if !candidates.iter().any(|ids| holding(ids) > ids.len() / 2) {
                 return Err(format!(
-                    "MajorityReachedHighWatermark: leader {} HW {hw} is durable on only {holding} of {} voters",
-                    leader.id,
-                    voters.len()
+                    "MajorityReachedHighWatermark: leader {} HW {hw} is durable on no majority of the voter sets {candidates:?}",
+                    leader.id
                 ));
             }
         }

@@ -37,7 +37,22 @@ impl Cluster {
             if next <= self.now {
                 spins += 1;
                 if spins > 10_000 {
-                    return Err(format!("livelock at t={}", self.now));
+                    let due: Vec<String> = self
+                        .nodes
+                        .values()
+                        .filter_map(|n| n.raft.as_ref().map(|r| (n.id, r)))
+                        .filter(|(_, r)| r.next_deadline() <= self.now)
+                        .map(|(id, r)| format!("n{id} ({}) due at {}", r.role(), r.next_deadline()))
+                        .collect();
+                    return Err(format!(
+                        "livelock at t={}: {}",
+                        self.now,
+                        if due.is_empty() {
+                            "a message is due".to_string()
+                        } else {
+                            due.join(", ")
+                        }
+                    ));
                 }
             } else {
                 spins = 0;
@@ -341,8 +356,11 @@ impl Cluster {
             }
             Action::Committed { upto: hw } => {
                 self.emit(Verbosity::Messages, format!("n{id}: high watermark {hw}"));
-                let log = self.nodes[&id].raft.as_ref().expect("up").log();
-                self.acknowledged.acknowledge(id, log, hw)?;
+                let raft = self.nodes[&id].raft.as_ref().expect("up");
+                self.acknowledged.acknowledge(id, raft.log(), hw)?;
+                for (offset, set) in raft.voter_history().iter().filter(|(o, _)| *o < hw) {
+                    self.committed_voter_sets.insert(*offset, set.clone());
+                }
             }
             Action::LeaderChange {
                 epoch,
@@ -383,6 +401,9 @@ impl Cluster {
                 }
             }
             Action::VotersChanged { offset, voters } => {
+                if self.nodes[&id].raft.as_ref().is_some_and(|r| r.is_leader()) {
+                    self.appended_voter_sets.push((offset, voters.clone()));
+                }
                 let ids: Vec<String> = voters.ids().map(|v| format!("n{v}")).collect();
                 self.emit(
                     Verbosity::Roles,
@@ -395,32 +416,19 @@ impl Cluster {
     }
 
     fn views(nodes: &BTreeMap<NodeId, SimNode>) -> Vec<NodeView<'_>> {
-        // The voters: those of the newest leader's set at its last committed offset, or the
-        // initial ones before any leader committed.
-        let reference = nodes
-            .values()
-            .filter_map(|n| n.raft.as_ref())
-            .filter(|r| r.is_leader())
-            .max_by_key(|r| r.epoch())
-            .and_then(|r| r.high_watermark().map(|hw| r.voters_at(hw - 1).clone()));
         nodes
             .values()
             .map(|n| {
-                let directory_id = Some(super::directory_id(n.id));
-                let key = crate::raft::types::ReplicaKey::new(n.id, directory_id);
                 let raft = n.raft.as_ref();
                 NodeView {
                     id: n.id,
-                    directory_id,
-                    is_voter: reference.as_ref().map_or(n.is_voter, |v| v.is_voter(&key)),
+                    directory_id: Some(super::directory_id(n.id)),
+                    is_voter: n.is_voter,
                     log: n.log(),
                     store: n.store(),
                     high_watermark: raft.and_then(|r| r.high_watermark()),
                     leader_epoch: raft.filter(|r| r.is_leader()).map(|r| r.epoch()),
-                    committing_voters: raft
-                        .filter(|r| r.is_leader())
-                        .and_then(|r| r.high_watermark().map(|hw| r.voters_at(hw - 1).clone())),
-                    uncommitted_voter_sets: raft.and_then(|r| r.uncommitted_voter_sets()),
+                    voter_history: raft.map_or(&[], |r| r.voter_history()),
                 }
             })
             .collect()
@@ -436,8 +444,17 @@ impl Cluster {
     /// Every record acknowledged as committed is durable on a majority of the voters; with
     /// `everywhere` (a converged cluster), it is also in every node's log.
     pub fn check_acknowledged(&mut self, everywhere: bool) -> Result<(), String> {
+        let committed: Vec<(Offset, crate::raft::types::VoterSet)> = self
+            .committed_voter_sets
+            .iter()
+            .map(|(o, s)| (*o, s.clone()))
+            .collect();
         let views = Self::views(&self.nodes);
-        let mut result = self.acknowledged.check_durable_on_majority(&views);
+        let mut result = self.acknowledged.check_durable_on_majority(
+            &views,
+            &committed,
+            &self.appended_voter_sets,
+        );
         if everywhere {
             result = result.and_then(|()| self.acknowledged.check_everywhere(&views));
         }

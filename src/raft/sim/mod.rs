@@ -5,7 +5,7 @@
 //! `SimOptions::fixed_timing` (scenario scripts, `script`) nothing is drawn at random at all.
 
 pub mod acknowledged;
-mod admin;
+pub mod admin;
 pub mod chaos;
 pub mod checks;
 mod engine;
@@ -177,6 +177,10 @@ pub struct Cluster {
     pub machines: MachineLog,
     /// The operator's voter changes.
     pub voter_changes: admin::VoterChangeLog,
+    /// Every voter set a node reported committed, by offset (for the durability check).
+    committed_voter_sets: BTreeMap<crate::raft::types::Offset, VoterSet>,
+    /// Every voter set a leader appended (committed or not), by offset.
+    appended_voter_sets: Vec<(crate::raft::types::Offset, VoterSet)>,
 }
 
 /// The simulated cluster's `cluster.id`.
@@ -211,6 +215,8 @@ impl Cluster {
             proposed: 0,
             machines: MachineLog::default(),
             voter_changes: admin::VoterChangeLog::default(),
+            committed_voter_sets: BTreeMap::new(),
+            appended_voter_sets: Vec::new(),
             opts,
         };
         let total = c.opts.voters + c.opts.observers;
@@ -266,7 +272,10 @@ impl Cluster {
         if o.kraft_version == 0 {
             c.static_voters = voters;
         } else {
-            c.bootstrap_servers = voters.into_iter().map(|(_, a)| a).collect();
+            // Every node is a controller that may become a voter: list them all, as an operator
+            // keeps `controller.quorum.bootstrap.servers` naming the quorum as it changes.
+            let all = (o.voters + o.observers) as NodeId;
+            c.bootstrap_servers = (1..=all).map(address).collect();
         }
         c.election_timeout = o.election_timeout;
         c.fetch_timeout = o.fetch_timeout;
@@ -276,8 +285,9 @@ impl Cluster {
         c.fetch_snapshot_max_bytes = o.fetch_snapshot_max_bytes;
         c.election_backoff_max = Duration::from_millis(1000);
         c.append_linger = o.append_linger;
-        // Observers play brokers, which do not flush (a crash loses their unflushed tail).
-        c.always_flush = id as usize <= o.voters;
+        // Observers play brokers, which do not flush (a crash loses their unflushed tail); at
+        // kraft.version 1 they are controllers that may be added as voters, and flush.
+        c.always_flush = id as usize <= o.voters || o.kraft_version >= 1;
         c.randomness = match &o.fixed_timing {
             Some(fixed) => Randomness::Fixed {
                 election_jitter: fixed.election_jitter.get(&id).copied().unwrap_or_default(),
