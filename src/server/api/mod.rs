@@ -136,6 +136,12 @@ pub struct NodeCall {
 pub enum NodeRequest {
     /// `ControllerRegistration` (key 70), answered once its record is committed.
     Register(crate::protocol::messages::ControllerRegistrationRequest),
+    /// `BrokerRegistration` (key 62) at its version (the non-active answer depends on it).
+    BrokerRegistration(messages::BrokerRegistrationRequest, i16),
+    /// `BrokerHeartbeat` (key 63).
+    BrokerHeartbeat(messages::BrokerHeartbeatRequest, i16),
+    /// `UnregisterBroker` (key 64).
+    UnregisterBroker(messages::UnregisterBrokerRequest, i16),
     /// `UpdateRaftVoter` (key 82), which Kafka 4.x followers send to the leader.
     UpdateVoter(crate::protocol::messages::UpdateRaftVoterRequest),
 }
@@ -144,14 +150,57 @@ pub enum NodeRequest {
 pub enum NodeResponse {
     Register(crate::protocol::messages::ControllerRegistrationResponse),
     UpdateVoter(crate::protocol::messages::UpdateRaftVoterResponse),
+    BrokerRegistration(messages::BrokerRegistrationResponse),
+    BrokerHeartbeat(messages::BrokerHeartbeatResponse),
+    UnregisterBroker(messages::UnregisterBrokerResponse),
 }
 
 impl NodeResponse {
+    /// This kind of response with only `code` set (a reply whose records were not committed).
+    pub fn with_error(&self, code: crate::protocol::errors::ErrorCode) -> NodeResponse {
+        let e = code.0;
+        match self {
+            NodeResponse::Register(_) => {
+                NodeResponse::Register(messages::ControllerRegistrationResponse {
+                    error_code: e,
+                    ..Default::default()
+                })
+            }
+            NodeResponse::UpdateVoter(_) => {
+                NodeResponse::UpdateVoter(messages::UpdateRaftVoterResponse {
+                    error_code: e,
+                    ..Default::default()
+                })
+            }
+            NodeResponse::BrokerRegistration(_) => {
+                NodeResponse::BrokerRegistration(messages::BrokerRegistrationResponse {
+                    error_code: e,
+                    ..Default::default()
+                })
+            }
+            NodeResponse::BrokerHeartbeat(_) => {
+                NodeResponse::BrokerHeartbeat(messages::BrokerHeartbeatResponse {
+                    error_code: e,
+                    ..Default::default()
+                })
+            }
+            NodeResponse::UnregisterBroker(_) => {
+                NodeResponse::UnregisterBroker(messages::UnregisterBrokerResponse {
+                    error_code: e,
+                    ..Default::default()
+                })
+            }
+        }
+    }
+
     /// The complete response frame.
     pub fn frame(&self, key: i16, v: i16, corr: i32) -> Outcome {
         let encoded = match self {
             NodeResponse::Register(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::UpdateVoter(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::BrokerRegistration(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::BrokerHeartbeat(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::UnregisterBroker(r) => frame::encode_response(key, v, corr, r, v),
         };
         match encoded {
             Ok(bytes) => Outcome::Respond(bytes),
@@ -324,6 +373,24 @@ pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
             correlation_id,
         });
     }
+    // The broker lifecycle APIs go to the node loop, which answers them as the active
+    // controller or as a non-active one.
+    if let Some(decoded) = broker_lifecycle_call(api_key, api_version, request.body) {
+        return match decoded {
+            Ok(request) => Outcome::Node(NodeCall {
+                api_key,
+                api_version,
+                correlation_id,
+                request,
+            }),
+            Err(error) => Outcome::Close(CloseReason::BadBody {
+                api_key,
+                api_version,
+                correlation_id,
+                error: error.to_string(),
+            }),
+        };
+    }
     // Only these APIs need the non-active view (a read of the quorum view); raft traffic,
     // the hot path, skips it.
     if let Some(answered) = not_controller::answers(api_key)
@@ -406,6 +473,25 @@ pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
             error: error.to_string(),
         }),
     }
+}
+
+/// A BrokerRegistration, BrokerHeartbeat or UnregisterBroker request for the node loop
+/// (`None` for any other api).
+fn broker_lifecycle_call(
+    key: i16,
+    version: i16,
+    body: &[u8],
+) -> Option<Result<NodeRequest, crate::protocol::codec::DecodeError>> {
+    use messages::{BrokerHeartbeatRequest, BrokerRegistrationRequest, UnregisterBrokerRequest};
+    Some(match key {
+        BrokerRegistrationRequest::API_KEY => BrokerRegistrationRequest::decode_exact(body, version)
+            .map(|r| NodeRequest::BrokerRegistration(r, version)),
+        BrokerHeartbeatRequest::API_KEY => BrokerHeartbeatRequest::decode_exact(body, version)
+            .map(|r| NodeRequest::BrokerHeartbeat(r, version)),
+        UnregisterBrokerRequest::API_KEY => UnregisterBrokerRequest::decode_exact(body, version)
+            .map(|r| NodeRequest::UnregisterBroker(r, version)),
+        _ => return None,
+    })
 }
 
 /// An Envelope from a broker: its answer, or the forwarded DescribeQuorum for raft to answer.

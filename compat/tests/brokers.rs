@@ -1,0 +1,192 @@
+//! A stock Kafka 4.4 broker against a single kraftd controller in the shape `make run` starts
+//! (config/controller.properties, formatted `--standalone`): the broker registers, catches up,
+//! is unfenced and serves clients; killed with SIGKILL it is fenced once its session times out;
+//! restarted (a new incarnation) it is unfenced again at a new epoch; on SIGTERM it shuts down
+//! in a controlled way, granted by kraftd. Afterwards Java's own image of kraftd's log equals
+//! kraftd's.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::harness::image_compare::{assert_image_equals_javas, kraftd_image};
+use crate::harness::quorum_probe::round_trip;
+use crate::harness::{
+    free_port, JavaBroker, Kafka, KraftdProcess, Properties, Quorum, TestDir, Tool,
+    KRAFTD_COMMAND_TIMEOUT,
+};
+use kraftd::protocol::codec::Message;
+use kraftd::protocol::messages::{DescribeClusterRequest, DescribeClusterResponse};
+
+const BROKER: i32 = 2;
+const START_TIMEOUT: Duration = Duration::from_secs(120);
+/// Kafka's default `broker.session.timeout.ms`, which the `make run` config keeps.
+const SESSION_TIMEOUT: Duration = Duration::from_millis(9000);
+const RUNNING: &str = "The broker has been unfenced. Transitioning from RECOVERY to RUNNING.";
+
+#[test]
+fn a_stock_broker_registers_unfences_and_is_fenced_when_its_session_expires() {
+    let kafka = Kafka::get();
+    let dir = TestDir::new();
+    let port = free_port();
+    let endpoint = format!("127.0.0.1:{port}");
+    let data = dir.subdir("kraftd-1");
+    let mut props = Properties::read(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("config/controller.properties"),
+    );
+    props
+        .set("listeners", format!("CONTROLLER://{endpoint}"))
+        .set("controller.quorum.bootstrap.servers", endpoint.clone())
+        .set("log.dirs", data.display().to_string());
+    let config = KraftdProcess::write_config(&dir, "kraftd-1", &props);
+    let config = config.display().to_string();
+    let cluster_id = KraftdProcess::run(&["random-uuid"], &[], KRAFTD_COMMAND_TIMEOUT)
+        .stdout
+        .trim()
+        .to_string();
+    KraftdProcess::run(
+        &["format", "--standalone", "-t", &cluster_id, "-c", &config],
+        &[],
+        KRAFTD_COMMAND_TIMEOUT,
+    )
+    .assert_success();
+    let mut kraftd = KraftdProcess::start(&dir, "kraftd-1", &["start", &config], &[]);
+    let status = wait_for("kraftd to lead", START_TIMEOUT, || {
+        kafka.quorum_status(&endpoint).ok().filter(|s| s.leader_id == 1)
+    });
+    eprintln!("kraftd leads: {status:?}");
+    let log = data.join("__cluster_metadata-0");
+
+    // 1. The broker registers, catches up and is unfenced: it reaches RUNNING and serves clients.
+    let mut broker = JavaBroker::builder(BROKER, Quorum::Bootstrap(vec![endpoint.clone()]))
+        .cluster_id(cluster_id.clone())
+        .start(&dir);
+    let broker_log = broker.log_path().to_path_buf();
+    wait_for_count(&mut broker, &broker_log, RUNNING, 1, START_TIMEOUT);
+    let first = broker_view(broker.broker_port().unwrap());
+    assert!(!first.is_fenced, "the broker sees itself fenced: {first:?}");
+    kafka
+        .broker_api_versions(&broker.bootstrap_server())
+        .assert_success();
+    // DescribeQuorum forwarded by the broker to kraftd in an Envelope.
+    let described = kafka.run(
+        Tool::MetadataQuorum,
+        &["--bootstrap-server", &broker.bootstrap_server(), "describe", "--status"],
+    );
+    described.assert_success();
+    assert!(described.stdout.contains("LeaderId:"), "{described}");
+    let registered = broker_in_image(&log);
+    assert_eq!(registered["fenced"], false, "{registered}");
+    let first_epoch = registered["epoch"].as_i64().unwrap();
+    assert!(
+        !registered["directories"].as_array().unwrap().is_empty(),
+        "the registration carries the broker's log dirs: {registered}"
+    );
+
+    // 2. SIGKILL: no more heartbeats, so kraftd fences it once the session times out, and not
+    // before (its last heartbeat was at most an interval before the kill).
+    broker.kill9();
+    let killed = Instant::now();
+    let fenced_after = wait_for("the dead broker to be fenced", START_TIMEOUT, || {
+        (broker_in_image(&log)["fenced"] == true).then(|| killed.elapsed())
+    });
+    eprintln!("fenced {fenced_after:?} after SIGKILL");
+    assert!(
+        fenced_after >= SESSION_TIMEOUT - Duration::from_millis(2500)
+            && fenced_after <= SESSION_TIMEOUT + Duration::from_secs(6),
+        "fenced {fenced_after:?} after the kill, session timeout {SESSION_TIMEOUT:?}"
+    );
+    assert!(kraftd.wait_for_log(
+        &format!("Fencing broker {BROKER} at epoch {first_epoch} because its session has timed out."),
+        Duration::from_secs(1)
+    ));
+
+    // 3. Restarted, it is a new incarnation: registered at a new epoch and unfenced again.
+    broker.restart(&dir);
+    wait_for_count(&mut broker, &broker_log, RUNNING, 2, START_TIMEOUT);
+    let again = broker_in_image(&log);
+    assert_eq!(again["fenced"], false, "{again}");
+    let second_epoch = again["epoch"].as_i64().unwrap();
+    assert!(second_epoch > first_epoch, "{first_epoch} then {again}");
+    assert!(!broker_view(broker.broker_port().unwrap()).is_fenced);
+
+    // 4. SIGTERM: a controlled shutdown that kraftd grants (the broker leads no partition, so
+    // at once), and the broker exits cleanly.
+    broker.sigterm();
+    let status = broker.wait_exit(Duration::from_secs(60));
+    assert!(status.success(), "the broker exited with {status:?}");
+    let broker_text = fs::read_to_string(&broker_log).unwrap();
+    assert!(
+        broker_text.contains("The controller has asked us to exit controlled shutdown."),
+        "the broker did not get ShouldShutDown; log {}",
+        broker_log.display()
+    );
+    assert!(kraftd.wait_for_log(
+        &format!("broker {BROKER}: heartbeat"),
+        Duration::from_secs(1)
+    ));
+    let after = broker_in_image(&log);
+    assert_eq!((after["fenced"].clone(), after["epoch"].as_i64()), (Value::Bool(true), Some(second_epoch)));
+
+    // 5. Java's image of kraftd's log is kraftd's own.
+    kraftd.stop(Duration::from_secs(30));
+    let (offset, _, _) = assert_image_equals_javas(&log, None);
+    eprintln!("Java's image of kraftd's log equals kraftd's at offset {offset}");
+}
+
+/// Broker `BROKER` in kraftd's image of its live log.
+fn broker_in_image(log: &Path) -> Value {
+    let image = kraftd_image(log, None);
+    image["cluster"]["brokers"][BROKER.to_string()].clone()
+}
+
+/// How the broker sees itself (DescribeCluster v2 with fenced brokers, from its metadata).
+fn broker_view(port: u16) -> kraftd::protocol::messages::describe_cluster_response::DescribeClusterBroker {
+    let request = DescribeClusterRequest {
+        endpoint_type: 1,
+        include_fenced_brokers: true,
+        ..Default::default()
+    };
+    let body = round_trip(port, 60, 2, &request).expect("the broker answers DescribeCluster");
+    let response = DescribeClusterResponse::decode_exact(&body, 2).unwrap();
+    response
+        .brokers
+        .into_iter()
+        .find(|b| b.broker_id == BROKER)
+        .unwrap_or_else(|| panic!("broker {BROKER} is not in its own DescribeCluster"))
+}
+
+/// Waits until the broker's log holds `needle` `n` times (the log is kept across restarts).
+#[track_caller]
+fn wait_for_count(broker: &mut JavaBroker, log: &PathBuf, needle: &str, n: usize, timeout: Duration) {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let count = fs::read(log)
+            .map(|b| String::from_utf8_lossy(&b).matches(needle).count())
+            .unwrap_or(0);
+        if count >= n {
+            return;
+        }
+        assert!(
+            broker.is_running() && Instant::now() < deadline,
+            "broker {BROKER} did not log {needle:?} {n} time(s) (running: {}); log {}",
+            broker.is_running(),
+            log.display()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[track_caller]
+fn wait_for<T>(what: &str, timeout: Duration, mut probe: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(v) = probe() {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "timed out after {timeout:?} waiting for {what}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
