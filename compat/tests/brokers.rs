@@ -54,7 +54,10 @@ fn a_stock_broker_registers_unfences_and_is_fenced_when_its_session_expires() {
     .assert_success();
     let mut kraftd = KraftdProcess::start(&dir, "kraftd-1", &["start", &config], &[]);
     let status = wait_for("kraftd to lead", START_TIMEOUT, || {
-        kafka.quorum_status(&endpoint).ok().filter(|s| s.leader_id == 1)
+        kafka
+            .quorum_status(&endpoint)
+            .ok()
+            .filter(|s| s.leader_id == 1)
     });
     eprintln!("kraftd leads: {status:?}");
     let log = data.join("__cluster_metadata-0");
@@ -73,7 +76,12 @@ fn a_stock_broker_registers_unfences_and_is_fenced_when_its_session_expires() {
     // DescribeQuorum forwarded by the broker to kraftd in an Envelope.
     let described = kafka.run(
         Tool::MetadataQuorum,
-        &["--bootstrap-server", &broker.bootstrap_server(), "describe", "--status"],
+        &[
+            "--bootstrap-server",
+            &broker.bootstrap_server(),
+            "describe",
+            "--status",
+        ],
     );
     described.assert_success();
     assert!(described.stdout.contains("LeaderId:"), "{described}");
@@ -99,7 +107,9 @@ fn a_stock_broker_registers_unfences_and_is_fenced_when_its_session_expires() {
         "fenced {fenced_after:?} after the kill, session timeout {SESSION_TIMEOUT:?}"
     );
     assert!(kraftd.wait_for_log(
-        &format!("Fencing broker {BROKER} at epoch {first_epoch} because its session has timed out."),
+        &format!(
+            "Fencing broker {BROKER} at epoch {first_epoch} because its session has timed out."
+        ),
         Duration::from_secs(1)
     ));
 
@@ -128,7 +138,10 @@ fn a_stock_broker_registers_unfences_and_is_fenced_when_its_session_expires() {
         Duration::from_secs(1)
     ));
     let after = broker_in_image(&log);
-    assert_eq!((after["fenced"].clone(), after["epoch"].as_i64()), (Value::Bool(true), Some(second_epoch)));
+    assert_eq!(
+        (after["fenced"].clone(), after["epoch"].as_i64()),
+        (Value::Bool(true), Some(second_epoch))
+    );
 
     // 5. Java's image of kraftd's log is kraftd's own.
     kraftd.stop(Duration::from_secs(30));
@@ -143,7 +156,9 @@ fn broker_in_image(log: &Path) -> Value {
 }
 
 /// How the broker sees itself (DescribeCluster v2 with fenced brokers, from its metadata).
-fn broker_view(port: u16) -> kraftd::protocol::messages::describe_cluster_response::DescribeClusterBroker {
+fn broker_view(
+    port: u16,
+) -> kraftd::protocol::messages::describe_cluster_response::DescribeClusterBroker {
     let request = DescribeClusterRequest {
         endpoint_type: 1,
         include_fenced_brokers: true,
@@ -160,7 +175,13 @@ fn broker_view(port: u16) -> kraftd::protocol::messages::describe_cluster_respon
 
 /// Waits until the broker's log holds `needle` `n` times (the log is kept across restarts).
 #[track_caller]
-fn wait_for_count(broker: &mut JavaBroker, log: &PathBuf, needle: &str, n: usize, timeout: Duration) {
+fn wait_for_count(
+    broker: &mut JavaBroker,
+    log: &PathBuf,
+    needle: &str,
+    n: usize,
+    timeout: Duration,
+) {
     let deadline = Instant::now() + timeout;
     loop {
         let count = fs::read(log)
@@ -186,7 +207,10 @@ fn wait_for<T>(what: &str, timeout: Duration, mut probe: impl FnMut() -> Option<
         if let Some(v) = probe() {
             return v;
         }
-        assert!(Instant::now() < deadline, "timed out after {timeout:?} waiting for {what}");
+        assert!(
+            Instant::now() < deadline,
+            "timed out after {timeout:?} waiting for {what}"
+        );
         std::thread::sleep(Duration::from_millis(200));
     }
 }

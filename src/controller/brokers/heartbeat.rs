@@ -21,7 +21,10 @@ pub enum BrokerControlState {
 
 impl BrokerControlState {
     pub fn fenced(self) -> bool {
-        matches!(self, BrokerControlState::Fenced | BrokerControlState::ShutdownNow)
+        matches!(
+            self,
+            BrokerControlState::Fenced | BrokerControlState::ShutdownNow
+        )
     }
     pub fn in_controlled_shutdown(self) -> bool {
         self == BrokerControlState::ControlledShutdown
@@ -80,7 +83,9 @@ pub fn heartbeat(
     use BrokerControlState as S;
     let next = match current {
         S::Fenced if request.want_shut_down => S::ShutdownNow,
-        S::Fenced if !request.want_fence && request.current_metadata_offset >= registration_offset => {
+        S::Fenced
+            if !request.want_fence && request.current_metadata_offset >= registration_offset =>
+        {
             S::Unfenced
         }
         S::Fenced => S::Fenced,

@@ -10,8 +10,8 @@
 //!
 //! Partitions: a broker that is fenced, shuts down or re-registers leaves the ISRs and
 //! leaderships it holds (Java's `generateLeaderAndIsrUpdates`). kraftd does not create topics
-//! yet, so [`leave_partitions`] has nothing to move in a cluster it leads from the start; a
-//! broker of a log with partitions is refused the moves (see its doc).
+//! yet, so [`leave_partitions`] has nothing to move in a cluster it leads from the start; for a
+//! log with partitions (written by a Java leader) the node warns instead (see its doc).
 
 mod heartbeat;
 mod registration;

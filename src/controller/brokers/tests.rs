@@ -28,6 +28,13 @@ fn uuid(n: u8) -> Uuid {
     Uuid(b)
 }
 
+/// A log dir of broker `id`'s incarnation `incarnation`.
+fn dir(id: i32, incarnation: u8) -> Uuid {
+    let mut d = uuid(incarnation);
+    d.0[14] = id as u8;
+    d
+}
+
 impl Cluster {
     fn new() -> Cluster {
         let mut controller = Controller::new();
@@ -74,7 +81,10 @@ impl Cluster {
     }
 
     /// A heartbeat: the reply and the names of the records it wrote.
-    fn heartbeat(&mut self, h: BrokerHeartbeatRequest) -> Result<(HeartbeatReply, Vec<String>), BrokerError> {
+    fn heartbeat(
+        &mut self,
+        h: BrokerHeartbeatRequest,
+    ) -> Result<(HeartbeatReply, Vec<String>), BrokerError> {
         let state = self.controller.latest_state();
         let result = heartbeat(state, &mut self.sessions, &h, self.now)?;
         let names = result.records.iter().map(describe).collect();
@@ -98,7 +108,10 @@ fn describe(r: &MetadataRecordAndVersion) -> String {
             r.version, c.broker_id, c.broker_epoch, c.fenced, c.in_controlled_shutdown
         ),
         MetadataRecord::UnregisterBroker(u) => {
-            format!("UnregisterBroker broker {} epoch {}", u.broker_id, u.broker_epoch)
+            format!(
+                "UnregisterBroker broker {} epoch {}",
+                u.broker_id, u.broker_epoch
+            )
         }
         other => format!("{other:?}"),
     }
@@ -126,13 +139,19 @@ fn registration(id: i32, incarnation: u8) -> BrokerRegistrationRequest {
             feature("kraft.version", 0, 1),
             feature("group.version", 0, 1),
         ],
-        log_dirs: vec![uuid(200 + incarnation)],
+        log_dirs: vec![dir(id, incarnation)],
         previous_broker_epoch: -1,
         ..Default::default()
     }
 }
 
-fn beat(id: i32, epoch: i64, offset: i64, want_fence: bool, want_shut_down: bool) -> BrokerHeartbeatRequest {
+fn beat(
+    id: i32,
+    epoch: i64,
+    offset: i64,
+    want_fence: bool,
+    want_shut_down: bool,
+) -> BrokerHeartbeatRequest {
     BrokerHeartbeatRequest {
         broker_id: id,
         broker_epoch: epoch,
@@ -158,13 +177,25 @@ fn a_broker_registers_fenced_catches_up_and_is_unfenced_by_a_change_record() {
     // Registered at the next offset, fenced, with its log dirs.
     assert_eq!(c.register(&registration(2, 1)), Ok(10));
     let b = c.broker(2);
-    assert_eq!((b.epoch, b.fenced, b.directories.clone()), (10, true, vec![uuid(201)]));
-    assert_eq!(c.controller.latest_state().registration_offsets.get(&2), Some(&10));
+    assert_eq!(
+        (b.epoch, b.fenced, b.directories.clone()),
+        (10, true, vec![dir(2, 1)])
+    );
+    assert_eq!(
+        c.controller.latest_state().registration_offsets.get(&2),
+        Some(&10)
+    );
     c.now = 10;
     // Behind its RegisterBrokerRecord: not caught up, stays fenced, writes nothing.
-    assert_eq!(c.heartbeat(beat(2, 10, 9, true, false)), Ok((reply(false, true, false), vec![])));
+    assert_eq!(
+        c.heartbeat(beat(2, 10, 9, true, false)),
+        Ok((reply(false, true, false), vec![]))
+    );
     // Caught up but still wanting to be fenced (its first publish is not done).
-    assert_eq!(c.heartbeat(beat(2, 10, 10, true, false)), Ok((reply(true, true, false), vec![])));
+    assert_eq!(
+        c.heartbeat(beat(2, 10, 10, true, false)),
+        Ok((reply(true, true, false), vec![]))
+    );
     // Ready: unfenced by a BrokerRegistrationChangeRecord v0.
     assert_eq!(
         c.heartbeat(beat(2, 10, 10, false, false)),
@@ -175,13 +206,17 @@ fn a_broker_registers_fenced_catches_up_and_is_unfenced_by_a_change_record() {
     );
     assert!(!c.broker(2).fenced);
     // Steady state: nothing more to write.
-    assert_eq!(c.heartbeat(beat(2, 10, 11, false, false)), Ok((reply(true, false, false), vec![])));
+    assert_eq!(
+        c.heartbeat(beat(2, 10, 11, false, false)),
+        Ok((reply(true, false, false), vec![]))
+    );
     c.controller.check().unwrap();
     c.sessions.check().unwrap();
 }
 
 #[test]
-fn the_same_incarnation_keeps_its_epoch_a_new_one_waits_for_the_session_then_gets_the_next_offset() {
+fn the_same_incarnation_keeps_its_epoch_a_new_one_waits_for_the_session_then_gets_the_next_offset()
+{
     let mut c = Cluster::new();
     assert_eq!(c.register(&registration(2, 1)), Ok(10));
     c.heartbeat(beat(2, 10, 10, false, false)).unwrap();
@@ -190,7 +225,10 @@ fn the_same_incarnation_keeps_its_epoch_a_new_one_waits_for_the_session_then_get
     assert!(!c.broker(2).fenced);
     // Another process with the same id while the session is valid: refused.
     c.now = SESSION_MS;
-    assert_eq!(c.register(&registration(2, 2)), Err(BrokerError::DuplicateRegistration));
+    assert_eq!(
+        c.register(&registration(2, 2)),
+        Err(BrokerError::DuplicateRegistration)
+    );
     assert_eq!(
         BrokerError::DuplicateRegistration.error_code(),
         ErrorCode::DUPLICATE_BROKER_REGISTRATION
@@ -203,7 +241,10 @@ fn the_same_incarnation_keeps_its_epoch_a_new_one_waits_for_the_session_then_get
     // The old epoch's heartbeats are stale now.
     assert_eq!(
         c.heartbeat(beat(2, 10, 100, false, false)),
-        Err(BrokerError::StaleEpoch { expected: next, got: 10 })
+        Err(BrokerError::StaleEpoch {
+            expected: next,
+            got: 10
+        })
     );
 }
 
@@ -244,19 +285,29 @@ fn bad_registrations_get_javas_errors() {
     // Another broker's directory.
     c.register(&registration(3, 1)).unwrap();
     let mut taken = registration(2, 5);
-    taken.log_dirs = vec![uuid(201)];
+    taken.log_dirs = vec![dir(3, 1)];
     assert_eq!(
         c.register(&taken).unwrap_err().error_code(),
         ErrorCode::INVALID_REGISTRATION
     );
     // Nothing was written for any refused registration.
-    assert_eq!(c.controller.image().cluster.brokers.keys().collect::<Vec<_>>(), [&3]);
+    assert_eq!(
+        c.controller
+            .image()
+            .cluster
+            .brokers
+            .keys()
+            .collect::<Vec<_>>(),
+        [&3]
+    );
     assert_eq!(
         c.heartbeat(beat(9, 1, 0, false, false)),
         Err(BrokerError::HeartbeatBeforeRegistration { broker: 9 })
     );
     assert_eq!(
-        unregister_broker(c.controller.latest_state(), 9).unwrap_err().error_code(),
+        unregister_broker(c.controller.latest_state(), 9)
+            .unwrap_err()
+            .error_code(),
         ErrorCode::BROKER_ID_NOT_REGISTERED
     );
 }
@@ -269,12 +320,21 @@ fn a_silent_broker_is_fenced_once_its_session_expires_and_a_new_controller_gives
     c.now = 1000;
     c.heartbeat(beat(2, 10, 11, false, false)).unwrap();
     assert_eq!(c.sessions.next_expiry(), Some(1000 + SESSION_MS + 1));
-    assert_eq!(expire_one(c.controller.image(), &mut c.sessions, 1000 + SESSION_MS), Expiry::None);
+    assert_eq!(
+        expire_one(c.controller.image(), &mut c.sessions, 1000 + SESSION_MS),
+        Expiry::None
+    );
     // A failover: the new active controller starts the session over.
     c.sessions = BrokerSessions::activate(c.controller.image(), SESSION_MS, 5000);
-    assert_eq!(expire_one(c.controller.image(), &mut c.sessions, 1000 + SESSION_MS + 1), Expiry::None);
-    let Expiry::Fence { broker, epoch, result } =
-        expire_one(c.controller.image(), &mut c.sessions, 5000 + SESSION_MS + 1)
+    assert_eq!(
+        expire_one(c.controller.image(), &mut c.sessions, 1000 + SESSION_MS + 1),
+        Expiry::None
+    );
+    let Expiry::Fence {
+        broker,
+        epoch,
+        result,
+    } = expire_one(c.controller.image(), &mut c.sessions, 5000 + SESSION_MS + 1)
     else {
         panic!("not fenced");
     };
@@ -285,10 +345,16 @@ fn a_silent_broker_is_fenced_once_its_session_expires_and_a_new_controller_gives
     );
     c.write(&result.records);
     assert!(c.broker(2).fenced);
-    assert_eq!(expire_one(c.controller.image(), &mut c.sessions, 100_000), Expiry::None);
+    assert_eq!(
+        expire_one(c.controller.image(), &mut c.sessions, 100_000),
+        Expiry::None
+    );
     // Its next heartbeat (it was only partitioned away) finds it fenced; it may unfence again.
     c.now = 20_000;
-    assert_eq!(c.heartbeat(beat(2, 10, 30, false, false)).unwrap().0, reply(true, false, false));
+    assert_eq!(
+        c.heartbeat(beat(2, 10, 30, false, false)).unwrap().0,
+        reply(true, false, false)
+    );
 }
 
 #[test]
@@ -303,13 +369,21 @@ fn a_broker_that_leads_nothing_is_granted_an_immediate_shutdown() {
             vec!["RegistrationChange v0 broker 2 epoch 10 fenced 1 shutdown 0".into()]
         ))
     );
-    // A fenced broker asking to shut down is told to at once, with nothing more to write.
-    assert_eq!(c.heartbeat(beat(2, 10, 12, true, true)), Ok((reply(true, true, true), vec![])));
+    // Asking again, now fenced, it is told to at once; Java fences it again as it does so
+    // (the state moves from FENCED to SHUTDOWN_NOW).
+    assert_eq!(
+        c.heartbeat(beat(2, 10, 12, true, true)),
+        Ok((
+            reply(true, true, true),
+            vec!["RegistrationChange v0 broker 2 epoch 10 fenced 1 shutdown 0".into()]
+        ))
+    );
 }
 
 #[test]
 fn controlled_shutdown_waits_for_the_lowest_active_offset() {
-    let mut s = BrokerSessions::activate(&crate::controller::MetadataImage::default(), SESSION_MS, 0);
+    let mut s =
+        BrokerSessions::activate(&crate::controller::MetadataImage::default(), SESSION_MS, 0);
     s.register(2, false);
     s.register(3, false);
     s.touch(2, false, 40);
@@ -347,14 +421,16 @@ fn written_records_commit_in_place_or_revert_when_leadership_is_lost() {
     c.controller.on_committed(1);
     c.register(&registration(2, 1)).unwrap();
     // Raft reports the batch committed: the applied-ahead batch is not replayed twice.
-    let value = MetadataRecordAndVersion::new(
-        crate::protocol::messages::NoOpRecord::default(),
-        0,
-    )
-    .encode()
-    .unwrap();
-    c.controller.replay_committed_batch(10, &[value.clone()]).unwrap();
-    assert_eq!((c.controller.committed(), c.controller.last_applied()), (10, 10));
+    let value = MetadataRecordAndVersion::new(crate::protocol::messages::NoOpRecord::default(), 0)
+        .encode()
+        .unwrap();
+    c.controller
+        .replay_committed_batch(10, &[value])
+        .unwrap();
+    assert_eq!(
+        (c.controller.committed(), c.controller.last_applied()),
+        (10, 10)
+    );
     // Another registration, written but never committed: a renounce forgets it.
     c.register(&registration(3, 1)).unwrap();
     assert!(c.controller.image().cluster.brokers.contains_key(&3));

@@ -130,6 +130,8 @@ pub struct NodeCall {
     pub api_version: i16,
     pub correlation_id: i32,
     pub request: NodeRequest,
+    /// The Envelope this request came in, if a broker forwarded it (UnregisterBroker).
+    pub enveloped: Option<Enveloped>,
 }
 
 #[derive(Debug, PartialEq)]
@@ -156,6 +158,50 @@ pub enum NodeResponse {
 }
 
 impl NodeResponse {
+    /// Whether the answer reports `NOT_CONTROLLER` (an Envelope then fails as a whole).
+    pub fn not_controller(&self) -> bool {
+        let code = match self {
+            NodeResponse::Register(r) => r.error_code,
+            NodeResponse::UpdateVoter(r) => r.error_code,
+            NodeResponse::BrokerRegistration(r) => r.error_code,
+            NodeResponse::BrokerHeartbeat(r) => r.error_code,
+            NodeResponse::UnregisterBroker(r) => r.error_code,
+        };
+        code == crate::protocol::errors::ErrorCode::NOT_CONTROLLER.0
+    }
+
+    /// The frame answering request `key` v`v` (correlation id `corr`): the response itself,
+    /// or inside the Envelope it came in.
+    pub fn answer(&self, key: i16, v: i16, corr: i32, enveloped: Option<Enveloped>) -> Outcome {
+        let framed = self.frame(key, v, corr);
+        let Some(outer) = enveloped else {
+            return framed;
+        };
+        let Outcome::Respond(bytes) = framed else {
+            return framed;
+        };
+        // As for a forwarded DescribeQuorum: an inner NOT_CONTROLLER fails the envelope.
+        let envelope = if self.not_controller() {
+            not_controller::envelope_error(crate::protocol::errors::ErrorCode::NOT_CONTROLLER)
+        } else {
+            not_controller::wrap_frame(&bytes)
+        };
+        match frame::encode_response(
+            messages::EnvelopeRequest::API_KEY,
+            outer.version,
+            outer.correlation_id,
+            &envelope,
+            outer.version,
+        ) {
+            Ok(bytes) => Outcome::Respond(bytes),
+            Err(error) => Outcome::Close(CloseReason::Encode {
+                api_key: messages::EnvelopeRequest::API_KEY,
+                api_version: outer.version,
+                error,
+            }),
+        }
+    }
+
     /// This kind of response with only `code` set (a reply whose records were not committed).
     pub fn with_error(&self, code: crate::protocol::errors::ErrorCode) -> NodeResponse {
         let e = code.0;
@@ -382,6 +428,7 @@ pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
                 api_version,
                 correlation_id,
                 request,
+                enveloped: None,
             }),
             Err(error) => Outcome::Close(CloseReason::BadBody {
                 api_key,
@@ -437,6 +484,7 @@ pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
                         api_version,
                         correlation_id,
                         request: NodeRequest::Register(r),
+                        enveloped: None,
                     })
                 },
             )
@@ -448,6 +496,7 @@ pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
                     api_version,
                     correlation_id,
                     request: NodeRequest::UpdateVoter(r),
+                    enveloped: None,
                 })
             })
         }
@@ -484,8 +533,10 @@ fn broker_lifecycle_call(
 ) -> Option<Result<NodeRequest, crate::protocol::codec::DecodeError>> {
     use messages::{BrokerHeartbeatRequest, BrokerRegistrationRequest, UnregisterBrokerRequest};
     Some(match key {
-        BrokerRegistrationRequest::API_KEY => BrokerRegistrationRequest::decode_exact(body, version)
-            .map(|r| NodeRequest::BrokerRegistration(r, version)),
+        BrokerRegistrationRequest::API_KEY => {
+            BrokerRegistrationRequest::decode_exact(body, version)
+                .map(|r| NodeRequest::BrokerRegistration(r, version))
+        }
         BrokerHeartbeatRequest::API_KEY => BrokerHeartbeatRequest::decode_exact(body, version)
             .map(|r| NodeRequest::BrokerHeartbeat(r, version)),
         UnregisterBrokerRequest::API_KEY => UnregisterBrokerRequest::decode_exact(body, version)
@@ -516,6 +567,32 @@ fn envelope(
             messages::EnvelopeRequest::API_KEY,
             respond(request, &response, request.api_version()),
         )),
+        not_controller::EnvelopeAnswer::Node {
+            key,
+            version,
+            correlation_id,
+            body,
+        } => match broker_lifecycle_call(key, version, &body) {
+            Some(Ok(inner)) => Ok(Outcome::Node(NodeCall {
+                api_key: key,
+                api_version: version,
+                correlation_id,
+                request: inner,
+                enveloped: Some(Enveloped {
+                    version: request.api_version(),
+                    correlation_id: request.correlation_id(),
+                }),
+            })),
+            // Java: an inner request that does not parse is an envelope-level
+            // UNSUPPORTED_VERSION.
+            _ => Ok(respond(
+                request,
+                &not_controller::envelope_error(
+                    crate::protocol::errors::ErrorCode::UNSUPPORTED_VERSION,
+                ),
+                request.api_version(),
+            )),
+        },
         not_controller::EnvelopeAnswer::DescribeQuorum {
             version,
             correlation_id,

@@ -49,8 +49,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         };
         let state = self.controller.latest_state();
         let active = self.pipeline.active.as_mut().expect("acting");
-        let decided =
-            brokers::register_broker(state, &mut active.sessions, &ctx, &request, now.0);
+        let decided = brokers::register_broker(state, &mut active.sessions, &ctx, &request, now.0);
         let result = match decided {
             Ok(result) => result,
             Err(e) => {

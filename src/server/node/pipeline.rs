@@ -15,9 +15,7 @@ use super::purgatory::{LeadershipLost, Purgatory};
 use super::runner::NodeLoop;
 use crate::controller::brokers::{self, BrokerSessions, Expiry};
 use crate::controller::ControllerResult;
-use crate::raft::{
-    Epoch, FatalError, Instant, Offset, Proposed, QuorumStateStore, RaftLog,
-};
+use crate::raft::{Epoch, FatalError, Instant, Offset, Proposed, QuorumStateStore, RaftLog};
 
 /// The controller acting as the active one in `epoch`.
 pub(super) struct Active {
@@ -113,7 +111,11 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             }
         };
         let applies = self.settings.replay_metadata
-            && self.pipeline.active.as_ref().is_some_and(|a| a.epoch == proposed.epoch)
+            && self
+                .pipeline
+                .active
+                .as_ref()
+                .is_some_and(|a| a.epoch == proposed.epoch)
             && proposed.base_offset == self.controller.last_applied() + 1;
         if applies {
             if let Err(e) = self

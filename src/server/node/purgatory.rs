@@ -106,7 +106,10 @@ mod tests {
         );
         p.park(20, 4, reply("after a new election"));
         p.fail_all();
-        assert_eq!(log.lock().unwrap().last().unwrap(), "after a new election: lost");
+        assert_eq!(
+            log.lock().unwrap().last().unwrap(),
+            "after a new election: lost"
+        );
         assert_eq!(p.len(), 0);
     }
 }

@@ -8,6 +8,7 @@ use tracing::{info, warn};
 use super::registration;
 use super::runner::NodeLoop;
 use crate::controller::controller_registration::{register_controller, registration_supported};
+use crate::controller::ControllerResult;
 use crate::protocol::codec::{ApiMessage, Message, Uuid};
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages::update_raft_voter_response::CurrentLeader;
@@ -15,7 +16,6 @@ use crate::protocol::messages::{
     ControllerRegistrationRequest, ControllerRegistrationResponse, UpdateRaftVoterRequest,
     UpdateRaftVoterResponse,
 };
-use crate::controller::ControllerResult;
 use crate::raft::{FatalError, Instant, QuorumStateStore, RaftLog};
 use crate::server::api::{served_api, NodeResponse};
 use crate::server::context::FinalizedFeatures;
@@ -82,12 +82,14 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             Ok(record) => ControllerResult::new(vec![record], ()),
             Err(refusal) => {
                 let response = registration::refusal(refusal.error_code(), refusal.to_string());
-                return self.submit(now, ControllerResult::reply_only(()), move |outcome| {
-                    let _ = reply.send(match outcome {
-                        Ok(()) => response,
-                        Err(_) => not_committed(),
-                    });
-                }).map(|_| ());
+                return self
+                    .submit(now, ControllerResult::reply_only(()), move |outcome| {
+                        let _ = reply.send(match outcome {
+                            Ok(()) => response,
+                            Err(_) => not_committed(),
+                        });
+                    })
+                    .map(|_| ());
             }
         };
         let (id, incarnation) = (request.controller_id, request.incarnation_id);

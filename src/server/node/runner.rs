@@ -349,7 +349,9 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 NodeRequest::UpdateVoter(r) => {
                     let _ = reply.send(NodeResponse::UpdateVoter(self.update_voter(&listener, &r)));
                 }
-                NodeRequest::BrokerRegistration(r, v) => self.broker_registration(now, v, r, reply)?,
+                NodeRequest::BrokerRegistration(r, v) => {
+                    self.broker_registration(now, v, r, reply)?
+                }
                 NodeRequest::BrokerHeartbeat(r, v) => self.broker_heartbeat(now, v, r, reply)?,
                 NodeRequest::UnregisterBroker(r, v) => self.unregister_broker(now, v, r, reply)?,
             },
@@ -395,8 +397,8 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 let led_ms = self.leading_since.map_or(0, |t| now.saturating_since(t));
                 info!(
                     target: "kraftd::raft",
-                    "resigning leadership of epoch {epoch} after {led_ms} ms: brokers need an active controller, which kraftd \
-                     cannot be yet; Java controller(s) {preferred:?} are named as successors ({} broker(s) registered)",
+                    "resigning leadership of epoch {epoch} after {led_ms} ms: brokers need an active controller for topics and producer ids, \
+                     which kraftd cannot be yet; Java controller(s) {preferred:?} are named as successors ({} broker(s) registered)",
                     self.controller.image().cluster.brokers.len()
                 );
                 let handover = &self.handover;
@@ -404,9 +406,9 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             }
             Handover::Strand => warn!(
                 target: "kraftd::raft",
-                "brokers need an active controller, but this kraftd leads epoch {epoch} and cannot serve them yet, \
-                 and no Java controller is known among the voters to hand leadership to; brokers cannot register, \
-                 create topics or allocate producer ids until a Java controller leads (run one as a voter)"
+                "brokers need an active controller; this kraftd leads epoch {epoch} and serves their registration \
+                 and heartbeats, but not topics or producer ids yet, and no Java controller is known among the \
+                 voters to hand leadership to (run one as a voter for those)"
             ),
         }
     }
