@@ -126,8 +126,18 @@ fn a_stock_broker_registers_unfences_and_is_fenced_when_its_session_expires() {
     // at once), and the broker exits cleanly.
     broker.sigterm();
     let status = broker.wait_exit(Duration::from_secs(60));
-    assert!(status.success(), "the broker exited with {status:?}");
+    // The JVM exits with 128 + SIGTERM once its shutdown hook has run.
+    assert_eq!(
+        status.code(),
+        Some(143),
+        "the broker exited with {status:?}"
+    );
     let broker_text = fs::read_to_string(&broker_log).unwrap();
+    assert!(
+        broker_text.contains("[BrokerServer id=2] shut down completed"),
+        "the broker did not shut down cleanly; log {}",
+        broker_log.display()
+    );
     assert!(
         broker_text.contains("The controller has asked us to exit controlled shutdown."),
         "the broker did not get ShouldShutDown; log {}",
@@ -147,6 +157,143 @@ fn a_stock_broker_registers_unfences_and_is_fenced_when_its_session_expires() {
     kraftd.stop(Duration::from_secs(30));
     let (offset, _, _) = assert_image_equals_javas(&log, None);
     eprintln!("Java's image of kraftd's log equals kraftd's at offset {offset}");
+}
+
+/// Three kraftd controllers (static voters) and three stock brokers: every broker is unfenced,
+/// and when the active kraftd is killed the next one takes over their heartbeats with fresh
+/// sessions, so no live broker is fenced by the failover.
+#[test]
+fn brokers_stay_unfenced_across_a_kraftd_leader_failover() {
+    let kafka = Kafka::get();
+    let dir = TestDir::new();
+    let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
+    let voters: Vec<crate::harness::Voter> = ports
+        .iter()
+        .enumerate()
+        .map(|(i, &port)| crate::harness::Voter {
+            id: i as i32 + 1,
+            port,
+            directory_id: String::new(),
+        })
+        .collect();
+    let voter_list = voters
+        .iter()
+        .map(|v| format!("{}@127.0.0.1:{}", v.id, v.port))
+        .collect::<Vec<_>>()
+        .join(",");
+    let bootstrap = voters
+        .iter()
+        .map(|v| v.endpoint())
+        .collect::<Vec<_>>()
+        .join(",");
+    let cluster_id = KraftdProcess::run(&["random-uuid"], &[], KRAFTD_COMMAND_TIMEOUT)
+        .stdout
+        .trim()
+        .to_string();
+    let mut nodes: Vec<KraftdProcess> = voters
+        .iter()
+        .map(|v| {
+            let name = format!("kraftd-{}", v.id);
+            let mut props = Properties::read(
+                &Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join(format!("config/quorum/controller-{}.properties", v.id)),
+            );
+            props
+                .set("listeners", format!("CONTROLLER://{}", v.endpoint()))
+                .set("controller.quorum.voters", voter_list.clone())
+                .set("log.dirs", dir.subdir(&name).display().to_string());
+            let config = KraftdProcess::write_config(&dir, &name, &props);
+            let config = config.display().to_string();
+            KraftdProcess::run(
+                &["format", "-t", &cluster_id, "-c", &config],
+                &[],
+                KRAFTD_COMMAND_TIMEOUT,
+            )
+            .assert_success();
+            KraftdProcess::start(&dir, &name, &["start", &config], &[])
+        })
+        .collect();
+    let first = wait_for("a kraftd leader", START_TIMEOUT, || {
+        kafka
+            .quorum_status(&bootstrap)
+            .ok()
+            .filter(|s| s.leader_id >= 1)
+    });
+    let mut brokers: Vec<JavaBroker> = [11, 12, 13]
+        .into_iter()
+        .map(|id| {
+            JavaBroker::builder(id, Quorum::StaticVoters(voters.clone()))
+                .cluster_id(cluster_id.clone())
+                .start(&dir)
+        })
+        .collect();
+    for b in &mut brokers {
+        let log = b.log_path().to_path_buf();
+        wait_for_count(b, &log, RUNNING, 1, START_TIMEOUT);
+    }
+    let log_of = |id: i32| {
+        dir.subdir(format!("kraftd-{id}"))
+            .join("__cluster_metadata-0")
+    };
+    let unfenced = |id: i32| {
+        let image = kraftd_image(&log_of(id), None);
+        [11, 12, 13]
+            .iter()
+            .filter(|b| image["cluster"]["brokers"][b.to_string()]["fenced"] == false)
+            .count()
+    };
+    assert_eq!(unfenced(first.leader_id), 3);
+
+    // The active controller dies; another kraftd leads and must not fence anyone.
+    let leader = first.leader_id;
+    nodes[(leader - 1) as usize].kill9();
+    let killed = Instant::now();
+    let next = wait_for("a new kraftd leader", START_TIMEOUT, || {
+        kafka
+            .quorum_status(&bootstrap)
+            .ok()
+            .filter(|s| s.leader_id >= 1 && s.leader_id != leader)
+    });
+    eprintln!(
+        "kraftd {} leads after {:?}",
+        next.leader_id,
+        killed.elapsed()
+    );
+    // Two session timeouts: long enough for any stale session to have expired.
+    std::thread::sleep(2 * SESSION_TIMEOUT);
+    let new_leader = &mut nodes[(next.leader_id - 1) as usize];
+    assert!(
+        !new_leader.wait_for_log(
+            "because its session has timed out",
+            Duration::from_millis(1)
+        ),
+        "the new active controller fenced a live broker; log {}",
+        new_leader.log_path().display()
+    );
+    assert_eq!(unfenced(next.leader_id), 3);
+    for b in &mut brokers {
+        assert!(b.is_running(), "broker {} exited", b.node_id());
+    }
+    // The new active controller does track their sessions: a broker that dies now is fenced.
+    brokers[2].kill9();
+    wait_for(
+        "the new leader to fence the dead broker",
+        START_TIMEOUT,
+        || (unfenced(next.leader_id) == 2).then_some(()),
+    );
+    let new_leader = &mut nodes[(next.leader_id - 1) as usize];
+    assert!(new_leader.wait_for_log("Fencing broker 13 at epoch", Duration::from_secs(1)));
+    brokers.truncate(2);
+    for b in &mut brokers {
+        b.stop(Duration::from_secs(60));
+    }
+    for n in nodes.iter_mut() {
+        if n.is_running() {
+            n.stop(Duration::from_secs(30));
+        }
+    }
+    let (offset, _, _) = assert_image_equals_javas(&log_of(next.leader_id), None);
+    eprintln!("Java's image of the new leader's log equals kraftd's at offset {offset}");
 }
 
 /// Broker `BROKER` in kraftd's image of its live log.

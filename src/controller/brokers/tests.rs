@@ -424,9 +424,7 @@ fn written_records_commit_in_place_or_revert_when_leadership_is_lost() {
     let value = MetadataRecordAndVersion::new(crate::protocol::messages::NoOpRecord::default(), 0)
         .encode()
         .unwrap();
-    c.controller
-        .replay_committed_batch(10, &[value])
-        .unwrap();
+    c.controller.replay_committed_batch(10, &[value]).unwrap();
     assert_eq!(
         (c.controller.committed(), c.controller.last_applied()),
         (10, 10)
