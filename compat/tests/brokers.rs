@@ -18,7 +18,12 @@ use crate::harness::{
     KRAFTD_COMMAND_TIMEOUT,
 };
 use kraftd::protocol::codec::Message;
-use kraftd::protocol::messages::{DescribeClusterRequest, DescribeClusterResponse};
+use kraftd::protocol::errors::ErrorCode;
+use kraftd::protocol::messages::broker_registration_request::{Feature, Listener};
+use kraftd::protocol::messages::{
+    BrokerHeartbeatRequest, BrokerHeartbeatResponse, BrokerRegistrationRequest,
+    BrokerRegistrationResponse, DescribeClusterRequest, DescribeClusterResponse,
+};
 
 const BROKER: i32 = 2;
 const START_TIMEOUT: Duration = Duration::from_secs(120);
@@ -121,6 +126,49 @@ fn a_stock_broker_registers_unfences_and_is_fenced_when_its_session_expires() {
     let second_epoch = again["epoch"].as_i64().unwrap();
     assert!(second_epoch > first_epoch, "{first_epoch} then {again}");
     assert!(!broker_view(broker.broker_port().unwrap()).is_fenced);
+    // UnregisterBroker forwarded by the broker in an Envelope: an unknown id gets Java's error.
+    let unknown = kafka.run(
+        Tool::Cluster,
+        &[
+            "unregister",
+            "--bootstrap-server",
+            &broker.bootstrap_server(),
+            "--id",
+            "99",
+        ],
+    );
+    assert!(
+        !unknown.success()
+            && unknown
+                .to_string()
+                .contains("Broker ID 99 is not currently registered"),
+        "{unknown}"
+    );
+
+    // Bad requests straight to kraftd: Java's error codes, and kraftd keeps serving.
+    let mut wrong_cluster = registration_request(7);
+    wrong_cluster.cluster_id = "notTheClusterIdAtAll00".into();
+    let r = round_trip(port, 62, 4, &wrong_cluster).expect("kraftd answers");
+    let r = BrokerRegistrationResponse::decode_exact(&r, 4).unwrap();
+    assert_eq!(r.error_code, ErrorCode::INCONSISTENT_CLUSTER_ID.0, "{r:?}");
+    let stale = BrokerHeartbeatRequest {
+        broker_id: BROKER,
+        broker_epoch: first_epoch,
+        current_metadata_offset: 0,
+        want_fence: true,
+        ..Default::default()
+    };
+    let r = round_trip(port, 63, 2, &stale).expect("kraftd answers");
+    let r = BrokerHeartbeatResponse::decode_exact(&r, 2).unwrap();
+    assert_eq!(r.error_code, ErrorCode::STALE_BROKER_EPOCH.0, "{r:?}");
+    assert!(kraftd.wait_for_log(
+        "BrokerRegistration from broker 7 refused with INCONSISTENT_CLUSTER_ID",
+        Duration::from_secs(5)
+    ));
+    assert!(kraftd.wait_for_log(
+        &format!("BrokerHeartbeat from broker {BROKER} refused with STALE_BROKER_EPOCH: Expected broker epoch {second_epoch}, but got broker epoch {first_epoch}"),
+        Duration::from_secs(5)
+    ));
 
     // 4. SIGTERM: a controlled shutdown that kraftd grants (the broker leads no partition, so
     // at once), and the broker exits cleanly.
@@ -153,7 +201,31 @@ fn a_stock_broker_registers_unfences_and_is_fenced_when_its_session_expires() {
         (Value::Bool(true), Some(second_epoch))
     );
 
-    // 5. Java's image of kraftd's log is kraftd's own.
+    // 5. UnregisterBroker straight to the controller (kafka-cluster --bootstrap-controller).
+    let unregister = |id: &str| {
+        kafka.run(
+            Tool::Cluster,
+            &[
+                "unregister",
+                "--bootstrap-controller",
+                &endpoint,
+                "--id",
+                id,
+            ],
+        )
+    };
+    unregister("2").assert_success();
+    assert_eq!(broker_in_image(&log), Value::Null);
+    let again = unregister("2");
+    assert!(
+        !again.success()
+            && again
+                .to_string()
+                .contains("Broker ID 2 is not currently registered"),
+        "{again}"
+    );
+
+    // 6. Java's image of kraftd's log is kraftd's own.
     kraftd.stop(Duration::from_secs(30));
     let (offset, _, _) = assert_image_equals_javas(&log, None);
     eprintln!("Java's image of kraftd's log equals kraftd's at offset {offset}");
@@ -294,6 +366,30 @@ fn brokers_stay_unfenced_across_a_kraftd_leader_failover() {
     }
     let (offset, _, _) = assert_image_equals_javas(&log_of(next.leader_id), None);
     eprintln!("Java's image of the new leader's log equals kraftd's at offset {offset}");
+}
+
+/// A registration like a stock broker's, for raw requests.
+fn registration_request(id: i32) -> BrokerRegistrationRequest {
+    BrokerRegistrationRequest {
+        broker_id: id,
+        cluster_id: String::new(),
+        incarnation_id: kraftd::protocol::codec::Uuid([9; 16]),
+        listeners: vec![Listener {
+            name: "PLAINTEXT".into(),
+            host: "127.0.0.1".into(),
+            port: 1,
+            ..Default::default()
+        }],
+        features: vec![Feature {
+            name: "metadata.version".into(),
+            min_supported_version: 7,
+            max_supported_version: 33,
+            ..Default::default()
+        }],
+        log_dirs: vec![kraftd::protocol::codec::Uuid([8; 16])],
+        previous_broker_epoch: -1,
+        ..Default::default()
+    }
 }
 
 /// Broker `BROKER` in kraftd's image of its live log.
