@@ -9,6 +9,7 @@
 #[path = "../harness/mod.rs"]
 mod harness;
 
+mod brokers;
 mod every_record;
 mod front_end;
 mod full_disk;

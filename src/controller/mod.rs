@@ -11,6 +11,7 @@
 
 pub mod acls;
 pub mod activation;
+pub mod brokers;
 pub mod cluster;
 pub mod config_names;
 pub mod configs;
@@ -25,6 +26,7 @@ pub mod metadata_version;
 pub mod producer_ids;
 pub mod quotas;
 pub mod replication;
+pub mod result;
 pub mod scram;
 pub mod snapshot;
 pub mod timeline;
@@ -35,6 +37,7 @@ mod tests;
 
 pub use error::{Refusal, ReplayError};
 pub use image::MetadataImage;
+pub use result::ControllerResult;
 pub use snapshot::{SnapshotError, SnapshotLoad, SnapshotRecords};
 pub use timeline::{NoSuchVersion, Timeline};
 
@@ -57,6 +60,11 @@ pub struct ControllerState {
     /// A metadata record has been replayed or loaded (Java's `LogReplayTracker`): a new
     /// leader writes the activation records only into a log without any.
     pub has_records: bool,
+    /// The offset of each registered broker's `RegisterBrokerRecord` (Java's
+    /// `registerBrokerRecordOffsets`; a registration loaded from a snapshot has the snapshot's
+    /// last offset). A heartbeat reporting this offset is caught up. Invariant: the keys are
+    /// the image's brokers.
+    pub registration_offsets: imbl::OrdMap<i32, Offset>,
 }
 
 #[derive(Debug, Clone)]
@@ -196,12 +204,19 @@ impl Controller {
             }
             // Each part checks a record before changing anything, so a refused record leaves
             // the image as it was.
-            other => self
-                .timeline
-                .latest_mut()
-                .image
-                .replay(other)
-                .map_err(|r| r.at(offset))?,
+            other => {
+                let state = self.timeline.latest_mut();
+                state.image.replay(other).map_err(|r| r.at(offset))?;
+                match other {
+                    MetadataRecord::RegisterBroker(r) => {
+                        state.registration_offsets.insert(r.broker_id, offset);
+                    }
+                    MetadataRecord::UnregisterBroker(r) => {
+                        state.registration_offsets.remove(&r.broker_id);
+                    }
+                    _ => {}
+                }
+            }
         }
         self.timeline.latest_mut().has_records = true;
         self.timeline.advance(offset);
@@ -235,6 +250,11 @@ impl Controller {
         let Some(last) = (base_offset + values.len() as Offset).checked_sub(1) else {
             return Ok(());
         };
+        if last <= self.last_applied() && base_offset > self.committed_point() {
+            // A leader's own batch, applied when it was written: now it is committed.
+            self.on_committed(last);
+            return Ok(());
+        }
         self.committed = self.committed.max(last);
         for (i, value) in values.iter().enumerate() {
             self.replay_value(value.as_ref(), base_offset + i as Offset)?;
@@ -252,6 +272,20 @@ impl Controller {
     ) -> Result<(), ReplayError> {
         for (i, record) in records.iter().enumerate() {
             self.replay(record, base_offset + i as Offset)?;
+        }
+        self.timeline.keep_version();
+        Ok(())
+    }
+
+    /// A leader's own batch as encoded values (what it proposed), written but not yet
+    /// committed; see `replay_written_batch`.
+    pub fn replay_written_values<V: AsRef<[u8]>>(
+        &mut self,
+        base_offset: Offset,
+        values: &[V],
+    ) -> Result<(), ReplayError> {
+        for (i, value) in values.iter().enumerate() {
+            self.replay_value(value.as_ref(), base_offset + i as Offset)?;
         }
         self.timeline.keep_version();
         Ok(())
@@ -296,10 +330,18 @@ impl Controller {
 
     /// Starts over from a snapshot loaded with [`SnapshotLoad`].
     pub fn finish_snapshot_load(&mut self, load: SnapshotLoad) {
+        let registration_offsets = load
+            .image
+            .cluster
+            .brokers
+            .keys()
+            .map(|id| (*id, load.last_offset))
+            .collect();
         let state = ControllerState {
             has_records: load.records > 0,
             image: load.image,
             transaction: None,
+            registration_offsets,
         };
         self.timeline = Timeline::new(state, load.last_offset);
         self.committed = load.last_offset;
@@ -309,6 +351,14 @@ impl Controller {
     pub fn check(&self) -> Result<(), String> {
         self.timeline.check()?;
         self.image().check()?;
+        let state = self.latest_state();
+        if !state
+            .registration_offsets
+            .keys()
+            .eq(state.image.cluster.brokers.keys())
+        {
+            return Err("the registration offsets do not name the registered brokers".into());
+        }
         if let Some(first) = self.timeline.kept().first() {
             if *first > self.retain_from() {
                 return Err(format!(

@@ -466,6 +466,13 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
     pub fn high_watermark(&self) -> Option<Offset> {
         self.high_watermark
     }
+    /// The offset the leader's next proposal gets (Kafka's `nextWriteOffset`), when leading.
+    pub fn next_proposal_offset(&self) -> Option<Offset> {
+        match &self.role {
+            Role::Leader(l) => Some(l.accumulator.next_offset()),
+            _ => None,
+        }
+    }
     pub fn log(&self) -> &L {
         &self.log
     }

@@ -222,12 +222,13 @@ async fn node_answer(ctx: &ServerContext, listener: &str, call: api::NodeCall) -
         api_version,
         correlation_id,
         request,
+        enveloped,
     } = call;
     node_reply(
         ctx,
         api_key,
         |node| node.call(listener, request),
-        |response| response.frame(api_key, api_version, correlation_id),
+        |response| response.answer(api_key, api_version, correlation_id, enveloped),
     )
     .await
 }

@@ -58,8 +58,15 @@ fn encode(r: &MetadataRecord) -> Vec<u8> {
         .expect("the workload's records encode")
 }
 
+/// Of what every replica derives alike from the same records. The brokers' registration
+/// offsets are left out: a replica that loaded a snapshot knows them as the snapshot's offset,
+/// as Java's controllers do.
 fn state_digest(offset: Offset, state: &ControllerState) -> u64 {
-    digest(format!("{offset}|{state:?}").as_bytes(), 0)
+    let replicated = format!(
+        "{offset}|{:?}|{:?}|{}",
+        state.image, state.transaction, state.has_records
+    );
+    digest(replicated.as_bytes(), 0)
 }
 
 impl ControllerMachine {

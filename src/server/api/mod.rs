@@ -121,24 +121,112 @@ pub struct NodeCall {
     pub api_version: i16,
     pub correlation_id: i32,
     pub request: NodeRequest,
+    /// The Envelope this request came in, if a broker forwarded it (UnregisterBroker).
+    pub enveloped: Option<Enveloped>,
 }
 
 #[derive(Debug, PartialEq)]
 pub enum NodeRequest {
     /// `ControllerRegistration` (key 70), answered once its record is committed.
     Register(crate::protocol::messages::ControllerRegistrationRequest),
+    /// `BrokerRegistration` (key 62) at its version (the non-active answer depends on it).
+    BrokerRegistration(messages::BrokerRegistrationRequest, i16),
+    /// `BrokerHeartbeat` (key 63).
+    BrokerHeartbeat(messages::BrokerHeartbeatRequest, i16),
+    /// `UnregisterBroker` (key 64).
+    UnregisterBroker(messages::UnregisterBrokerRequest, i16),
 }
 
 #[derive(Debug, PartialEq)]
 pub enum NodeResponse {
     Register(crate::protocol::messages::ControllerRegistrationResponse),
+    BrokerRegistration(messages::BrokerRegistrationResponse),
+    BrokerHeartbeat(messages::BrokerHeartbeatResponse),
+    UnregisterBroker(messages::UnregisterBrokerResponse),
 }
 
 impl NodeResponse {
+    /// Whether the answer reports `NOT_CONTROLLER` (an Envelope then fails as a whole).
+    pub fn not_controller(&self) -> bool {
+        let code = match self {
+            NodeResponse::Register(r) => r.error_code,
+            NodeResponse::BrokerRegistration(r) => r.error_code,
+            NodeResponse::BrokerHeartbeat(r) => r.error_code,
+            NodeResponse::UnregisterBroker(r) => r.error_code,
+        };
+        code == crate::protocol::errors::ErrorCode::NOT_CONTROLLER.0
+    }
+
+    /// The frame answering request `key` v`v` (correlation id `corr`): the response itself,
+    /// or inside the Envelope it came in.
+    pub fn answer(&self, key: i16, v: i16, corr: i32, enveloped: Option<Enveloped>) -> Outcome {
+        let framed = self.frame(key, v, corr);
+        let Some(outer) = enveloped else {
+            return framed;
+        };
+        let Outcome::Respond(bytes) = framed else {
+            return framed;
+        };
+        // As for a forwarded DescribeQuorum: an inner NOT_CONTROLLER fails the envelope.
+        let envelope = if self.not_controller() {
+            not_controller::envelope_error(crate::protocol::errors::ErrorCode::NOT_CONTROLLER)
+        } else {
+            not_controller::wrap_frame(&bytes)
+        };
+        match frame::encode_response(
+            messages::EnvelopeRequest::API_KEY,
+            outer.version,
+            outer.correlation_id,
+            &envelope,
+            outer.version,
+        ) {
+            Ok(bytes) => Outcome::Respond(bytes),
+            Err(error) => Outcome::Close(CloseReason::Encode {
+                api_key: messages::EnvelopeRequest::API_KEY,
+                api_version: outer.version,
+                error,
+            }),
+        }
+    }
+
+    /// This kind of response with only `code` set (a reply whose records were not committed).
+    pub fn with_error(&self, code: crate::protocol::errors::ErrorCode) -> NodeResponse {
+        let e = code.0;
+        match self {
+            NodeResponse::Register(_) => {
+                NodeResponse::Register(messages::ControllerRegistrationResponse {
+                    error_code: e,
+                    ..Default::default()
+                })
+            }
+            NodeResponse::BrokerRegistration(_) => {
+                NodeResponse::BrokerRegistration(messages::BrokerRegistrationResponse {
+                    error_code: e,
+                    ..Default::default()
+                })
+            }
+            NodeResponse::BrokerHeartbeat(_) => {
+                NodeResponse::BrokerHeartbeat(messages::BrokerHeartbeatResponse {
+                    error_code: e,
+                    ..Default::default()
+                })
+            }
+            NodeResponse::UnregisterBroker(_) => {
+                NodeResponse::UnregisterBroker(messages::UnregisterBrokerResponse {
+                    error_code: e,
+                    ..Default::default()
+                })
+            }
+        }
+    }
+
     /// The complete response frame.
     pub fn frame(&self, key: i16, v: i16, corr: i32) -> Outcome {
         let encoded = match self {
             NodeResponse::Register(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::BrokerRegistration(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::BrokerHeartbeat(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::UnregisterBroker(r) => frame::encode_response(key, v, corr, r, v),
         };
         match encoded {
             Ok(bytes) => Outcome::Respond(bytes),
@@ -311,6 +399,25 @@ pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
             correlation_id,
         });
     }
+    // The broker lifecycle APIs go to the node loop, which answers them as the active
+    // controller or as a non-active one.
+    if let Some(decoded) = broker_lifecycle_call(api_key, api_version, request.body) {
+        return match decoded {
+            Ok(request) => Outcome::Node(NodeCall {
+                api_key,
+                api_version,
+                correlation_id,
+                request,
+                enveloped: None,
+            }),
+            Err(error) => Outcome::Close(CloseReason::BadBody {
+                api_key,
+                api_version,
+                correlation_id,
+                error: error.to_string(),
+            }),
+        };
+    }
     // Only these APIs need the non-active view (a read of the quorum view); raft traffic,
     // the hot path, skips it.
     if let Some(answered) = not_controller::answers(api_key)
@@ -357,6 +464,7 @@ pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
                         api_version,
                         correlation_id,
                         request: NodeRequest::Register(r),
+                        enveloped: None,
                     })
                 },
             )
@@ -385,6 +493,27 @@ pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
     }
 }
 
+/// A BrokerRegistration, BrokerHeartbeat or UnregisterBroker request for the node loop
+/// (`None` for any other api).
+fn broker_lifecycle_call(
+    key: i16,
+    version: i16,
+    body: &[u8],
+) -> Option<Result<NodeRequest, crate::protocol::codec::DecodeError>> {
+    use messages::{BrokerHeartbeatRequest, BrokerRegistrationRequest, UnregisterBrokerRequest};
+    Some(match key {
+        BrokerRegistrationRequest::API_KEY => {
+            BrokerRegistrationRequest::decode_exact(body, version)
+                .map(|r| NodeRequest::BrokerRegistration(r, version))
+        }
+        BrokerHeartbeatRequest::API_KEY => BrokerHeartbeatRequest::decode_exact(body, version)
+            .map(|r| NodeRequest::BrokerHeartbeat(r, version)),
+        UnregisterBrokerRequest::API_KEY => UnregisterBrokerRequest::decode_exact(body, version)
+            .map(|r| NodeRequest::UnregisterBroker(r, version)),
+        _ => return None,
+    })
+}
+
 /// An Envelope from a broker: its answer, or the forwarded DescribeQuorum for raft to answer.
 fn envelope(
     ctx: &ServerContext,
@@ -407,6 +536,32 @@ fn envelope(
             messages::EnvelopeRequest::API_KEY,
             respond(request, &response, request.api_version()),
         )),
+        not_controller::EnvelopeAnswer::Node {
+            key,
+            version,
+            correlation_id,
+            body,
+        } => match broker_lifecycle_call(key, version, &body) {
+            Some(Ok(inner)) => Ok(Outcome::Node(NodeCall {
+                api_key: key,
+                api_version: version,
+                correlation_id,
+                request: inner,
+                enveloped: Some(Enveloped {
+                    version: request.api_version(),
+                    correlation_id: request.correlation_id(),
+                }),
+            })),
+            // Java: an inner request that does not parse is an envelope-level
+            // UNSUPPORTED_VERSION.
+            _ => Ok(respond(
+                request,
+                &not_controller::envelope_error(
+                    crate::protocol::errors::ErrorCode::UNSUPPORTED_VERSION,
+                ),
+                request.api_version(),
+            )),
+        },
         not_controller::EnvelopeAnswer::DescribeQuorum {
             version,
             correlation_id,

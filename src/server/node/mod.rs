@@ -9,15 +9,21 @@
 //! * `handover`: a leading kraftd hands leadership to a Java voter when brokers need a controller.
 //! * `registration`, `registration_flow`: controller registration (KIP-919), both sides; the
 //!   active controller's decision is `controller::controller_registration`.
+//! * `pipeline`, `purgatory`: the active controller's decisions proposed, applied at once and
+//!   answered once committed; parked replies fail with NOT_CONTROLLER when leadership is lost.
+//! * `broker_flow`: BrokerRegistration, BrokerHeartbeat, UnregisterBroker through the pipeline.
 //! * `snapshots`: committed batches into the controller, and when to snapshot its image.
 //! * `snapshot_job`: a snapshot of the image written on a thread of its own.
 //! * `settings`: Kafka's property names to the node's settings.
 //! * `storage`: the raft core's log and quorum-state traits over the files of `src/log`.
 
 mod activation;
+mod broker_flow;
 mod clock;
 pub mod event;
 mod handover;
+mod pipeline;
+mod purgatory;
 mod registration;
 mod registration_flow;
 mod runner;

@@ -1,5 +1,5 @@
-//! The node loop's side of controller registration: others' registrations answered once their
-//! records commit, and this node's own registration (a record when leading, a
+//! The node loop's side of controller registration: others' registrations carried through the
+//! pipeline (answered once their records commit), and this node's own registration (a record when leading, a
 //! `ControllerRegistration` request to the active controller when following).
 
 use tokio::sync::oneshot;
@@ -8,16 +8,24 @@ use tracing::{info, warn};
 use super::registration;
 use super::runner::NodeLoop;
 use crate::controller::controller_registration::{register_controller, registration_supported};
+use crate::controller::ControllerResult;
 use crate::protocol::codec::{ApiMessage, Message, Uuid};
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages::{ControllerRegistrationRequest, ControllerRegistrationResponse};
-use crate::raft::{Epoch, Instant, Offset, QuorumStateStore, RaftLog};
+use crate::raft::{FatalError, Instant, QuorumStateStore, RaftLog};
 use crate::server::api::{served_api, NodeResponse};
 use crate::server::context::FinalizedFeatures;
 use crate::server::peer::OutboundRequest;
 
 /// Where a registration's answer goes.
 pub(super) struct Reply(oneshot::Sender<NodeResponse>);
+
+fn not_committed() -> ControllerRegistrationResponse {
+    registration::refusal(
+        ErrorCode::NOT_CONTROLLER,
+        "The active controller changed before the registration was committed.".into(),
+    )
+}
 
 impl Reply {
     fn send(self, r: ControllerRegistrationResponse) -> Result<(), NodeResponse> {
@@ -33,8 +41,6 @@ const SETTLE_MS: u64 = 5000;
 pub(super) struct Registrations {
     /// This process's incarnation id (new at every start, as Java's).
     pub incarnation: Uuid,
-    /// Others' registrations proposed by this leader: (last offset, epoch, reply).
-    waiting: Vec<(Offset, Epoch, Reply)>,
     /// The token of this node's request in flight to the active controller.
     pub own_token: Option<u64>,
     /// No new attempt of this node's own registration before this.
@@ -45,7 +51,6 @@ impl Registrations {
     pub fn new() -> Registrations {
         Registrations {
             incarnation: crate::log::metadata_dir::random_directory_id(),
-            waiting: Vec::new(),
             own_token: None,
             own_next_attempt: Instant(0),
         }
@@ -53,81 +58,56 @@ impl Registrations {
 }
 
 impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
-    /// A registration from another controller (Kafka's `QuorumController.registerController`).
+    /// A registration from another controller (Kafka's `QuorumController.registerController`),
+    /// carried through the pipeline: answered once its record is committed.
     pub(super) fn register(
         &mut self,
         now: Instant,
         request: ControllerRegistrationRequest,
         reply: oneshot::Sender<NodeResponse>,
-    ) {
+    ) -> Result<(), FatalError> {
         let reply = Reply(reply);
-        if !self.raft.is_leader() || self.activated_epoch != Some(self.raft.epoch()) {
+        if !self.acting() {
             let _ = reply.send(registration::refusal(
                 ErrorCode::NOT_CONTROLLER,
                 "This is not the active controller.".into(),
             ));
-            return;
+            return Ok(());
         }
-        let record = match register_controller(self.controller.image(), &request) {
-            Ok(record) => record
-                .encode()
-                .expect("RegisterControllerRecord v0 encodes"),
+        let result = match register_controller(self.controller.image(), &request) {
+            Ok(record) => ControllerResult::new(vec![record], ()),
             Err(refusal) => {
-                let _ = reply.send(registration::refusal(
-                    refusal.error_code(),
-                    refusal.to_string(),
-                ));
-                return;
+                let response = registration::refusal(refusal.error_code(), refusal.to_string());
+                return self
+                    .submit(now, ControllerResult::reply_only(()), move |outcome| {
+                        let _ = reply.send(match outcome {
+                            Ok(()) => response,
+                            Err(_) => not_committed(),
+                        });
+                    })
+                    .map(|_| ());
             }
         };
-        let epoch = self.raft.epoch();
-        match self.raft.propose(now, epoch, vec![record]) {
-            Ok(proposed) => {
-                let last = proposed.last_offset;
-                info!(
-                    target: "kraftd::raft",
-                    "registering controller {} (incarnation {}) at offset {last}",
-                    request.controller_id,
-                    request.incarnation_id
-                );
-                self.registrations
-                    .waiting
-                    .push((last, proposed.epoch, reply));
-            }
-            Err(e) => {
-                let _ = reply.send(registration::refusal(
-                    ErrorCode::NOT_CONTROLLER,
-                    e.to_string(),
-                ));
-            }
+        let (id, incarnation) = (request.controller_id, request.incarnation_id);
+        let landed = self.submit(now, result, move |outcome| {
+            let _ = reply.send(match outcome {
+                Ok(()) => registration::accepted(),
+                Err(_) => not_committed(),
+            });
+        })?;
+        if let Some(p) = landed {
+            info!(
+                target: "kraftd::raft",
+                "registering controller {id} (incarnation {incarnation}) at offset {}",
+                p.last_offset
+            );
         }
-    }
-
-    /// Answers registrations whose records are committed; refuses those of a lost epoch.
-    pub(super) fn answer_registrations(&mut self) {
-        if self.registrations.waiting.is_empty() {
-            return;
-        }
-        let hw = self.raft.high_watermark().unwrap_or(-1);
-        let leading = self.raft.is_leader().then(|| self.raft.epoch());
-        let waiting = std::mem::take(&mut self.registrations.waiting);
-        for (last, epoch, reply) in waiting {
-            if leading != Some(epoch) {
-                let _ = reply.send(registration::refusal(
-                    ErrorCode::NOT_CONTROLLER,
-                    "The active controller changed before the registration was committed.".into(),
-                ));
-            } else if hw > last {
-                let _ = reply.send(registration::accepted());
-            } else {
-                self.registrations.waiting.push((last, epoch, reply));
-            }
-        }
+        Ok(())
     }
 
     /// Registers this node with the active controller unless the replayed log already shows
     /// this incarnation.
-    pub(super) fn maybe_register_self(&mut self, now: Instant) {
+    pub(super) fn maybe_register_self(&mut self, now: Instant) -> Result<(), FatalError> {
         let own = self.ctx.node_id;
         let incarnation = self.registrations.incarnation;
         if self.shutting_down
@@ -143,36 +123,34 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 == Some(incarnation)
             || !registration_supported(self.controller.image())
         {
-            return;
+            return Ok(());
         }
         let request = registration::own_request(own, incarnation, &self.settings.raft.listeners);
         if self.raft.is_leader() {
-            if self.activated_epoch != Some(self.raft.epoch()) {
-                return;
+            if !self.acting() {
+                return Ok(());
             }
             match register_controller(self.controller.image(), &request) {
                 Err(refusal) => {
                     warn!(target: "kraftd::raft", "cannot register this controller: {refusal}")
                 }
                 Ok(record) => {
-                    let record = record
-                        .encode()
-                        .expect("RegisterControllerRecord v0 encodes");
-                    if let Ok(p) = self.raft.propose(now, self.raft.epoch(), vec![record]) {
+                    let result = ControllerResult::new(vec![record], ());
+                    if let Some(p) = self.submit(now, result, |_| {})? {
                         let last = p.last_offset;
                         info!(target: "kraftd::raft", "registering this controller (incarnation {incarnation}) at offset {last}");
                     }
                 }
             }
             self.registrations.own_next_attempt = now.plus_millis(SETTLE_MS);
-            return;
+            return Ok(());
         }
         let Some(leader) = self.raft.leader_id().filter(|&l| l != own) else {
-            return;
+            return Ok(());
         };
         let listener = &self.settings.raft.default_listener;
         let Some(address) = self.raft.voters().address(leader, listener).cloned() else {
-            return;
+            return Ok(());
         };
         // Sent at the versions kraftd serves itself.
         let api = served_api(ControllerRegistrationRequest::API_KEY)
@@ -192,6 +170,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         );
         self.registrations.own_token = Some(token);
         self.registrations.own_next_attempt = now.plus_millis(RETRY_MS);
+        Ok(())
     }
 
     /// The active controller's answer to this node's registration (or why there was none).

@@ -15,6 +15,7 @@ use super::activation;
 use super::clock::NodeClock;
 use super::event::{Appended, Event, LeaderView, NodeHandle};
 use super::handover::{Handover, HandoverState};
+use super::pipeline::Pipeline;
 use super::registration_flow::Registrations;
 use super::snapshots::{Replay, SnapshotPolicy};
 use crate::controller::Controller;
@@ -44,6 +45,8 @@ pub struct NodeSettings {
     pub snapshot_max_bytes: u64,
     /// `metadata.log.max.snapshot.interval.ms` (None: 0, never by time).
     pub snapshot_max_interval: Option<Duration>,
+    /// `broker.session.timeout.ms`: a broker without a heartbeat this long is fenced.
+    pub broker_session_timeout_ms: u64,
     /// Write Kafka's activation records when leading an empty log, with this cluster-wide
     /// `min.insync.replicas` (None: a bare raft node, which writes no metadata).
     pub activation_min_insync_replicas: Option<u32>,
@@ -123,6 +126,7 @@ where
                 handover: HandoverState::default(),
                 leading_since: None,
                 registrations: Registrations::new(),
+                pipeline: Pipeline::default(),
                 settings,
             };
             node.run()
@@ -165,6 +169,8 @@ pub(super) struct NodeLoop<L: RaftLog, S: QuorumStateStore> {
     pub(super) leading_since: Option<Instant>,
     /// Controller registrations: others' waiting for commit, and this node's own.
     pub(super) registrations: Registrations,
+    /// The active controller's decisions in flight: parked replies, brokers' sessions.
+    pub(super) pipeline: Pipeline,
     pub(super) settings: NodeSettings,
 }
 
@@ -228,13 +234,18 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             // A halted core takes no more work: its fatal action is carried out next, and
             // nothing else reports the fault a second time.
             if self.raft.fatal_error().is_none() {
+                self.maybe_renounce()?;
                 self.maybe_activate(now)?;
                 self.maybe_hand_over(now);
-                self.maybe_write_noop(now);
+                self.maybe_write_noop(now)?;
+                self.maybe_fence_stale_brokers(now)?;
             }
             actions.extend(self.raft.take_actions());
             self.execute(actions)?;
             if std::mem::take(&mut self.replay_pending) {
+                // Committed batches may be another leader's: what this node wrote ahead as the
+                // leader is reverted first.
+                self.maybe_renounce()?;
                 let replay = self
                     .snapshots
                     .on_commit(
@@ -253,8 +264,9 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                     self.maybe_activate(self.clock.now())?;
                 }
             }
-            self.answer_registrations();
-            self.maybe_register_self(self.clock.now());
+            self.maybe_renounce()?;
+            self.release_parked();
+            self.maybe_register_self(self.clock.now())?;
             if self.shutting_down && self.raft.is_shutdown_complete(self.clock.now()) {
                 self.raft
                     .flush()
@@ -272,7 +284,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
 
     /// Stops the node the way Java halts: one error line naming the file, the operation and
     /// the OS error, then whatever can still be flushed. The caller exits non-zero.
-    fn halt(&mut self, why: FatalError) -> FatalError {
+    pub(super) fn halt(&mut self, why: FatalError) -> FatalError {
         error!(target: "kraftd::raft", "Halting: {why}");
         // Best effort: the log may be what failed, and the halt line is already out.
         let _ = self.raft.flush();
@@ -285,7 +297,8 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             return Instant(0);
         }
         let d = self.raft.next_deadline();
-        self.noop_deadline.map_or(d, |t| d.min(t))
+        let d = self.noop_deadline.map_or(d, |t| d.min(t));
+        self.next_session_expiry().map_or(d, |t| d.min(t))
     }
 
     fn handle(&mut self, event: Event, actions: &mut Vec<Action>) -> Result<(), FatalError> {
@@ -335,7 +348,12 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 request,
                 reply,
             } => match request {
-                NodeRequest::Register(r) => self.register(now, r, reply),
+                NodeRequest::Register(r) => self.register(now, r, reply)?,
+                NodeRequest::BrokerRegistration(r, v) => {
+                    self.broker_registration(now, v, r, reply)?
+                }
+                NodeRequest::BrokerHeartbeat(r, v) => self.broker_heartbeat(now, v, r, reply)?,
+                NodeRequest::UnregisterBroker(r, v) => self.unregister_broker(now, v, r, reply)?,
             },
             Event::ControllerWanted { api_key } => {
                 if self.raft.is_leader() {
@@ -379,8 +397,8 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 let led_ms = self.leading_since.map_or(0, |t| now.saturating_since(t));
                 info!(
                     target: "kraftd::raft",
-                    "resigning leadership of epoch {epoch} after {led_ms} ms: brokers need an active controller, which kraftd \
-                     cannot be yet; Java controller(s) {preferred:?} are named as successors ({} broker(s) registered)",
+                    "resigning leadership of epoch {epoch} after {led_ms} ms: brokers need an active controller for topics and producer ids, \
+                     which kraftd cannot be yet; Java controller(s) {preferred:?} are named as successors ({} broker(s) registered)",
                     self.controller.image().cluster.brokers.len()
                 );
                 let handover = &self.handover;
@@ -388,9 +406,9 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             }
             Handover::Strand => warn!(
                 target: "kraftd::raft",
-                "brokers need an active controller, but this kraftd leads epoch {epoch} and cannot serve them yet, \
-                 and no Java controller is known among the voters to hand leadership to; brokers cannot register, \
-                 create topics or allocate producer ids until a Java controller leads (run one as a voter)"
+                "brokers need an active controller; this kraftd leads epoch {epoch} and serves their registration \
+                 and heartbeats, but not topics or producer ids yet, and no Java controller is known among the \
+                 voters to hand leadership to (run one as a voter for those)"
             ),
         }
     }
@@ -469,16 +487,16 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
 
     /// The leader's periodic NoOpRecord (Kafka's `metadata.max.idle.interval.ms`), which keeps
     /// the high watermark and followers' fetch positions moving on an idle cluster.
-    fn maybe_write_noop(&mut self, now: Instant) {
+    fn maybe_write_noop(&mut self, now: Instant) -> Result<(), FatalError> {
         let Some(interval) = self.settings.noop_interval else {
-            return;
+            return Ok(());
         };
         if !self.raft.is_leader()
             || self.shutting_down
             || self.activated_epoch != Some(self.raft.epoch())
         {
             self.noop_deadline = None;
-            return;
+            return Ok(());
         }
         match self.noop_deadline {
             None => self.noop_deadline = Some(now + interval),
@@ -486,15 +504,22 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 let noop = MetadataRecordAndVersion::new(NoOpRecord::default(), 0)
                     .encode()
                     .expect("NoOpRecord v0 encodes");
-                match self.raft.propose(now, self.raft.epoch(), vec![noop]) {
-                    // The halt line names the fault; this is not a second report of it.
-                    Ok(_) | Err(ProposeError::Stopped(_)) => {}
-                    Err(e) => warn!(target: "kraftd::raft", "could not append a NoOpRecord: {e}"),
+                if self.settings.replay_metadata {
+                    self.propose_metadata(now, vec![noop])?;
+                } else {
+                    match self.raft.propose(now, self.raft.epoch(), vec![noop]) {
+                        // The halt line names the fault; this is not a second report of it.
+                        Ok(_) | Err(ProposeError::Stopped(_)) => {}
+                        Err(e) => {
+                            warn!(target: "kraftd::raft", "could not append a NoOpRecord: {e}")
+                        }
+                    }
                 }
                 self.noop_deadline = Some(now + interval);
             }
             Some(_) => {}
         }
+        Ok(())
     }
 
     /// A new leader's first write once its LeaderChange is committed (and with it every record
@@ -511,10 +536,15 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         }
         // The controller decides on an image holding every record before the epoch (as Java's
         // controller activates only once it has replayed them).
-        if self.settings.replay_metadata && self.controller.last_applied() < start - 1 {
+        // It also holds the epoch's LeaderChange batch, so that its own records follow the last
+        // one it applied.
+        if self.settings.replay_metadata && self.controller.last_applied() < start {
             return Ok(());
         }
         self.activated_epoch = Some(epoch);
+        if self.settings.replay_metadata {
+            self.claim(now);
+        }
         let Some(min_insync_replicas) = self.settings.activation_min_insync_replicas else {
             return Ok(());
         };
@@ -525,17 +555,16 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         }
         let bootstrap = activation::bootstrap_records(self.raft.log()).map_err(|e| self.halt(e))?;
         match crate::controller::activation::activation_records(bootstrap, min_insync_replicas) {
-            Ok(records) => match self.raft.propose(now, epoch, records) {
-                Ok(p) => info!(
-                    target: "kraftd::raft",
-                    "the metadata log was empty: wrote the bootstrap records (activation) at offsets {}..={}",
-                    p.base_offset,
-                    p.last_offset
-                ),
-                Err(e) => {
-                    warn!(target: "kraftd::raft", "could not write the activation records: {e}")
+            Ok(records) => {
+                if let Some(p) = self.propose_metadata(now, records)? {
+                    info!(
+                        target: "kraftd::raft",
+                        "the metadata log was empty: wrote the bootstrap records (activation) at offsets {}..={}",
+                        p.base_offset,
+                        p.last_offset
+                    );
                 }
-            },
+            }
             Err(e) => error!(target: "kraftd::raft", "cannot activate the metadata log: {e}"),
         }
         Ok(())

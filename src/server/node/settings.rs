@@ -73,6 +73,7 @@ pub fn node_settings(
         noop_interval: (idle > 0).then(|| ms(idle)),
         shutdown_timeout: SHUTDOWN_TIMEOUT,
         activation_min_insync_replicas: Some(config.controller.min_insync_replicas),
+        broker_session_timeout_ms: config.controller.broker_session_timeout_ms.into(),
         replay_metadata: true,
         snapshot_max_bytes: config.metadata_log.max_record_bytes_between_snapshots,
         snapshot_max_interval: (config.metadata_log.max_snapshot_interval_ms > 0)

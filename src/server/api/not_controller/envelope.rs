@@ -10,6 +10,7 @@ use crate::protocol::errors::ErrorCode;
 use crate::protocol::frame;
 use crate::protocol::messages::{
     DefaultPrincipalData, DescribeQuorumRequest, EnvelopeRequest, EnvelopeResponse,
+    UnregisterBrokerRequest,
 };
 
 /// The APIs Kafka 4.4 lets a broker forward (`ApiKeys.forwardable`).
@@ -25,6 +26,14 @@ pub enum EnvelopeAnswer {
     /// A forwarded DescribeQuorum: raft answers `body` (at `version`, correlation id
     /// `correlation_id`), and the answer goes back inside an envelope.
     DescribeQuorum {
+        version: i16,
+        correlation_id: i32,
+        body: Vec<u8>,
+    },
+    /// A forwarded UnregisterBroker: the node loop answers it (as the active controller or
+    /// not), and the answer goes back inside an envelope.
+    Node {
+        key: i16,
         version: i16,
         correlation_id: i32,
         body: Vec<u8>,
@@ -78,6 +87,14 @@ pub fn answer_envelope(
     // DescribeQuorum is forwardable, and answered by raft rather than here.
     if key == DescribeQuorumRequest::API_KEY {
         return Ok(EnvelopeAnswer::DescribeQuorum {
+            version,
+            correlation_id,
+            body: inner.body.to_vec(),
+        });
+    }
+    if key == UnregisterBrokerRequest::API_KEY {
+        return Ok(EnvelopeAnswer::Node {
+            key,
             version,
             correlation_id,
             body: inner.body.to_vec(),

@@ -620,7 +620,7 @@ pub(super) fn update_features(
     }
 }
 
-pub(super) fn broker_registration(
+pub fn broker_registration(
     _r: &BrokerRegistrationRequest,
     _v: i16,
     _ctx: &NonActive,
@@ -631,7 +631,7 @@ pub(super) fn broker_registration(
     }
 }
 
-pub(super) fn broker_heartbeat(
+pub fn broker_heartbeat(
     _r: &BrokerHeartbeatRequest,
     _v: i16,
     _ctx: &NonActive,
@@ -642,7 +642,7 @@ pub(super) fn broker_heartbeat(
     }
 }
 
-pub(super) fn unregister_broker(
+pub fn unregister_broker(
     _r: &UnregisterBrokerRequest,
     _v: i16,
     ctx: &NonActive,
