@@ -1,0 +1,606 @@
+//! Dynamic quorums (kraft.version 1, KIP-853) of Java and kraftd controllers: nodes formatted
+//! `--standalone`, `--initial-controllers`, `--no-initial-controllers` (observers that join
+//! later) or for a static quorum, reconfigured with `kafka-metadata-quorum add-controller` /
+//! `remove-controller`, and the checks the reconfiguration tests make after every step: the
+//! committed log byte-identical on every node, the same VotersRecord history everywhere, no Java
+//! fault and no kraftd exit.
+//!
+//! Every node of a [`DynamicQuorum`] gets its port up front, so that every node's
+//! `controller.quorum.bootstrap.servers` can list all of them (a removed leader, back as an
+//! observer, must still find the new leader).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use kraftd::protocol::records::{split_batches, ControlRecord};
+use kraftd::raft::msg::{DescribeQuorumResponse, ReplicaDescription};
+
+use super::mixed_quorum::Member;
+use super::quorum_probe::{
+    assert_same_batches, describe_quorum, parse_replication, read_log_batches, ReplicationRow,
+};
+use super::{
+    FormatFlag, JavaController, Kafka, KraftdProcess, Output, Properties, Quorum, TestDir, Tool,
+    Voter, KRAFTD_COMMAND_TIMEOUT,
+};
+
+/// How long a step (an election, a catch-up, a voter change) may take.
+pub const STEP_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Which implementation runs a node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Java,
+    Kraftd,
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Kind::Java => "java",
+            Kind::Kraftd => "kraftd",
+        })
+    }
+}
+
+/// One voter of a VotersRecord, as the tests compare them: id, directory id, endpoints
+/// (`NAME://host:port`) and the supported kraft.version range.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct VoterEntry {
+    pub id: i32,
+    pub directory_id: String,
+    pub endpoints: Vec<String>,
+    pub kraft_version: (i16, i16),
+}
+
+/// A VotersRecord at its log offset.
+pub type VotersAt = (i64, Vec<VoterEntry>);
+
+/// A node of a dynamic quorum: its id, kind, controller port and config, and its process.
+pub struct Node {
+    pub id: i32,
+    pub kind: Kind,
+    pub port: u16,
+    /// The `server.properties` it runs with (`add-controller --command-config` reads it).
+    pub config: PathBuf,
+    pub member: Member,
+}
+
+impl Node {
+    pub fn name(&self) -> String {
+        format!("{}-{}", self.kind, self.id)
+    }
+
+    pub fn endpoint(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// The directory holding `meta.properties` and `__cluster_metadata-0`.
+    pub fn metadata_dir(&self) -> PathBuf {
+        self.member.metadata_dir()
+    }
+
+    /// The `directory.id` its format wrote into `meta.properties`.
+    pub fn directory_id(&self) -> String {
+        let meta = Properties::read(&self.metadata_dir().join("meta.properties"));
+        meta.get("directory.id")
+            .unwrap_or_else(|| panic!("{}: meta.properties has no directory.id", self.name()))
+            .to_string()
+    }
+
+    pub fn is_running(&mut self) -> bool {
+        match &mut self.member {
+            Member::Java(j) => j.is_running(),
+            Member::Kraftd(k, _) => k.is_running(),
+        }
+    }
+
+    /// Every VotersRecord in the node's log segments (not its snapshots), in offset order.
+    pub fn voters_history(&self) -> Vec<VotersAt> {
+        voters_history(&self.metadata_dir())
+    }
+}
+
+/// Decodes every KRaftVoters control record in `<metadata_dir>/__cluster_metadata-0/*.log`.
+pub fn voters_history(metadata_dir: &Path) -> Vec<VotersAt> {
+    let mut out = Vec::new();
+    for (_, _, bytes) in read_log_batches(metadata_dir) {
+        for batch in split_batches(&bytes).batches {
+            if !batch.is_control() {
+                continue;
+            }
+            let records = batch.records().unwrap_or_else(|e| {
+                panic!(
+                    "{}: unreadable control batch at {}: {e}",
+                    metadata_dir.display(),
+                    batch.base_offset()
+                )
+            });
+            for r in records.iter() {
+                let r = r.unwrap_or_else(|e| panic!("unreadable control record: {e}"));
+                let decoded = ControlRecord::decode(r.key, r.value).unwrap_or_else(|e| {
+                    panic!("offset {}: undecodable control record: {e:?}", r.offset)
+                });
+                if let ControlRecord::KRaftVoters(v) = decoded {
+                    let mut voters: Vec<VoterEntry> = v
+                        .voters
+                        .iter()
+                        .map(|v| VoterEntry {
+                            id: v.voter_id,
+                            directory_id: v.voter_directory_id.to_string(),
+                            endpoints: v
+                                .endpoints
+                                .iter()
+                                .map(|e| format!("{}://{}:{}", e.name, e.host, e.port))
+                                .collect(),
+                            kraft_version: (
+                                v.k_raft_version_feature.min_supported_version,
+                                v.k_raft_version_feature.max_supported_version,
+                            ),
+                        })
+                        .collect();
+                    voters.sort();
+                    out.push((r.offset, voters));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The voter ids of a VotersRecord.
+pub fn ids(voters: &[VoterEntry]) -> Vec<i32> {
+    voters.iter().map(|v| v.id).collect()
+}
+
+/// The properties of a kraftd controller, Kafka's keys; `quorum` as for a Java node.
+fn kraftd_props(id: i32, port: u16, data: &Path, quorum: &Quorum) -> (Properties, FormatFlag) {
+    let join =
+        |v: &[Voter], f: &dyn Fn(&Voter) -> String| v.iter().map(f).collect::<Vec<_>>().join(",");
+    let mut p = Properties::new();
+    p.set("process.roles", "controller")
+        .set("node.id", id.to_string())
+        .set("listeners", format!("CONTROLLER://127.0.0.1:{port}"))
+        .set("controller.listener.names", "CONTROLLER")
+        .set("listener.security.protocol.map", "CONTROLLER:PLAINTEXT")
+        .set("log.dirs", data.display().to_string());
+    let flag = match quorum {
+        Quorum::Standalone => {
+            p.set(
+                "controller.quorum.bootstrap.servers",
+                format!("127.0.0.1:{port}"),
+            );
+            FormatFlag::Standalone
+        }
+        Quorum::InitialControllers(v) => {
+            p.set(
+                "controller.quorum.bootstrap.servers",
+                join(v, &Voter::endpoint),
+            );
+            FormatFlag::InitialControllers(join(v, &|v| {
+                format!("{}@{}:{}", v.id, v.endpoint(), v.directory_id)
+            }))
+        }
+        Quorum::Bootstrap(servers) => {
+            p.set("controller.quorum.bootstrap.servers", servers.join(","));
+            FormatFlag::NoInitialControllers
+        }
+        Quorum::StaticVoters(v) => {
+            p.set(
+                "controller.quorum.voters",
+                join(v, &|v| format!("{}@{}", v.id, v.endpoint())),
+            );
+            FormatFlag::None
+        }
+    };
+    (p, flag)
+}
+
+/// `kraftd format -t <cluster> -c <config> [flag]`, which must succeed.
+pub fn kraftd_format(config: &Path, cluster_id: &str, flag: &FormatFlag) {
+    let config = config.display().to_string();
+    let mut args = vec!["format", "-t", cluster_id, "-c", &config];
+    match flag {
+        FormatFlag::None => {}
+        FormatFlag::Standalone => args.push("--standalone"),
+        FormatFlag::InitialControllers(v) => args.extend(["--initial-controllers", v.as_str()]),
+        FormatFlag::NoInitialControllers => args.push("--no-initial-controllers"),
+    }
+    KraftdProcess::run(&args, &[], KRAFTD_COMMAND_TIMEOUT).assert_success();
+}
+
+/// Formats and starts one controller of `kind`. `extra` properties go on top of the harness's
+/// (e.g. a `controller.quorum.bootstrap.servers` listing every node of the test).
+pub fn start_node(
+    dir: &TestDir,
+    kind: Kind,
+    id: i32,
+    port: u16,
+    cluster_id: &str,
+    quorum: Quorum,
+    extra: &[(&str, String)],
+) -> Node {
+    match kind {
+        Kind::Java => {
+            let mut b = JavaController::builder(id)
+                .quorum(quorum)
+                .controller_port(port)
+                .cluster_id(cluster_id)
+                .name(&format!("java-{id}"));
+            for (k, v) in extra {
+                b = b.prop(k, v);
+            }
+            let java = b.start(dir);
+            Node {
+                id,
+                kind,
+                port,
+                config: java.config_path().to_path_buf(),
+                member: Member::Java(java),
+            }
+        }
+        Kind::Kraftd => {
+            let name = format!("kraftd-{id}");
+            let data = dir.subdir(format!("{name}-data"));
+            let (mut props, flag) = kraftd_props(id, port, &data, &quorum);
+            for (k, v) in extra {
+                props.set(*k, v.clone());
+            }
+            let config = KraftdProcess::write_config(dir, &name, &props);
+            kraftd_format(&config, cluster_id, &flag);
+            let arg = config.display().to_string();
+            let process = KraftdProcess::start(dir, &name, &["start", &arg], &[]);
+            Node {
+                id,
+                kind,
+                port,
+                config,
+                member: Member::Kraftd(process, data),
+            }
+        }
+    }
+}
+
+/// The replica entry (voter or observer) of node `id` in a leader's DescribeQuorum answer.
+pub fn replica(d: &DescribeQuorumResponse, id: i32) -> Option<&ReplicaDescription> {
+    d.voters
+        .iter()
+        .chain(&d.observers)
+        .find(|r| r.replica_key.id == id)
+}
+
+/// The voter ids a leader's DescribeQuorum answer lists, sorted.
+pub fn voter_ids(d: &DescribeQuorumResponse) -> Vec<i32> {
+    let mut v: Vec<i32> = d.voters.iter().map(|r| r.replica_key.id).collect();
+    v.sort();
+    v
+}
+
+/// What one step of a reconfiguration test saw, for its summary.
+#[derive(Debug)]
+pub struct StepReport {
+    pub step: String,
+    pub leader: (i32, Kind),
+    pub high_watermark: i64,
+    pub batches_compared: usize,
+    pub voters_history: Vec<VotersAt>,
+}
+
+/// A dynamic quorum under reconfiguration: the nodes started so far (a node's index is its
+/// position, not its id) and the reports of the checked steps.
+pub struct DynamicQuorum {
+    pub dir: TestDir,
+    pub cluster_id: String,
+    pub nodes: Vec<Node>,
+    pub reports: Vec<StepReport>,
+    started: Instant,
+}
+
+impl DynamicQuorum {
+    pub fn new() -> DynamicQuorum {
+        DynamicQuorum {
+            dir: TestDir::new(),
+            cluster_id: Kafka::get().random_uuid(),
+            nodes: Vec::new(),
+            reports: Vec::new(),
+            started: Instant::now(),
+        }
+    }
+
+    /// Starts a node (see [`start_node`]) and returns its index.
+    pub fn start(
+        &mut self,
+        kind: Kind,
+        id: i32,
+        port: u16,
+        quorum: Quorum,
+        extra: &[(&str, String)],
+    ) -> usize {
+        let node = start_node(&self.dir, kind, id, port, &self.cluster_id, quorum, extra);
+        self.nodes.push(node);
+        self.nodes.len() - 1
+    }
+
+    pub fn node(&self, id: i32) -> &Node {
+        self.nodes
+            .iter()
+            .find(|n| n.id == id)
+            .unwrap_or_else(|| panic!("no node {id}"))
+    }
+
+    pub fn node_mut(&mut self, id: i32) -> &mut Node {
+        self.nodes
+            .iter_mut()
+            .find(|n| n.id == id)
+            .unwrap_or_else(|| panic!("no node {id}"))
+    }
+
+    pub fn kind_of(&self, id: i32) -> Kind {
+        self.node(id).kind
+    }
+
+    /// Stops node `id` with SIGTERM (checking it exits cleanly) and starts it again on the same
+    /// config and data.
+    #[track_caller]
+    pub fn restart(&mut self, id: i32) {
+        let DynamicQuorum { dir, nodes, .. } = self;
+        let node = nodes
+            .iter_mut()
+            .find(|n| n.id == id)
+            .expect("a node of the test");
+        let name = node.name();
+        node.member.sigterm();
+        node.member.assert_clean_exit(&name);
+        node.member.restart(dir);
+        eprintln!(
+            "[{:>5.1}s] restarted {name}",
+            self.started.elapsed().as_secs_f64()
+        );
+    }
+
+    /// `host:port,...` of every node, for `--bootstrap-controller`.
+    pub fn bootstrap(&self) -> String {
+        self.nodes
+            .iter()
+            .map(Node::endpoint)
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    pub fn elapsed(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// The leader's DescribeQuorum answer, asking every node (`None`: nobody leads now).
+    pub fn leader_view(&self) -> Option<DescribeQuorumResponse> {
+        self.nodes.iter().find_map(|n| {
+            describe_quorum(n.port).filter(|d| d.partition_error.0 == 0 && d.leader_id >= 0)
+        })
+    }
+
+    /// Polls the leader's DescribeQuorum until `done` holds; panics naming `what` (with the
+    /// last answer) after [`STEP_TIMEOUT`], or at once if a node process has exited.
+    #[track_caller]
+    pub fn wait_for(
+        &mut self,
+        what: &str,
+        done: impl Fn(&DescribeQuorumResponse) -> bool,
+    ) -> DescribeQuorumResponse {
+        let deadline = Instant::now() + STEP_TIMEOUT;
+        let mut last = None;
+        loop {
+            self.assert_processes_alive(what);
+            if let Some(d) = self.leader_view() {
+                if done(&d) {
+                    return d;
+                }
+                last = Some(d);
+            }
+            if Instant::now() >= deadline {
+                panic!("timed out after {STEP_TIMEOUT:?} waiting for {what}; last leader view: {last:#?}");
+            }
+            thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Panics if a node that should run has exited (a kraftd crash or a JVM exit).
+    #[track_caller]
+    pub fn assert_processes_alive(&mut self, during: &str) {
+        for n in &mut self.nodes {
+            let name = n.name();
+            let stopped = match &mut n.member {
+                Member::Java(j) => (!j.is_running()).then(|| "exited".to_string()),
+                Member::Kraftd(k, _) => (!k.is_running()).then(|| "exited".to_string()),
+            };
+            if let Some(how) = stopped {
+                let log = n.member.log_text();
+                let tail: Vec<&str> = log.lines().rev().take(30).collect();
+                panic!(
+                    "{name} {how} during {during}; last log lines:\n{}",
+                    tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+                );
+            }
+        }
+    }
+
+    /// Waits until node `id` is listed (as voter or observer) by the leader at the leader's log
+    /// end offset, i.e. it has caught up and can be added.
+    pub fn wait_caught_up(&mut self, id: i32, what: &str) -> DescribeQuorumResponse {
+        self.wait_for(what, |d| {
+            let leader_end = replica(d, d.leader_id).map(|r| r.log_end_offset);
+            replica(d, id).is_some_and(|r| Some(r.log_end_offset) >= leader_end)
+        })
+    }
+
+    /// `kafka-metadata-quorum --bootstrap-controller <via> --command-config <node's config plus
+    /// short admin timeouts> add-controller`. Retried (at most 3 runs) while the leader answers
+    /// REQUEST_TIMED_OUT because the node lags behind, as Kafka's docs advise.
+    pub fn add_controller(&self, via: &str, id: i32) -> Output {
+        let node = self.node(id);
+        let config = self
+            .dir
+            .subdir("tool-configs")
+            .join(format!("add-{}.properties", node.name()));
+        let mut props = Properties::read(&node.config);
+        props
+            .set("request.timeout.ms", "20000")
+            .set("default.api.timeout.ms", "30000");
+        props.write(&config);
+        let config = config.display().to_string();
+        let kafka = Kafka::get();
+        let mut out = None;
+        for _ in 0..3 {
+            let o = kafka.metadata_quorum(via, &["--command-config", &config, "add-controller"]);
+            let retry = !o.success() && o.stderr.contains("lagging behind");
+            out = Some(o);
+            if !retry {
+                break;
+            }
+            thread::sleep(Duration::from_secs(1));
+        }
+        out.expect("ran at least once")
+    }
+
+    /// `remove-controller --controller-id <id> --controller-directory-id <dir>` through `via`.
+    pub fn remove_controller(&self, via: &str, id: i32, directory_id: &str) -> Output {
+        Kafka::get().metadata_quorum(
+            via,
+            &[
+                "remove-controller",
+                "--controller-id",
+                &id.to_string(),
+                "--controller-directory-id",
+                directory_id,
+            ],
+        )
+    }
+
+    /// `describe --replication` through `via`, parsed.
+    pub fn describe_replication(&self, via: &str) -> Result<Vec<ReplicationRow>, Output> {
+        let out = Kafka::get().quorum_tool_fast(via, &["describe", "--replication"]);
+        match out
+            .success()
+            .then(|| parse_replication(&out.stdout))
+            .flatten()
+        {
+            Some(rows) => Ok(rows),
+            None => Err(out),
+        }
+    }
+
+    /// The checks after every step: waits until every running node has fetched up to the
+    /// leader's high watermark (as the leader reports it), then asserts that every node holds
+    /// the same batches below it byte for byte, that every node's VotersRecord history below it
+    /// is the same, that no Java controller logged a fault and no process exited. Returns the
+    /// common history.
+    #[track_caller]
+    pub fn check_step(&mut self, step: &str) -> Vec<VotersAt> {
+        let first = self.wait_for(&format!("a leader after {step}"), |d| d.high_watermark > 0);
+        let target = first.high_watermark;
+        let running: Vec<i32> = self
+            .nodes
+            .iter_mut()
+            .filter_map(|n| n.is_running().then_some(n.id))
+            .collect();
+        let d = self.wait_for(
+            &format!("every running node {running:?} to fetch up to offset {target} after {step}"),
+            |d| {
+                running.iter().all(|&id| {
+                    id == d.leader_id || replica(d, id).is_some_and(|r| r.log_end_offset >= target)
+                })
+            },
+        );
+        let logs: Vec<(String, Vec<_>)> = self
+            .nodes
+            .iter()
+            .filter(|n| running.contains(&n.id))
+            .map(|n| (n.name(), read_log_batches(&n.metadata_dir())))
+            .collect();
+        let from = logs
+            .iter()
+            .map(|(_, l)| l.first().map_or(0, |b| b.0))
+            .max()
+            .unwrap_or(0);
+        let compared = assert_same_batches(&logs, from, target);
+        let histories: Vec<(String, Vec<VotersAt>)> = self
+            .nodes
+            .iter()
+            .filter(|n| running.contains(&n.id))
+            .map(|n| {
+                let mut h = n.voters_history();
+                h.retain(|(offset, _)| *offset >= from && *offset < target);
+                (n.name(), h)
+            })
+            .collect();
+        let (first_name, reference) = &histories[0];
+        for (name, h) in &histories[1..] {
+            assert_eq!(
+                h, reference,
+                "after {step}: the VotersRecord history below {target} of {name} differs from {first_name}'s"
+            );
+        }
+        for n in &mut self.nodes {
+            let name = n.name();
+            let other = n.member.assert_java_healthy(&name);
+            if other > 0 {
+                eprintln!("  {name}: {other} other ERROR lines so far");
+            }
+        }
+        self.assert_processes_alive(step);
+        let leader = (d.leader_id, self.kind_of(d.leader_id));
+        eprintln!(
+            "[{:>5.1}s] {step}: leader {} ({}), hw {target}, {compared} batches identical on {} nodes, voters history {:?}",
+            self.elapsed().as_secs_f64(),
+            leader.0,
+            leader.1,
+            running.len(),
+            reference.iter().map(|(o, v)| (*o, ids(v))).collect::<Vec<_>>()
+        );
+        let history = reference.clone();
+        self.reports.push(StepReport {
+            step: step.to_string(),
+            leader,
+            high_watermark: target,
+            batches_compared: compared,
+            voters_history: history.clone(),
+        });
+        history
+    }
+}
+
+impl Default for DynamicQuorum {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Asserts `out` succeeded, saying what ran against which leader.
+#[track_caller]
+pub fn assert_tool_ok(out: &Output, what: &str) {
+    assert!(out.success(), "{what} failed:\n{out}");
+}
+
+/// The rows of `describe --replication` that are voters (Leader or Follower).
+pub fn voter_rows(rows: &[ReplicationRow]) -> Vec<&ReplicationRow> {
+    rows.iter()
+        .filter(|r| r.status == "Leader" || r.status == "Follower")
+        .collect()
+}
+
+/// Runs a metadata-quorum subcommand with the fast admin config.
+impl Kafka {
+    pub fn quorum_tool_fast(&self, bootstrap_controller: &str, args: &[&str]) -> Output {
+        let admin = self.fast_admin_config();
+        let admin = admin.to_str().expect("cache path is UTF-8");
+        let mut all = vec![
+            "--bootstrap-controller",
+            bootstrap_controller,
+            "--command-config",
+            admin,
+        ];
+        all.extend_from_slice(args);
+        self.run(Tool::MetadataQuorum, &all)
+    }
+}
