@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use kraftd::protocol::records::{split_batches, ControlRecord};
 use kraftd::raft::msg::{DescribeQuorumResponse, ReplicaDescription};
 
-use super::mixed_quorum::Member;
+use super::mixed_quorum::{Member, Mixed};
 use super::quorum_probe::{
     assert_same_batches, describe_quorum, parse_replication, read_log_batches, ReplicationRow,
 };
@@ -222,13 +222,20 @@ pub fn start_node(
     quorum: Quorum,
     extra: &[(&str, String)],
 ) -> Node {
+    // A replacement node (same id, new disk) gets a directory of its own: `<kind>-<id>-2`, ...
+    let mut name = format!("{kind}-{id}");
+    let mut n = 1;
+    while dir.join(&name).exists() {
+        n += 1;
+        name = format!("{kind}-{id}-{n}");
+    }
     match kind {
         Kind::Java => {
             let mut b = JavaController::builder(id)
                 .quorum(quorum)
                 .controller_port(port)
                 .cluster_id(cluster_id)
-                .name(&format!("java-{id}"));
+                .name(&name);
             for (k, v) in extra {
                 b = b.prop(k, v);
             }
@@ -242,7 +249,6 @@ pub fn start_node(
             }
         }
         Kind::Kraftd => {
-            let name = format!("kraftd-{id}");
             let data = dir.subdir(format!("{name}-data"));
             let (mut props, flag) = kraftd_props(id, port, &data, &quorum);
             for (k, v) in extra {
@@ -269,6 +275,21 @@ pub fn replica(d: &DescribeQuorumResponse, id: i32) -> Option<&ReplicaDescriptio
         .iter()
         .chain(&d.observers)
         .find(|r| r.replica_key.id == id)
+}
+
+/// The replica entry of the node with key (`id`, `directory_id`): after a disk replacement the
+/// leader may still list the old key of the same id as an observer.
+pub fn replica_of<'a>(
+    d: &'a DescribeQuorumResponse,
+    id: i32,
+    directory_id: &str,
+) -> Option<&'a ReplicaDescription> {
+    d.voters.iter().chain(&d.observers).find(|r| {
+        r.replica_key.id == id
+            && r.replica_key
+                .directory_id
+                .is_none_or(|u| u.to_string() == directory_id)
+    })
 }
 
 /// The voter ids a leader's DescribeQuorum answer lists, sorted.
@@ -428,9 +449,10 @@ impl DynamicQuorum {
     /// Waits until node `id` is listed (as voter or observer) by the leader at the leader's log
     /// end offset, i.e. it has caught up and can be added.
     pub fn wait_caught_up(&mut self, id: i32, what: &str) -> DescribeQuorumResponse {
+        let dir = self.node(id).directory_id();
         self.wait_for(what, |d| {
             let leader_end = replica(d, d.leader_id).map(|r| r.log_end_offset);
-            replica(d, id).is_some_and(|r| Some(r.log_end_offset) >= leader_end)
+            replica_of(d, id, &dir).is_some_and(|r| Some(r.log_end_offset) >= leader_end)
         })
     }
 
@@ -490,25 +512,32 @@ impl DynamicQuorum {
         }
     }
 
-    /// The checks after every step: waits until every running node has fetched up to the
-    /// leader's high watermark (as the leader reports it), then asserts that every node holds
-    /// the same batches below it byte for byte, that every node's VotersRecord history below it
-    /// is the same, that no Java controller logged a fault and no process exited. Returns the
-    /// common history.
+    /// The checks after every step: waits until everything the leader had appended when the
+    /// check began is committed, and every running node has fetched up to that high watermark
+    /// (as the leader reports it); then asserts that every node holds the same batches below it
+    /// byte for byte, that every node's VotersRecord history below it is the same, that no Java
+    /// controller logged a fault and no process exited. Returns the common history.
     #[track_caller]
     pub fn check_step(&mut self, step: &str) -> Vec<VotersAt> {
         let first = self.wait_for(&format!("a leader after {step}"), |d| d.high_watermark > 0);
-        let target = first.high_watermark;
-        let running: Vec<i32> = self
+        let end = replica(&first, first.leader_id).map_or(0, |r| r.log_end_offset);
+        let committed = self.wait_for(
+            &format!("the leader's log end {end} to commit after {step}"),
+            |d| d.high_watermark >= end,
+        );
+        let target = committed.high_watermark;
+        let keys: Vec<(i32, String)> = self
             .nodes
             .iter_mut()
-            .filter_map(|n| n.is_running().then_some(n.id))
+            .filter_map(|n| n.is_running().then(|| (n.id, n.directory_id())))
             .collect();
+        let running: Vec<i32> = keys.iter().map(|k| k.0).collect();
         let d = self.wait_for(
             &format!("every running node {running:?} to fetch up to offset {target} after {step}"),
             |d| {
-                running.iter().all(|&id| {
-                    id == d.leader_id || replica(d, id).is_some_and(|r| r.log_end_offset >= target)
+                keys.iter().all(|(id, dir)| {
+                    *id == d.leader_id
+                        || replica_of(d, *id, dir).is_some_and(|r| r.log_end_offset >= target)
                 })
             },
         );
@@ -567,6 +596,67 @@ impl DynamicQuorum {
             voters_history: history.clone(),
         });
         history
+    }
+}
+
+impl DynamicQuorum {
+    /// Takes over a static [`Mixed`] quorum (its voters 1..=3 become nodes 1..=3).
+    pub fn from_mixed(m: Mixed) -> DynamicQuorum {
+        let Mixed {
+            dir,
+            cluster_id,
+            voters,
+            members,
+        } = m;
+        let nodes = voters
+            .iter()
+            .zip(members)
+            .map(|(v, member)| {
+                let (kind, config) = match &member {
+                    Member::Java(j) => (Kind::Java, j.config_path().to_path_buf()),
+                    Member::Kraftd(..) => (
+                        Kind::Kraftd,
+                        dir.join(format!("kraftd-{}", v.id))
+                            .join("server.properties"),
+                    ),
+                };
+                Node {
+                    id: v.id,
+                    kind,
+                    port: v.port,
+                    config,
+                    member,
+                }
+            })
+            .collect();
+        DynamicQuorum {
+            dir,
+            cluster_id,
+            nodes,
+            reports: Vec::new(),
+            started: Instant::now(),
+        }
+    }
+
+    /// Stops node `id` for good (SIGTERM, clean exit) and drops it from the quorum's nodes; its
+    /// directories stay.
+    #[track_caller]
+    pub fn retire(&mut self, id: i32) -> Node {
+        let at = self
+            .nodes
+            .iter()
+            .position(|n| n.id == id)
+            .unwrap_or_else(|| panic!("no node {id}"));
+        let mut node = self.nodes.remove(at);
+        let name = node.name();
+        node.member.sigterm();
+        node.member.assert_clean_exit(&name);
+        node
+    }
+
+    /// The finalized feature levels, via `kafka-features describe` through every node.
+    pub fn finalized_features(&self) -> std::collections::BTreeMap<String, String> {
+        Kafka::get().finalized_features(&self.bootstrap())
     }
 }
 

@@ -6,8 +6,10 @@
 //! The all-Java runs are the oracle that proves each test's logic; the mixed runs are the same
 //! code with kraftd nodes in it. What Kafka requires is summed up in `NOTES-reconfig.md`.
 
+mod auto_join;
 mod bad_requests;
 mod scenario;
+mod static_to_dynamic;
 
 use crate::harness::dynamic_quorum::Kind::{Java, Kraftd};
 
@@ -29,4 +31,29 @@ fn reconfiguration_walkthrough_from_a_java_standalone_controller() {
 #[test]
 fn refused_voter_changes_get_javas_answers() {
     bad_requests::run();
+}
+
+#[test]
+fn static_quorum_upgrades_to_kraft_version_1_and_replaces_a_voter_all_java() {
+    static_to_dynamic::run([Java, Java, Java], Java);
+}
+
+#[test]
+fn static_quorum_of_two_java_and_one_kraftd_upgrades_and_replaces_a_voter() {
+    static_to_dynamic::run([Java, Java, Kraftd], Kraftd);
+}
+
+#[test]
+fn auto_join_all_java() {
+    auto_join::run(Java, Java);
+}
+
+#[test]
+fn auto_join_of_a_kraftd_observer() {
+    auto_join::run(Java, Kraftd);
+}
+
+#[test]
+fn auto_join_of_a_java_observer_while_kraftd_leads() {
+    auto_join::run(Kraftd, Java);
 }

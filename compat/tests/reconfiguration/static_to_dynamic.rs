@@ -1,0 +1,160 @@
+//! A static quorum (`controller.quorum.voters`, kraft.version 0) becomes dynamic:
+//!
+//! 1. voters 1..=3 start from `controller.quorum.voters`; the features say kraft.version 0 and
+//!    the logs hold no VotersRecord;
+//! 2. `kafka-features --bootstrap-controller … upgrade --feature kraft.version=1`. Java's leader
+//!    accepts it only once it knows every voter's directory id and supported kraft.version
+//!    range, which followers send in UpdateRaftVoter at kraft.version 0 (once per leader, within
+//!    a fetch timeout), so the upgrade is retried (for at most [`UPGRADE_TIMEOUT`]) while the
+//!    leader says "not all of the voters support it" or "Directory id must be known"; afterwards
+//!    the features say 1 and every log holds one VotersRecord of the three voters, with the
+//!    directory ids of their meta.properties and their endpoints;
+//! 3. voter 3 is replaced by a new node 3 on a fresh disk (a new directory id): the old one is
+//!    stopped and removed (`remove-controller` of its old key), the new one, formatted
+//!    `--no-initial-controllers`, starts as an observer and is added (`add-controller`);
+//! 4. the quorum keeps committing: the high watermark passes the last VotersRecord.
+//!
+//! [`DynamicQuorum::check_step`] runs after every step.
+
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::harness::dynamic_quorum::{
+    assert_tool_ok, ids, voter_ids, DynamicQuorum, Kind, STEP_TIMEOUT,
+};
+use crate::harness::mixed_quorum::Mixed;
+use crate::harness::{Kafka, Quorum, Tool};
+
+/// How long the leader may take to learn every voter's directory id.
+const UPGRADE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Voters 1..=3 of the given kinds; voter 3 is replaced by a new node of `replacement` kind.
+pub fn run(kinds: [Kind; 3], replacement: Kind) {
+    let kraftd: Vec<i32> = (1..=3)
+        .filter(|&id| kinds[(id - 1) as usize] == Kind::Kraftd)
+        .collect();
+    let mut q = DynamicQuorum::from_mixed(Mixed::start(&kraftd));
+
+    // 1. The static quorum.
+    let h = q.check_step("1: static quorum");
+    assert!(
+        h.is_empty(),
+        "a static quorum's log has VotersRecords: {h:?}"
+    );
+    let features = q.finalized_features();
+    assert_eq!(
+        features.get("kraft.version").map(String::as_str),
+        Some("0"),
+        "{features:?}"
+    );
+
+    // 2. kraft.version 0 -> 1.
+    let leader = q.wait_for("a leader", |d| d.leader_id >= 0).leader_id;
+    let leader_kind = q.kind_of(leader);
+    let deadline = Instant::now() + UPGRADE_TIMEOUT;
+    let mut tries = 0;
+    let out = loop {
+        tries += 1;
+        let out = Kafka::get().run(
+            Tool::Features,
+            &[
+                "--bootstrap-controller",
+                &q.bootstrap(),
+                "upgrade",
+                "--feature",
+                "kraft.version=1",
+            ],
+        );
+        let text = format!("{}{}", out.stdout, out.stderr);
+        let not_yet = text.contains("not all of the voters support it")
+            || text.contains("Directory id must be known");
+        if out.success() || Instant::now() >= deadline || !not_yet {
+            break out;
+        }
+        thread::sleep(Duration::from_secs(1));
+    };
+    eprintln!(
+        "  kafka-features upgrade kraft.version=1 through leader {leader} ({leader_kind}), {tries} runs:\n{}",
+        out.stdout.trim()
+    );
+    assert_tool_ok(
+        &out,
+        &format!(
+            "kafka-features upgrade --feature kraft.version=1 (leader {leader}, {leader_kind})"
+        ),
+    );
+    let deadline = Instant::now() + STEP_TIMEOUT;
+    while q
+        .finalized_features()
+        .get("kraft.version")
+        .map(String::as_str)
+        != Some("1")
+    {
+        assert!(
+            Instant::now() < deadline,
+            "kraft.version is not 1 after the upgrade"
+        );
+        thread::sleep(Duration::from_millis(500));
+    }
+    let h = q.check_step(&format!(
+        "2: kraft.version upgraded through {leader_kind} leader {leader}"
+    ));
+    let (_, voters) = h.last().expect("the upgrade writes a VotersRecord");
+    assert_eq!(ids(voters), [1, 2, 3], "{h:?}");
+    for v in voters {
+        let node = q.node(v.id);
+        assert_eq!(
+            v.directory_id,
+            node.directory_id(),
+            "voter {} in {h:?}",
+            v.id
+        );
+        assert_eq!(
+            v.endpoints,
+            [format!("CONTROLLER://{}", node.endpoint())],
+            "voter {}",
+            v.id
+        );
+    }
+
+    // 3. Replace voter 3: stop it, remove its old key, add a new node 3 with a new disk.
+    let old = q.retire(3);
+    let old_dir = old.directory_id();
+    q.wait_for("a leader among voters 1 and 2", |d| {
+        [1, 2].contains(&d.leader_id)
+    });
+    let out = q.remove_controller(&q.bootstrap(), 3, &old_dir);
+    assert_tool_ok(&out, "remove-controller of the stopped voter 3");
+    q.wait_for("voters [1, 2]", |d| voter_ids(d) == [1, 2]);
+    let h = q.check_step("3a: stopped voter 3 removed");
+    assert_eq!(ids(&h.last().unwrap().1), [1, 2], "{h:?}");
+    let bootstrap = Quorum::Bootstrap(vec![q.bootstrap()]);
+    q.start(replacement, 3, old.port, bootstrap, &[]);
+    let new_dir = q.node(3).directory_id();
+    assert_ne!(new_dir, old_dir, "the new disk has a new directory id");
+    q.wait_caught_up(3, "the new node 3 to catch up as an observer");
+    let leader = q.wait_for("a leader", |d| d.leader_id >= 0).leader_id;
+    let out = q.add_controller(&q.node(leader).endpoint(), 3);
+    assert_tool_ok(
+        &out,
+        &format!(
+            "add-controller of the new node 3 through leader {leader} ({})",
+            q.kind_of(leader)
+        ),
+    );
+    q.wait_for("voters [1, 2, 3]", |d| voter_ids(d) == [1, 2, 3]);
+    let h = q.check_step("3b: new node 3 added");
+    let (at, voters) = h.last().unwrap().clone();
+    assert_eq!(ids(&voters), [1, 2, 3], "{h:?}");
+    assert_eq!(voters[2].directory_id, new_dir);
+
+    // 4. The quorum keeps committing past the last change.
+    q.wait_for("the high watermark to pass the last VotersRecord", |d| {
+        d.high_watermark > at + 5
+    });
+    q.check_step("4: committing after the replacement");
+    eprintln!(
+        "static -> dynamic {kinds:?} (+ {replacement} 3'): {:.1}s",
+        q.elapsed().as_secs_f64()
+    );
+}
