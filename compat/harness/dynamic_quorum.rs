@@ -409,7 +409,18 @@ impl DynamicQuorum {
         what: &str,
         done: impl Fn(&DescribeQuorumResponse) -> bool,
     ) -> DescribeQuorumResponse {
-        let deadline = Instant::now() + STEP_TIMEOUT;
+        self.wait_for_within(STEP_TIMEOUT, what, done)
+    }
+
+    /// [`Self::wait_for`] with its own timeout.
+    #[track_caller]
+    pub fn wait_for_within(
+        &mut self,
+        timeout: Duration,
+        what: &str,
+        done: impl Fn(&DescribeQuorumResponse) -> bool,
+    ) -> DescribeQuorumResponse {
+        let deadline = Instant::now() + timeout;
         let mut last = None;
         loop {
             self.assert_processes_alive(what);
@@ -420,7 +431,7 @@ impl DynamicQuorum {
                 last = Some(d);
             }
             if Instant::now() >= deadline {
-                panic!("timed out after {STEP_TIMEOUT:?} waiting for {what}; last leader view: {last:#?}");
+                panic!("timed out after {timeout:?} waiting for {what}; last leader view: {last:#?}");
             }
             thread::sleep(Duration::from_millis(100));
         }

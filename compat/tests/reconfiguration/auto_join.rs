@@ -5,7 +5,12 @@
 //! [`DynamicQuorum::check_step`] runs before and after the join.
 
 use crate::harness::dynamic_quorum::{ids, voter_ids, DynamicQuorum, Kind};
+use std::time::Duration;
+
 use crate::harness::{free_port, Quorum};
+
+/// How long the observer may take to become a voter by itself.
+const JOIN_TIMEOUT: Duration = Duration::from_secs(30);
 
 pub fn run(leader: Kind, joiner: Kind) {
     let mut q = DynamicQuorum::new();
