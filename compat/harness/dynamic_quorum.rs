@@ -29,6 +29,9 @@ use super::{
 /// How long a step (an election, a catch-up, a voter change) may take.
 pub const STEP_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// How many leader restarts [`DynamicQuorum::move_leadership_to`] may make.
+pub const MAX_LEADER_MOVES: usize = 4;
+
 /// Which implementation runs a node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -316,6 +319,8 @@ pub struct DynamicQuorum {
     pub cluster_id: String,
     pub nodes: Vec<Node>,
     pub reports: Vec<StepReport>,
+    /// Nodes stopped with SIGSTOP (not asked for DescribeQuorum: they would not answer).
+    frozen: Vec<i32>,
     started: Instant,
 }
 
@@ -326,6 +331,7 @@ impl DynamicQuorum {
             cluster_id: Kafka::get().random_uuid(),
             nodes: Vec::new(),
             reports: Vec::new(),
+            frozen: Vec::new(),
             started: Instant::now(),
         }
     }
@@ -381,6 +387,51 @@ impl DynamicQuorum {
         );
     }
 
+    /// Moves leadership to a node of `kind` among `voters`: while a leader of another kind leads,
+    /// the voters of other kinds than `kind` (the leader's rivals) are frozen (SIGSTOP), the
+    /// leader is restarted (SIGTERM, start again), and the rivals thawed once a leader is back.
+    /// With the rivals frozen, only a `kind` node can gather a majority (the restarted node
+    /// votes for the candidate that stayed up); tried at most [`MAX_LEADER_MOVES`] times.
+    #[track_caller]
+    pub fn move_leadership_to(&mut self, kind: Kind, voters: &[i32]) {
+        for attempt in 0..=MAX_LEADER_MOVES {
+            let d = self.wait_for(&format!("a leader among {voters:?}"), |d| {
+                voters.contains(&d.leader_id)
+            });
+            let leader = d.leader_id;
+            if self.kind_of(leader) == kind {
+                eprintln!("  leader {leader} is {kind} after {attempt} restarts");
+                return;
+            }
+            let rivals: Vec<i32> = voters
+                .iter()
+                .copied()
+                .filter(|&v| v != leader && self.kind_of(v) != kind)
+                .collect();
+            for &r in &rivals {
+                self.node_mut(r).member.signal(libc::SIGSTOP);
+                self.frozen.push(r);
+            }
+            self.restart(leader);
+            let got = self.wait_for(&format!("a leader with {rivals:?} frozen"), |d| {
+                voters.contains(&d.leader_id)
+            });
+            for &r in &rivals {
+                self.node_mut(r).member.signal(libc::SIGCONT);
+            }
+            self.frozen.clear();
+            eprintln!("  node {} leads after restarting {leader}", got.leader_id);
+            self.wait_for(&format!("voters {voters:?} caught up"), |d| {
+                let end = replica(d, d.leader_id).map(|r| r.log_end_offset);
+                voters.contains(&d.leader_id)
+                    && voters
+                        .iter()
+                        .all(|&v| replica(d, v).map(|r| r.log_end_offset) >= end)
+            });
+        }
+        panic!("no {kind} node led after {MAX_LEADER_MOVES} leader restarts");
+    }
+
     /// `host:port,...` of every node, for `--bootstrap-controller`.
     pub fn bootstrap(&self) -> String {
         self.nodes
@@ -396,9 +447,12 @@ impl DynamicQuorum {
 
     /// The leader's DescribeQuorum answer, asking every node (`None`: nobody leads now).
     pub fn leader_view(&self) -> Option<DescribeQuorumResponse> {
-        self.nodes.iter().find_map(|n| {
-            describe_quorum(n.port).filter(|d| d.partition_error.0 == 0 && d.leader_id >= 0)
-        })
+        self.nodes
+            .iter()
+            .filter(|n| !self.frozen.contains(&n.id))
+            .find_map(|n| {
+                describe_quorum(n.port).filter(|d| d.partition_error.0 == 0 && d.leader_id >= 0)
+            })
     }
 
     /// Polls the leader's DescribeQuorum until `done` holds; panics naming `what` (with the
@@ -431,7 +485,9 @@ impl DynamicQuorum {
                 last = Some(d);
             }
             if Instant::now() >= deadline {
-                panic!("timed out after {timeout:?} waiting for {what}; last leader view: {last:#?}");
+                panic!(
+                    "timed out after {timeout:?} waiting for {what}; last leader view: {last:#?}"
+                );
             }
             thread::sleep(Duration::from_millis(100));
         }
@@ -645,6 +701,7 @@ impl DynamicQuorum {
             cluster_id,
             nodes,
             reports: Vec::new(),
+            frozen: Vec::new(),
             started: Instant::now(),
         }
     }

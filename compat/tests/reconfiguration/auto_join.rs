@@ -34,10 +34,9 @@ pub fn run(leader: Kind, joiner: Kind) {
             ("controller.quorum.auto.join.enable", "true".to_string()),
         ],
     );
-    let d = q.wait_for(
-        &format!("{joiner} node 2 to join {leader} leader 1 by itself"),
-        |d| voter_ids(d) == [1, 2],
-    );
+    // Java's observer asks every fetch timeout (2 s); 30 s leave room for a slow machine.
+    let what = format!("{joiner} node 2 to join {leader} leader 1 by itself (auto-join)");
+    let d = q.wait_for_within(JOIN_TIMEOUT, &what, |d| voter_ids(d) == [1, 2]);
     assert_eq!(d.leader_id, 1, "{d:?}");
     let h = q.check_step(&format!("{joiner} node 2 auto-joined"));
     let (_, voters) = h.last().expect("a VotersRecord");

@@ -35,12 +35,21 @@ fn refused_voter_changes_get_javas_answers() {
 
 #[test]
 fn static_quorum_upgrades_to_kraft_version_1_and_replaces_a_voter_all_java() {
-    static_to_dynamic::run([Java, Java, Java], Java);
+    static_to_dynamic::run([Java, Java, Java], None, 3, Java);
 }
 
+/// kraftd follows at kraft.version 0 (its UpdateRaftVoter tells the Java leader its directory
+/// id), then is replaced by a new kraftd node.
 #[test]
-fn static_quorum_of_two_java_and_one_kraftd_upgrades_and_replaces_a_voter() {
-    static_to_dynamic::run([Java, Java, Kraftd], Kraftd);
+fn static_quorum_upgraded_by_a_java_leader_replaces_its_kraftd_voter() {
+    static_to_dynamic::run([Java, Java, Kraftd], Some(Java), 3, Kraftd);
+}
+
+/// kraftd leads the upgrade (learning the Java voters' directory ids from their
+/// UpdateRaftVoter) and the replacement of a Java voter by a new Java node.
+#[test]
+fn static_quorum_upgraded_by_a_kraftd_leader_replaces_a_java_voter() {
+    static_to_dynamic::run([Java, Java, Kraftd], Some(Kraftd), 2, Java);
 }
 
 #[test]

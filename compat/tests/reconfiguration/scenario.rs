@@ -9,22 +9,19 @@
 //!    directory ids;
 //! 4. the leader (node 1) is removed with `remove-controller`; nodes 2 and 3 elect a new leader.
 //!    If the new leader is of node 1's kind and the other kind is among nodes 2 and 3, the
-//!    leader is restarted (SIGTERM, start again) until the other kind leads — with two voters
-//!    left, the one that stayed up is the candidate the restarted node votes for — so that the
-//!    tool runs against a Java and a kraftd leader in each mixed run;
+//!    leader is restarted until the other kind leads ([`DynamicQuorum::move_leadership_to`]:
+//!    with two voters left, the one that stayed up is the candidate the restarted node votes
+//!    for), so that the tool runs against a Java and a kraftd leader in each mixed run;
 //! 5. node 1, still running as an observer, is added back through the new leader.
 //!
 //! After every step [`DynamicQuorum::check_step`] checks the committed log byte for byte, the
 //! VotersRecord history on every node, and the Java logs.
 
 use crate::harness::dynamic_quorum::{
-    assert_tool_ok, ids, replica, voter_ids, voter_rows, DynamicQuorum, Kind, VotersAt,
+    assert_tool_ok, ids, voter_ids, voter_rows, DynamicQuorum, Kind, VotersAt,
 };
 use crate::harness::{free_port, Kafka, Quorum};
 use std::collections::BTreeSet;
-
-/// How many times step 4 may restart a leader of the unwanted kind.
-const MAX_LEADER_RESTARTS: usize = 4;
 
 /// Runs the walk-through with nodes 1, 2, 3 of the given kinds; node 1 is the standalone one.
 pub fn run(kinds: [Kind; 3]) {
@@ -109,7 +106,7 @@ pub fn run(kinds: [Kind; 3]) {
         Kind::Java
     };
     if rest.iter().any(|&id| q.kind_of(id) == other_kind) {
-        move_leadership_to(&mut q, other_kind, &rest);
+        q.move_leadership_to(other_kind, &rest);
         q.check_step(&format!("4b: a {other_kind} node leads"));
     }
 
@@ -215,31 +212,4 @@ fn assert_described(q: &DynamicQuorum, voters: &[i32]) {
         voters.len(),
         "CurrentVoters: {current}"
     );
-}
-
-/// Restarts the leader until a node of `kind` among `voters` leads (see the module doc).
-fn move_leadership_to(q: &mut DynamicQuorum, kind: Kind, voters: &[i32]) {
-    for attempt in 0..=MAX_LEADER_RESTARTS {
-        let d = q.wait_for("a leader", |d| voters.contains(&d.leader_id));
-        if q.kind_of(d.leader_id) == kind {
-            eprintln!(
-                "  leader {} is {kind} after {attempt} restarts",
-                d.leader_id
-            );
-            return;
-        }
-        let id = d.leader_id;
-        q.restart(id);
-        q.wait_for(
-            &format!("a leader with node {id} back and caught up"),
-            |d| {
-                voters.contains(&d.leader_id)
-                    && voters.iter().all(|&v| {
-                        replica(d, v).map(|r| r.log_end_offset)
-                            >= replica(d, d.leader_id).map(|r| r.log_end_offset)
-                    })
-            },
-        );
-    }
-    panic!("no {kind} node led after {MAX_LEADER_RESTARTS} leader restarts");
 }

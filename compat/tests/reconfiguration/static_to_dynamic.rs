@@ -9,8 +9,8 @@
 //!    leader says "not all of the voters support it" or "Directory id must be known"; afterwards
 //!    the features say 1 and every log holds one VotersRecord of the three voters, with the
 //!    directory ids of their meta.properties and their endpoints;
-//! 3. voter 3 is replaced by a new node 3 on a fresh disk (a new directory id): the old one is
-//!    stopped and removed (`remove-controller` of its old key), the new one, formatted
+//! 3. a voter is replaced by a new node with its id on a fresh disk (a new directory id): the
+//!    old one is stopped and removed (`remove-controller` of its old key), the new one, formatted
 //!    `--no-initial-controllers`, starts as an observer and is added (`add-controller`);
 //! 4. the quorum keeps committing: the high watermark passes the last VotersRecord.
 //!
@@ -28,8 +28,10 @@ use crate::harness::{Kafka, Quorum, Tool};
 /// How long the leader may take to learn every voter's directory id.
 const UPGRADE_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Voters 1..=3 of the given kinds; voter 3 is replaced by a new node of `replacement` kind.
-pub fn run(kinds: [Kind; 3], replacement: Kind) {
+/// Voters 1..=3 of the given kinds; `upgrade_leader`, if given, is the kind that leads the
+/// upgrade and the replacement (moved there with [`DynamicQuorum::move_leadership_to`]); voter
+/// `replaced` is replaced by a new node of `replacement` kind.
+pub fn run(kinds: [Kind; 3], upgrade_leader: Option<Kind>, replaced: i32, replacement: Kind) {
     let kraftd: Vec<i32> = (1..=3)
         .filter(|&id| kinds[(id - 1) as usize] == Kind::Kraftd)
         .collect();
@@ -49,6 +51,10 @@ pub fn run(kinds: [Kind; 3], replacement: Kind) {
     );
 
     // 2. kraft.version 0 -> 1.
+    if let Some(kind) = upgrade_leader {
+        q.move_leadership_to(kind, &[1, 2, 3]);
+        q.check_step(&format!("1b: a {kind} node leads"));
+    }
     let leader = q.wait_for("a leader", |d| d.leader_id >= 0).leader_id;
     let leader_kind = q.kind_of(leader);
     let deadline = Instant::now() + UPGRADE_TIMEOUT;
@@ -117,36 +123,38 @@ pub fn run(kinds: [Kind; 3], replacement: Kind) {
         );
     }
 
-    // 3. Replace voter 3: stop it, remove its old key, add a new node 3 with a new disk.
-    let old = q.retire(3);
+    // 3. Replace a voter: stop it, remove its old key, add a new node with its id and a new disk.
+    let r = replaced;
+    let rest: Vec<i32> = [1, 2, 3].into_iter().filter(|&i| i != r).collect();
+    let old = q.retire(r);
     let old_dir = old.directory_id();
-    q.wait_for("a leader among voters 1 and 2", |d| {
-        [1, 2].contains(&d.leader_id)
+    q.wait_for(&format!("a leader among {rest:?}"), |d| {
+        rest.contains(&d.leader_id)
     });
-    let out = q.remove_controller(&q.bootstrap(), 3, &old_dir);
-    assert_tool_ok(&out, "remove-controller of the stopped voter 3");
-    q.wait_for("voters [1, 2]", |d| voter_ids(d) == [1, 2]);
-    let h = q.check_step("3a: stopped voter 3 removed");
-    assert_eq!(ids(&h.last().unwrap().1), [1, 2], "{h:?}");
+    let out = q.remove_controller(&q.bootstrap(), r, &old_dir);
+    assert_tool_ok(&out, &format!("remove-controller of the stopped voter {r}"));
+    q.wait_for(&format!("voters {rest:?}"), |d| voter_ids(d) == rest);
+    let h = q.check_step(&format!("3a: stopped voter {r} removed"));
+    assert_eq!(ids(&h.last().unwrap().1), rest, "{h:?}");
     let bootstrap = Quorum::Bootstrap(vec![q.bootstrap()]);
-    q.start(replacement, 3, old.port, bootstrap, &[]);
-    let new_dir = q.node(3).directory_id();
+    q.start(replacement, r, old.port, bootstrap, &[]);
+    let new_dir = q.node(r).directory_id();
     assert_ne!(new_dir, old_dir, "the new disk has a new directory id");
-    q.wait_caught_up(3, "the new node 3 to catch up as an observer");
+    q.wait_caught_up(r, &format!("the new node {r} to catch up as an observer"));
     let leader = q.wait_for("a leader", |d| d.leader_id >= 0).leader_id;
-    let out = q.add_controller(&q.node(leader).endpoint(), 3);
+    let out = q.add_controller(&q.node(leader).endpoint(), r);
     assert_tool_ok(
         &out,
         &format!(
-            "add-controller of the new node 3 through leader {leader} ({})",
+            "add-controller of the new node {r} through leader {leader} ({})",
             q.kind_of(leader)
         ),
     );
     q.wait_for("voters [1, 2, 3]", |d| voter_ids(d) == [1, 2, 3]);
-    let h = q.check_step("3b: new node 3 added");
+    let h = q.check_step(&format!("3b: new {replacement} node {r} added"));
     let (at, voters) = h.last().unwrap().clone();
     assert_eq!(ids(&voters), [1, 2, 3], "{h:?}");
-    assert_eq!(voters[2].directory_id, new_dir);
+    assert_eq!(voters[(r - 1) as usize].directory_id, new_dir);
 
     // 4. The quorum keeps committing past the last change.
     q.wait_for("the high watermark to pass the last VotersRecord", |d| {
@@ -154,7 +162,7 @@ pub fn run(kinds: [Kind; 3], replacement: Kind) {
     });
     q.check_step("4: committing after the replacement");
     eprintln!(
-        "static -> dynamic {kinds:?} (+ {replacement} 3'): {:.1}s",
+        "static -> dynamic {kinds:?} (+ {replacement} {r}'): {:.1}s",
         q.elapsed().as_secs_f64()
     );
 }
