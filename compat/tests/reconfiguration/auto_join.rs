@@ -21,7 +21,13 @@ pub fn run(leader: Kind, joiner: Kind) {
         .collect::<Vec<_>>()
         .join(",");
     let servers = ("controller.quorum.bootstrap.servers", bootstrap.clone());
-    q.start(leader, 1, ports[0], Quorum::Standalone, &[servers.clone()]);
+    q.start(
+        leader,
+        1,
+        ports[0],
+        Quorum::Standalone,
+        std::slice::from_ref(&servers),
+    );
     q.wait_for("node 1 to lead", |d| d.leader_id == 1);
     q.check_step(&format!("standalone {leader} node 1"));
     q.start(

@@ -70,7 +70,7 @@ fn start_targets(dir: &TestDir, kind: Kind, s: &Shared) -> Targets {
         voter.port,
         &s.cluster_id,
         Quorum::InitialControllers(vec![voter.clone()]),
-        &[timeout.clone()],
+        std::slice::from_ref(&timeout),
     );
     let observer = start_node(
         dir,
@@ -79,7 +79,7 @@ fn start_targets(dir: &TestDir, kind: Kind, s: &Shared) -> Targets {
         free_port(),
         &s.cluster_id,
         Quorum::Bootstrap(vec![leader_ep]),
-        &[timeout.clone()],
+        std::slice::from_ref(&timeout),
     );
     let static_port = free_port();
     // Node id 11 keeps its directories apart from the leader's (the harness names them by id).
@@ -384,8 +384,12 @@ fn decode(api_key: i16, version: i16, body: Option<Vec<u8>>) -> Answer {
             (ErrorCode(r.error_code), r.error_message)
         }
         _ => {
+            // No message field: the current leader (id and epoch; its host and port differ
+            // between the two clusters) stands in for it.
             let r = UpdateRaftVoterResponse::decode_exact(&body, version).map_err(bad)?;
-            (ErrorCode(r.error_code), None)
+            let l = &r.current_leader;
+            let leader = format!("current leader {} epoch {}", l.leader_id, l.leader_epoch);
+            (ErrorCode(r.error_code), Some(leader))
         }
     })
 }
@@ -466,8 +470,8 @@ pub fn run() {
     let unused_port = free_port();
     let silent = TcpListener::bind("127.0.0.1:0").expect("bind a silent listener");
     let cases = cases(&shared, unused_port);
-    let java = start_targets(&dir, Kind::Java, &shared);
-    let kraftd = start_targets(&dir, Kind::Kraftd, &shared);
+    let mut java = start_targets(&dir, Kind::Java, &shared);
+    let mut kraftd = start_targets(&dir, Kind::Kraftd, &shared);
 
     let mut rows = Vec::new();
     for case in &cases {
@@ -522,6 +526,16 @@ pub fn run() {
                 show(j)
             )),
             _ => {}
+        }
+    }
+    // No Java controller logged a fault or exited, no kraftd exited.
+    for t in [&mut java, &mut kraftd] {
+        for n in [&mut t.leader, &mut t.observer, &mut t.static_voter] {
+            let name = n.name();
+            n.member.assert_java_healthy(&name);
+            if !n.is_running() {
+                failures.push(format!("{name} exited"));
+            }
         }
     }
     // Nothing of this changed either leader's voter set.

@@ -86,7 +86,9 @@ pub fn run(kinds: [Kind; 3], upgrade_leader: Option<Kind>, replaced: i32, replac
     assert_tool_ok(
         &out,
         &format!(
-            "kafka-features upgrade --feature kraft.version=1 (leader {leader}, {leader_kind})"
+            "kafka-features upgrade --feature kraft.version=1 (leader {leader}, {leader_kind}; \
+             {tries} runs over {UPGRADE_TIMEOUT:?}: the leader must learn every voter's directory \
+             id and kraft.version range from the UpdateRaftVoter its followers send at kraft.version 0)"
         ),
     );
     let deadline = Instant::now() + STEP_TIMEOUT;
