@@ -51,14 +51,47 @@ pub fn read_response(
     version: i16,
     timeout: Duration,
 ) -> Option<Vec<u8>> {
-    s.set_read_timeout(Some(timeout)).ok()?;
+    try_read_response(s, api_key, version, timeout).ok()
+}
+
+/// [`read_response`] saying why there is no answer.
+pub fn try_read_response(
+    s: &mut TcpStream,
+    api_key: i16,
+    version: i16,
+    timeout: Duration,
+) -> Result<Vec<u8>, String> {
+    s.set_read_timeout(Some(timeout))
+        .map_err(|e| e.to_string())?;
     let mut size = [0u8; 4];
-    s.read_exact(&mut size).ok()?;
+    s.read_exact(&mut size).map_err(|e| match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => {
+            "the connection was closed without an answer".to_string()
+        }
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
+            format!("no answer within {timeout:?}")
+        }
+        _ => format!("reading the answer failed: {e}"),
+    })?;
     let mut answer = vec![0u8; i32::from_be_bytes(size).max(0) as usize];
-    s.read_exact(&mut answer).ok()?;
+    s.read_exact(&mut answer)
+        .map_err(|e| format!("the answer was cut short: {e}"))?;
     let mut r = Reader::new(&answer);
-    ResponseHeader::decode(&mut r, response_header_version(api_key, version)).ok()?;
-    Some(r.rest().to_vec())
+    ResponseHeader::decode(&mut r, response_header_version(api_key, version))
+        .map_err(|e| format!("bad response header: {e:?}"))?;
+    Ok(r.rest().to_vec())
+}
+
+/// [`round_trip_frame`] saying why there is no answer.
+pub fn try_round_trip_frame(
+    port: u16,
+    api_key: i16,
+    version: i16,
+    frame: &[u8],
+    timeout: Duration,
+) -> Result<Vec<u8>, String> {
+    let mut s = send_frame(port, frame).ok_or_else(|| format!("cannot send to port {port}"))?;
+    try_read_response(&mut s, api_key, version, timeout)
 }
 
 /// One DescribeQuorum v2 round trip to `127.0.0.1:port`; `None` if the node is unreachable or

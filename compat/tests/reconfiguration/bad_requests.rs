@@ -28,7 +28,9 @@ use kraftd::protocol::messages::{
 };
 
 use crate::harness::dynamic_quorum::{replica, start_node, Kind, Node};
-use crate::harness::quorum_probe::{describe_quorum, read_response, round_trip_frame, send_frame};
+use crate::harness::quorum_probe::{
+    describe_quorum, send_frame, try_read_response, try_round_trip_frame,
+};
 use crate::harness::{free_port, random_kafka_uuid, Quorum, TestDir, Voter};
 
 /// The leader's raft request timeout: how long the pending add keeps the leader busy.
@@ -371,8 +373,8 @@ fn cases(s: &Shared, unused_port: u16) -> Vec<Case> {
 /// An answer: error code and message, or why there was none.
 type Answer = Result<(ErrorCode, Option<String>), String>;
 
-fn decode(api_key: i16, version: i16, body: Option<Vec<u8>>) -> Answer {
-    let body = body.ok_or("no answer (connection closed, timed out, or a bad response header)")?;
+fn decode(api_key: i16, version: i16, body: Result<Vec<u8>, String>) -> Answer {
+    let body = body?;
     let bad = |e| format!("undecodable response: {e:?}");
     Ok(match api_key {
         80 => {
@@ -403,7 +405,7 @@ fn port_of(t: &Targets, to: To) -> u16 {
 }
 
 fn send(t: &Targets, case: &Case) -> Answer {
-    let body = round_trip_frame(
+    let body = try_round_trip_frame(
         port_of(t, case.to),
         case.api_key,
         case.version,
@@ -427,9 +429,13 @@ fn pending(t: &Targets, s: &Shared, silent: &TcpListener) -> [Answer; 3] {
     let mut a = decode(
         80,
         1,
-        round_trip_frame(t.leader.port, 80, 1, &second, quick),
+        try_round_trip_frame(t.leader.port, 80, 1, &second, quick),
     );
-    let mut b = decode(81, 0, round_trip_frame(t.leader.port, 81, 0, &rm, quick));
+    let mut b = decode(
+        81,
+        0,
+        try_round_trip_frame(t.leader.port, 81, 0, &rm, quick),
+    );
     // Answers that came after the first add's timeout prove nothing about a pending change.
     let late = sent.elapsed();
     if late >= Duration::from_millis(REQUEST_TIMEOUT_MS) {
@@ -446,7 +452,9 @@ fn pending(t: &Targets, s: &Shared, silent: &TcpListener) -> [Answer; 3] {
     let c = decode(
         80,
         1,
-        conn.as_mut().and_then(|c| read_response(c, 80, 1, wait)),
+        conn.as_mut()
+            .ok_or_else(|| "the first add could not be sent".to_string())
+            .and_then(|c| try_read_response(c, 80, 1, wait)),
     );
     [a, b, c]
 }
