@@ -529,10 +529,9 @@ pub fn run() {
                     eprintln!("    (messages differ)");
                 }
             }
-            (Ok(_), Err(e)) => failures.push(format!(
-                "{name}: kraftd gave {e}; Java answered {}",
-                show(j)
-            )),
+            (Ok(_), Err(e)) => {
+                failures.push(format!("{name}: kraftd: {e}; Java answered {}", show(j)))
+            }
             _ => {}
         }
     }
