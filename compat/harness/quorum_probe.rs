@@ -19,17 +19,79 @@ use kraftd::raft::msg::{DescribeQuorumRequest, DescribeQuorumResponse as Describ
 /// (header removed) and the version to decode it at; `None` if the node is unreachable, closes
 /// the connection or answers with a bad header.
 pub fn round_trip<M: Message>(port: u16, api_key: i16, version: i16, body: &M) -> Option<Vec<u8>> {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
     let frame = encode_request(api_key, version, 7, Some("compat-probe"), body).ok()?;
-    s.write_all(&frame).ok()?;
+    round_trip_frame(port, api_key, version, &frame, Duration::from_secs(10))
+}
+
+/// [`round_trip`] of an already encoded request frame (size prefix included), so that the very
+/// same bytes can go to several nodes; waits up to `timeout` for the answer.
+pub fn round_trip_frame(
+    port: u16,
+    api_key: i16,
+    version: i16,
+    frame: &[u8],
+    timeout: Duration,
+) -> Option<Vec<u8>> {
+    let mut s = send_frame(port, frame)?;
+    read_response(&mut s, api_key, version, timeout)
+}
+
+/// Connects to `127.0.0.1:port` and writes `frame`; the answer is read with [`read_response`].
+pub fn send_frame(port: u16, frame: &[u8]) -> Option<TcpStream> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.write_all(frame).ok()?;
+    Some(s)
+}
+
+/// Reads one response from `s` and returns its body (header removed); `None` if the peer closes
+/// the connection, answers with a bad header, or says nothing within `timeout`.
+pub fn read_response(
+    s: &mut TcpStream,
+    api_key: i16,
+    version: i16,
+    timeout: Duration,
+) -> Option<Vec<u8>> {
+    try_read_response(s, api_key, version, timeout).ok()
+}
+
+/// [`read_response`] saying why there is no answer.
+pub fn try_read_response(
+    s: &mut TcpStream,
+    api_key: i16,
+    version: i16,
+    timeout: Duration,
+) -> Result<Vec<u8>, String> {
+    s.set_read_timeout(Some(timeout))
+        .map_err(|e| e.to_string())?;
     let mut size = [0u8; 4];
-    s.read_exact(&mut size).ok()?;
+    s.read_exact(&mut size).map_err(|e| match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => {
+            "the connection was closed without an answer".to_string()
+        }
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
+            format!("no answer within {timeout:?}")
+        }
+        _ => format!("reading the answer failed: {e}"),
+    })?;
     let mut answer = vec![0u8; i32::from_be_bytes(size).max(0) as usize];
-    s.read_exact(&mut answer).ok()?;
+    s.read_exact(&mut answer)
+        .map_err(|e| format!("the answer was cut short: {e}"))?;
     let mut r = Reader::new(&answer);
-    ResponseHeader::decode(&mut r, response_header_version(api_key, version)).ok()?;
-    Some(r.rest().to_vec())
+    ResponseHeader::decode(&mut r, response_header_version(api_key, version))
+        .map_err(|e| format!("bad response header: {e:?}"))?;
+    Ok(r.rest().to_vec())
+}
+
+/// [`round_trip_frame`] saying why there is no answer.
+pub fn try_round_trip_frame(
+    port: u16,
+    api_key: i16,
+    version: i16,
+    frame: &[u8],
+    timeout: Duration,
+) -> Result<Vec<u8>, String> {
+    let mut s = send_frame(port, frame).ok_or_else(|| format!("cannot send to port {port}"))?;
+    try_read_response(&mut s, api_key, version, timeout)
 }
 
 /// One DescribeQuorum v2 round trip to `127.0.0.1:port`; `None` if the node is unreachable or

@@ -159,6 +159,21 @@ impl Kafka {
         }
     }
 
+    /// `kafka-metadata-quorum --bootstrap-controller <b> --command-config <fast admin config>
+    /// <args...>` (e.g. `describe --replication`), without parsing.
+    pub fn quorum_tool_fast(&self, bootstrap_controller: &str, args: &[&str]) -> Output {
+        let admin = self.fast_admin_config();
+        let admin = admin.to_str().expect("cache path is UTF-8");
+        let mut all = vec![
+            "--bootstrap-controller",
+            bootstrap_controller,
+            "--command-config",
+            admin,
+        ];
+        all.extend_from_slice(args);
+        self.run(Tool::MetadataQuorum, &all)
+    }
+
     /// `kafka-features --bootstrap-controller <host:port,...> describe`.
     pub fn features_describe(&self, bootstrap_controller: &str) -> Output {
         self.run(

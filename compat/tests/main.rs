@@ -19,6 +19,7 @@ mod image_snapshots;
 mod mixed;
 mod not_controller;
 mod quorum;
+mod reconfiguration;
 mod storage;
 mod test_raft_server;
 mod tools;
