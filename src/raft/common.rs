@@ -82,10 +82,10 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             Response::FetchSnapshot(r) => self.handle_fetch_snapshot_response(now, from, r),
             Response::ApiVersions(r) => self.handle_api_versions_response(now, from, &r),
             Response::UpdateRaftVoter(r) => self.handle_update_voter_response(now, &r),
-            // Never sent by the core.
-            Response::DescribeQuorum(_)
-            | Response::AddRaftVoter(_)
-            | Response::RemoveRaftVoter(_) => false,
+            Response::AddRaftVoter(r) | Response::RemoveRaftVoter(r) => {
+                self.handle_voter_change_response(&r)
+            }
+            Response::DescribeQuorum(_) => false, // never sent by the core
         };
         if self.requests.is_expected(from, corr) {
             self.requests.on_response(from, handled, now);

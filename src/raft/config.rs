@@ -49,6 +49,9 @@ pub struct RaftConfig {
     pub always_flush: bool,
     /// Where election-timeout jitter and the bootstrap-server choice come from.
     pub randomness: Randomness,
+    /// `controller.quorum.auto.join.enable` (false): an observer controller whose key is not a
+    /// voter asks the leader to add it (kraft.version 1).
+    pub auto_join: bool,
 }
 
 pub use crate::protocol::records::MAX_BATCH_SIZE_BYTES;
@@ -95,6 +98,7 @@ impl RaftConfig {
             fetch_max_wait: Duration::from_millis(500),
             always_flush: true,
             randomness: Randomness::Seeded(0),
+            auto_join: false,
         }
     }
 

@@ -10,7 +10,7 @@ use super::time::Instant;
 use crate::protocol::errors::ErrorCode;
 
 const UNKNOWN_TOPIC_OR_PARTITION_MESSAGE: &str = "This server does not host this topic-partition.";
-const NOT_LEADER_OR_FOLLOWER_MESSAGE: &str = "For requests intended only for the leader, this error indicates that the \
+pub(super) const NOT_LEADER_OR_FOLLOWER_MESSAGE: &str = "For requests intended only for the leader, this error indicates that the \
 broker is not the current leader. For requests intended for any replica, this error indicates that the broker is not \
 a replica of the topic partition.";
 

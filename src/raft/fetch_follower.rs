@@ -24,10 +24,12 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             if expired {
                 return self.transition_to_prospective(now);
             }
-            self.maybe_send_fetch_to_best_node(now);
+            if !self.maybe_send_update_voter(now) {
+                self.maybe_send_fetch_to_best_node(now);
+            }
         } else if expired {
             self.maybe_send_fetch_to_any_bootstrap(now);
-        } else {
+        } else if !self.maybe_auto_join(now) {
             self.maybe_send_fetch_to_best_node(now);
         }
     }

@@ -289,6 +289,8 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             fetch_deadline: now + self.cfg.fetch_timeout,
             has_fetched_from_leader: false,
             fetching_snapshot: None,
+            voter_update_at: now,
+            has_updated_leader: false,
         })
     }
 

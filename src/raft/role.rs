@@ -69,6 +69,11 @@ pub struct FollowerState {
     /// The snapshot being downloaded (FetchSnapshot instead of Fetch until done). The bytes
     /// live in the log's download.
     pub fetching_snapshot: Option<OffsetAndEpoch>,
+    /// No UpdateRaftVoter (voter) or auto-join request (observer) before this: one per fetch
+    /// timeout (Kafka's update-voter-set period).
+    pub voter_update_at: Instant,
+    /// This leader acknowledged our UpdateRaftVoter (kraft.version 0 sends one per leader).
+    pub has_updated_leader: bool,
 }
 
 /// A former leader of `epoch` that stopped leading. Memory-only.

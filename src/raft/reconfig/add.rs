@@ -37,7 +37,8 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             );
         }
         if let Some(e) = self.validate_leader_only_request(self.epoch()) {
-            return Some(VoterChangeResponse::error(e));
+            // Java answers these with an empty message, not a null one.
+            return Some(VoterChangeResponse::with_message(e, ""));
         }
         if r.voter.id < 0 || r.voter.directory_id.is_none() {
             return refuse(

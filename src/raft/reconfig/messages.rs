@@ -3,11 +3,11 @@
 
 use crate::raft::types::{Offset, ReplicaKey, VoterSet};
 
-/// Java's `ReplicaKey.toString`.
+/// Java's `ReplicaKey.toString` (as Kafka 4.4 prints it in these messages).
 pub fn replica_key(k: &ReplicaKey) -> String {
     match k.directory_id {
-        Some(d) => format!("ReplicaKey(id={}, directoryId=Optional[{d}])", k.id),
-        None => format!("ReplicaKey(id={}, directoryId=Optional.empty)", k.id),
+        Some(d) => format!("ReplicaKey(id={}, directoryId={d})", k.id),
+        None => format!("ReplicaKey(id={}, directoryId=<undefined>)", k.id),
     }
 }
 
@@ -40,3 +40,6 @@ pub fn latest_change_uncommitted(latest: Option<Offset>, hw: Offset) -> String {
         "Request timed out waiting for voters to commit the latest voter change at {at} with HWM {hw}"
     )
 }
+
+/// Kafka's default message of `REQUEST_TIMED_OUT` (an expired change carries it).
+pub const TIMED_OUT: &str = "The request timed out.";

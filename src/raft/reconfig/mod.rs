@@ -10,6 +10,7 @@
 //! leadership `NOT_LEADER_OR_FOLLOWER`.
 
 mod add;
+mod follower;
 mod messages;
 mod remove;
 mod update;
@@ -88,7 +89,10 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         let overdue = matches!(&self.role, Role::Leader(l)
             if l.voter_change.as_ref().is_some_and(|c| now >= c.deadline));
         if overdue {
-            self.end_voter_change(VoterChangeResponse::error(ErrorCode::REQUEST_TIMED_OUT));
+            self.end_voter_change(VoterChangeResponse::with_message(
+                ErrorCode::REQUEST_TIMED_OUT,
+                messages::TIMED_OUT,
+            ));
         }
     }
 
@@ -111,7 +115,10 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                     self.answer_change(
                         change.kind,
                         id,
-                        VoterChangeResponse::error(ErrorCode::NOT_LEADER_OR_FOLLOWER),
+                        VoterChangeResponse::with_message(
+                            ErrorCode::NOT_LEADER_OR_FOLLOWER,
+                            super::describe::NOT_LEADER_OR_FOLLOWER_MESSAGE,
+                        ),
                     );
                 }
             }

@@ -88,8 +88,17 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
     ) -> bool {
         let leader = (r.leader_id >= 0).then_some(r.leader_id);
         let endpoints = self.response_leader_endpoints(leader, &r.leader_address);
-        self.maybe_handle_common_response(now, r.error, leader, r.leader_epoch, endpoints)
-            .unwrap_or(true)
+        if let Some(handled) =
+            self.maybe_handle_common_response(now, r.error, leader, r.leader_epoch, endpoints)
+        {
+            return handled;
+        }
+        if r.error == ErrorCode::NONE {
+            if let Role::Follower(f) = &mut self.role {
+                f.has_updated_leader = true;
+            }
+        }
+        true
     }
 
     /// Kraft.version 0: records the voter's key and listeners in the leader's copy of the

@@ -73,6 +73,8 @@ pub struct SimOptions {
     pub fetch_snapshot_max_bytes: u32,
     /// The leaders' `controller.quorum.append.linger.ms` (0: proposals reach the log at once).
     pub append_linger: Duration,
+    /// `controller.quorum.auto.join.enable` on every node (observers add themselves).
+    pub auto_join: bool,
     /// What every node replicates (default: the list of values).
     pub machine: MachineFactory,
 }
@@ -106,6 +108,7 @@ impl Default for SimOptions {
             fetch_max_bytes: defaults.fetch_max_bytes,
             fetch_snapshot_max_bytes: defaults.fetch_snapshot_max_bytes,
             append_linger: Duration::ZERO,
+            auto_join: false,
             machine: MachineFactory::default(),
         }
     }
@@ -285,6 +288,7 @@ impl Cluster {
         c.fetch_snapshot_max_bytes = o.fetch_snapshot_max_bytes;
         c.election_backoff_max = Duration::from_millis(1000);
         c.append_linger = o.append_linger;
+        c.auto_join = o.auto_join;
         // Observers play brokers, which do not flush (a crash loses their unflushed tail); at
         // kraft.version 1 they are controllers that may be added as voters, and flush.
         c.always_flush = id as usize <= o.voters || o.kraft_version >= 1;

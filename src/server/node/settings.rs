@@ -60,6 +60,7 @@ pub fn node_settings(
     raft.append_linger = ms(q.append_linger_ms);
     raft.fetch_max_bytes = q.fetch_max_bytes;
     raft.fetch_snapshot_max_bytes = q.fetch_snapshot_max_bytes;
+    raft.auto_join = q.auto_join_enable;
     raft.randomness = Randomness::Seeded(seed);
     let idle = config.metadata_log.max_idle_interval_ms;
     NodeSettings {
