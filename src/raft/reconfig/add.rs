@@ -29,22 +29,9 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         r: &AddVoterRequest,
     ) -> Option<VoterChangeResponse> {
         let refuse = |code, msg: String| Some(VoterChangeResponse::with_message(code, msg));
-        if !self.valid_cluster_id(&r.cluster_id) {
-            let given = r.cluster_id.as_deref().unwrap_or("null");
-            return refuse(
-                ErrorCode::INCONSISTENT_CLUSTER_ID,
-                m::cluster_id_mismatch(given, &self.cfg.cluster_id),
-            );
-        }
-        if let Some(e) = self.validate_leader_only_request(self.epoch()) {
-            // Java answers these with an empty message, not a null one.
-            return Some(VoterChangeResponse::with_message(e, ""));
-        }
-        if r.voter.id < 0 || r.voter.directory_id.is_none() {
-            return refuse(
-                ErrorCode::INVALID_REQUEST,
-                "Add voter request didn't include a valid voter".into(),
-            );
+        if let Err(refusal) = self.validate_change_request(ChangeKind::Add, &r.cluster_id, &r.voter)
+        {
+            return Some(refusal);
         }
         let listener = self.cfg.default_listener.clone();
         let Some(address) = r.listeners.get(&listener).cloned() else {
@@ -56,27 +43,8 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                 ),
             );
         };
-        if self.voter_change_pending(now) {
-            return refuse(
-                ErrorCode::REQUEST_TIMED_OUT,
-                m::PREVIOUS_CHANGE_PENDING.into(),
-            );
-        }
-        let Some(hw) = self.high_watermark else {
-            return refuse(ErrorCode::REQUEST_TIMED_OUT, m::NO_HIGH_WATERMARK.into());
-        };
-        let kraft = self.control.kraft_version();
-        if kraft < 1 {
-            return refuse(
-                ErrorCode::UNSUPPORTED_VERSION,
-                m::kraft_version_unsupported("adding", kraft),
-            );
-        }
-        if self.latest_voters_committed() != Some(true) {
-            return refuse(
-                ErrorCode::REQUEST_TIMED_OUT,
-                m::latest_change_uncommitted(self.control.latest_voters_offset(), hw),
-            );
+        if let Err(refusal) = self.change_preconditions(now, ChangeKind::Add) {
+            return Some(refusal);
         }
         let voters = self.voters();
         if voters.node(r.voter.id).is_some() {

@@ -146,6 +146,78 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         }
     }
 
+    /// The checks Kafka makes of an add or remove before anything specific to it: the cluster
+    /// id, the leadership, and a valid voter key.
+    fn validate_change_request(
+        &self,
+        kind: ChangeKind,
+        cluster_id: &Option<String>,
+        voter: &ReplicaKey,
+    ) -> Result<(), VoterChangeResponse> {
+        if !self.valid_cluster_id(cluster_id) {
+            let given = cluster_id.as_deref().unwrap_or("null");
+            return Err(VoterChangeResponse::with_message(
+                ErrorCode::INCONSISTENT_CLUSTER_ID,
+                messages::cluster_id_mismatch(given, &self.cfg.cluster_id),
+            ));
+        }
+        if let Some(e) = self.validate_leader_only_request(self.epoch()) {
+            // Java answers these with an empty message, not a null one.
+            return Err(VoterChangeResponse::with_message(e, ""));
+        }
+        if voter.id < 0 || voter.directory_id.is_none() {
+            let what = match kind {
+                ChangeKind::Add => "Add",
+                ChangeKind::Remove => "Remove",
+            };
+            return Err(VoterChangeResponse::with_message(
+                ErrorCode::INVALID_REQUEST,
+                format!("{what} voter request didn't include a valid voter"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// What must hold before a change starts (Kafka's handler preconditions): none pending,
+    /// the HW known in this epoch, kraft.version 1, and the latest voter set committed.
+    fn change_preconditions(
+        &mut self,
+        now: Instant,
+        kind: ChangeKind,
+    ) -> Result<(), VoterChangeResponse> {
+        let refuse = |code, msg: String| Err(VoterChangeResponse::with_message(code, msg));
+        if self.voter_change_pending(now) {
+            return refuse(
+                ErrorCode::REQUEST_TIMED_OUT,
+                messages::PREVIOUS_CHANGE_PENDING.into(),
+            );
+        }
+        let Some(hw) = self.high_watermark else {
+            return refuse(
+                ErrorCode::REQUEST_TIMED_OUT,
+                messages::NO_HIGH_WATERMARK.into(),
+            );
+        };
+        let kraft = self.control.kraft_version();
+        if kraft < 1 {
+            let verb = match kind {
+                ChangeKind::Add => "adding",
+                ChangeKind::Remove => "removing",
+            };
+            return refuse(
+                ErrorCode::UNSUPPORTED_VERSION,
+                messages::kraft_version_unsupported(verb, kraft),
+            );
+        }
+        if self.latest_voters_committed() != Some(true) {
+            return refuse(
+                ErrorCode::REQUEST_TIMED_OUT,
+                messages::latest_change_uncommitted(self.control.latest_voters_offset(), hw),
+            );
+        }
+        Ok(())
+    }
+
     /// Whether the latest VotersRecord is committed (Kafka: an entry exists and its offset is
     /// below the HW). `None` when the HW is unknown.
     fn latest_voters_committed(&self) -> Option<bool> {

@@ -19,58 +19,24 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         id: RequestId,
         r: &RemoveVoterRequest,
     ) -> Option<VoterChangeResponse> {
-        let refuse = |code, msg: String| Some(VoterChangeResponse::with_message(code, msg));
-        if !self.valid_cluster_id(&r.cluster_id) {
-            let given = r.cluster_id.as_deref().unwrap_or("null");
-            return refuse(
-                ErrorCode::INCONSISTENT_CLUSTER_ID,
-                m::cluster_id_mismatch(given, &self.cfg.cluster_id),
-            );
-        }
-        if let Some(e) = self.validate_leader_only_request(self.epoch()) {
-            // Java answers these with an empty message, not a null one.
-            return Some(VoterChangeResponse::with_message(e, ""));
-        }
-        if r.voter.id < 0 || r.voter.directory_id.is_none() {
-            return refuse(
-                ErrorCode::INVALID_REQUEST,
-                "Remove voter request didn't include a valid voter".into(),
-            );
-        }
-        if self.voter_change_pending(now) {
-            return refuse(
-                ErrorCode::REQUEST_TIMED_OUT,
-                m::PREVIOUS_CHANGE_PENDING.into(),
-            );
-        }
-        let Some(hw) = self.high_watermark else {
-            return refuse(ErrorCode::REQUEST_TIMED_OUT, m::NO_HIGH_WATERMARK.into());
-        };
-        let kraft = self.control.kraft_version();
-        if kraft < 1 {
-            return refuse(
-                ErrorCode::UNSUPPORTED_VERSION,
-                m::kraft_version_unsupported("removing", kraft),
-            );
-        }
-        if self.latest_voters_committed() != Some(true) {
-            return refuse(
-                ErrorCode::REQUEST_TIMED_OUT,
-                m::latest_change_uncommitted(self.control.latest_voters_offset(), hw),
-            );
+        if let Err(refusal) = self
+            .validate_change_request(ChangeKind::Remove, &r.cluster_id, &r.voter)
+            .and_then(|()| self.change_preconditions(now, ChangeKind::Remove))
+        {
+            return Some(refusal);
         }
         // Kafka's `VoterSet.removeVoter`: the exact key (id and directory id), never the last.
         let voters = self.voters();
         let exact = voters.node(r.voter.id).is_some_and(|n| n.key == r.voter);
         if !exact || voters.len() < 2 {
-            return refuse(
+            return Some(VoterChangeResponse::with_message(
                 ErrorCode::VOTER_NOT_FOUND,
                 format!(
                     "Cannot remove voter {} from the set of voters {}",
                     m::replica_key(&r.voter),
                     m::voter_keys(voters)
                 ),
-            );
+            ));
         }
         let remaining = VoterSet::new(voters.nodes().filter(|n| n.key != r.voter).cloned());
         let offset = self.append_voters_record(now, &remaining)?;
