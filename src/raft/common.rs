@@ -307,6 +307,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             self.out.push(Action::VotersChanged {
                 offset,
                 voters: self.control.latest_voters().clone(),
+                as_leader: self.is_leader(),
             });
         }
     }

@@ -69,9 +69,14 @@ pub enum Action {
     },
     /// The log now starts at this downloaded snapshot: the state machine must load it.
     LoadSnapshot(OffsetAndEpoch),
-    /// A VotersRecord at `offset` was appended (not yet committed): `voters` is the voter set
-    /// in force from there (informational: logs, transcripts).
-    VotersChanged { offset: Offset, voters: VoterSet },
+    /// A VotersRecord at `offset` was appended (not yet committed), by this node as leader or
+    /// from its leader: `voters` is the voter set in force from there (informational: logs,
+    /// transcripts, checks).
+    VotersChanged {
+        offset: Offset,
+        voters: VoterSet,
+        as_leader: bool,
+    },
     /// The role changed (informational: listeners, metrics, transcripts).
     RoleChanged {
         epoch: Epoch,
@@ -289,7 +294,8 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             fetch_deadline: now + self.cfg.fetch_timeout,
             has_fetched_from_leader: false,
             fetching_snapshot: None,
-            voter_update_at: now,
+            // Kafka's update-voter-set period starts with the follower state.
+            voter_update_at: now + self.cfg.fetch_timeout,
             has_updated_leader: false,
         })
     }

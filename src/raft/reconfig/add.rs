@@ -178,7 +178,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                     .then(|| change.reply_to.take())
                     .flatten()
             }),
-            _ => return true, // the append halted the node
+            _ => return true,
         };
         if let Some(id) = answer_now {
             self.answer_change(
@@ -187,8 +187,6 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                 VoterChangeResponse::error(ErrorCode::NONE),
             );
         }
-        // A single voter commits its own append at once.
-        self.voter_change_on_high_watermark();
         true
     }
 }

@@ -226,6 +226,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
     }
 
     /// Appends `voters` as a VotersRecord in its own control batch; returns its offset.
+    /// `None` when not leading, or when the append halted the node.
     fn append_voters_record(&mut self, now: Instant, voters: &VoterSet) -> Option<Offset> {
         let Role::Leader(l) = &mut self.role else {
             return None;
@@ -234,6 +235,6 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             .accumulator
             .append_control(now, vec![ControlRecord::Voters(voters_record(voters))]);
         self.append_all_proposals(now);
-        Some(offset)
+        self.fatal.is_none().then_some(offset)
     }
 }

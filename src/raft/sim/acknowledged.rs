@@ -149,10 +149,9 @@ impl Acknowledged {
         Ok(())
     }
 
-    /// Every acknowledged record is durable on a majority of the voters. With voter changes
+    /// Every acknowledged record is durable on a majority of the voters: with voter changes
     /// (`history`: the committed voter sets, by offset; `appended`: every set a leader
-    /// appended), of the voters in force at its offset or of a later voter set: consecutive sets differ by one voter, so their majorities
-    /// overlap, and a record committed under one is safe under the next.
+    /// appended), of the latest committed set or of one appended since.
     pub fn check_durable_on_majority(
         &mut self,
         nodes: &[NodeView<'_>],
@@ -166,7 +165,7 @@ impl Acknowledged {
             .map(|v| Ok((v.id, self.held_by(v.id, v.log, v.log.flushed_end_offset())?)))
             .collect::<Result<_, String>>()?;
         for (offset, value) in &self.records {
-            let candidates = voter_sets_for(history, appended, *offset, nodes, &static_voters);
+            let candidates = voter_sets_for(history, appended, nodes, &static_voters);
             let durable = |ids: &Vec<NodeId>| {
                 let holding = ids.iter().filter(|id| held[*id][offset]).count();
                 holding > ids.len() / 2
@@ -281,24 +280,28 @@ impl Acknowledged {
     }
 }
 
-/// The node ids of each voter set that may have committed `offset`: the one of `history` in
-/// force there, every later one, and every one in `appended` (sets leaders appended, perhaps
-/// never committed) at or after it. Only the static voters when no voter set was recorded.
+/// The node ids of each voter set a committed record must be durable on a majority of: the
+/// latest committed one (`history`), and every one a leader appended after it (`appended`: a
+/// leader counts its latest set before that commits). Consecutive sets differ by one voter, so
+/// a record committed under an older set is on a majority of the next by the time that one
+/// commits. Only the static voters when no voter set was recorded.
 pub fn voter_sets_for(
     history: &[(Offset, VoterSet)],
     appended: &[(Offset, VoterSet)],
-    offset: Offset,
     nodes: &[NodeView<'_>],
     static_voters: &[NodeId],
 ) -> Vec<Vec<NodeId>> {
-    if history.is_empty() && appended.is_empty() {
+    let Some((latest, committed)) = history.last() else {
         return vec![static_voters.to_vec()];
-    }
-    let from = history.iter().rposition(|(o, _)| *o <= offset).unwrap_or(0);
-    history[from..]
-        .iter()
-        .chain(appended.iter().filter(|(o, _)| *o >= offset))
-        .map(|(_, set)| {
+    };
+    std::iter::once(committed)
+        .chain(
+            appended
+                .iter()
+                .filter(|(o, _)| o > latest)
+                .map(|(_, set)| set),
+        )
+        .map(|set| {
             nodes
                 .iter()
                 .filter(|n| set.is_voter(&ReplicaKey::new(n.id, n.directory_id)))

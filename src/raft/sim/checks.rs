@@ -32,7 +32,7 @@ fn batch_digest(b: &Batch) -> u64 {
 pub struct NodeView<'a> {
     pub id: NodeId,
     pub directory_id: Option<crate::protocol::codec::Uuid>,
-    /// A voter of the voter set every node agrees on at the latest commit.
+    /// A voter of the initial voter set (what the checks use before any voter set is recorded).
     pub is_voter: bool,
     pub log: &'a MemLog,
     pub store: &'a MemQuorumStateStore,
@@ -74,6 +74,21 @@ impl Checker {
             self.check_election_state(n)?;
             self.check_log(n)?;
             self.check_committed(n)?;
+            // Java refuses a VotersRecord that changes more than one voter at once.
+            for pair in n.voter_history.windows(2) {
+                let (a, b) = (&pair[0].1, &pair[1].1);
+                let changed = a.ids().filter(|id| b.node(*id).is_none()).count()
+                    + b.ids().filter(|id| a.node(*id).is_none()).count();
+                if changed > 1 {
+                    return Err(format!(
+                        "OneVoterAtATime: n{} has voter sets {:?} then {:?} at offset {}",
+                        n.id,
+                        a.ids().collect::<Vec<_>>(),
+                        b.ids().collect::<Vec<_>>(),
+                        pair[1].0
+                    ));
+                }
+            }
             if let Some(hw) = committed {
                 let past: Vec<Offset> = n
                     .voter_history
@@ -267,8 +282,10 @@ impl Checker {
             let Some(hw) = leader.high_watermark else {
                 continue;
             };
-            let candidates =
-                voter_sets_for(leader.voter_history, &[], hw - 1, nodes, &static_voters);
+            let history = leader.voter_history;
+            let at = history.iter().rposition(|(o, _)| *o < hw).unwrap_or(0);
+            let (committed, appended) = history.split_at((at + 1).min(history.len()));
+            let candidates = voter_sets_for(committed, appended, nodes, &static_voters);
             let holding = |ids: &Vec<NodeId>| {
                 nodes
                     .iter()

@@ -400,8 +400,12 @@ impl Cluster {
                     self.emit(Verbosity::Roles, format!("n{id}: {old} -> {new}"));
                 }
             }
-            Action::VotersChanged { offset, voters } => {
-                if self.nodes[&id].raft.as_ref().is_some_and(|r| r.is_leader()) {
+            Action::VotersChanged {
+                offset,
+                voters,
+                as_leader,
+            } => {
+                if as_leader {
                     self.appended_voter_sets.push((offset, voters.clone()));
                 }
                 let ids: Vec<String> = voters.ids().map(|v| format!("n{v}")).collect();

@@ -596,7 +596,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                     target: "kraftd::raft",
                     "the state machine learns leader {leader:?} of epoch {epoch} (local: {local})"
                 ),
-                Action::VotersChanged { offset, voters } => {
+                Action::VotersChanged { offset, voters, .. } => {
                     let described: Vec<String> = voters
                         .nodes()
                         .map(|n| {
