@@ -90,11 +90,13 @@ impl Checker {
                 }
             }
             if let Some(hw) = committed {
+                // A set loaded from a snapshot (recorded at its end offset − 1) is committed.
+                let log_start = n.log.latest_snapshot_id().map_or(0, |s| s.offset);
                 let past: Vec<Offset> = n
                     .voter_history
                     .iter()
                     .map(|(o, _)| *o)
-                    .filter(|o| *o >= hw)
+                    .filter(|o| *o >= hw && *o >= log_start)
                     .collect();
                 if past.len() > 1 {
                     return Err(format!(
