@@ -126,18 +126,11 @@ impl LeaderState {
     /// At kraft.version 0, Kafka's `KRaftVersionUpgrade.Voters`: the static voters with this
     /// leader's own entry as it is (key, listeners, supported range).
     pub fn seed_upgrade_voters(&mut self, voters: &VoterSet, cfg: &RaftConfig) {
-        let local = self.local;
-        self.upgrade_voters = Some(VoterSet::new(voters.nodes().map(|n| {
-            if n.key.id == local.id {
-                VoterNode {
-                    key: local,
-                    listeners: cfg.listeners.clone(),
-                    supported_kraft_version: super::config::SUPPORTED_KRAFT_VERSIONS,
-                }
-            } else {
-                n.clone()
-            }
-        })));
+        self.upgrade_voters = Some(voters.with_node(VoterNode {
+            key: self.local,
+            listeners: cfg.listeners.clone(),
+            supported_kraft_version: super::config::SUPPORTED_KRAFT_VERSIONS,
+        }));
     }
 
     /// The leader's own progress: among the voters, or the observers once removed.
@@ -178,20 +171,28 @@ impl LeaderState {
     /// The leader's own (flushed) end offset changed.
     pub fn update_local_end_offset(&mut self, end: Offset, now: Instant) {
         let local = self.local;
-        let state = match self.voters.get_mut(&local.id) {
-            Some(s) if s.key.entry_matches(&local) => Some(s),
-            _ => Some(
-                self.observers
-                    .entry(local)
-                    .or_insert_with(|| ReplicaState::new(local)),
-            ),
+        let s = match self.voters.get_mut(&local.id) {
+            Some(s) if s.key.entry_matches(&local) => s,
+            _ => self
+                .observers
+                .entry(local)
+                .or_insert_with(|| ReplicaState::new(local)),
         };
-        if let Some(s) = state {
-            s.end_offset = Some(end);
-            s.last_fetch = Some(now);
-            s.last_caught_up = Some(now);
-            s.leader_end_at_last_fetch = Some(end);
-        }
+        s.end_offset = Some(end);
+        s.last_fetch = Some(now);
+        s.last_caught_up = Some(now);
+        s.leader_end_at_last_fetch = Some(end);
+    }
+
+    /// Kafka's `isReplicaCaughtUp`, what a voter being added must be: an observer that has once
+    /// reached the leader's end offset and fetched within the last hour.
+    pub fn is_caught_up_observer(&self, key: &ReplicaKey, now: Instant) -> bool {
+        const WITHIN: Duration = Duration::from_secs(3600);
+        self.observers.get(key).is_some_and(|s| {
+            s.last_caught_up.is_some()
+                && s.last_fetch
+                    .is_some_and(|t| now.saturating_since(t) < super::time::ms(WITHIN))
+        })
     }
 
     /// A valid Fetch from `replica` at `fetch_offset`. Returns whether it was a voter.

@@ -265,20 +265,13 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             };
             let from_bootstrap = self.control.latest_voters_offset() == Some(-1);
             if from_bootstrap || voters.node(local.id) != Some(&me) {
-                let mut updated: Vec<VoterNode> = voters
-                    .nodes()
-                    .filter(|n| n.key.id != local.id)
-                    .cloned()
-                    .collect();
-                updated.push(me);
+                let updated = voters.with_node(me);
                 records.push(ControlRecord::KRaftVersion(KRaftVersionRecord {
                     version: 0,
                     k_raft_version: kraft,
                     ..KRaftVersionRecord::default()
                 }));
-                records.push(ControlRecord::Voters(voters_record(
-                    &super::types::VoterSet::new(updated),
-                )));
+                records.push(ControlRecord::Voters(voters_record(&updated)));
             }
         }
         if let Role::Leader(l) = &mut self.role {

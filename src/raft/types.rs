@@ -147,6 +147,21 @@ impl VoterSet {
     pub fn address(&self, id: NodeId, listener: &str) -> Option<&HostPort> {
         self.voters.get(&id).and_then(|n| n.listeners.get(listener))
     }
+    /// This set with `node` as the entry of its id (Kafka's `addVoter` / `updateVoter` once
+    /// checked).
+    pub fn with_node(&self, node: VoterNode) -> VoterSet {
+        let mut voters = self.voters.clone();
+        voters.insert(node.key.id, node);
+        VoterSet { voters }
+    }
+
+    /// This set without the entry of `id` (Kafka's `removeVoter` once checked).
+    pub fn without(&self, id: NodeId) -> VoterSet {
+        let mut voters = self.voters.clone();
+        voters.remove(&id);
+        VoterSet { voters }
+    }
+
     pub fn listeners(&self, id: NodeId) -> Endpoints {
         self.voters
             .get(&id)

@@ -1,8 +1,6 @@
 //! AddRaftVoter at the leader (Kafka's `handleAddVoterRequest` and `AddVoterHandler`): checks,
 //! an ApiVersions to the new voter for its kraft.version range, then the VotersRecord.
 
-use std::time::Duration;
-
 use super::messages as m;
 use super::{ChangeKind, ChangeStage, PendingVoterChange};
 use crate::protocol::errors::ErrorCode;
@@ -15,10 +13,6 @@ use crate::raft::quorum_state::QuorumStateStore;
 use crate::raft::role::Role;
 use crate::raft::time::Instant;
 use crate::raft::types::{NodeId, VoterNode};
-
-/// Kafka's `LeaderState.isReplicaCaughtUp`: the new voter fetched within the last hour and
-/// has once reached the leader's end offset.
-const CAUGHT_UP_WITHIN: Duration = Duration::from_secs(3600);
 
 impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
     /// `None`: the request waits (for the new voter's ApiVersions, then the commit).
@@ -141,15 +135,8 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             ));
             return true;
         };
-        let caught_up = match &self.role {
-            Role::Leader(l) => l.observers.get(&voter).is_some_and(|s| {
-                s.last_caught_up.is_some()
-                    && s.last_fetch.is_some_and(|t| {
-                        now.saturating_since(t) < crate::raft::time::ms(CAUGHT_UP_WITHIN)
-                    })
-            }),
-            _ => false,
-        };
+        let caught_up =
+            matches!(&self.role, Role::Leader(l) if l.is_caught_up_observer(&voter, now));
         if !caught_up {
             self.end_voter_change(VoterChangeResponse::with_message(
                 ErrorCode::REQUEST_TIMED_OUT,
@@ -160,13 +147,11 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             ));
             return true;
         }
-        let mut nodes: Vec<VoterNode> = self.voters().nodes().cloned().collect();
-        nodes.push(VoterNode {
+        let set = self.voters().with_node(VoterNode {
             key: voter,
             listeners,
             supported_kraft_version: range,
         });
-        let set = crate::raft::types::VoterSet::new(nodes);
         let Some(offset) = self.append_voters_record(now, &set) else {
             return true;
         };

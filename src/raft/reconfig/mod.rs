@@ -32,6 +32,24 @@ pub enum ChangeKind {
     Remove,
 }
 
+impl ChangeKind {
+    /// As Java's messages name the request ("Add voter request ...").
+    fn noun(self) -> &'static str {
+        match self {
+            ChangeKind::Add => "Add",
+            ChangeKind::Remove => "Remove",
+        }
+    }
+
+    /// As Java's messages name the operation ("doesn't support adding voter ...").
+    fn gerund(self) -> &'static str {
+        match self {
+            ChangeKind::Add => "adding",
+            ChangeKind::Remove => "removing",
+        }
+    }
+}
+
 /// A voter add or remove in progress at the leader (Kafka's `AddVoterHandlerState` /
 /// `RemoveVoterHandlerState`). Lives in `LeaderState`, so it ends with the leadership.
 #[derive(Debug, Clone, PartialEq)]
@@ -166,13 +184,9 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             return Err(VoterChangeResponse::with_message(e, ""));
         }
         if voter.id < 0 || voter.directory_id.is_none() {
-            let what = match kind {
-                ChangeKind::Add => "Add",
-                ChangeKind::Remove => "Remove",
-            };
             return Err(VoterChangeResponse::with_message(
                 ErrorCode::INVALID_REQUEST,
-                format!("{what} voter request didn't include a valid voter"),
+                format!("{} voter request didn't include a valid voter", kind.noun()),
             ));
         }
         Ok(())
@@ -200,13 +214,9 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         };
         let kraft = self.control.kraft_version();
         if kraft < 1 {
-            let verb = match kind {
-                ChangeKind::Add => "adding",
-                ChangeKind::Remove => "removing",
-            };
             return refuse(
                 ErrorCode::UNSUPPORTED_VERSION,
-                messages::kraft_version_unsupported(verb, kraft),
+                messages::kraft_version_unsupported(kind.gerund(), kraft),
             );
         }
         if self.latest_voters_committed() != Some(true) {

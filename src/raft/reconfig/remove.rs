@@ -9,7 +9,6 @@ use crate::raft::node::Raft;
 use crate::raft::quorum_state::QuorumStateStore;
 use crate::raft::role::Role;
 use crate::raft::time::Instant;
-use crate::raft::types::VoterSet;
 
 impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
     /// `None`: the request waits for its VotersRecord to commit.
@@ -38,7 +37,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                 ),
             ));
         }
-        let remaining = VoterSet::new(voters.nodes().filter(|n| n.key != r.voter).cloned());
+        let remaining = voters.without(r.voter.id);
         let offset = self.append_voters_record(now, &remaining)?;
         let deadline = now + self.cfg.request_timeout;
         if let Role::Leader(l) = &mut self.role {

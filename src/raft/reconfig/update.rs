@@ -11,7 +11,7 @@ use crate::raft::node::Raft;
 use crate::raft::quorum_state::QuorumStateStore;
 use crate::raft::role::Role;
 use crate::raft::time::Instant;
-use crate::raft::types::{VoterNode, VoterSet};
+use crate::raft::types::VoterNode;
 
 impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
     pub(in crate::raft) fn handle_update_voter_request(
@@ -68,13 +68,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             return answer(self, ErrorCode::VOTER_NOT_FOUND);
         }
         // Java appends even an unchanged entry (its followers only ask when theirs differs).
-        let updated = VoterSet::new(
-            voters
-                .nodes()
-                .filter(|n| n.key.id != r.voter.id)
-                .cloned()
-                .chain([node]),
-        );
+        let updated = voters.with_node(node);
         self.append_voters_record(now, &updated);
         answer(self, ErrorCode::NONE)
     }
@@ -111,17 +105,10 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             // An upgrade is being written: the voters are fixed.
             return ErrorCode::REQUEST_TIMED_OUT;
         };
-        let id = node.key.id;
-        if upgrade.node(id).is_none() {
+        if upgrade.node(node.key.id).is_none() {
             return ErrorCode::VOTER_NOT_FOUND;
         }
-        *upgrade = VoterSet::new(
-            upgrade
-                .nodes()
-                .filter(|n| n.key.id != id)
-                .cloned()
-                .chain([node]),
-        );
+        *upgrade = upgrade.with_node(node);
         ErrorCode::NONE
     }
 }

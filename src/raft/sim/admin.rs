@@ -11,22 +11,12 @@ impl Cluster {
     pub fn describe_quorum(&mut self, id: NodeId) -> Result<(), String> {
         use crate::protocol::errors::ErrorCode;
         use crate::raft::msg::{DescribeQuorumRequest, Request, Response};
-        let now = self.now;
-        let rid = RequestId(self.next_request_id);
-        self.next_request_id += 1;
-        let Some(raft) = self.nodes.get_mut(&id).and_then(|n| n.raft.as_mut()) else {
+        let request = Request::DescribeQuorum(DescribeQuorumRequest { partition_ok: true });
+        let Some((rid, actions)) = self.admin_request(id, request, false) else {
             return Ok(());
         };
+        let raft = self.raft(id).expect("it just answered");
         let voters = raft.voters().len();
-        let request = Request::DescribeQuorum(DescribeQuorumRequest { partition_ok: true });
-        let actions = raft.step(
-            now,
-            Input::Request {
-                id: rid,
-                listener: None,
-                request,
-            },
-        );
         let answer = actions.iter().find_map(|a| match a {
             Action::Respond {
                 id,
@@ -122,12 +112,28 @@ impl Cluster {
             Verbosity::Roles,
             format!("admin -> n{leader}: {}", super::trace::request(&request)),
         );
-        let rid = RequestId(self.next_request_id);
-        self.next_request_id += 1;
+        let (_, actions) = self
+            .admin_request(leader, request, true)
+            .expect("the leader is up");
+        self.after_step(leader, actions)
+    }
+
+    /// Steps live node `id` with an operator's request; with `later`, its answer, whenever
+    /// it comes, is shown by `admin_answer`. `None` when the node is down.
+    fn admin_request(
+        &mut self,
+        id: NodeId,
+        request: crate::raft::msg::Request,
+        later: bool,
+    ) -> Option<(RequestId, Vec<Action>)> {
         let now = self.now;
-        let node = self.nodes.get_mut(&leader).expect("the leader is a node");
-        node.pending.insert(rid, (ADMIN, leader, 0));
-        let raft = node.raft.as_mut().expect("the leader is up");
+        let rid = RequestId(self.next_request_id);
+        let node = self.nodes.get_mut(&id)?;
+        let raft = node.raft.as_mut()?;
+        self.next_request_id += 1;
+        if later {
+            node.pending.insert(rid, (ADMIN, id, 0));
+        }
         let actions = raft.step(
             now,
             Input::Request {
@@ -136,7 +142,7 @@ impl Cluster {
                 request,
             },
         );
-        self.after_step(leader, actions)
+        Some((rid, actions))
     }
 }
 
