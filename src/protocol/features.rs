@@ -3,6 +3,71 @@
 
 pub const METADATA_VERSION: &str = "metadata.version";
 pub const KRAFT_VERSION: &str = "kraft.version";
+pub const ELIGIBLE_LEADER_REPLICAS_VERSION: &str = "eligible.leader.replicas.version";
+
+/// The kraft.version levels this build supports: 0, static voters; 1, voters in the log
+/// (KIP-853). Raft advertises it in ApiVersions, VotersRecord entries and UpdateRaftVoter.
+pub const SUPPORTED_KRAFT_VERSIONS: (i16, i16) = (0, 1);
+
+/// A feature's supported range, as ApiVersions and registrations advertise it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FeatureRange {
+    pub name: &'static str,
+    pub min: i16,
+    pub max: i16,
+}
+
+/// The features this controller supports, as a Kafka 4.4 controller does by default
+/// (`QuorumFeatures.defaultSupportedFeatureMap` without unstable versions): metadata.version
+/// from 3.3-IV3 (Kafka 4.x's minimum) to 4.4-IV2 (4.4.0's latest production level), and every
+/// production feature from its minimum to its latest production level.
+pub const SUPPORTED_FEATURES: &[FeatureRange] = &[
+    FeatureRange {
+        name: METADATA_VERSION,
+        min: 7,
+        max: 33,
+    },
+    FeatureRange {
+        name: KRAFT_VERSION,
+        min: SUPPORTED_KRAFT_VERSIONS.0,
+        max: SUPPORTED_KRAFT_VERSIONS.1,
+    },
+    FeatureRange {
+        name: "group.version",
+        min: 0,
+        max: 1,
+    },
+    FeatureRange {
+        name: "share.version",
+        min: 0,
+        max: 2,
+    },
+    FeatureRange {
+        name: "streams.version",
+        min: 0,
+        max: 1,
+    },
+    FeatureRange {
+        name: "transaction.version",
+        min: 0,
+        max: 2,
+    },
+    FeatureRange {
+        name: ELIGIBLE_LEADER_REPLICAS_VERSION,
+        min: 0,
+        max: 1,
+    },
+];
+
+/// The locally supported range of `name`, if this build knows the feature.
+pub fn supported_feature(name: &str) -> Option<&'static FeatureRange> {
+    SUPPORTED_FEATURES.iter().find(|f| f.name == name)
+}
+
+/// Feature levels that need a metadata.version (Kafka 4.4's `FeatureVersion.dependencies`;
+/// no production feature depends on another one): (feature, level, minimum metadata.version).
+pub const METADATA_VERSION_DEPENDENCIES: &[(&str, i16, i16)] =
+    &[(ELIGIBLE_LEADER_REPLICAS_VERSION, 1, 23)];
 
 /// Kafka 4.4's metadata versions (`MetadataVersion`): name and feature level, oldest first.
 pub const METADATA_VERSIONS: &[(&str, i16)] = &[
@@ -34,6 +99,10 @@ pub const METADATA_VERSIONS: &[(&str, i16)] = &[
     ("4.4-IV1", 32),
     ("4.4-IV2", 33),
 ];
+
+/// The metadata versions whose records differ from the previous version's
+/// (`MetadataVersion.didMetadataChange`): a downgrade across one of them may lose metadata.
+pub const METADATA_CHANGING_LEVELS: &[i16] = &[7, 8, 11, 13, 14, 15, 17, 23, 30, 32, 33];
 
 /// The name of a metadata.version feature level, e.g. `4.0-IV3`, if Kafka 4.4 knows it.
 pub fn metadata_version_name(level: i16) -> Option<&'static str> {

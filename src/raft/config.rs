@@ -58,9 +58,7 @@ pub use crate::protocol::records::MAX_BATCH_SIZE_BYTES;
 /// Kafka's `BatchAccumulator` limit (`MAX_NUMBER_OF_BATCHES`): batches held before proposals
 /// are refused.
 pub const MAX_PENDING_BATCHES: usize = 10;
-/// The kraft.version levels this raft layer supports (ApiVersions `SupportedFeatures`,
-/// VotersRecord entries, UpdateRaftVoter).
-pub const SUPPORTED_KRAFT_VERSIONS: (i16, i16) = (0, 1);
+pub use crate::protocol::features::SUPPORTED_KRAFT_VERSIONS;
 /// Kafka's `LeaderState.OBSERVER_SESSION_TIMEOUT_MS`.
 pub const OBSERVER_SESSION_TIMEOUT: Duration = Duration::from_millis(300_000);
 /// The metadata partition's topic name and id (`Uuid.METADATA_TOPIC_ID`).

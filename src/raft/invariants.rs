@@ -103,6 +103,19 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                         "leader's own progress {own:?} is not its log end offset {end}"
                     ));
                 }
+                if l.requested_kraft_version.is_some() && l.upgrade_voters.is_some() {
+                    return Err("a kraft.version upgrade was written but the static voters are still open to updates".into());
+                }
+                if (l.upgrade_voters.is_some() || l.requested_kraft_version.is_some())
+                    != (self.control.kraft_version_at(l.epoch_start_offset - 1) == 0)
+                {
+                    return Err(format!(
+                        "leader elected at kraft.version {} with upgrade voters {} and requested upgrade {:?}",
+                        self.control.kraft_version_at(l.epoch_start_offset - 1),
+                        l.upgrade_voters.is_some(),
+                        l.requested_kraft_version
+                    ));
+                }
                 if let Some(hw) = self.high_watermark {
                     if hw <= l.epoch_start_offset {
                         return Err(format!(

@@ -87,6 +87,9 @@ pub struct LeaderState {
     /// ids, listeners, kraft.version ranges), for an upgrade to kraft.version 1. `None` at
     /// kraft.version 1.
     pub upgrade_voters: Option<VoterSet>,
+    /// The kraft.version this leader was asked to upgrade to and wrote (Kafka's
+    /// `KRaftVersionUpgrade.Version`). Invariant: `Some` only with `upgrade_voters` `None`.
+    pub requested_kraft_version: Option<i16>,
 }
 
 impl LeaderState {
@@ -120,6 +123,7 @@ impl LeaderState {
             voter_change: None,
             resign_requested: false,
             upgrade_voters: None,
+            requested_kraft_version: None,
         }
     }
 

@@ -6,13 +6,7 @@ use std::sync::{OnceLock, RwLock};
 
 use super::node::NodeHandle;
 
-/// A feature's supported range, as ApiVersions and registrations advertise it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FeatureRange {
-    pub name: &'static str,
-    pub min: i16,
-    pub max: i16,
-}
+pub use crate::protocol::features::FeatureRange;
 
 /// Finalized feature levels and the offset they were read at (-1: none known yet).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,6 +14,9 @@ mod follower;
 mod messages;
 mod remove;
 mod update;
+mod upgrade;
+
+pub use upgrade::KraftUpgradeRefusal;
 
 use super::log::{ControlRecord, RaftLog};
 use super::msg::{RequestId, Response, VoterChangeResponse};

@@ -118,6 +118,42 @@ impl Cluster {
         self.after_step(leader, actions)
     }
 
+    /// The operator upgrades kraft.version to 1 at the leader, as an UpdateFeatures request
+    /// reaches raft through the active controller.
+    pub fn upgrade_kraft_version(&mut self, validate_only: bool) -> Result<(), String> {
+        let Some(leader) = self.leader() else {
+            self.emit(Verbosity::Roles, "admin: no leader to ask".into());
+            return Ok(());
+        };
+        let now = self.now;
+        let raft = self
+            .nodes
+            .get_mut(&leader)
+            .and_then(|n| n.raft.as_mut())
+            .expect("the leader is up");
+        let epoch = raft.epoch();
+        let outcome = raft.upgrade_kraft_version(now, epoch, 1, validate_only);
+        let mut actions = raft.take_actions();
+        actions.extend(raft.step(now, Input::Tick));
+        let only = if validate_only {
+            " (validate only)"
+        } else {
+            ""
+        };
+        self.emit(
+            Verbosity::Roles,
+            format!("admin -> n{leader}: upgrade kraft.version to 1{only}"),
+        );
+        let answer = match outcome {
+            Ok(true) if validate_only => "valid".to_string(),
+            Ok(true) => "upgrade written".to_string(),
+            Ok(false) => "already at 1".to_string(),
+            Err(e) => format!("{} {e}", e.error_code().name()),
+        };
+        self.emit(Verbosity::Roles, format!("admin <- n{leader}: {answer}"));
+        self.after_step(leader, actions)
+    }
+
     /// Steps live node `id` with an operator's request; with `later`, its answer, whenever
     /// it comes, is shown by `admin_answer`. `None` when the node is down.
     fn admin_request(

@@ -13,47 +13,7 @@ use crate::server::context::{FeatureRange, ServerContext};
 
 /// The feature ranges this build supports, as a controller advertises them.
 pub fn supported_features() -> Vec<FeatureRange> {
-    vec![
-        // 3.3-IV3 (Kafka 4.x's minimum) up to 4.4-IV2 (Kafka 4.4.0's latest production level).
-        FeatureRange {
-            name: "metadata.version",
-            min: 7,
-            max: 33,
-        },
-        // 0: static voters; 1: voters in the log (KIP-853).
-        FeatureRange {
-            name: crate::protocol::features::KRAFT_VERSION,
-            min: crate::raft::config::SUPPORTED_KRAFT_VERSIONS.0,
-            max: crate::raft::config::SUPPORTED_KRAFT_VERSIONS.1,
-        },
-        // The broker-side features a Kafka 4.4 controller accepts as finalized levels; a
-        // controller registration must cover every finalized one.
-        FeatureRange {
-            name: "group.version",
-            min: 0,
-            max: 1,
-        },
-        FeatureRange {
-            name: "share.version",
-            min: 0,
-            max: 2,
-        },
-        FeatureRange {
-            name: "streams.version",
-            min: 0,
-            max: 1,
-        },
-        FeatureRange {
-            name: "transaction.version",
-            min: 0,
-            max: 2,
-        },
-        FeatureRange {
-            name: "eligible.leader.replicas.version",
-            min: 0,
-            max: 1,
-        },
-    ]
+    crate::protocol::features::SUPPORTED_FEATURES.to_vec()
 }
 
 pub(super) fn handle(

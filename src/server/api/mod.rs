@@ -135,6 +135,8 @@ pub enum NodeRequest {
     BrokerHeartbeat(messages::BrokerHeartbeatRequest, i16),
     /// `UnregisterBroker` (key 64).
     UnregisterBroker(messages::UnregisterBrokerRequest, i16),
+    /// `UpdateFeatures` (key 57): its answer's shape depends on the version.
+    UpdateFeatures(messages::UpdateFeaturesRequest, i16),
 }
 
 #[derive(Debug, PartialEq)]
@@ -143,6 +145,7 @@ pub enum NodeResponse {
     BrokerRegistration(messages::BrokerRegistrationResponse),
     BrokerHeartbeat(messages::BrokerHeartbeatResponse),
     UnregisterBroker(messages::UnregisterBrokerResponse),
+    UpdateFeatures(messages::UpdateFeaturesResponse),
 }
 
 impl NodeResponse {
@@ -153,6 +156,7 @@ impl NodeResponse {
             NodeResponse::BrokerRegistration(r) => r.error_code,
             NodeResponse::BrokerHeartbeat(r) => r.error_code,
             NodeResponse::UnregisterBroker(r) => r.error_code,
+            NodeResponse::UpdateFeatures(r) => r.error_code,
         };
         code == crate::protocol::errors::ErrorCode::NOT_CONTROLLER.0
     }
@@ -217,6 +221,12 @@ impl NodeResponse {
                     ..Default::default()
                 })
             }
+            NodeResponse::UpdateFeatures(_) => {
+                NodeResponse::UpdateFeatures(messages::UpdateFeaturesResponse {
+                    error_code: e,
+                    ..Default::default()
+                })
+            }
         }
     }
 
@@ -227,6 +237,7 @@ impl NodeResponse {
             NodeResponse::BrokerRegistration(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::BrokerHeartbeat(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::UnregisterBroker(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::UpdateFeatures(r) => frame::encode_response(key, v, corr, r, v),
         };
         match encoded {
             Ok(bytes) => Outcome::Respond(bytes),
@@ -399,9 +410,9 @@ pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
             correlation_id,
         });
     }
-    // The broker lifecycle APIs go to the node loop, which answers them as the active
+    // The APIs the controller serves go to the node loop, which answers them as the active
     // controller or as a non-active one.
-    if let Some(decoded) = broker_lifecycle_call(api_key, api_version, request.body) {
+    if let Some(decoded) = controller_call(api_key, api_version, request.body) {
         return match decoded {
             Ok(request) => Outcome::Node(NodeCall {
                 api_key,
@@ -493,14 +504,17 @@ pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
     }
 }
 
-/// A BrokerRegistration, BrokerHeartbeat or UnregisterBroker request for the node loop
-/// (`None` for any other api).
-fn broker_lifecycle_call(
+/// A request the active controller serves from the node loop: BrokerRegistration,
+/// BrokerHeartbeat, UnregisterBroker and UpdateFeatures (`None` for any other api).
+fn controller_call(
     key: i16,
     version: i16,
     body: &[u8],
 ) -> Option<Result<NodeRequest, crate::protocol::codec::DecodeError>> {
-    use messages::{BrokerHeartbeatRequest, BrokerRegistrationRequest, UnregisterBrokerRequest};
+    use messages::{
+        BrokerHeartbeatRequest, BrokerRegistrationRequest, UnregisterBrokerRequest,
+        UpdateFeaturesRequest,
+    };
     Some(match key {
         BrokerRegistrationRequest::API_KEY => {
             BrokerRegistrationRequest::decode_exact(body, version)
@@ -510,6 +524,8 @@ fn broker_lifecycle_call(
             .map(|r| NodeRequest::BrokerHeartbeat(r, version)),
         UnregisterBrokerRequest::API_KEY => UnregisterBrokerRequest::decode_exact(body, version)
             .map(|r| NodeRequest::UnregisterBroker(r, version)),
+        UpdateFeaturesRequest::API_KEY => UpdateFeaturesRequest::decode_exact(body, version)
+            .map(|r| NodeRequest::UpdateFeatures(r, version)),
         _ => return None,
     })
 }
@@ -541,7 +557,7 @@ fn envelope(
             version,
             correlation_id,
             body,
-        } => match broker_lifecycle_call(key, version, &body) {
+        } => match controller_call(key, version, &body) {
             Some(Ok(inner)) => Ok(Outcome::Node(NodeCall {
                 api_key: key,
                 api_version: version,

@@ -21,7 +21,7 @@ type Reply = oneshot::Sender<NodeResponse>;
 
 impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
     /// What a non-active controller answers with.
-    fn non_active(&self) -> NonActive {
+    pub(super) fn non_active(&self) -> NonActive {
         let own = self.ctx.node_id;
         NonActive {
             active_elsewhere: self.raft.leader_id().filter(|&l| l != own),

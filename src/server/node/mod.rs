@@ -12,6 +12,7 @@
 //! * `pipeline`, `purgatory`: the active controller's decisions proposed, applied at once and
 //!   answered once committed; parked replies fail with NOT_CONTROLLER when leadership is lost.
 //! * `broker_flow`: BrokerRegistration, BrokerHeartbeat, UnregisterBroker through the pipeline.
+//! * `feature_flow`: UpdateFeatures through the pipeline, kraft.version through raft.
 //! * `snapshots`: committed batches into the controller, and when to snapshot its image.
 //! * `snapshot_job`: a snapshot of the image written on a thread of its own.
 //! * `settings`: Kafka's property names to the node's settings.
@@ -21,6 +22,7 @@ mod activation;
 mod broker_flow;
 mod clock;
 pub mod event;
+mod feature_flow;
 mod handover;
 mod pipeline;
 mod purgatory;

@@ -354,6 +354,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 }
                 NodeRequest::BrokerHeartbeat(r, v) => self.broker_heartbeat(now, v, r, reply)?,
                 NodeRequest::UnregisterBroker(r, v) => self.unregister_broker(now, v, r, reply)?,
+                NodeRequest::UpdateFeatures(r, v) => self.update_features(now, v, r, reply)?,
             },
             Event::ControllerWanted { api_key } => {
                 if self.raft.is_leader() {

@@ -31,6 +31,7 @@ pub const DIRECTIVES: &[&str] = &[
     "clean-log nX ..",
     "add-voter nX [ack=committed|written]",
     "remove-voter nX",
+    "upgrade-kraft-version [validate-only=true]",
     "set verbosity=quiet|roles|messages",
     "status",
     "log nX",
@@ -94,6 +95,9 @@ pub enum Directive {
     },
     /// The operator asks the leader to remove voter X.
     RemoveVoter(NodeId),
+    /// The operator upgrades kraft.version to 1 at the leader (UpdateFeatures, as the
+    /// controller hands it to raft); `validate-only=true` only checks it.
+    UpgradeKraftVersion { validate_only: bool },
     /// How much of the run the outputs show.
     SetVerbosity(Verbosity),
     /// Prints each node's role, log end, high watermark and log start.
@@ -181,6 +185,16 @@ impl Directive {
                 }
             }
             "remove-voter" => Directive::RemoveVoter(a.node()?),
+            "upgrade-kraft-version" => {
+                let validate_only = match a.key("validate-only").as_deref() {
+                    None | Some("false") => false,
+                    Some("true") => true,
+                    Some(other) => {
+                        return Err(format!("validate-only={other}: expected true or false"))
+                    }
+                };
+                Directive::UpgradeKraftVersion { validate_only }
+            }
             "status" => Directive::Status,
             "log" => Directive::Log(a.node()?),
             "converged" => Directive::Converged,

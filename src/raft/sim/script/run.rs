@@ -158,6 +158,9 @@ fn apply(c: &mut Cluster, d: &Directive) -> Result<(), String> {
             ack_when_committed,
         } => c.change_voter(*node, true, *ack_when_committed)?,
         Directive::RemoveVoter(node) => c.change_voter(*node, false, true)?,
+        Directive::UpgradeKraftVersion { validate_only } => {
+            c.upgrade_kraft_version(*validate_only)?
+        }
         Directive::Stop(id) => {
             up(c, *id)?;
             c.stop(*id)?;

@@ -10,7 +10,7 @@ use crate::protocol::errors::ErrorCode;
 use crate::protocol::frame;
 use crate::protocol::messages::{
     DefaultPrincipalData, DescribeQuorumRequest, EnvelopeRequest, EnvelopeResponse,
-    UnregisterBrokerRequest,
+    UnregisterBrokerRequest, UpdateFeaturesRequest,
 };
 
 /// The APIs Kafka 4.4 lets a broker forward (`ApiKeys.forwardable`).
@@ -92,7 +92,8 @@ pub fn answer_envelope(
             body: inner.body.to_vec(),
         });
     }
-    if key == UnregisterBrokerRequest::API_KEY {
+    // The APIs the active controller serves from the node loop.
+    if key == UnregisterBrokerRequest::API_KEY || key == UpdateFeaturesRequest::API_KEY {
         return Ok(EnvelopeAnswer::Node {
             key,
             version,

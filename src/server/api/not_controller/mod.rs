@@ -18,7 +18,7 @@ use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages;
 
 pub use envelope::{answer_envelope, envelope_error, wrap_frame, EnvelopeAnswer};
-pub use replies::{broker_heartbeat, broker_registration, unregister_broker};
+pub use replies::{broker_heartbeat, broker_registration, unregister_broker, update_features};
 
 /// What a controller that is not the active one needs to know to answer as Java does.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -608,7 +608,7 @@ pub(super) fn alter_partition(
     }
 }
 
-pub(super) fn update_features(
+pub fn update_features(
     _r: &UpdateFeaturesRequest,
     _v: i16,
     ctx: &NonActive,

@@ -1,5 +1,10 @@
 //! Finalized feature levels (Kafka's `FeaturesImage`). metadata.version is held with the others,
-//! by its feature level.
+//! by its feature level. [`update`] decides UpdateFeatures.
+
+pub mod update;
+
+#[cfg(test)]
+mod tests;
 
 use imbl::OrdMap;
 use serde_json::Value;
