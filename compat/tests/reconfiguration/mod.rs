@@ -45,10 +45,12 @@ fn static_quorum_upgraded_by_a_java_leader_replaces_its_kraftd_voter() {
     static_to_dynamic::run([Java, Java, Kraftd], Some(Java), 3, Kraftd);
 }
 
-// Not yet: kraftd leading the upgrade needs UpdateFeatures served by the active kraftd
-// controller (`kraft.version` handed to raft), which issue #12 still lacks. The runner takes
-// `Some(Kraftd)` as the leader for it: `static_to_dynamic::run([Java, Java, Kraftd],
-// Some(Kraftd), 2, Java)`.
+/// The active kraftd controller serves UpdateFeatures and its raft writes the upgrade; then a
+/// Java voter is replaced by a new Java node.
+#[test]
+fn static_quorum_upgraded_by_a_kraftd_leader_replaces_a_java_voter() {
+    static_to_dynamic::run([Java, Java, Kraftd], Some(Kraftd), 2, Java);
+}
 
 #[test]
 fn auto_join_all_java() {

@@ -205,10 +205,17 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         }
     }
 
-    /// The finalized feature levels of the image.
+    /// The finalized feature levels of the image, and raft's kraft.version from 1 on (as a
+    /// Java controller adds it to its `FeaturesPublisher`'s levels).
     fn finalized_levels(&self) -> std::collections::BTreeMap<String, i16> {
         let levels = &self.controller.image().features.levels;
-        levels.iter().map(|(k, v)| (k.clone(), *v)).collect()
+        let mut finalized: std::collections::BTreeMap<String, i16> =
+            levels.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        let kraft = self.raft.kraft_version();
+        if kraft > 0 && !finalized.is_empty() {
+            finalized.insert(crate::protocol::features::KRAFT_VERSION.to_string(), kraft);
+        }
+        finalized
     }
 
     /// Finalized features for ApiVersions and `kafka-features describe`.
