@@ -1,6 +1,7 @@
 //! Refused AddRaftVoter / RemoveRaftVoter / UpdateRaftVoter requests: the very same bytes go to
 //! a Java 4.4 controller and to kraftd, and kraftd must answer with Java's error code (the
-//! messages are compared and their differences printed).
+//! messages are compared and their differences printed). `feature_updates` then runs its
+//! UpdateFeatures cases on the same clusters.
 //!
 //! Each implementation gets the same three small clusters, all with one cluster id and the
 //! leader's directory id chosen up front (so that the requests, and Java's messages naming voter
@@ -47,11 +48,11 @@ struct Shared {
 }
 
 /// One implementation's three clusters.
-struct Targets {
-    kind: Kind,
-    leader: Node,
-    observer: Node,
-    static_voter: Node,
+pub(super) struct Targets {
+    pub kind: Kind,
+    pub leader: Node,
+    pub observer: Node,
+    pub static_voter: Node,
 }
 
 fn start_targets(dir: &TestDir, kind: Kind, s: &Shared) -> Targets {
@@ -123,7 +124,7 @@ fn start_targets(dir: &TestDir, kind: Kind, s: &Shared) -> Targets {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum To {
+pub(super) enum To {
     Leader,
     Observer,
     Static,
@@ -140,7 +141,7 @@ struct Case {
     expected: ErrorCode,
 }
 
-fn frame<M: Message + ApiMessage>(version: i16, body: &M) -> Vec<u8> {
+pub(super) fn frame<M: Message + ApiMessage>(version: i16, body: &M) -> Vec<u8> {
     encode_request(M::API_KEY, version, 42, Some("compat-reconfig"), body).expect("encodes")
 }
 
@@ -506,7 +507,7 @@ pub fn run() {
         ));
     }
 
-    let mut failures = Vec::new();
+    let mut failures = super::feature_updates::run(&java, &kraftd);
     eprintln!("bad reconfiguration requests, same bytes to Java 4.4 and kraftd:");
     for (name, expected, j, k) in &rows {
         eprintln!(

@@ -8,6 +8,7 @@
 
 mod auto_join;
 mod bad_requests;
+mod feature_updates;
 mod scenario;
 mod static_to_dynamic;
 
@@ -29,7 +30,7 @@ fn reconfiguration_walkthrough_from_a_java_standalone_controller() {
 }
 
 #[test]
-fn refused_voter_changes_get_javas_answers() {
+fn refused_voter_changes_and_feature_updates_get_javas_answers() {
     bad_requests::run();
 }
 

@@ -144,8 +144,8 @@ fn refusals_carry_javas_messages() {
         ("group.version", 0, Upgrade, "Invalid update version 0 for feature group.version. Can't downgrade the version of this feature without setting the upgrade type to either safe or unsafe downgrade."),
         ("transaction.version", 2, SafeDowngrade, "Invalid update version 2 for feature transaction.version. Can't downgrade to a newer version."),
         ("group.version", 1, UpgradeType::Unknown, "Invalid update version 1 for feature group.version. The controller does not support the given upgrade type."),
-        ("metadata.version", 31, SafeDowngrade, "Unsupported metadata.version downgrade from 4.4-IV2 to 4.4-IV0. Refusing to perform the requested downgrade because it might delete metadata information."),
-        ("metadata.version", 31, UnsafeDowngrade, "Unsupported metadata.version downgrade from 4.4-IV2 to 4.4-IV0. Unsafe metadata downgrade is not supported in this version."),
+        ("metadata.version", 31, SafeDowngrade, "Unsupported metadata.version downgrade from 33 to 31. Refusing to perform the requested downgrade because it might delete metadata information."),
+        ("metadata.version", 31, UnsafeDowngrade, "Unsupported metadata.version downgrade from 33 to 31. Unsafe metadata downgrade is not supported in this version."),
         ("kraft.version", 1, SafeDowngrade, "Invalid update version 1 for feature kraft.version. Can't downgrade to a newer version."),
     ];
     for (feature, level, kind, message) in cases {

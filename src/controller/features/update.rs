@@ -15,8 +15,8 @@ use super::super::ControllerState;
 use crate::controller::ControllerResult;
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::features::{
-    metadata_version_name, supported_feature, ELIGIBLE_LEADER_REPLICAS_VERSION, KRAFT_VERSION,
-    METADATA_CHANGING_LEVELS, METADATA_VERSION, METADATA_VERSION_DEPENDENCIES,
+    supported_feature, ELIGIBLE_LEADER_REPLICAS_VERSION, KRAFT_VERSION, METADATA_CHANGING_LEVELS,
+    METADATA_VERSION, METADATA_VERSION_DEPENDENCIES,
 };
 use crate::protocol::messages::{ConfigRecord, FeatureLevelRecord, NoOpRecord};
 use crate::protocol::records::MetadataRecordAndVersion;
@@ -176,11 +176,10 @@ impl fmt::Display for FeatureRefusal {
                 level,
                 reason,
             } => write!(f, "Invalid update version {level} for feature {feature}. {reason}"),
+            // Java names the levels here, not the versions.
             FeatureRefusal::UnsupportedMetadataDowngrade { from, to, unsafe_ } => write!(
                 f,
-                "Unsupported metadata.version downgrade from {} to {}. {}",
-                mv_name(*from),
-                mv_name(*to),
+                "Unsupported metadata.version downgrade from {from} to {to}. {}",
                 if *unsafe_ {
                     "Unsafe metadata downgrade is not supported in this version."
                 } else {
@@ -201,10 +200,6 @@ impl FeatureRefusal {
             _ => ErrorCode::INVALID_UPDATE_VERSION,
         }
     }
-}
-
-fn mv_name(level: i16) -> String {
-    metadata_version_name(level).map_or_else(|| level.to_string(), str::to_string)
 }
 
 /// Decides an UpdateFeatures request against the latest state. The reply is `Ok` when every

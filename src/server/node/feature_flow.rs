@@ -66,16 +66,9 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             .map(|u| FeatureUpdate {
                 feature: u.feature.clone(),
                 level: u.max_version_level,
-                upgrade_type: if version == 0 {
-                    // v0 says only whether a downgrade is allowed.
-                    if u.allow_downgrade {
-                        UpgradeType::SafeDowngrade
-                    } else {
-                        UpgradeType::Upgrade
-                    }
-                } else {
-                    UpgradeType::from_code(u.upgrade_type)
-                },
+                // v0 has only AllowDowngrade, which Java 4.4 ignores: its UpgradeType keeps
+                // the default, UPGRADE.
+                upgrade_type: UpgradeType::from_code(u.upgrade_type),
             })
             .collect();
         let ctx = FeatureUpdateContext {
@@ -137,22 +130,23 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
     }
 }
 
-/// Java's UpdateFeatures answer: one error for the whole request; v0 and v1 repeat it for each
-/// feature with the error's default message.
+/// Java's UpdateFeatures answer: one error for the whole request; a success at v0 or v1 also
+/// lists each feature as NONE.
 fn response(
     request: &UpdateFeaturesRequest,
     version: i16,
     refusal: Option<&FeatureRefusal>,
 ) -> UpdateFeaturesResponse {
     let code = refusal.map_or(ErrorCode::NONE, |e| e.error_code());
-    let results = if version <= 1 {
+    let results = if version <= 1 && refusal.is_none() {
         request
             .feature_updates
             .iter()
             .map(|u| UpdatableFeatureResult {
                 feature: u.feature.clone(),
-                error_code: code.0,
-                error_message: Some(default_message(code).to_string()),
+                error_code: ErrorCode::NONE.0,
+                // Java's `Errors.NONE.message()`.
+                error_message: Some("NONE".to_string()),
                 ..Default::default()
             })
             .collect()
@@ -168,15 +162,5 @@ fn response(
         }),
         results,
         ..Default::default()
-    }
-}
-
-/// Java's `Errors.message()` of the codes an UpdateFeatures answer carries.
-fn default_message(code: ErrorCode) -> &'static str {
-    match code {
-        ErrorCode::NONE => "NONE",
-        ErrorCode::INVALID_UPDATE_VERSION => "The given update version was invalid.",
-        ErrorCode::NOT_CONTROLLER => "This is not the correct controller for this cluster.",
-        _ => "The server experienced an unexpected error when processing the request.",
     }
 }
