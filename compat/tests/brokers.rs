@@ -90,6 +90,28 @@ fn a_stock_broker_registers_unfences_and_is_fenced_when_its_session_expires() {
     );
     described.assert_success();
     assert!(described.stdout.contains("LeaderId:"), "{described}");
+    // UpdateFeatures forwarded by the broker in an Envelope: decided by kraftd.
+    let features = |feature: &str| {
+        kafka.run(
+            Tool::Features,
+            &[
+                "--bootstrap-server",
+                &broker.bootstrap_server(),
+                "upgrade",
+                "--feature",
+                feature,
+            ],
+        )
+    };
+    features("group.version=1").assert_success();
+    let refused = features("kraftd.no.such.feature=1");
+    assert!(
+        !refused.success()
+            && refused
+                .to_string()
+                .contains("Local controller 1 does not support this feature."),
+        "{refused}"
+    );
     let registered = broker_in_image(&log);
     assert_eq!(registered["fenced"], false, "{registered}");
     let first_epoch = registered["epoch"].as_i64().unwrap();
