@@ -121,7 +121,7 @@ fn cases() -> Vec<Case> {
             invalid,
         ),
         c(
-            "a refusal at v1 (per-feature results)",
+            "a refusal at v1 (no per-feature results)",
             To::Static,
             1,
             request(
