@@ -324,6 +324,12 @@ impl Cluster {
                             corr,
                             request,
                         },
+                        // Kafka's network client learns a peer's versions (ApiVersions) on a
+                        // live connection and forgets them on a disconnect
+                        // (`NetworkClient.processDisconnection`), so a request the peer cannot
+                        // take fails with UNSUPPORTED_VERSION only while the peer is up and
+                        // reachable; otherwise it is never sent and goes unanswered.
+                        Some(Err(_)) if !self.reachable(id, target) => return Ok(()),
                         Some(Err(error)) => Envelope::Failed {
                             to: id,
                             via: to,
@@ -436,6 +442,14 @@ impl Cluster {
                 }
             })
             .collect()
+    }
+
+    /// Whether `from` can hold a connection to `to`: `to` is up and no partition cuts the
+    /// link either way.
+    fn reachable(&self, from: NodeId, to: NodeId) -> bool {
+        self.nodes.get(&to).is_some_and(|n| n.is_up())
+            && !self.net.is_blocked(from, to)
+            && !self.net.is_blocked(to, from)
     }
 
     /// Checks every cluster invariant now.
