@@ -2,8 +2,11 @@
 //! crashes (losing unflushed data), restarts, partitions, message loss/duplication/delay,
 //! resignations, log cleaning and (in some seeds) storage faults; invariants are checked after
 //! every event. Then a liveness phase heals everything and requires one leader and equal logs
-//! within bounded virtual time, and every record acknowledged as committed in every log.
+//! within bounded virtual time, and every record acknowledged as committed in every log (of
+//! every node but those Kafka too leaves stranded in a quorum without pre-vote:
+//! `Cluster::stranded_by_a_removed_voter`).
 
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 use super::admin::VoterChangeLog;
@@ -31,6 +34,9 @@ pub struct SeedReport {
     pub machines: MachineLog,
     /// The operator's voter changes (kraft.version 1 seeds) and how each ended.
     pub voter_changes: VoterChangeLog,
+    /// Nodes left behind as Kafka leaves them without pre-vote
+    /// (`Cluster::stranded_by_a_removed_voter`); not required to converge.
+    pub stranded: Vec<NodeId>,
 }
 
 /// How long each phase may run, in virtual milliseconds.
@@ -131,9 +137,12 @@ pub fn run_seed_on(
     c.note(&format!("seed {seed}: {shape}"));
     let result = chaos(&mut c, &mut rng, &mut injector, budget)
         .and_then(|()| liveness(&mut c, budget))
-        .and_then(|at| c.check_acknowledged(true).map(|()| at));
+        .and_then(|(at, stranded)| {
+            c.check_acknowledged(Some(&stranded))
+                .map(|()| (at, stranded))
+        });
     let report = match result {
-        Ok(converged_at) => Ok(SeedReport {
+        Ok((converged_at, stranded)) => Ok(SeedReport {
             seed,
             shape,
             events_ms: c.now.millis(),
@@ -149,6 +158,7 @@ pub fn run_seed_on(
             faults: c.faults.clone(),
             machines: c.machines.clone(),
             voter_changes: c.voter_changes.clone(),
+            stranded: stranded.into_iter().collect(),
         }),
         Err(e) => {
             let tail: Vec<String> = c.transcript.iter().rev().take(60).rev().cloned().collect();
@@ -284,7 +294,9 @@ fn change_a_voter(c: &mut Cluster, rng: &mut Rng) -> Result<(), String> {
     c.guarded(|c| c.change_voter(target, add, ack_when_committed))
 }
 
-fn liveness(c: &mut Cluster, budget: &ChaosBudget) -> Result<Instant, String> {
+/// Heals everything and waits for convergence; returns when, and the nodes left stranded as
+/// Kafka leaves them (see below).
+fn liveness(c: &mut Cluster, budget: &ChaosBudget) -> Result<(Instant, BTreeSet<NodeId>), String> {
     c.note("liveness: heal everything, restart every node");
     c.cancel_fault_plans();
     c.net.heal();
@@ -302,8 +314,21 @@ fn liveness(c: &mut Cluster, budget: &ChaosBudget) -> Result<Instant, String> {
     let mut proposed_final = false;
     loop {
         c.run_for(100)?;
-        match c.not_converged() {
-            None if proposed_final => return Ok(c.now),
+        // Without pre-vote, a voter removed without learning it can strand itself and nodes
+        // outside the leader's voter set at epochs above the leader's, for good: Kafka 4.4
+        // does the same (its operations guide has removed controllers shut down first until
+        // pre-vote is available). Those nodes need not converge; every other node must, and
+        // must hold every acknowledged record. With pre-vote none is exempt.
+        let stranded = c.stranded_by_a_removed_voter();
+        match c.not_converged_but(&stranded) {
+            None if proposed_final => {
+                if !stranded.is_empty() {
+                    c.note(&format!(
+                        "liveness: stranded by a removed voter without pre-vote: {stranded:?}"
+                    ));
+                }
+                return Ok((c.now, stranded));
+            }
             None => {
                 // Prove progress: one more value must commit everywhere.
                 proposed_final = c.guarded(|c| c.propose())?.is_some();

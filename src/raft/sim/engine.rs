@@ -7,10 +7,9 @@ use super::{node_of, trace, Cluster, SimNode, Verbosity};
 use crate::raft::log::RaftLog;
 use crate::raft::msg::RequestId;
 use crate::raft::node::{Action, Input, ProposeError};
-use crate::raft::role::Role;
 use crate::raft::time::Instant;
 use crate::raft::types::{Epoch, NodeId, Offset};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 impl Cluster {
     /// The time of the next delivery or timer.
@@ -324,6 +323,12 @@ impl Cluster {
                             corr,
                             request,
                         },
+                        // Kafka's network client learns a peer's versions (ApiVersions) on a
+                        // live connection and forgets them on a disconnect
+                        // (`NetworkClient.processDisconnection`), so a request the peer cannot
+                        // take fails with UNSUPPORTED_VERSION only while the peer is up and
+                        // reachable; otherwise it is never sent and goes unanswered.
+                        Some(Err(_)) if !self.reachable(id, target) => return Ok(()),
                         Some(Err(error)) => Envelope::Failed {
                             to: id,
                             via: to,
@@ -438,6 +443,14 @@ impl Cluster {
             .collect()
     }
 
+    /// Whether `from` can hold a connection to `to`: `to` is up and no partition cuts the
+    /// link either way.
+    fn reachable(&self, from: NodeId, to: NodeId) -> bool {
+        self.nodes.get(&to).is_some_and(|n| n.is_up())
+            && !self.net.is_blocked(from, to)
+            && !self.net.is_blocked(to, from)
+    }
+
     /// Checks every cluster invariant now.
     pub fn check(&mut self) -> Result<(), String> {
         let views = Self::views(&self.nodes);
@@ -446,8 +459,11 @@ impl Cluster {
     }
 
     /// Every record acknowledged as committed is durable on a majority of the voters; with
-    /// `everywhere` (a converged cluster), it is also in every node's log.
-    pub fn check_acknowledged(&mut self, everywhere: bool) -> Result<(), String> {
+    /// `everywhere_but` (a converged cluster), it is also in the log of every node but those.
+    pub fn check_acknowledged(
+        &mut self,
+        everywhere_but: Option<&BTreeSet<NodeId>>,
+    ) -> Result<(), String> {
         let committed: Vec<(Offset, crate::raft::types::VoterSet)> = self
             .committed_voter_sets
             .iter()
@@ -459,7 +475,11 @@ impl Cluster {
             &committed,
             &self.appended_voter_sets,
         );
-        if everywhere {
+        if let Some(exempt) = everywhere_but {
+            let views: Vec<NodeView<'_>> = views
+                .into_iter()
+                .filter(|v| !exempt.contains(&v.id))
+                .collect();
             result = result.and_then(|()| self.acknowledged.check_everywhere(&views));
         }
         result.map_err(|e| format!("t={}: {e}", self.now))
@@ -559,47 +579,5 @@ impl Cluster {
             self.after_step(id, actions)?;
         }
         Ok(())
-    }
-
-    /// `None` once one leader is followed by every live voter and every live node's log and
-    /// high watermark equal the leader's; else what is still missing.
-    pub fn not_converged(&self) -> Option<String> {
-        let Some(l) = self.leader() else {
-            return Some("no leader".into());
-        };
-        let leader = self.raft(l).expect("up");
-        let (epoch, end) = (leader.epoch(), leader.log().end_offset());
-        if leader.high_watermark() != Some(end) {
-            return Some(format!(
-                "leader n{l} HW {:?} below its end offset {end}",
-                leader.high_watermark()
-            ));
-        }
-        for n in self.nodes.values() {
-            let Some(r) = n.raft.as_ref() else {
-                return Some(format!("n{} is down", n.id));
-            };
-            if n.id == l {
-                continue;
-            }
-            match r.role() {
-                Role::Follower(f) if f.epoch == epoch && f.leader_id == l => {}
-                other => {
-                    return Some(format!(
-                        "n{} is {other}, not a follower of n{l} in e{epoch}",
-                        n.id
-                    ))
-                }
-            }
-            if r.log().end_offset() != end || r.high_watermark() != Some(end) {
-                return Some(format!(
-                    "n{} at end {} HW {:?}, leader at {end}",
-                    n.id,
-                    r.log().end_offset(),
-                    r.high_watermark()
-                ));
-            }
-        }
-        None
     }
 }

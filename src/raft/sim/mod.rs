@@ -10,6 +10,7 @@ pub mod chaos;
 pub mod checks;
 mod engine;
 pub mod faults;
+pub mod liveness;
 pub mod network;
 pub mod script;
 pub mod state_machine;
@@ -388,7 +389,7 @@ impl Cluster {
             }
             self.emit(Verbosity::Roles, format!("n{id}: restart"));
             self.start(id)?;
-            self.check_acknowledged(false)?;
+            self.check_acknowledged(None)?;
         }
         Ok(())
     }

@@ -180,6 +180,11 @@ impl Network {
         None
     }
 
+    /// Whether a partition drops everything on the directed link `from -> to`.
+    pub fn is_blocked(&self, from: NodeId, to: NodeId) -> bool {
+        self.blocked.contains(&(from, to))
+    }
+
     pub fn block(&mut self, from: NodeId, to: NodeId) {
         self.blocked.insert((from, to));
     }

@@ -1,7 +1,8 @@
 //! Passing simulated messages through the real wire path: domain -> generated type -> bytes at
 //! a negotiated version -> generated type -> domain. A request that cannot be said at the
-//! version fails the send with `UNSUPPORTED_VERSION`, as Kafka's network client does (e.g. a
-//! pre-vote to a peer that only speaks Vote v1, like a Kafka 3.9 controller).
+//! version fails the send with `UNSUPPORTED_VERSION`, as Kafka's network client does once it
+//! is connected to the peer (e.g. a pre-vote to a peer that only speaks Vote v1, like a Kafka
+//! 3.9 controller); to a peer it cannot reach, the request is lost like any other.
 
 use crate::protocol::codec::Message;
 use crate::protocol::errors::ErrorCode;
