@@ -151,11 +151,13 @@ fn simulation_seeds_keep_every_invariant_and_converge() {
         stranded.len()
     );
     run.assert_passed();
-    // Voter changes run in the kraft.version 1 seeds: adds and removes must complete, and some
-    // must be refused or time out while another is pending or the commit is slow.
+    // Voter changes run at kraft.version 1: adds and removes must complete, and some must be
+    // refused or time out while another is pending or the commit is slow.
+    // kraft.version 0 seeds upgrade to 1 (some refused until every voter has reported).
     let exercised = ["add", "remove"].iter().all(|c| {
         voter_changes.count(c, "NONE") > 0 && voter_changes.count(c, "REQUEST_TIMED_OUT") > 0
-    });
+    }) && voter_changes.count("upgrade", "NONE") > 0
+        && voter_changes.count("upgrade", "INVALID_UPDATE_VERSION") > 0;
     assert!(
         seeds < SEEDS_THAT_INJECT_EVERY_FAULT || exercised,
         "voter changes are not exercised: {outcomes:?}"

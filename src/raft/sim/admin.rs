@@ -144,6 +144,18 @@ impl Cluster {
             Verbosity::Roles,
             format!("admin -> n{leader}: upgrade kraft.version to 1{only}"),
         );
+        let recorded = match &outcome {
+            Ok(true) if !validate_only => Some("NONE"),
+            Ok(_) => None,
+            Err(e) => Some(e.error_code().name()),
+        };
+        if let Some(error) = recorded {
+            *self
+                .voter_changes
+                .outcomes
+                .entry(("upgrade", error))
+                .or_default() += 1;
+        }
         let answer = match outcome {
             Ok(true) if validate_only => "valid".to_string(),
             Ok(true) => "upgrade written".to_string(),
@@ -182,8 +194,8 @@ impl Cluster {
     }
 }
 
-/// The operator's voter changes and how they ended: ("add" or "remove", error name; `NONE`:
-/// done) -> count.
+/// The operator's voter changes and how they ended: ("add", "remove" or "upgrade" (of
+/// kraft.version), error name; `NONE`: done) -> count.
 #[derive(Debug, Default, Clone)]
 pub struct VoterChangeLog {
     pub outcomes: std::collections::BTreeMap<(&'static str, &'static str), u64>,

@@ -260,11 +260,27 @@ fn chaos(
                     c.guarded(|c| c.stop(id))?;
                 }
             }
-            450..=469 if c.opts.kraft_version >= 1 => change_a_voter(c, &mut reconfig)?,
+            450..=469 => match c
+                .leader()
+                .and_then(|l| c.raft(l))
+                .map(|r| r.kraft_version())
+            {
+                Some(0) if can_upgrade(c) && reconfig.below(4) == 0 => {
+                    c.guarded(|c| c.upgrade_kraft_version(false))?
+                }
+                Some(1..) => change_a_voter(c, &mut reconfig)?,
+                _ => {}
+            },
             _ => {}
         }
     }
     Ok(())
+}
+
+/// Whether a kraft.version 0 quorum may upgrade: its Fetch carries replica directory ids
+/// (v17+), which voters in the log need (a Kafka that supports kraft.version 1 speaks it).
+fn can_upgrade(c: &Cluster) -> bool {
+    c.opts.wire.as_ref().is_none_or(|w| w.fetch >= 17)
 }
 
 /// An operator adds a node that is not a voter, or removes one that is (the leader
