@@ -112,8 +112,14 @@ pub fn run_seed_on(
     };
     // A quarter of the seeds linger as Kafka's default does, a quarter briefly.
     let append_linger = Duration::from_millis([0, 0, 5, 25][(seed % 4) as usize]);
+    // Half the kraft.version 0 seeds whose Fetch carries replica directory ids (v17+, which
+    // voters in the log need) are controller quorums that upgrade to kraft.version 1 under
+    // chaos; their observers are controllers and flush, as Java's do.
+    let upgrades =
+        kraft_version == 0 && wire.as_ref().map_or(true, |w| w.fetch >= 17) && seed % 2 == 0;
     let opts = SimOptions {
         append_linger,
+        observers_flush: upgrades,
         voters,
         observers,
         kraft_version,
@@ -265,22 +271,20 @@ fn chaos(
                 .and_then(|l| c.raft(l))
                 .map(|r| r.kraft_version())
             {
-                Some(0) if can_upgrade(c) && reconfig.below(4) == 0 => {
+                Some(0) if c.opts.observers_flush && reconfig.below(4) == 0 => {
                     c.guarded(|c| c.upgrade_kraft_version(false))?
                 }
-                Some(1..) => change_a_voter(c, &mut reconfig)?,
+                // Voters change in quorums formatted at kraft.version 1, whose nodes all list
+                // every controller as a bootstrap server. An upgraded static quorum keeps
+                // `controller.quorum.voters` as its only way to the leader, so a voter removed
+                // from it could find no leader again (as in Kafka).
+                Some(1..) if c.opts.kraft_version >= 1 => change_a_voter(c, &mut reconfig)?,
                 _ => {}
             },
             _ => {}
         }
     }
     Ok(())
-}
-
-/// Whether a kraft.version 0 quorum may upgrade: its Fetch carries replica directory ids
-/// (v17+), which voters in the log need (a Kafka that supports kraft.version 1 speaks it).
-fn can_upgrade(c: &Cluster) -> bool {
-    c.opts.wire.as_ref().is_none_or(|w| w.fetch >= 17)
 }
 
 /// An operator adds a node that is not a voter, or removes one that is (the leader

@@ -76,6 +76,9 @@ pub struct SimOptions {
     pub append_linger: Duration,
     /// `controller.quorum.auto.join.enable` on every node (observers add themselves).
     pub auto_join: bool,
+    /// Observers are controllers at kraft.version 0 too: they flush as they follow, so that
+    /// they may become voters after a kraft.version upgrade (brokers do not flush).
+    pub observers_flush: bool,
     /// What every node replicates (default: the list of values).
     pub machine: MachineFactory,
 }
@@ -110,6 +113,7 @@ impl Default for SimOptions {
             fetch_snapshot_max_bytes: defaults.fetch_snapshot_max_bytes,
             append_linger: Duration::ZERO,
             auto_join: false,
+            observers_flush: false,
             machine: MachineFactory::default(),
         }
     }
@@ -291,8 +295,9 @@ impl Cluster {
         c.append_linger = o.append_linger;
         c.auto_join = o.auto_join;
         // Observers play brokers, which do not flush (a crash loses their unflushed tail); at
-        // kraft.version 1 they are controllers that may be added as voters, and flush.
-        c.always_flush = id as usize <= o.voters || o.kraft_version >= 1;
+        // kraft.version 1, or when asked, they are controllers that may be added as voters, and
+        // flush (Java's controllers always flush as followers).
+        c.always_flush = id as usize <= o.voters || o.kraft_version >= 1 || o.observers_flush;
         c.randomness = match &o.fixed_timing {
             Some(fixed) => Randomness::Fixed {
                 election_jitter: fixed.election_jitter.get(&id).copied().unwrap_or_default(),
