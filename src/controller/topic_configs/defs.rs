@@ -443,3 +443,56 @@ pub const TOPIC_CONFIG_DEFS: &[TopicConfigDef] = &[
         internal: true,
     },
 ];
+
+impl Validator {
+    /// The validator as the probe prints it: Java's class name and `toString`.
+    fn render(&self) -> String {
+        let join = |v: &[&str]| v.join(", ");
+        match self {
+            Validator::None => "-".into(),
+            Validator::Range { min, max } => match (min, max) {
+                (Some(lo), Some(hi)) => format!("Range [{lo},...,{hi}]"),
+                (Some(lo), None) => format!("Range [{lo},...]"),
+                (None, Some(hi)) => format!("Range [...,{hi}]"),
+                (None, None) => "Range [...]".into(),
+            },
+            Validator::ValidString(v) => format!("ValidString [{}]", join(v)),
+            Validator::ValidList {
+                values,
+                empty_allowed,
+                null_allowed,
+            } => format!(
+                "ValidList [{}] empty={empty_allowed} null={null_allowed}",
+                join(values)
+            ),
+            Validator::GzipLevel => "LambdaValidator [1,...,9] or -1".into(),
+            Validator::ThrottledReplicas => {
+                "ThrottledReplicaListValidator [partitionId]:[brokerId],[partitionId]:[brokerId],..."
+                    .into()
+            }
+        }
+    }
+}
+
+/// The table as `compat/java/TopicConfigProbe.java table` prints Kafka's: one line per config,
+/// name, type, default, validator, synonyms (`name:value-of-1-converted`), internal.
+pub fn render_table() -> String {
+    let mut out = String::new();
+    for d in TOPIC_CONFIG_DEFS {
+        let synonyms: Vec<String> = d
+            .synonyms
+            .iter()
+            .map(|(name, factor)| format!("{name}:{factor}"))
+            .collect();
+        out.push_str(&format!(
+            "{}\t{}\t{}\t{}\t{}\t{}\n",
+            d.name,
+            d.ty.name(),
+            d.default.unwrap_or("<null>"),
+            d.validator.render(),
+            synonyms.join(","),
+            d.internal
+        ));
+    }
+    out
+}
