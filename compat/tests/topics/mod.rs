@@ -5,4 +5,6 @@
 //!   straight to kraftd, then Java's image of kraftd's log against kraftd's;
 //! - `bad_requests`: the same refused requests to a Java controller and to kraftd.
 
+mod cluster;
 mod probes;
+mod workload;

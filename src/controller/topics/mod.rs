@@ -4,7 +4,7 @@
 //! `ControllerApis` does first ([`api`]). Replicas are placed by [`placement`] (Kafka's
 //! `StripedReplicaPlacer`); topic configs are checked by `controller::topic_configs`.
 //!
-//! Every decision reads the latest state and returns records and a reply; nothing here
+//! [`reassignments`] lists partitions being reassigned. Every decision reads the latest state and returns records and a reply; nothing here
 //! mutates the controller.
 
 pub mod api;
@@ -14,6 +14,7 @@ mod errors;
 pub mod names;
 pub mod partitions;
 pub mod placement;
+pub mod reassignments;
 
 #[cfg(test)]
 mod tests;

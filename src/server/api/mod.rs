@@ -143,6 +143,8 @@ pub enum NodeRequest {
     DeleteTopics(messages::DeleteTopicsRequest, i16),
     /// `CreatePartitions` (key 37).
     CreatePartitions(messages::CreatePartitionsRequest, i16),
+    /// `ListPartitionReassignments` (key 46), read from the committed image.
+    ListPartitionReassignments(messages::ListPartitionReassignmentsRequest, i16),
 }
 
 #[derive(Debug, PartialEq)]
@@ -155,6 +157,7 @@ pub enum NodeResponse {
     CreateTopics(messages::CreateTopicsResponse),
     DeleteTopics(messages::DeleteTopicsResponse),
     CreatePartitions(messages::CreatePartitionsResponse),
+    ListPartitionReassignments(messages::ListPartitionReassignmentsResponse),
 }
 
 impl NodeResponse {
@@ -167,6 +170,7 @@ impl NodeResponse {
             NodeResponse::BrokerHeartbeat(r) => r.error_code,
             NodeResponse::UnregisterBroker(r) => r.error_code,
             NodeResponse::UpdateFeatures(r) => r.error_code,
+            NodeResponse::ListPartitionReassignments(r) => r.error_code,
             // Java's `errorCounts().containsKey(NOT_CONTROLLER)`: any result's error.
             NodeResponse::CreateTopics(r) => {
                 return r.topics.iter().any(|t| t.error_code == NOT_CONTROLLER)
@@ -251,6 +255,14 @@ impl NodeResponse {
             NodeResponse::CreateTopics(r) => NodeResponse::CreateTopics(r.clone()),
             NodeResponse::DeleteTopics(r) => NodeResponse::DeleteTopics(r.clone()),
             NodeResponse::CreatePartitions(r) => NodeResponse::CreatePartitions(r.clone()),
+            NodeResponse::ListPartitionReassignments(_) => {
+                NodeResponse::ListPartitionReassignments(
+                    messages::ListPartitionReassignmentsResponse {
+                        error_code: e,
+                        ..Default::default()
+                    },
+                )
+            }
         }
     }
 
@@ -265,6 +277,9 @@ impl NodeResponse {
             NodeResponse::CreateTopics(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::DeleteTopics(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::CreatePartitions(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::ListPartitionReassignments(r) => {
+                frame::encode_response(key, v, corr, r, v)
+            }
         };
         match encoded {
             Ok(bytes) => Outcome::Respond(bytes),
@@ -541,7 +556,8 @@ fn controller_call(
 ) -> Option<Result<NodeRequest, crate::protocol::codec::DecodeError>> {
     use messages::{
         BrokerHeartbeatRequest, BrokerRegistrationRequest, CreatePartitionsRequest,
-        CreateTopicsRequest, DeleteTopicsRequest, UnregisterBrokerRequest, UpdateFeaturesRequest,
+        CreateTopicsRequest, DeleteTopicsRequest, ListPartitionReassignmentsRequest,
+        UnregisterBrokerRequest, UpdateFeaturesRequest,
     };
     Some(match key {
         BrokerRegistrationRequest::API_KEY => {
@@ -560,6 +576,10 @@ fn controller_call(
             .map(|r| NodeRequest::DeleteTopics(r, version)),
         CreatePartitionsRequest::API_KEY => CreatePartitionsRequest::decode_exact(body, version)
             .map(|r| NodeRequest::CreatePartitions(r, version)),
+        ListPartitionReassignmentsRequest::API_KEY => {
+            ListPartitionReassignmentsRequest::decode_exact(body, version)
+                .map(|r| NodeRequest::ListPartitionReassignments(r, version))
+        }
         _ => return None,
     })
 }

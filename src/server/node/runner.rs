@@ -365,6 +365,9 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 NodeRequest::CreateTopics(r, v) => self.create_topics(now, v, r, reply)?,
                 NodeRequest::DeleteTopics(r, v) => self.delete_topics(now, v, r, reply)?,
                 NodeRequest::CreatePartitions(r, v) => self.create_partitions(now, v, r, reply)?,
+                NodeRequest::ListPartitionReassignments(r, _) => {
+                    self.list_partition_reassignments(r, reply)
+                }
             },
             Event::ControllerWanted { api_key } => {
                 if self.raft.is_leader() {

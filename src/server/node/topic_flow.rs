@@ -16,6 +16,7 @@ use crate::controller::topics::create::{create_topics, CreatedTopic, NewTopic};
 use crate::controller::topics::delete::delete_topics;
 use crate::controller::topics::names::CLUSTER_METADATA_TOPIC;
 use crate::controller::topics::partitions::{create_partitions, NewPartitions};
+use crate::controller::topics::reassignments::list_reassignments;
 use crate::controller::topics::{usable_brokers, TopicError};
 use crate::controller::ControllerResult;
 use crate::protocol::codec::Uuid;
@@ -25,9 +26,11 @@ use crate::protocol::messages::create_topics_response::{
     CreatableTopicConfigs, CreatableTopicResult,
 };
 use crate::protocol::messages::delete_topics_response::DeletableTopicResult;
+use crate::protocol::messages::list_partition_reassignments_response as listed;
 use crate::protocol::messages::{
     CreatePartitionsRequest, CreatePartitionsResponse, CreateTopicsRequest, CreateTopicsResponse,
-    DeleteTopicsRequest, DeleteTopicsResponse,
+    DeleteTopicsRequest, DeleteTopicsResponse, ListPartitionReassignmentsRequest,
+    ListPartitionReassignmentsResponse,
 };
 use crate::raft::{FatalError, Instant, QuorumStateStore, RaftLog};
 use crate::server::api::not_controller;
@@ -403,5 +406,43 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             },
         )?;
         Ok(())
+    }
+
+    /// ListPartitionReassignments: a read of the committed image, which Java's controllers
+    /// answer whether active or not.
+    pub(super) fn list_partition_reassignments(
+        &mut self,
+        request: ListPartitionReassignmentsRequest,
+        reply: Reply,
+    ) {
+        let topics: Option<Vec<(String, Vec<i32>)>> = request.topics.as_ref().map(|ts| {
+            ts.iter()
+                .map(|t| (t.name.clone(), t.partition_indexes.clone()))
+                .collect()
+        });
+        let (_, stable) = self.controller.stable_image();
+        let found = list_reassignments(stable, topics.as_deref());
+        let r = ListPartitionReassignmentsResponse {
+            error_message: None,
+            topics: found
+                .into_iter()
+                .map(|(name, partitions)| listed::OngoingTopicReassignment {
+                    name,
+                    partitions: partitions
+                        .into_iter()
+                        .map(|p| listed::OngoingPartitionReassignment {
+                            partition_index: p.partition,
+                            replicas: p.replicas,
+                            adding_replicas: p.adding,
+                            removing_replicas: p.removing,
+                            ..Default::default()
+                        })
+                        .collect(),
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        };
+        let _ = reply.send(NodeResponse::ListPartitionReassignments(r));
     }
 }
