@@ -20,6 +20,7 @@
 pub mod dynamic_quorum;
 pub mod image_compare;
 mod image_dumper;
+pub mod java_probe;
 mod java_server;
 mod kafka;
 mod kraftd;

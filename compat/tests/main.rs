@@ -23,3 +23,4 @@ mod reconfiguration;
 mod storage;
 mod test_raft_server;
 mod tools;
+mod topics;

@@ -21,6 +21,7 @@ pub mod features;
 #[doc(hidden)]
 pub mod fuzz_model;
 pub mod image;
+pub mod java;
 pub mod json;
 pub mod metadata_version;
 pub mod producer_ids;
@@ -31,6 +32,8 @@ pub mod scram;
 pub mod snapshot;
 pub mod timeline;
 pub mod tokens;
+pub mod topic_configs;
+pub mod topics;
 
 #[cfg(test)]
 mod tests;

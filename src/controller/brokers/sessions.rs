@@ -68,6 +68,11 @@ impl BrokerSessions {
         self.brokers.get(&broker)
     }
 
+    /// Every known broker's heartbeat state, by id.
+    pub fn states(&self) -> impl Iterator<Item = (i32, &HeartbeatState)> {
+        self.brokers.iter().map(|(id, s)| (*id, s))
+    }
+
     /// A heartbeat arrived from `broker` at `epoch` (any epoch: Java tracks before it checks).
     pub fn track_contact(&mut self, broker: i32, epoch: i64, now_ms: u64) {
         self.contacts.insert((broker, epoch), now_ms);

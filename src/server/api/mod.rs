@@ -137,6 +137,14 @@ pub enum NodeRequest {
     UnregisterBroker(messages::UnregisterBrokerRequest, i16),
     /// `UpdateFeatures` (key 57): its answer's shape depends on the version.
     UpdateFeatures(messages::UpdateFeaturesRequest, i16),
+    /// `CreateTopics` (key 19).
+    CreateTopics(messages::CreateTopicsRequest, i16),
+    /// `DeleteTopics` (key 20).
+    DeleteTopics(messages::DeleteTopicsRequest, i16),
+    /// `CreatePartitions` (key 37).
+    CreatePartitions(messages::CreatePartitionsRequest, i16),
+    /// `ListPartitionReassignments` (key 46), read from the committed image.
+    ListPartitionReassignments(messages::ListPartitionReassignmentsRequest, i16),
 }
 
 #[derive(Debug, PartialEq)]
@@ -146,19 +154,35 @@ pub enum NodeResponse {
     BrokerHeartbeat(messages::BrokerHeartbeatResponse),
     UnregisterBroker(messages::UnregisterBrokerResponse),
     UpdateFeatures(messages::UpdateFeaturesResponse),
+    CreateTopics(messages::CreateTopicsResponse),
+    DeleteTopics(messages::DeleteTopicsResponse),
+    CreatePartitions(messages::CreatePartitionsResponse),
+    ListPartitionReassignments(messages::ListPartitionReassignmentsResponse),
 }
 
 impl NodeResponse {
     /// Whether the answer reports `NOT_CONTROLLER` (an Envelope then fails as a whole).
     pub fn not_controller(&self) -> bool {
+        const NOT_CONTROLLER: i16 = crate::protocol::errors::ErrorCode::NOT_CONTROLLER.0;
         let code = match self {
             NodeResponse::Register(r) => r.error_code,
             NodeResponse::BrokerRegistration(r) => r.error_code,
             NodeResponse::BrokerHeartbeat(r) => r.error_code,
             NodeResponse::UnregisterBroker(r) => r.error_code,
             NodeResponse::UpdateFeatures(r) => r.error_code,
+            NodeResponse::ListPartitionReassignments(r) => r.error_code,
+            // Java's `errorCounts().containsKey(NOT_CONTROLLER)`: any result's error.
+            NodeResponse::CreateTopics(r) => {
+                return r.topics.iter().any(|t| t.error_code == NOT_CONTROLLER)
+            }
+            NodeResponse::DeleteTopics(r) => {
+                return r.responses.iter().any(|t| t.error_code == NOT_CONTROLLER)
+            }
+            NodeResponse::CreatePartitions(r) => {
+                return r.results.iter().any(|t| t.error_code == NOT_CONTROLLER)
+            }
         };
-        code == crate::protocol::errors::ErrorCode::NOT_CONTROLLER.0
+        code == NOT_CONTROLLER
     }
 
     /// The frame answering request `key` v`v` (correlation id `corr`): the response itself,
@@ -227,6 +251,18 @@ impl NodeResponse {
                     ..Default::default()
                 })
             }
+            // Their answers carry the error per topic: the flows build those themselves.
+            NodeResponse::CreateTopics(r) => NodeResponse::CreateTopics(r.clone()),
+            NodeResponse::DeleteTopics(r) => NodeResponse::DeleteTopics(r.clone()),
+            NodeResponse::CreatePartitions(r) => NodeResponse::CreatePartitions(r.clone()),
+            NodeResponse::ListPartitionReassignments(_) => {
+                NodeResponse::ListPartitionReassignments(
+                    messages::ListPartitionReassignmentsResponse {
+                        error_code: e,
+                        ..Default::default()
+                    },
+                )
+            }
         }
     }
 
@@ -238,6 +274,12 @@ impl NodeResponse {
             NodeResponse::BrokerHeartbeat(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::UnregisterBroker(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::UpdateFeatures(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::CreateTopics(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::DeleteTopics(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::CreatePartitions(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::ListPartitionReassignments(r) => {
+                frame::encode_response(key, v, corr, r, v)
+            }
         };
         match encoded {
             Ok(bytes) => Outcome::Respond(bytes),
@@ -505,15 +547,17 @@ pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
 }
 
 /// A request the active controller serves from the node loop: BrokerRegistration,
-/// BrokerHeartbeat, UnregisterBroker and UpdateFeatures (`None` for any other api).
+/// BrokerHeartbeat, UnregisterBroker, UpdateFeatures, CreateTopics, DeleteTopics and
+/// CreatePartitions (`None` for any other api).
 fn controller_call(
     key: i16,
     version: i16,
     body: &[u8],
 ) -> Option<Result<NodeRequest, crate::protocol::codec::DecodeError>> {
     use messages::{
-        BrokerHeartbeatRequest, BrokerRegistrationRequest, UnregisterBrokerRequest,
-        UpdateFeaturesRequest,
+        BrokerHeartbeatRequest, BrokerRegistrationRequest, CreatePartitionsRequest,
+        CreateTopicsRequest, DeleteTopicsRequest, ListPartitionReassignmentsRequest,
+        UnregisterBrokerRequest, UpdateFeaturesRequest,
     };
     Some(match key {
         BrokerRegistrationRequest::API_KEY => {
@@ -526,6 +570,16 @@ fn controller_call(
             .map(|r| NodeRequest::UnregisterBroker(r, version)),
         UpdateFeaturesRequest::API_KEY => UpdateFeaturesRequest::decode_exact(body, version)
             .map(|r| NodeRequest::UpdateFeatures(r, version)),
+        CreateTopicsRequest::API_KEY => CreateTopicsRequest::decode_exact(body, version)
+            .map(|r| NodeRequest::CreateTopics(r, version)),
+        DeleteTopicsRequest::API_KEY => DeleteTopicsRequest::decode_exact(body, version)
+            .map(|r| NodeRequest::DeleteTopics(r, version)),
+        CreatePartitionsRequest::API_KEY => CreatePartitionsRequest::decode_exact(body, version)
+            .map(|r| NodeRequest::CreatePartitions(r, version)),
+        ListPartitionReassignmentsRequest::API_KEY => {
+            ListPartitionReassignmentsRequest::decode_exact(body, version)
+                .map(|r| NodeRequest::ListPartitionReassignments(r, version))
+        }
         _ => return None,
     })
 }

@@ -68,6 +68,9 @@ pub struct ControllerConfig {
     pub controller: ControllerSettings,
     /// Kafka keys present but not used by kraftd (logged at debug).
     pub ignored_keys: Vec<String>,
+    /// Every property as given, overrides applied (Kafka's `KafkaConfig.originals`): topic
+    /// decisions read the log configs that stand in for topic configs from them.
+    pub originals: BTreeMap<String, String>,
     /// Keys Kafka does not know either (each logged as a warning).
     pub unknown_keys: Vec<String>,
 }
@@ -310,6 +313,10 @@ impl ControllerConfig {
             controller,
             ignored_keys,
             unknown_keys,
+            originals: props
+                .iter()
+                .map(|(k, e)| (k.to_string(), e.value.clone()))
+                .collect(),
         })
     }
 

@@ -13,6 +13,7 @@
 //!   answered once committed; parked replies fail with NOT_CONTROLLER when leadership is lost.
 //! * `broker_flow`: BrokerRegistration, BrokerHeartbeat, UnregisterBroker through the pipeline.
 //! * `feature_flow`: UpdateFeatures through the pipeline, kraft.version through raft.
+//! * `topic_flow`: CreateTopics, DeleteTopics, CreatePartitions through the pipeline.
 //! * `snapshots`: committed batches into the controller, and when to snapshot its image.
 //! * `snapshot_job`: a snapshot of the image written on a thread of its own.
 //! * `settings`: Kafka's property names to the node's settings.
@@ -33,6 +34,7 @@ mod settings;
 mod snapshot_job;
 mod snapshots;
 pub mod storage;
+mod topic_flow;
 
 pub use event::{Appended, LeaderView, NodeHandle};
 pub use runner::{start, NodeSettings};

@@ -50,6 +50,10 @@ pub struct NodeSettings {
     /// Write Kafka's activation records when leading an empty log, with this cluster-wide
     /// `min.insync.replicas` (None: a bare raft node, which writes no metadata).
     pub activation_min_insync_replicas: Option<u32>,
+    /// What topic decisions need of this controller's configuration.
+    pub topics: crate::controller::topics::TopicsContext,
+    /// Seeds the replica placer's and the topic ids' randomness.
+    pub topic_seed: u64,
     /// Committed records are metadata records, replayed into the controller. False for a bare
     /// raft node (`test-raft-server`), whose records are opaque bytes, as in Kafka's
     /// TestRaftServer, which runs no controller.
@@ -127,6 +131,7 @@ where
                 leading_since: None,
                 registrations: Registrations::new(),
                 pipeline: Pipeline::default(),
+                topic_random: crate::controller::topics::TopicRandom::seeded(settings.topic_seed),
                 settings,
             };
             node.run()
@@ -171,6 +176,8 @@ pub(super) struct NodeLoop<L: RaftLog, S: QuorumStateStore> {
     pub(super) registrations: Registrations,
     /// The active controller's decisions in flight: parked replies, brokers' sessions.
     pub(super) pipeline: Pipeline,
+    /// The randomness topic decisions draw from (the replica placer's and new topic ids').
+    pub(super) topic_random: crate::controller::topics::TopicRandom,
     pub(super) settings: NodeSettings,
 }
 
@@ -355,6 +362,12 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 NodeRequest::BrokerHeartbeat(r, v) => self.broker_heartbeat(now, v, r, reply)?,
                 NodeRequest::UnregisterBroker(r, v) => self.unregister_broker(now, v, r, reply)?,
                 NodeRequest::UpdateFeatures(r, v) => self.update_features(now, v, r, reply)?,
+                NodeRequest::CreateTopics(r, v) => self.create_topics(now, v, r, reply)?,
+                NodeRequest::DeleteTopics(r, v) => self.delete_topics(now, v, r, reply)?,
+                NodeRequest::CreatePartitions(r, v) => self.create_partitions(now, v, r, reply)?,
+                NodeRequest::ListPartitionReassignments(r, _) => {
+                    self.list_partition_reassignments(r, reply)
+                }
             },
             Event::ControllerWanted { api_key } => {
                 if self.raft.is_leader() {

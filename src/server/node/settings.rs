@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use crate::controller::topic_configs::StaticLogConfig;
+use crate::controller::topics::TopicsContext;
 use crate::log::segment_log::RollConfig;
 use crate::log::LogConfig;
 use crate::protocol::codec::Uuid;
@@ -74,6 +76,16 @@ pub fn node_settings(
         noop_interval: (idle > 0).then(|| ms(idle)),
         shutdown_timeout: SHUTDOWN_TIMEOUT,
         activation_min_insync_replicas: Some(config.controller.min_insync_replicas),
+        topics: TopicsContext {
+            node_id: config.node_id,
+            default_partitions: i32::try_from(config.controller.num_partitions).unwrap_or(i32::MAX),
+            default_replication_factor: i16::try_from(config.controller.default_replication_factor)
+                .unwrap_or(i16::MAX),
+            statics: StaticLogConfig {
+                originals: config.originals.clone(),
+            },
+        },
+        topic_seed: seed.rotate_left(17) ^ 0x746f_7069_6373,
         broker_session_timeout_ms: config.controller.broker_session_timeout_ms.into(),
         replay_metadata: true,
         snapshot_max_bytes: config.metadata_log.max_record_bytes_between_snapshots,

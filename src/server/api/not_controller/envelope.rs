@@ -9,7 +9,8 @@ use crate::protocol::codec::{ApiMessage, Message, RawBody};
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::frame;
 use crate::protocol::messages::{
-    DefaultPrincipalData, DescribeQuorumRequest, EnvelopeRequest, EnvelopeResponse,
+    CreatePartitionsRequest, CreateTopicsRequest, DefaultPrincipalData, DeleteTopicsRequest,
+    DescribeQuorumRequest, EnvelopeRequest, EnvelopeResponse, ListPartitionReassignmentsRequest,
     UnregisterBrokerRequest, UpdateFeaturesRequest,
 };
 
@@ -93,7 +94,15 @@ pub fn answer_envelope(
         });
     }
     // The APIs the active controller serves from the node loop.
-    if key == UnregisterBrokerRequest::API_KEY || key == UpdateFeaturesRequest::API_KEY {
+    const NODE_APIS: [i16; 6] = [
+        UnregisterBrokerRequest::API_KEY,
+        UpdateFeaturesRequest::API_KEY,
+        CreateTopicsRequest::API_KEY,
+        DeleteTopicsRequest::API_KEY,
+        CreatePartitionsRequest::API_KEY,
+        ListPartitionReassignmentsRequest::API_KEY,
+    ];
+    if NODE_APIS.contains(&key) {
         return Ok(EnvelopeAnswer::Node {
             key,
             version,

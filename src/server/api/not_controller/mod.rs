@@ -18,7 +18,10 @@ use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages;
 
 pub use envelope::{answer_envelope, envelope_error, wrap_frame, EnvelopeAnswer};
-pub use replies::{broker_heartbeat, broker_registration, unregister_broker, update_features};
+pub use replies::{
+    broker_heartbeat, broker_registration, create_partitions, create_topics, delete_topics,
+    unregister_broker, update_features,
+};
 
 /// What a controller that is not the active one needs to know to answer as Java does.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -35,11 +35,7 @@ fn known_resource_type(id: i8) -> bool {
     matches!(id, 2 | 4 | 8 | 16 | 32)
 }
 
-pub(super) fn create_topics(
-    r: &CreateTopicsRequest,
-    _v: i16,
-    ctx: &NonActive,
-) -> CreateTopicsResponse {
+pub fn create_topics(r: &CreateTopicsRequest, _v: i16, ctx: &NonActive) -> CreateTopicsResponse {
     // ControllerApis drops duplicates and the metadata topic before asking the quorum
     // controller, which answers an empty request at once.
     let mut seen = HashSet::new();
@@ -94,11 +90,7 @@ pub(super) fn create_topics(
     }
 }
 
-pub(super) fn delete_topics(
-    r: &DeleteTopicsRequest,
-    v: i16,
-    ctx: &NonActive,
-) -> DeleteTopicsResponse {
+pub fn delete_topics(r: &DeleteTopicsRequest, v: i16, ctx: &NonActive) -> DeleteTopicsResponse {
     // The request names topics by name (v0-5) or by name or id (v6+).
     let named: Vec<(Option<String>, Uuid)> = if v < 6 {
         r.topic_names
@@ -194,7 +186,7 @@ fn any_unique<T: PartialEq>(all: &[T]) -> bool {
         .any(|x| all.iter().filter(|y| *y == x).count() == 1)
 }
 
-pub(super) fn create_partitions(
+pub fn create_partitions(
     r: &CreatePartitionsRequest,
     _v: i16,
     ctx: &NonActive,

@@ -1,0 +1,102 @@
+//! One controller (a Java 4.4 controller or kraftd, formatted `--standalone`) and stock Java
+//! brokers registered with it, each waited for until it runs (unfenced).
+
+use std::time::{Duration, Instant};
+
+use kraftd::protocol::codec::{ApiMessage, Message};
+use kraftd::protocol::frame::encode_request;
+
+use crate::harness::dynamic_quorum::{start_node, Kind, Node};
+use crate::harness::quorum_probe::{describe_quorum, try_round_trip_frame};
+use crate::harness::{free_port, random_kafka_uuid, JavaBroker, Quorum, ServerBuilder, TestDir};
+
+const START_TIMEOUT: Duration = Duration::from_secs(120);
+pub const RUNNING: &str = "The broker has been unfenced. Transitioning from RECOVERY to RUNNING.";
+
+pub struct TopicCluster {
+    pub controller: Node,
+    pub brokers: Vec<JavaBroker>,
+}
+
+impl TopicCluster {
+    pub fn start(dir: &TestDir, kind: Kind, brokers: &[i32]) -> TopicCluster {
+        let cluster_id = random_kafka_uuid();
+        let port = free_port();
+        let controller = start_node(dir, kind, 1, port, &cluster_id, Quorum::Standalone, &[]);
+        let deadline = Instant::now() + START_TIMEOUT;
+        while !describe_quorum(port).is_some_and(|d| d.leader_id == 1 && d.high_watermark > 0) {
+            assert!(
+                Instant::now() < deadline,
+                "{kind}: the controller did not lead within {START_TIMEOUT:?}"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        let endpoint = controller.endpoint();
+        let builders = brokers
+            .iter()
+            .map(|id| {
+                JavaBroker::builder(*id, Quorum::Bootstrap(vec![endpoint.clone()]))
+                    .cluster_id(cluster_id.clone())
+                    .name(&format!("{kind}-broker-{id}"))
+            })
+            .collect();
+        let mut brokers = ServerBuilder::start_all(builders, dir);
+        for b in &mut brokers {
+            assert!(
+                b.wait_for_log(RUNNING, START_TIMEOUT),
+                "{kind}: broker {} did not reach RUNNING; log {}",
+                b.node_id(),
+                b.log_path().display()
+            );
+        }
+        TopicCluster {
+            controller,
+            brokers,
+        }
+    }
+
+    pub fn kind(&self) -> Kind {
+        self.controller.kind
+    }
+
+    /// `host:port` of the controller (for `--bootstrap-controller`).
+    pub fn controller_endpoint(&self) -> String {
+        self.controller.endpoint()
+    }
+
+    /// `host:port` of the first broker (for `--bootstrap-server`).
+    pub fn bootstrap_server(&self) -> String {
+        self.brokers[0].bootstrap_server()
+    }
+
+    /// Sends `request` at `version` straight to the controller; the response body.
+    pub fn send<M: Message + ApiMessage>(
+        &self,
+        version: i16,
+        request: &M,
+    ) -> Result<Vec<u8>, String> {
+        let frame = encode_request(M::API_KEY, version, 7, Some("compat-topics"), request)
+            .expect("the request encodes");
+        try_round_trip_frame(
+            self.controller.port,
+            M::API_KEY,
+            version,
+            &frame,
+            Duration::from_secs(30),
+        )
+    }
+
+    /// Kills the brokers (a controlled shutdown needs the controller to move their
+    /// leaderships away, which kraftd does not do yet), then stops the controller.
+    pub fn stop(&mut self) {
+        for b in &mut self.brokers {
+            b.kill9();
+        }
+        self.controller.member.sigterm();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while self.controller.is_running() {
+            assert!(Instant::now() < deadline, "the controller did not stop");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}

@@ -1,0 +1,10 @@
+//! Topics: CreateTopics, DeleteTopics and CreatePartitions served by kraftd as a Java 4.4
+//! controller serves them.
+//! - `probes`: the topic config schema and the replica placer against Kafka's own classes;
+//! - `workload`: `kafka-topics` against kraftd and three stock brokers, through a broker and
+//!   straight to kraftd, then Java's image of kraftd's log against kraftd's;
+//! - `bad_requests`: the same refused requests to a Java controller and to kraftd.
+
+mod cluster;
+mod probes;
+mod workload;

@@ -1,0 +1,191 @@
+//! What Java does that a Kafka controller's observable behaviour depends on: the iteration order
+//! of a `java.util.HashMap` / `HashSet` (which error a request reports first, the order of
+//! records and response entries), `String.trim`, and `java.util.Random` with
+//! `Collections.shuffle` (the striped replica placer draws from one).
+//!
+//! Randomness stays an argument: a [`JavaRandom`] is seeded by its owner and handed to the
+//! decisions that draw from it.
+
+use crate::protocol::codec::Uuid;
+
+/// Java's `String.hashCode`: over the UTF-16 code units.
+pub fn string_hash(s: &str) -> i32 {
+    s.encode_utf16()
+        .fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(i32::from(c)))
+}
+
+/// Kafka's `Uuid.hashCode`: the two halves xored, then the two ints of that.
+pub fn uuid_hash(u: &Uuid) -> i32 {
+    let msb = i64::from_be_bytes(u.0[..8].try_into().expect("8 bytes"));
+    let lsb = i64::from_be_bytes(u.0[8..].try_into().expect("8 bytes"));
+    let h = msb ^ lsb;
+    ((h >> 32) as i32) ^ (h as i32)
+}
+
+/// `Optional<String>.hashCode`: the string's, or 0 when empty.
+pub fn optional_string_hash(s: Option<&str>) -> i32 {
+    s.map_or(0, string_hash)
+}
+
+/// The table capacity of a `HashMap` built with the default capacity (16) that held at most
+/// `max_len` entries at once (it doubles once more than 3/4 full and never shrinks).
+pub fn hash_map_capacity(max_len: usize) -> usize {
+    let mut capacity = 16usize;
+    while max_len * 4 > capacity * 3 {
+        capacity *= 2;
+    }
+    capacity
+}
+
+/// The order in which a `HashMap` of table size `capacity` iterates entries inserted in the
+/// order given, each with its key's `hashCode`: by bucket (the spread hash masked by the
+/// capacity), then by insertion within a bucket.
+pub fn hash_order<T>(entries: Vec<(i32, T)>, capacity: usize) -> Vec<T> {
+    debug_assert!(capacity.is_power_of_two());
+    let bucket = |h: i32| {
+        let spread = h ^ ((h as u32) >> 16) as i32;
+        (spread as u32 as usize) & (capacity - 1)
+    };
+    let mut indexed: Vec<(usize, usize, T)> = entries
+        .into_iter()
+        .enumerate()
+        .map(|(i, (h, t))| (bucket(h), i, t))
+        .collect();
+    indexed.sort_by_key(|(b, i, _)| (*b, *i));
+    indexed.into_iter().map(|(_, _, t)| t).collect()
+}
+
+/// The iteration order of a `HashSet<String>` (default capacity) of `names`, added in order
+/// (a name added twice keeps its first place).
+pub fn string_set_order<S: AsRef<str>>(names: &[S]) -> Vec<String> {
+    let mut unique: Vec<&str> = Vec::new();
+    for n in names {
+        if !unique.contains(&n.as_ref()) {
+            unique.push(n.as_ref());
+        }
+    }
+    let capacity = hash_map_capacity(unique.len());
+    hash_order(
+        unique
+            .into_iter()
+            .map(|n| (string_hash(n), n.to_string()))
+            .collect(),
+        capacity,
+    )
+}
+
+/// Java's `String.trim`: strips every leading and trailing char at or below U+0020.
+pub fn trim(s: &str) -> &str {
+    s.trim_matches(|c: char| c <= ' ')
+}
+
+/// `java.util.Random`: the 48-bit linear congruential generator, draw for draw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JavaRandom {
+    seed: u64,
+}
+
+const MULTIPLIER: u64 = 0x5DEECE66D;
+const ADDEND: u64 = 0xB;
+const MASK: u64 = (1 << 48) - 1;
+
+impl JavaRandom {
+    /// `new Random(seed)`.
+    pub fn new(seed: i64) -> JavaRandom {
+        JavaRandom {
+            seed: (seed as u64 ^ MULTIPLIER) & MASK,
+        }
+    }
+
+    fn next(&mut self, bits: u32) -> i32 {
+        self.seed = (self.seed.wrapping_mul(MULTIPLIER).wrapping_add(ADDEND)) & MASK;
+        (self.seed >> (48 - bits)) as i64 as i32
+    }
+
+    /// `nextInt(bound)`, `bound > 0`.
+    pub fn next_int(&mut self, bound: i32) -> i32 {
+        assert!(bound > 0, "bound must be positive");
+        let mut r = self.next(31);
+        let m = bound - 1;
+        if bound & m == 0 {
+            return ((i64::from(bound) * i64::from(r)) >> 31) as i32;
+        }
+        let mut u = r;
+        loop {
+            r = u % bound;
+            if u.wrapping_sub(r).wrapping_add(m) >= 0 {
+                return r;
+            }
+            u = self.next(31);
+        }
+    }
+
+    /// `nextLong()`.
+    pub fn next_long(&mut self) -> i64 {
+        (i64::from(self.next(32)) << 32).wrapping_add(i64::from(self.next(32)))
+    }
+
+    /// `Collections.shuffle(list, this)` for a random-access list.
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (2..=items.len()).rev() {
+            let j = self.next_int(i as i32) as usize;
+            items.swap(i - 1, j);
+        }
+    }
+
+    /// A random version-4 id that is none of Kafka's reserved ids (zero, one) and whose text
+    /// does not start with '-' (Kafka's `Uuid.randomUuid`).
+    pub fn uuid(&mut self) -> Uuid {
+        loop {
+            let mut b = [0u8; 16];
+            b[..8].copy_from_slice(&self.next_long().to_be_bytes());
+            b[8..].copy_from_slice(&self.next_long().to_be_bytes());
+            b[6] = (b[6] & 0x0f) | 0x40;
+            b[8] = (b[8] & 0x3f) | 0x80;
+            let id = Uuid(b);
+            if id != Uuid::ZERO && id != Uuid::ONE && !id.to_string().starts_with('-') {
+                return id;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn java_random_draws_as_java_does() {
+        // `new Random(42)`: nextInt(10) x5 and nextLong(), printed by a Java 17 program.
+        let mut r = JavaRandom::new(42);
+        let ints: Vec<i32> = (0..5).map(|_| r.next_int(10)).collect();
+        assert_eq!(ints, vec![0, 3, 8, 4, 0]);
+        let mut r = JavaRandom::new(42);
+        assert_eq!(r.next_long(), -5025562857975149833);
+        // A power-of-two bound takes the high bits.
+        let mut r = JavaRandom::new(7);
+        assert_eq!(r.next_int(16), 11);
+    }
+
+    #[test]
+    fn shuffle_follows_collections_shuffle() {
+        // `Collections.shuffle([1..6], new Random(1))` is [5, 3, 1, 2, 6, 4] on Java 17.
+        let mut v = vec![1, 2, 3, 4, 5, 6];
+        JavaRandom::new(1).shuffle(&mut v);
+        assert_eq!(v, vec![5, 3, 1, 2, 6, 4]);
+    }
+
+    #[test]
+    fn hash_sets_iterate_by_bucket() {
+        assert_eq!(string_hash("foo"), 101574);
+        // "Aa" and "BB" collide (bucket 0): insertion order inside the bucket. Java 17 prints
+        // this HashSet as [BB, Aa, a, b].
+        assert_eq!(
+            string_set_order(&["BB", "Aa", "b", "a"]),
+            vec!["BB", "Aa", "a", "b"]
+        );
+        assert_eq!(trim("\t x \n"), "x");
+        assert_eq!(hash_map_capacity(12), 16);
+        assert_eq!(hash_map_capacity(13), 32);
+    }
+}

@@ -1,0 +1,83 @@
+//! The effective configs of a new topic, as a CreateTopics response lists them (Kafka's
+//! `KafkaConfigSchema.resolveEffectiveTopicConfigs`): for every topic config, the topic's own
+//! value, else a synonym set dynamically for this controller's node, else one set as the
+//! cluster default, else one in the controller's properties, else Kafka's default.
+
+use std::collections::BTreeMap;
+
+use super::validate::{convert, StaticLogConfig};
+use super::TOPIC_CONFIG_DEFS;
+
+/// Where an effective value comes from (`DescribeConfigsResponse.ConfigSource`, by wire id).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfigSource {
+    TopicConfig,
+    DynamicBrokerConfig,
+    DynamicDefaultBrokerConfig,
+    StaticBrokerConfig,
+    DefaultConfig,
+}
+
+impl ConfigSource {
+    pub fn id(self) -> i8 {
+        match self {
+            ConfigSource::TopicConfig => 1,
+            ConfigSource::DynamicBrokerConfig => 2,
+            ConfigSource::DynamicDefaultBrokerConfig => 3,
+            ConfigSource::StaticBrokerConfig => 4,
+            ConfigSource::DefaultConfig => 5,
+        }
+    }
+}
+
+/// One entry of a CreateTopics response's configs. No topic config is sensitive or read-only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EffectiveConfig {
+    pub name: &'static str,
+    pub value: Option<String>,
+    pub source: ConfigSource,
+}
+
+/// Every topic config's effective value, sorted by name. `topic` holds the new topic's own
+/// configs; `node` and `cluster` the dynamic broker configs of this controller's id and the
+/// cluster default.
+pub fn effective_topic_configs(
+    topic: &BTreeMap<String, String>,
+    node: Option<&imbl::OrdMap<String, String>>,
+    cluster: Option<&imbl::OrdMap<String, String>>,
+    statics: &StaticLogConfig,
+) -> Vec<EffectiveConfig> {
+    let mut out: Vec<EffectiveConfig> = TOPIC_CONFIG_DEFS
+        .iter()
+        .map(|def| {
+            let entry = |value: Option<String>, source| EffectiveConfig {
+                name: def.name,
+                value,
+                source,
+            };
+            if let Some(v) = topic.get(def.name) {
+                return entry(Some(v.clone()), ConfigSource::TopicConfig);
+            }
+            let layers = [
+                (node, ConfigSource::DynamicBrokerConfig),
+                (cluster, ConfigSource::DynamicDefaultBrokerConfig),
+            ];
+            for (configs, source) in layers {
+                let Some(configs) = configs else { continue };
+                if let Some((_, v)) = def
+                    .synonyms
+                    .iter()
+                    .find_map(|(s, f)| configs.get(*s).map(|v| (s, convert(v, *f))))
+                {
+                    return entry(Some(v), source);
+                }
+            }
+            if let Some(v) = statics.configured(def.name) {
+                return entry(Some(v), ConfigSource::StaticBrokerConfig);
+            }
+            entry(def.default.map(str::to_string), ConfigSource::DefaultConfig)
+        })
+        .collect();
+    out.sort_by(|a, b| a.name.cmp(b.name));
+    out
+}

@@ -1,0 +1,448 @@
+//! The node loop's side of CreateTopics, DeleteTopics and CreatePartitions: the request is
+//! screened as Kafka's `ControllerApis` screens it, decided by the controller
+//! (`controller::topics`) against the latest state, and answered once the decision's records
+//! commit (`NOT_CONTROLLER` for every topic if leadership is lost first). A node that is not
+//! the active controller answers as a non-active Java controller does.
+
+use tokio::sync::oneshot;
+use tracing::{info, warn};
+
+use super::runner::NodeLoop;
+use crate::controller::topic_configs::EffectiveConfig;
+use crate::controller::topics::api::{
+    screen_create_partitions, screen_create_topics, DUPLICATE_NAME, METADATA_TOPIC_PROHIBITED,
+};
+use crate::controller::topics::create::{create_topics, CreatedTopic, NewTopic};
+use crate::controller::topics::delete::delete_topics;
+use crate::controller::topics::names::CLUSTER_METADATA_TOPIC;
+use crate::controller::topics::partitions::{create_partitions, NewPartitions};
+use crate::controller::topics::reassignments::list_reassignments;
+use crate::controller::topics::{usable_brokers, TopicError};
+use crate::controller::ControllerResult;
+use crate::protocol::codec::Uuid;
+use crate::protocol::errors::ErrorCode;
+use crate::protocol::messages::create_partitions_response::CreatePartitionsTopicResult;
+use crate::protocol::messages::create_topics_response::{
+    CreatableTopicConfigs, CreatableTopicResult,
+};
+use crate::protocol::messages::delete_topics_response::DeletableTopicResult;
+use crate::protocol::messages::list_partition_reassignments_response as listed;
+use crate::protocol::messages::{
+    CreatePartitionsRequest, CreatePartitionsResponse, CreateTopicsRequest, CreateTopicsResponse,
+    DeleteTopicsRequest, DeleteTopicsResponse, ListPartitionReassignmentsRequest,
+    ListPartitionReassignmentsResponse,
+};
+use crate::raft::{FatalError, Instant, QuorumStateStore, RaftLog};
+use crate::server::api::not_controller;
+use crate::server::api::NodeResponse;
+
+type Reply = oneshot::Sender<NodeResponse>;
+
+/// A CreateTopics result refusing `name`.
+fn refused_topic(name: &str, code: ErrorCode, message: Option<String>) -> CreatableTopicResult {
+    CreatableTopicResult {
+        name: name.to_string(),
+        error_code: code.0,
+        error_message: message,
+        ..Default::default()
+    }
+}
+
+fn created_topic(name: &str, c: &CreatedTopic) -> CreatableTopicResult {
+    CreatableTopicResult {
+        name: name.to_string(),
+        topic_id: c.id,
+        error_code: ErrorCode::NONE.0,
+        error_message: None,
+        num_partitions: c.num_partitions,
+        replication_factor: c.replication_factor,
+        configs: Some(c.configs.iter().map(config_entry).collect()),
+        ..Default::default()
+    }
+}
+
+fn config_entry(c: &EffectiveConfig) -> CreatableTopicConfigs {
+    CreatableTopicConfigs {
+        name: c.name.to_string(),
+        value: c.value.clone(),
+        read_only: false,
+        config_source: c.source.id(),
+        is_sensitive: false,
+        ..Default::default()
+    }
+}
+
+/// `CreateTopicsRequest.getErrorResponse`: every topic of the request with the error.
+fn create_topics_failed(
+    r: &CreateTopicsRequest,
+    code: ErrorCode,
+    message: &str,
+) -> CreateTopicsResponse {
+    CreateTopicsResponse {
+        topics: r
+            .topics
+            .iter()
+            .map(|t| refused_topic(&t.name, code, Some(message.to_string())))
+            .collect(),
+        ..Default::default()
+    }
+}
+
+/// `CreatePartitionsRequest.getErrorResponse`.
+fn create_partitions_failed(
+    r: &CreatePartitionsRequest,
+    code: ErrorCode,
+    message: &str,
+) -> CreatePartitionsResponse {
+    CreatePartitionsResponse {
+        results: r
+            .topics
+            .iter()
+            .map(|t| CreatePartitionsTopicResult {
+                name: t.name.clone(),
+                error_code: code.0,
+                error_message: Some(message.to_string()),
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    }
+}
+
+fn new_topic(t: &crate::protocol::messages::create_topics_request::CreatableTopic) -> NewTopic {
+    NewTopic {
+        name: t.name.clone(),
+        num_partitions: t.num_partitions,
+        replication_factor: t.replication_factor,
+        assignments: t
+            .assignments
+            .iter()
+            .map(|a| (a.partition_index, a.broker_ids.clone()))
+            .collect(),
+        configs: t
+            .configs
+            .iter()
+            .map(|c| (c.name.clone(), c.value.clone()))
+            .collect(),
+    }
+}
+
+fn describe(e: &TopicError) -> String {
+    format!(
+        "{} ({})",
+        e.error_code().name(),
+        e.message().unwrap_or_default()
+    )
+}
+
+impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
+    /// Sends `response` at once: Java's controller answers a request left with nothing to
+    /// decide, or decided by reads only, without waiting for pending writes.
+    fn answer_now(reply: Reply, response: NodeResponse) -> Result<(), FatalError> {
+        let _ = reply.send(response);
+        Ok(())
+    }
+
+    pub(super) fn create_topics(
+        &mut self,
+        now: Instant,
+        version: i16,
+        request: CreateTopicsRequest,
+        reply: Reply,
+    ) -> Result<(), FatalError> {
+        if !self.acting() {
+            let r = not_controller::create_topics(&request, version, &self.non_active());
+            return Self::answer_now(reply, NodeResponse::CreateTopics(r));
+        }
+        let names: Vec<&str> = request.topics.iter().map(|t| t.name.as_str()).collect();
+        let screen = screen_create_topics(&names);
+        let mut after: Vec<CreatableTopicResult> = screen
+            .duplicates
+            .iter()
+            .map(|n| refused_topic(n, ErrorCode::INVALID_REQUEST, Some(DUPLICATE_NAME.into())))
+            .collect();
+        if screen.metadata_topic {
+            after.push(refused_topic(
+                CLUSTER_METADATA_TOPIC,
+                ErrorCode::INVALID_REQUEST,
+                Some(METADATA_TOPIC_PROHIBITED.into()),
+            ));
+        }
+        let topics: Vec<NewTopic> = screen
+            .decided
+            .iter()
+            .map(|i| new_topic(&request.topics[*i]))
+            .collect();
+        if topics.is_empty() {
+            let r = CreateTopicsResponse {
+                topics: after,
+                ..Default::default()
+            };
+            return Self::answer_now(reply, NodeResponse::CreateTopics(r));
+        }
+        let state = self.controller.latest_state();
+        let active = self.pipeline.active.as_ref().expect("acting");
+        let brokers = usable_brokers(&state.image, &active.sessions);
+        let result = create_topics(
+            &state.image,
+            &brokers,
+            &self.settings.topics,
+            &topics,
+            request.validate_only,
+            &mut self.topic_random,
+        );
+        let prefix = if request.validate_only {
+            "Validate-only CreateTopics"
+        } else {
+            "CreateTopics"
+        };
+        match &result.reply {
+            Ok(outcomes) => {
+                let described: Vec<String> = outcomes
+                    .iter()
+                    .map(|(n, o)| match o {
+                        Ok(_) => format!("{n}: SUCCESS"),
+                        Err(e) => format!("{n}: {}", describe(e)),
+                    })
+                    .collect();
+                info!(target: "kraftd::controller", "{prefix} result(s): {}", described.join(", "));
+            }
+            Err(e) => {
+                warn!(target: "kraftd::controller", "{prefix} refused with POLICY_VIOLATION: {e}")
+            }
+        }
+        let message = self.non_active().message();
+        self.submit(now, result, move |outcome| {
+            let r = match outcome {
+                Ok(Ok(outcomes)) => {
+                    let mut topics: Vec<CreatableTopicResult> = outcomes
+                        .iter()
+                        .map(|(name, o)| match o {
+                            Ok(c) => created_topic(name, c),
+                            Err(e) => refused_topic(name, e.error_code(), e.message()),
+                        })
+                        .collect();
+                    topics.extend(after);
+                    CreateTopicsResponse {
+                        topics,
+                        ..Default::default()
+                    }
+                }
+                Ok(Err(e)) => create_topics_failed(&request, e.error_code(), &e.to_string()),
+                Err(_) => create_topics_failed(&request, ErrorCode::NOT_CONTROLLER, &message),
+            };
+            let _ = reply.send(NodeResponse::CreateTopics(r));
+        })?;
+        Ok(())
+    }
+
+    pub(super) fn create_partitions(
+        &mut self,
+        now: Instant,
+        version: i16,
+        request: CreatePartitionsRequest,
+        reply: Reply,
+    ) -> Result<(), FatalError> {
+        if !self.acting() {
+            let r = not_controller::create_partitions(&request, version, &self.non_active());
+            return Self::answer_now(reply, NodeResponse::CreatePartitions(r));
+        }
+        let names: Vec<&str> = request.topics.iter().map(|t| t.name.as_str()).collect();
+        let screen = screen_create_partitions(&names);
+        let before: Vec<CreatePartitionsTopicResult> = screen
+            .duplicates
+            .iter()
+            .map(|n| CreatePartitionsTopicResult {
+                name: n.clone(),
+                error_code: ErrorCode::INVALID_REQUEST.0,
+                error_message: Some(DUPLICATE_NAME.into()),
+                ..Default::default()
+            })
+            .collect();
+        let topics: Vec<NewPartitions> = screen
+            .decided
+            .iter()
+            .map(|i| {
+                let t = &request.topics[*i];
+                NewPartitions {
+                    name: t.name.clone(),
+                    count: t.count,
+                    assignments: t
+                        .assignments
+                        .as_ref()
+                        .map(|a| a.iter().map(|x| x.broker_ids.clone()).collect()),
+                }
+            })
+            .collect();
+        if topics.is_empty() {
+            let r = CreatePartitionsResponse {
+                results: before,
+                ..Default::default()
+            };
+            return Self::answer_now(reply, NodeResponse::CreatePartitions(r));
+        }
+        let state = self.controller.latest_state();
+        let active = self.pipeline.active.as_ref().expect("acting");
+        let brokers = usable_brokers(&state.image, &active.sessions);
+        let result = create_partitions(
+            &state.image,
+            &brokers,
+            &topics,
+            request.validate_only,
+            &mut self.topic_random,
+        );
+        match &result.reply {
+            Ok(outcomes) => {
+                let described: Vec<String> = outcomes
+                    .iter()
+                    .map(|(n, o)| match o {
+                        Ok(()) => format!("{n}: SUCCESS"),
+                        Err(e) => format!("{n}: {}", describe(e)),
+                    })
+                    .collect();
+                info!(target: "kraftd::controller", "CreatePartitions result(s): {}", described.join(", "));
+            }
+            Err(e) => {
+                warn!(target: "kraftd::controller", "CreatePartitions refused with POLICY_VIOLATION: {e}")
+            }
+        }
+        let message = self.non_active().message();
+        self.submit(now, result, move |outcome| {
+            let r = match outcome {
+                Ok(Ok(outcomes)) => {
+                    let mut results = before;
+                    results.extend(
+                        outcomes
+                            .iter()
+                            .map(|(name, o)| CreatePartitionsTopicResult {
+                                name: name.clone(),
+                                error_code: o.as_ref().map_or_else(|e| e.error_code().0, |_| 0),
+                                error_message: o.as_ref().err().and_then(TopicError::message),
+                                ..Default::default()
+                            }),
+                    );
+                    CreatePartitionsResponse {
+                        results,
+                        ..Default::default()
+                    }
+                }
+                Ok(Err(e)) => create_partitions_failed(&request, e.error_code(), &e.to_string()),
+                Err(_) => create_partitions_failed(&request, ErrorCode::NOT_CONTROLLER, &message),
+            };
+            let _ = reply.send(NodeResponse::CreatePartitions(r));
+        })?;
+        Ok(())
+    }
+
+    pub(super) fn delete_topics(
+        &mut self,
+        now: Instant,
+        version: i16,
+        request: DeleteTopicsRequest,
+        reply: Reply,
+    ) -> Result<(), FatalError> {
+        // With deletion disabled, or as a non-active controller, Java's answer needs no state.
+        if !self.acting() || !self.ctx.delete_topic_enable {
+            let r = not_controller::delete_topics(&request, version, &self.non_active());
+            return Self::answer_now(reply, NodeResponse::DeleteTopics(r));
+        }
+        let entries: Vec<(Option<String>, Uuid)> = request
+            .topics
+            .iter()
+            .map(|t| (t.name.clone(), t.topic_id))
+            .collect();
+        let (_, stable) = self.controller.stable_image();
+        let result = delete_topics(
+            self.controller.image(),
+            stable,
+            &request.topic_names,
+            &entries,
+            &mut self.topic_random,
+        );
+        let described: Vec<String> = result
+            .reply
+            .iter()
+            .map(|d| {
+                let who = d.name.clone().unwrap_or_else(|| d.id.to_string());
+                match &d.outcome {
+                    Ok(()) => format!("{who}: SUCCESS"),
+                    Err(e) => format!("{who}: {}", describe(e)),
+                }
+            })
+            .collect();
+        info!(target: "kraftd::controller", "DeleteTopics result(s): {}", described.join(", "));
+        let to_response =
+            |deletions: &[crate::controller::topics::delete::Deletion]| DeleteTopicsResponse {
+                responses: deletions
+                    .iter()
+                    .map(|d| DeletableTopicResult {
+                        name: d.name.clone(),
+                        topic_id: d.id,
+                        error_code: d.outcome.as_ref().map_or_else(|e| e.error_code().0, |_| 0),
+                        error_message: d.outcome.as_ref().err().and_then(TopicError::message),
+                        ..Default::default()
+                    })
+                    .collect(),
+                ..Default::default()
+            };
+        if result.records.is_empty() {
+            let r = to_response(&result.reply);
+            return Self::answer_now(reply, NodeResponse::DeleteTopics(r));
+        }
+        let non_active = self.non_active();
+        let ControllerResult {
+            records,
+            reply: deletions,
+        } = result;
+        self.submit(
+            now,
+            ControllerResult::new(records, deletions),
+            move |outcome| {
+                let r = match outcome {
+                    Ok(deletions) => to_response(&deletions),
+                    Err(_) => not_controller::delete_topics(&request, version, &non_active),
+                };
+                let _ = reply.send(NodeResponse::DeleteTopics(r));
+            },
+        )?;
+        Ok(())
+    }
+
+    /// ListPartitionReassignments: a read of the committed image, which Java's controllers
+    /// answer whether active or not.
+    pub(super) fn list_partition_reassignments(
+        &mut self,
+        request: ListPartitionReassignmentsRequest,
+        reply: Reply,
+    ) {
+        let topics: Option<Vec<(String, Vec<i32>)>> = request.topics.as_ref().map(|ts| {
+            ts.iter()
+                .map(|t| (t.name.clone(), t.partition_indexes.clone()))
+                .collect()
+        });
+        let (_, stable) = self.controller.stable_image();
+        let found = list_reassignments(stable, topics.as_deref());
+        let r = ListPartitionReassignmentsResponse {
+            error_message: None,
+            topics: found
+                .into_iter()
+                .map(|(name, partitions)| listed::OngoingTopicReassignment {
+                    name,
+                    partitions: partitions
+                        .into_iter()
+                        .map(|p| listed::OngoingPartitionReassignment {
+                            partition_index: p.partition,
+                            replicas: p.replicas,
+                            adding_replicas: p.adding,
+                            removing_replicas: p.removing,
+                            ..Default::default()
+                        })
+                        .collect(),
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        };
+        let _ = reply.send(NodeResponse::ListPartitionReassignments(r));
+    }
+}
