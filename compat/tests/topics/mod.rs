@@ -2,8 +2,7 @@
 //! controller serves them.
 //! - `probes`: the topic config schema and the replica placer against Kafka's own classes;
 //! - `workload`: `kafka-topics` against kraftd and three stock brokers, through a broker and
-//!   straight to kraftd, then Java's image of kraftd's log against kraftd's;
-//! - `bad_requests`: the same refused requests to a Java controller and to kraftd.
+//!   straight to kraftd, then Java's image of kraftd's log against kraftd's.
 
 mod cluster;
 mod probes;
