@@ -188,8 +188,9 @@ fn envelope_answer(inner: Vec<u8>) -> EnvelopeResponse {
 
 #[test]
 fn a_forwarded_request_answered_not_controller_becomes_an_envelope_not_controller() {
-    let inner = sample_request(19, 7, "t", Uuid::ZERO).unwrap().unwrap();
-    let r = envelope_answer(inner_frame(19, 7, inner));
+    // AllocateProducerIds: answered here (CreateTopics now goes to the node loop).
+    let inner = sample_request(67, 0, "t", Uuid::ZERO).unwrap().unwrap();
+    let r = envelope_answer(inner_frame(67, 0, inner));
     assert_eq!(r.error_code, ErrorCode::NOT_CONTROLLER.0);
     assert_eq!(r.response_data, None);
     // Forwarded token requests are no longer refused for PLAINTEXT: the controller decides.
@@ -218,9 +219,9 @@ fn a_forwarded_answer_without_not_controller_comes_back_inside_the_envelope() {
 fn envelope_refusals_follow_javas_order_of_checks() {
     let inner = || {
         inner_frame(
-            19,
-            7,
-            sample_request(19, 7, "t", Uuid::ZERO).unwrap().unwrap(),
+            67,
+            0,
+            sample_request(67, 0, "t", Uuid::ZERO).unwrap().unwrap(),
         )
     };
     let refuse = |request: EnvelopeRequest| match answer_envelope(&request, &follower()).unwrap() {
