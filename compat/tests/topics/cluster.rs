@@ -59,11 +59,6 @@ impl TopicCluster {
         self.controller.kind
     }
 
-    /// `host:port` of the controller (for `--bootstrap-controller`).
-    pub fn controller_endpoint(&self) -> String {
-        self.controller.endpoint()
-    }
-
     /// `host:port` of the first broker (for `--bootstrap-server`).
     pub fn bootstrap_server(&self) -> String {
         self.brokers[0].bootstrap_server()

@@ -5,6 +5,7 @@
 //!   straight to kraftd, then Java's image of kraftd's log against kraftd's;
 //! - `bad_requests`: the same refused requests to a Java controller and to kraftd.
 
+mod bad_requests;
 mod cluster;
 mod probes;
 mod workload;

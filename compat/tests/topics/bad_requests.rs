@@ -1,0 +1,805 @@
+//! CreateTopics, DeleteTopics and CreatePartitions: the very same requests, in the same order,
+//! to a Java 4.4 controller and to kraftd, each with two stock brokers (11, 12) registered, and
+//! the answers compared field by field: error codes and messages, partition counts and
+//! replication factors, and the full list of effective configs of created topics. Topic ids are
+//! random on both sides: a response's id is shown as the name of the topic it belongs to (or as
+//! zero / unknown), and DeleteTopics results (which Java shuffles) are compared sorted.
+
+use std::collections::BTreeMap;
+
+use kraftd::protocol::codec::{Message, Uuid};
+use kraftd::protocol::errors::ErrorCode;
+use kraftd::protocol::messages::create_partitions_request::{
+    CreatePartitionsAssignment, CreatePartitionsTopic,
+};
+use kraftd::protocol::messages::create_topics_request::{
+    CreatableReplicaAssignment, CreatableTopic, CreatableTopicConfig,
+};
+use kraftd::protocol::messages::delete_topics_request::DeleteTopicState;
+use kraftd::protocol::messages::{
+    CreatePartitionsRequest, CreatePartitionsResponse, CreateTopicsRequest, CreateTopicsResponse,
+    DeleteTopicsRequest, DeleteTopicsResponse,
+};
+
+use super::cluster::TopicCluster;
+use crate::harness::dynamic_quorum::Kind;
+use crate::harness::TestDir;
+
+const BROKERS: [i32; 2] = [11, 12];
+/// An id no topic has, the same for both.
+const UNKNOWN_ID: Uuid = Uuid([7, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);
+
+/// A topic to create: name, partitions, replication factor, configs, manual assignments.
+struct T<'a> {
+    name: &'a str,
+    partitions: i32,
+    rf: i16,
+    configs: &'a [(&'a str, Option<&'a str>)],
+    assignments: &'a [(i32, &'a [i32])],
+}
+
+const fn t(name: &str, partitions: i32, rf: i16) -> T<'_> {
+    T {
+        name,
+        partitions,
+        rf,
+        configs: &[],
+        assignments: &[],
+    }
+}
+
+fn create(topics: &[T], validate_only: bool) -> CreateTopicsRequest {
+    CreateTopicsRequest {
+        topics: topics
+            .iter()
+            .map(|t| CreatableTopic {
+                name: t.name.to_string(),
+                num_partitions: t.partitions,
+                replication_factor: t.rf,
+                assignments: t
+                    .assignments
+                    .iter()
+                    .map(|(p, b)| CreatableReplicaAssignment {
+                        partition_index: *p,
+                        broker_ids: b.to_vec(),
+                        ..Default::default()
+                    })
+                    .collect(),
+                configs: t
+                    .configs
+                    .iter()
+                    .map(|(k, v)| CreatableTopicConfig {
+                        name: k.to_string(),
+                        value: v.map(str::to_string),
+                        ..Default::default()
+                    })
+                    .collect(),
+                ..Default::default()
+            })
+            .collect(),
+        timeout_ms: 30_000,
+        validate_only,
+        ..Default::default()
+    }
+}
+
+/// A topic to grow: name, new count, assignments.
+type G<'a> = (&'a str, i32, Option<&'a [&'a [i32]]>);
+
+fn grow(topics: &[G], validate_only: bool) -> CreatePartitionsRequest {
+    CreatePartitionsRequest {
+        topics: topics
+            .iter()
+            .map(|(name, count, assignments)| CreatePartitionsTopic {
+                name: name.to_string(),
+                count: *count,
+                assignments: assignments.map(|a| {
+                    a.iter()
+                        .map(|b| CreatePartitionsAssignment {
+                            broker_ids: b.to_vec(),
+                            ..Default::default()
+                        })
+                        .collect()
+                }),
+                ..Default::default()
+            })
+            .collect(),
+        timeout_ms: 30_000,
+        validate_only,
+        ..Default::default()
+    }
+}
+
+/// A deletion entry: a name, the id of a topic created earlier (by its name), or both.
+enum D<'a> {
+    Name(&'a str),
+    IdOf(&'a str),
+    Id(Uuid),
+    Both(&'a str),
+    Neither,
+}
+
+enum Request<'a> {
+    Create(i16, CreateTopicsRequest),
+    Grow(i16, CreatePartitionsRequest),
+    /// v0-5 send names only.
+    DeleteNames(i16, Vec<&'a str>),
+    Delete(i16, Vec<D<'a>>),
+}
+
+struct Case<'a> {
+    name: &'static str,
+    request: Request<'a>,
+    /// The first result's error (DeleteTopics, which Java shuffles: the highest of the
+    /// results'), as Kafka's code leads us to expect (the test checks Java gives it).
+    expected: ErrorCode,
+}
+
+fn cases() -> Vec<Case<'static>> {
+    use ErrorCode as E;
+    let c = |name, request, expected| Case {
+        name,
+        request,
+        expected,
+    };
+    let long_name: &'static str = Box::leak("x".repeat(250).into_boxed_str());
+    let bad_config: &'static [(&'static str, Option<&'static str>)] =
+        &[("cleanup.policy", Some("sometimes"))];
+    vec![
+        c(
+            "setup",
+            Request::Create(
+                7,
+                create(
+                    &[
+                        t("exists", 1, 1),
+                        t("a.b", 1, 1),
+                        t("victim", 1, 2),
+                        t("victim2", 2, 1),
+                        t("grow", 2, 2),
+                    ],
+                    false,
+                ),
+            ),
+            E::NONE,
+        ),
+        c(
+            "a topic with configs",
+            Request::Create(
+                7,
+                create(
+                    &[T {
+                        configs: &[
+                            ("retention.ms", Some("1234")),
+                            ("cleanup.policy", Some("compact")),
+                            ("min.insync.replicas", Some("2")),
+                        ],
+                        ..t("with-configs", 3, 2)
+                    }],
+                    false,
+                ),
+            ),
+            E::NONE,
+        ),
+        c(
+            "defaults (-1, -1)",
+            Request::Create(7, create(&[t("defaults", -1, -1)], false)),
+            E::NONE,
+        ),
+        c(
+            "replication factor 0",
+            Request::Create(7, create(&[t("rf0", 1, 0)], false)),
+            E::INVALID_REPLICATION_FACTOR,
+        ),
+        c(
+            "replication factor -2",
+            Request::Create(7, create(&[t("rf-2", 1, -2)], false)),
+            E::INVALID_REPLICATION_FACTOR,
+        ),
+        c(
+            "0 partitions",
+            Request::Create(7, create(&[t("p0", 0, 1)], false)),
+            E::INVALID_PARTITIONS,
+        ),
+        c(
+            "-5 partitions",
+            Request::Create(7, create(&[t("p-5", -5, 1)], false)),
+            E::INVALID_PARTITIONS,
+        ),
+        c(
+            "replication factor above the brokers",
+            Request::Create(7, create(&[t("rf3", 4, 3)], false)),
+            E::INVALID_REPLICATION_FACTOR,
+        ),
+        c(
+            "an existing topic",
+            Request::Create(7, create(&[t("exists", 1, 1)], false)),
+            E::TOPIC_ALREADY_EXISTS,
+        ),
+        c(
+            "a name with a space",
+            Request::Create(7, create(&[t("bad name", 1, 1)], false)),
+            E::INVALID_TOPIC_EXCEPTION,
+        ),
+        c(
+            "the name ..",
+            Request::Create(7, create(&[t("..", 1, 1)], false)),
+            E::INVALID_TOPIC_EXCEPTION,
+        ),
+        c(
+            "an empty name",
+            Request::Create(7, create(&[t("", 1, 1)], false)),
+            E::INVALID_TOPIC_EXCEPTION,
+        ),
+        c(
+            "a 250-character name",
+            Request::Create(7, create(&[t(long_name, 1, 1)], false)),
+            E::INVALID_TOPIC_EXCEPTION,
+        ),
+        c(
+            "the metadata topic",
+            Request::Create(7, create(&[t("__cluster_metadata", 1, 1)], false)),
+            E::INVALID_REQUEST,
+        ),
+        c(
+            "a name colliding with a.b",
+            Request::Create(7, create(&[t("a_b", 1, 1)], false)),
+            E::INVALID_TOPIC_EXCEPTION,
+        ),
+        c(
+            "a duplicate in one request",
+            Request::Create(
+                7,
+                create(
+                    &[
+                        t("dup", 1, 1),
+                        t("once", 1, 1),
+                        t("dup", 2, 1),
+                        t("dup2", 1, 1),
+                        t("dup2", 1, 1),
+                    ],
+                    false,
+                ),
+            ),
+            E::NONE,
+        ),
+        c(
+            "a bad config value",
+            Request::Create(
+                7,
+                create(
+                    &[T {
+                        configs: bad_config,
+                        ..t("bad-config", 1, 1)
+                    }],
+                    false,
+                ),
+            ),
+            E::INVALID_CONFIG,
+        ),
+        c(
+            "an unknown config",
+            Request::Create(
+                7,
+                create(
+                    &[T {
+                        configs: &[("no.such.config", Some("1"))],
+                        ..t("unknown-config", 1, 1)
+                    }],
+                    false,
+                ),
+            ),
+            E::INVALID_CONFIG,
+        ),
+        c(
+            "a config without a value",
+            Request::Create(
+                7,
+                create(
+                    &[T {
+                        configs: &[("retention.ms", None), ("segment.ms", None)],
+                        ..t("null-config", 1, 1)
+                    }],
+                    false,
+                ),
+            ),
+            E::INVALID_CONFIG,
+        ),
+        c(
+            "a bad config and a bad replication factor",
+            Request::Create(
+                7,
+                create(
+                    &[T {
+                        configs: &[("min.insync.replicas", Some("0"))],
+                        ..t("two-faults", 1, 9)
+                    }],
+                    false,
+                ),
+            ),
+            E::INVALID_CONFIG,
+        ),
+        c(
+            "validate only",
+            Request::Create(
+                7,
+                create(
+                    &[
+                        T {
+                            configs: &[("retention.ms", Some("1000"))],
+                            ..t("validated", 3, 2)
+                        },
+                        t("validated-bad", 1, 5),
+                    ],
+                    true,
+                ),
+            ),
+            E::NONE,
+        ),
+        c(
+            "validate only, then for real",
+            Request::Create(7, create(&[t("validated", 3, 2)], false)),
+            E::NONE,
+        ),
+        c(
+            "a manual assignment with a replication factor",
+            Request::Create(
+                7,
+                create(
+                    &[T {
+                        assignments: &[(0, &[11])],
+                        ..t("m1", -1, 1)
+                    }],
+                    false,
+                ),
+            ),
+            E::INVALID_REQUEST,
+        ),
+        c(
+            "a manual assignment to an unknown broker",
+            Request::Create(
+                7,
+                create(
+                    &[T {
+                        assignments: &[(0, &[11, 99])],
+                        ..t("m2", -1, -1)
+                    }],
+                    false,
+                ),
+            ),
+            E::INVALID_REPLICA_ASSIGNMENT,
+        ),
+        c(
+            "a manual assignment naming a broker twice",
+            Request::Create(
+                7,
+                create(
+                    &[T {
+                        assignments: &[(0, &[12, 11, 12])],
+                        ..t("m3", -1, -1)
+                    }],
+                    false,
+                ),
+            ),
+            E::INVALID_REPLICA_ASSIGNMENT,
+        ),
+        c(
+            "manual assignments of different sizes",
+            Request::Create(
+                7,
+                create(
+                    &[T {
+                        assignments: &[(0, &[11, 12]), (1, &[12])],
+                        ..t("m4", -1, -1)
+                    }],
+                    false,
+                ),
+            ),
+            E::INVALID_REPLICA_ASSIGNMENT,
+        ),
+        c(
+            "manual assignments with a gap",
+            Request::Create(
+                7,
+                create(
+                    &[T {
+                        assignments: &[(0, &[11]), (2, &[12])],
+                        ..t("m5", -1, -1)
+                    }],
+                    false,
+                ),
+            ),
+            E::INVALID_REPLICA_ASSIGNMENT,
+        ),
+        c(
+            "a partition assigned twice",
+            Request::Create(
+                7,
+                create(
+                    &[T {
+                        assignments: &[(0, &[11]), (0, &[12])],
+                        ..t("m6", -1, -1)
+                    }],
+                    false,
+                ),
+            ),
+            E::INVALID_REPLICA_ASSIGNMENT,
+        ),
+        c(
+            "a manual assignment",
+            Request::Create(
+                7,
+                create(
+                    &[T {
+                        assignments: &[(1, &[11, 12]), (0, &[12, 11])],
+                        ..t("manual", -1, -1)
+                    }],
+                    false,
+                ),
+            ),
+            E::NONE,
+        ),
+        c(
+            "more than 10,000 partitions",
+            Request::Create(
+                7,
+                create(
+                    &[
+                        t("big-1", 5000, 1),
+                        t("big-2", 5001, 1),
+                        t("big-3", 1, 1),
+                    t("big-3", 1, 1),
+                        t("__cluster_metadata", 1, 1),
+                    ],
+                    false,
+                ),
+            ),
+            E::POLICY_VIOLATION,
+        ),
+        c(
+            "10,000 partitions and a TopicRecord",
+            Request::Create(7, create(&[t("big", 10_000, 1)], true)),
+            E::POLICY_VIOLATION,
+        ),
+        c(
+            "CreateTopics v2",
+            Request::Create(
+                2,
+                create(&[t("old-client", 2, 1), t("exists", 1, 1)], false),
+            ),
+            E::NONE,
+        ),
+        c(
+            "CreateTopics v4",
+            Request::Create(4, create(&[t("older-bad", 0, 1)], false)),
+            E::INVALID_PARTITIONS,
+        ),
+        c(
+            "delete by unknown name",
+            Request::Delete(6, vec![D::Name("nope")]),
+            E::UNKNOWN_TOPIC_OR_PARTITION,
+        ),
+        c(
+            "delete by unknown id",
+            Request::Delete(6, vec![D::Id(UNKNOWN_ID)]),
+            E::UNKNOWN_TOPIC_ID,
+        ),
+        c(
+            "delete naming both name and id",
+            Request::Delete(6, vec![D::Both("victim")]),
+            E::INVALID_REQUEST,
+        ),
+        c(
+            "delete naming neither",
+            Request::Delete(6, vec![D::Neither]),
+            E::INVALID_REQUEST,
+        ),
+        c(
+            "delete a name twice",
+            Request::Delete(6, vec![D::Name("victim"), D::Name("victim")]),
+            E::INVALID_REQUEST,
+        ),
+        c(
+            "delete an id twice",
+            Request::Delete(6, vec![D::IdOf("victim"), D::IdOf("victim")]),
+            E::INVALID_REQUEST,
+        ),
+        c(
+            "delete a name and its id",
+            Request::Delete(6, vec![D::IdOf("victim"), D::Name("victim")]),
+            E::INVALID_REQUEST,
+        ),
+        c(
+            "delete by name and by id",
+            Request::Delete(
+                6,
+                vec![D::Name("victim"), D::IdOf("victim2"), D::Name("nope")],
+            ),
+            E::UNKNOWN_TOPIC_OR_PARTITION,
+        ),
+        c(
+            "delete v3 by names",
+            Request::DeleteNames(3, vec!["nope", "dup", "nope", "once"]),
+            E::INVALID_REQUEST,
+        ),
+        c(
+            "delete v5 an unknown name",
+            Request::DeleteNames(5, vec!["nope"]),
+            E::UNKNOWN_TOPIC_OR_PARTITION,
+        ),
+        c(
+            "grow to the same count",
+            Request::Grow(3, grow(&[("grow", 2, None)], false)),
+            E::INVALID_PARTITIONS,
+        ),
+        c(
+            "shrink",
+            Request::Grow(3, grow(&[("grow", 1, None)], false)),
+            E::INVALID_PARTITIONS,
+        ),
+        c(
+            "grow an unknown topic",
+            Request::Grow(3, grow(&[("nope", 3, None)], false)),
+            E::UNKNOWN_TOPIC_OR_PARTITION,
+        ),
+        c(
+            "grow a topic named twice",
+            Request::Grow(
+                3,
+                grow(
+                    &[("grow", 3, None), ("exists", 2, None), ("grow", 4, None)],
+                    false,
+                ),
+            ),
+            E::INVALID_REQUEST,
+        ),
+        c(
+            "too few assignments",
+            Request::Grow(3, grow(&[("grow", 4, Some(&[&[11, 12]]))], false)),
+            E::INVALID_REPLICA_ASSIGNMENT,
+        ),
+        c(
+            "an assignment of the wrong size",
+            Request::Grow(3, grow(&[("grow", 3, Some(&[&[11]]))], false)),
+            E::INVALID_REPLICA_ASSIGNMENT,
+        ),
+        c(
+            "an assignment to an unknown broker",
+            Request::Grow(3, grow(&[("grow", 3, Some(&[&[11, 98]]))], false)),
+            E::INVALID_REPLICA_ASSIGNMENT,
+        ),
+        c(
+            "more than 10,000 new partitions",
+            Request::Grow(
+                3,
+                grow(&[("grow", 6000, None), ("with-configs", 5000, None)], false),
+            ),
+            E::POLICY_VIOLATION,
+        ),
+        c(
+            "grow, validate only",
+            Request::Grow(3, grow(&[("grow", 5, None)], true)),
+            E::NONE,
+        ),
+        c(
+            "grow with an assignment",
+            Request::Grow(3, grow(&[("grow", 3, Some(&[&[12, 11]]))], false)),
+            E::NONE,
+        ),
+        c(
+            "grow placed",
+            Request::Grow(3, grow(&[("grow", 6, None), ("exists", 3, None)], false)),
+            E::NONE,
+        ),
+        c(
+            "grow again to the new count",
+            Request::Grow(3, grow(&[("grow", 6, None)], false)),
+            E::INVALID_PARTITIONS,
+        ),
+        c(
+            "grow v0",
+            Request::Grow(0, grow(&[("grow", 1, None)], false)),
+            E::INVALID_PARTITIONS,
+        ),
+    ]
+}
+
+/// Topic ids learnt from CreateTopics answers, by name.
+type Ids = BTreeMap<String, Uuid>;
+
+fn show_id(id: &Uuid, ids: &Ids) -> String {
+    if *id == Uuid::ZERO {
+        return "zero".into();
+    }
+    if *id == UNKNOWN_ID {
+        return "the unknown id".into();
+    }
+    match ids.iter().find(|(_, v)| *v == id) {
+        Some((name, _)) => format!("the id of {name}"),
+        None => "a fresh id".into(),
+    }
+}
+
+fn code(c: i16) -> &'static str {
+    ErrorCode(c).name()
+}
+
+/// Sends a case; its answer as text (ids masked) and the first result's error code.
+fn run_case(c: &TopicCluster, case: &Case, ids: &mut Ids) -> (String, Option<ErrorCode>) {
+    match &case.request {
+        Request::Create(v, r) => {
+            let body = match c.send(*v, r) {
+                Ok(b) => b,
+                Err(e) => return (format!("no answer: {e}"), None),
+            };
+            let r = CreateTopicsResponse::decode_exact(&body, *v).expect("a CreateTopics response");
+            let mut lines = vec![format!("throttle {}", r.throttle_time_ms)];
+            for t in &r.topics {
+                if t.error_code == 0 && t.topic_id != Uuid::ZERO && !r.topics.is_empty() {
+                    ids.entry(t.name.clone()).or_insert(t.topic_id);
+                }
+                let configs: Vec<String> = t
+                    .configs
+                    .iter()
+                    .flatten()
+                    .map(|c| {
+                        format!(
+                            "{}={:?} source {} ro {} sensitive {}",
+                            c.name, c.value, c.config_source, c.read_only, c.is_sensitive
+                        )
+                    })
+                    .collect();
+                lines.push(format!(
+                    "{}: {} {:?} id {} partitions {} rf {} config error {} configs [{}]",
+                    t.name,
+                    code(t.error_code),
+                    t.error_message,
+                    show_id(&t.topic_id, ids),
+                    t.num_partitions,
+                    t.replication_factor,
+                    code(t.topic_config_error_code),
+                    configs.join("; ")
+                ));
+            }
+            let first = r.topics.first().map(|t| ErrorCode(t.error_code));
+            (lines.join("\n      "), first)
+        }
+        Request::Grow(v, r) => {
+            let body = match c.send(*v, r) {
+                Ok(b) => b,
+                Err(e) => return (format!("no answer: {e}"), None),
+            };
+            let r = CreatePartitionsResponse::decode_exact(&body, *v)
+                .expect("a CreatePartitions response");
+            let mut lines = vec![format!("throttle {}", r.throttle_time_ms)];
+            lines.extend(
+                r.results
+                    .iter()
+                    .map(|t| format!("{}: {} {:?}", t.name, code(t.error_code), t.error_message)),
+            );
+            let first = r.results.first().map(|t| ErrorCode(t.error_code));
+            (lines.join("\n      "), first)
+        }
+        Request::DeleteNames(v, names) => {
+            let r = DeleteTopicsRequest {
+                topic_names: names.iter().map(|n| n.to_string()).collect(),
+                timeout_ms: 30_000,
+                ..Default::default()
+            };
+            delete(c, *v, &r, ids)
+        }
+        Request::Delete(v, entries) => {
+            let id_of = |n: &str| *ids.get(n).unwrap_or_else(|| panic!("no id known for {n}"));
+            let r = DeleteTopicsRequest {
+                topics: entries
+                    .iter()
+                    .map(|e| {
+                        let (name, id) = match e {
+                            D::Name(n) => (Some(n.to_string()), Uuid::ZERO),
+                            D::IdOf(n) => (None, id_of(n)),
+                            D::Id(id) => (None, *id),
+                            D::Both(n) => (Some(n.to_string()), id_of(n)),
+                            D::Neither => (None, Uuid::ZERO),
+                        };
+                        DeleteTopicState {
+                            name,
+                            topic_id: id,
+                            ..Default::default()
+                        }
+                    })
+                    .collect(),
+                timeout_ms: 30_000,
+                ..Default::default()
+            };
+            delete(c, *v, &r, ids)
+        }
+    }
+}
+
+fn delete(
+    c: &TopicCluster,
+    v: i16,
+    r: &DeleteTopicsRequest,
+    ids: &Ids,
+) -> (String, Option<ErrorCode>) {
+    let body = match c.send(v, r) {
+        Ok(b) => b,
+        Err(e) => return (format!("no answer: {e}"), None),
+    };
+    let r = DeleteTopicsResponse::decode_exact(&body, v).expect("a DeleteTopics response");
+    // Java shuffles the results: compared sorted.
+    let mut lines: Vec<String> = r
+        .responses
+        .iter()
+        .map(|t| {
+            format!(
+                "{:?} id {}: {} {:?}",
+                t.name,
+                show_id(&t.topic_id, ids),
+                code(t.error_code),
+                t.error_message
+            )
+        })
+        .collect();
+    lines.sort();
+    let first = lines.first().map(|_| {
+        let mut codes: Vec<i16> = r.responses.iter().map(|t| t.error_code).collect();
+        codes.sort();
+        ErrorCode(*codes.last().expect("a result"))
+    });
+    lines.insert(0, format!("throttle {}", r.throttle_time_ms));
+    (lines.join("\n      "), first)
+}
+
+fn run_all(kind: Kind, dir: &TestDir) -> Vec<(String, Option<ErrorCode>)> {
+    let mut c = TopicCluster::start(dir, kind, &BROKERS);
+    assert_eq!(c.kind(), kind);
+    let mut ids = Ids::new();
+    let answers = cases()
+        .iter()
+        .map(|case| run_case(&c, case, &mut ids))
+        .collect();
+    c.stop();
+    answers
+}
+
+#[test]
+fn refused_topic_requests_get_javas_answers() {
+    let dir = TestDir::new();
+    let java = run_all(Kind::Java, &dir);
+    let kraftd = run_all(Kind::Kraftd, &dir);
+    let mut failures = Vec::new();
+    eprintln!("Topic requests, the same bytes to Java 4.4 and to kraftd:");
+    for ((case, (j, jc)), (k, _)) in cases().iter().zip(&java).zip(&kraftd) {
+        eprintln!("  {}:\n    java:   {j}", case.name);
+        if *jc != Some(case.expected) {
+            failures.push(format!(
+                "{}: Java answered {j}, the test expects {}",
+                case.name, case.expected
+            ));
+        }
+        if j != k {
+            eprintln!("    kraftd: {k}");
+            let (jl, kl): (Vec<&str>, Vec<&str>) = (j.lines().collect(), k.lines().collect());
+            let mut diff = Vec::new();
+            for i in 0..jl.len().max(kl.len()) {
+                let (a, b) = (jl.get(i).copied(), kl.get(i).copied());
+                if a != b {
+                    diff.push(format!(
+                        "    java:   {}\n    kraftd: {}",
+                        a.unwrap_or("-"),
+                        b.unwrap_or("-")
+                    ));
+                }
+            }
+            failures.push(format!("{}:\n{}", case.name, diff.join("\n")));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases differ:\n{}",
+        failures.len(),
+        cases().len(),
+        failures.join("\n")
+    );
+}
