@@ -448,7 +448,7 @@ fn cases() -> Vec<Case<'static>> {
                         t("big-1", 5000, 1),
                         t("big-2", 5001, 1),
                         t("big-3", 1, 1),
-                    t("big-3", 1, 1),
+                        t("big-3", 1, 1),
                         t("__cluster_metadata", 1, 1),
                     ],
                     false,
