@@ -803,3 +803,46 @@ fn refused_topic_requests_get_javas_answers() {
         failures.join("\n")
     );
 }
+
+/// With `delete.topic.enable=false` every DeleteTopics is refused before anything is looked
+/// up: `TOPIC_DELETION_DISABLED`, or `INVALID_REQUEST` below v3. Controllers without brokers.
+#[test]
+fn deletions_are_refused_when_topic_deletion_is_disabled() {
+    let dir = TestDir::new();
+    let disabled = [("delete.topic.enable", "false".to_string())];
+    let versions = |kind| {
+        let mut c = TopicCluster::start_with(&dir, kind, &[], &disabled);
+        let mut ids = Ids::new();
+        let answers: Vec<(String, Option<ErrorCode>)> = (1..=6)
+            .map(|v| {
+                let case = if v < 6 {
+                    Case {
+                        name: "disabled",
+                        request: Request::DeleteNames(v, vec!["a", "b", "a"]),
+                        expected: ErrorCode::NONE,
+                    }
+                } else {
+                    Case {
+                        name: "disabled",
+                        request: Request::Delete(v, vec![D::Name("a"), D::Id(UNKNOWN_ID)]),
+                        expected: ErrorCode::NONE,
+                    }
+                };
+                run_case(&c, &case, &mut ids)
+            })
+            .collect();
+        c.stop();
+        answers
+    };
+    let (java, kraftd) = (versions(Kind::Java), versions(Kind::Kraftd));
+    for (v, ((j, jc), (k, _))) in (1..=6).zip(java.iter().zip(&kraftd)) {
+        eprintln!("DeleteTopics v{v} with deletion disabled:\n    java:   {j}\n    kraftd: {k}");
+        let expected = if v < 3 {
+            ErrorCode::INVALID_REQUEST
+        } else {
+            ErrorCode::TOPIC_DELETION_DISABLED
+        };
+        assert_eq!(*jc, Some(expected), "v{v}: Java answered {j}");
+        assert_eq!(j, k, "v{v}");
+    }
+}
