@@ -8,4 +8,5 @@
 mod bad_requests;
 mod cluster;
 mod probes;
+mod requests;
 mod workload;
