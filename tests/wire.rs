@@ -177,14 +177,16 @@ fn api_versions(s: &mut TcpStream, version: i16, corr: i32) -> (i32, ApiVersions
 }
 
 /// A CreateTopics request frame (no size prefix) as a broker forwards it inside an Envelope.
-fn forwarded_create_topics() -> Vec<u8> {
+/// A forwarded AlterClientQuotas, which kraftd answers NOT_CONTROLLER (the envelope then fails
+/// as a whole) whether it leads or not.
+fn forwarded_alter_client_quotas() -> Vec<u8> {
     let body =
-        not_controller::samples::sample_request(19, 7, "t", kraftd::protocol::codec::Uuid::ZERO)
+        not_controller::samples::sample_request(49, 1, "t", kraftd::protocol::codec::Uuid::ZERO)
             .unwrap()
             .unwrap();
     encode_request(
-        19,
-        7,
+        49,
+        1,
         5,
         Some("broker-101"),
         &kraftd::protocol::codec::RawBody(body),
@@ -331,7 +333,7 @@ fn every_advertised_api_version_is_answered_and_the_next_one_is_not() {
                     77,
                     Some("v"),
                     &kraftd::protocol::codec::RawBody(
-                        not_controller::samples::envelope(forwarded_create_topics()).unwrap(),
+                        not_controller::samples::envelope(forwarded_alter_client_quotas()).unwrap(),
                     ),
                 ),
                 key if not_controller::answers(key) => {

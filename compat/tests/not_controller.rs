@@ -26,10 +26,6 @@ use kraftd::server::api::not_controller::{self, samples, CONTROLLER_APIS};
 
 const KRAFTD: i32 = 3;
 const BROKERS: [i32; 3] = [101, 102, 103];
-/// ListPartitionReassignments is a read: a Java follower answers it from its own copy of the
-/// metadata, which kraftd does not hold yet, so kraftd sends the client to the active
-/// controller instead (`NOT_CONTROLLER`). The one known difference; checked as such.
-const LIST_REASSIGNMENTS: i16 = 46;
 
 #[test]
 fn a_kraftd_follower_answers_like_java_and_never_gets_brokers_fenced() {
@@ -258,10 +254,6 @@ fn without_messages(json: &serde_json::Value) -> serde_json::Value {
     }
 }
 
-fn error_code(json: &serde_json::Value) -> i64 {
-    json["errorCode"].as_i64().unwrap_or(0)
-}
-
 /// Sends every API at every version kraftd advertises to both followers, directly and in an
 /// Envelope, and requires the same answers. Returns how many answers were compared.
 fn compare_answers(java: u16, kraftd: u16) -> usize {
@@ -297,15 +289,6 @@ fn compare_answers(java: u16, kraftd: u16) -> usize {
                 .unwrap()
                 .unwrap();
             let (j, k) = (ask(java, api.key, v, &body), ask(kraftd, api.key, v, &body));
-            if api.key == LIST_REASSIGNMENTS {
-                assert_eq!(
-                    (error_code(&j), error_code(&k)),
-                    (0, 41),
-                    "{} v{v}: {j} / {k}",
-                    api.name
-                );
-                continue;
-            }
             assert_eq!(
                 without_messages(&k),
                 without_messages(&j),
@@ -337,9 +320,6 @@ fn compare_answers(java: u16, kraftd: u16) -> usize {
                     )
                 })
             };
-            if api.key == LIST_REASSIGNMENTS {
-                continue;
-            }
             assert_eq!(
                 (ke.error_code, inner_json(&ke)),
                 (je.error_code, inner_json(&je)),

@@ -20,9 +20,19 @@ pub struct TopicCluster {
 
 impl TopicCluster {
     pub fn start(dir: &TestDir, kind: Kind, brokers: &[i32]) -> TopicCluster {
+        Self::start_with(dir, kind, brokers, &[])
+    }
+
+    /// As [`Self::start`], with these controller properties.
+    pub fn start_with(
+        dir: &TestDir,
+        kind: Kind,
+        brokers: &[i32],
+        props: &[(&str, String)],
+    ) -> TopicCluster {
         let cluster_id = random_kafka_uuid();
         let port = free_port();
-        let controller = start_node(dir, kind, 1, port, &cluster_id, Quorum::Standalone, &[]);
+        let controller = start_node(dir, kind, 1, port, &cluster_id, Quorum::Standalone, props);
         let deadline = Instant::now() + START_TIMEOUT;
         while !describe_quorum(port).is_some_and(|d| d.leader_id == 1 && d.high_watermark > 0) {
             assert!(
@@ -53,6 +63,10 @@ impl TopicCluster {
             controller,
             brokers,
         }
+    }
+
+    pub fn kind(&self) -> Kind {
+        self.controller.kind
     }
 
     /// `host:port` of the first broker (for `--bootstrap-server`).

@@ -4,6 +4,8 @@
 //! - `workload`: `kafka-topics` against kraftd and three stock brokers, through a broker and
 //!   straight to kraftd, then Java's image of kraftd's log against kraftd's.
 
+mod bad_requests;
 mod cluster;
 mod probes;
+mod requests;
 mod workload;

@@ -38,7 +38,7 @@ pub struct EffectiveConfig {
     pub source: ConfigSource,
 }
 
-/// Every topic config's effective value, sorted by name. `topic` holds the new topic's own
+/// Every (not internal) topic config's effective value, sorted by name. `topic` holds the new topic's own
 /// configs; `node` and `cluster` the dynamic broker configs of this controller's id and the
 /// cluster default.
 pub fn effective_topic_configs(
@@ -47,8 +47,10 @@ pub fn effective_topic_configs(
     cluster: Option<&imbl::OrdMap<String, String>>,
     statics: &StaticLogConfig,
 ) -> Vec<EffectiveConfig> {
+    // Kafka 4.4 leaves internal configs (`internal.segment.bytes`) out.
     let mut out: Vec<EffectiveConfig> = TOPIC_CONFIG_DEFS
         .iter()
+        .filter(|def| !def.internal)
         .map(|def| {
             let entry = |value: Option<String>, source| EffectiveConfig {
                 name: def.name,

@@ -387,7 +387,7 @@ fn validate_only_answers_without_records_and_limits_refuse_the_whole_request() {
     assert_ne!(created.id, Uuid::ZERO);
     assert_eq!(
         created.configs.len(),
-        crate::controller::topic_configs::TOPIC_CONFIG_DEFS.len()
+        crate::controller::topic_configs::TOPIC_CONFIG_DEFS.len() - 1
     );
     assert!(outcomes[1].1.is_err());
     assert!(c.controller.image().topics.by_name.is_empty());

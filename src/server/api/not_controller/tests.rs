@@ -188,9 +188,10 @@ fn envelope_answer(inner: Vec<u8>) -> EnvelopeResponse {
 
 #[test]
 fn a_forwarded_request_answered_not_controller_becomes_an_envelope_not_controller() {
-    // AllocateProducerIds: answered here (CreateTopics now goes to the node loop).
-    let inner = sample_request(67, 0, "t", Uuid::ZERO).unwrap().unwrap();
-    let r = envelope_answer(inner_frame(67, 0, inner));
+    // AlterClientQuotas: answered here (CreateTopics and the other APIs the active controller
+    // serves go to the node loop, `a_forwarded_topic_request_goes_to_the_node`).
+    let inner = sample_request(49, 1, "t", Uuid::ZERO).unwrap().unwrap();
+    let r = envelope_answer(inner_frame(49, 1, inner));
     assert_eq!(r.error_code, ErrorCode::NOT_CONTROLLER.0);
     assert_eq!(r.response_data, None);
     // Forwarded token requests are no longer refused for PLAINTEXT: the controller decides.
@@ -219,9 +220,9 @@ fn a_forwarded_answer_without_not_controller_comes_back_inside_the_envelope() {
 fn envelope_refusals_follow_javas_order_of_checks() {
     let inner = || {
         inner_frame(
-            67,
-            0,
-            sample_request(67, 0, "t", Uuid::ZERO).unwrap().unwrap(),
+            49,
+            1,
+            sample_request(49, 1, "t", Uuid::ZERO).unwrap().unwrap(),
         )
     };
     let refuse = |request: EnvelopeRequest| match answer_envelope(&request, &follower()).unwrap() {
@@ -252,7 +253,7 @@ fn envelope_refusals_follow_javas_order_of_checks() {
     assert_eq!(refuse(r), ErrorCode::INVALID_REQUEST);
     // An inner request that does not parse: a truncated header, and a version past the schema.
     let r = EnvelopeRequest {
-        request_data: vec![0, 19, 0],
+        request_data: vec![0, 49, 0],
         ..good.clone()
     };
     assert_eq!(refuse(r), ErrorCode::UNSUPPORTED_VERSION);
@@ -264,6 +265,26 @@ fn envelope_refusals_follow_javas_order_of_checks() {
     };
     assert_eq!(refuse(r), ErrorCode::UNSUPPORTED_VERSION);
     let _ = RequestHeader::default();
+}
+
+#[test]
+fn a_forwarded_topic_request_goes_to_the_node() {
+    for (key, version) in [(19, 7), (20, 6), (37, 3), (46, 0)] {
+        let inner = sample_request(key, version, "t", Uuid::ZERO)
+            .unwrap()
+            .unwrap();
+        let body = envelope(inner_frame(key, version, inner)).unwrap();
+        let request = EnvelopeRequest::decode_exact(&body, 0).unwrap();
+        match answer_envelope(&request, &follower()).unwrap() {
+            EnvelopeAnswer::Node {
+                key: k,
+                version: v,
+                correlation_id: 41,
+                ..
+            } => assert_eq!((k, v), (key, version)),
+            other => panic!("api {key}: {other:?}"),
+        }
+    }
 }
 
 #[test]
