@@ -18,8 +18,8 @@ fn sources() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("compat/java")
 }
 
-fn java_files() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = fs::read_dir(sources())
+fn java_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = fs::read_dir(dir)
         .map(|entries| {
             entries
                 .filter_map(|e| e.ok().map(|e| e.path()))
@@ -31,17 +31,19 @@ fn java_files() -> Vec<PathBuf> {
     files
 }
 
-/// The compiled probes (compiled now if the sources changed).
-fn classes(scratch: &Path) -> PathBuf {
+/// The `*.java` files of `sources`, compiled against the Kafka classpath into
+/// `target/compat/kafka-<version>/<cache>/<hash of the sources>/` (compiled now if they
+/// changed). Concurrent callers never see half a compile.
+pub fn compile(sources: &Path, cache: &str, scratch: &Path) -> PathBuf {
     // One compile at a time in this process; other processes stage under their own pid.
     static COMPILING: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _one = COMPILING.lock().unwrap_or_else(|p| p.into_inner());
     let kafka = Kafka::get();
-    let files = java_files();
+    let files = java_files(sources);
     assert!(
         !files.is_empty(),
         "no Java sources in {}",
-        sources().display()
+        sources.display()
     );
     let mut hasher = DefaultHasher::new();
     kafka.classpath().hash(&mut hasher);
@@ -49,7 +51,7 @@ fn classes(scratch: &Path) -> PathBuf {
         f.file_name().hash(&mut hasher);
         fs::read(f).unwrap().hash(&mut hasher);
     }
-    let root = kafka.cache_dir().join("java-probes");
+    let root = kafka.cache_dir().join(cache);
     let dir = root.join(format!("{:016x}", hasher.finish()));
     let marker = dir.join(".complete");
     if marker.is_file() {
@@ -65,9 +67,18 @@ fn classes(scratch: &Path) -> PathBuf {
         .arg("-cp")
         .arg(kafka.classpath())
         .args(&files);
-    let out = run_command(cmd, "javac <probes>".into(), None, COMPILE_TIMEOUT, scratch);
-    assert!(out.success(), "cannot compile the Java probes:\n{out}");
+    let what = format!("javac <{}>", sources.display());
+    let out = run_command(cmd, what, None, COMPILE_TIMEOUT, scratch);
+    assert!(
+        out.success(),
+        "cannot compile {}:\n{out}",
+        sources.display()
+    );
     fs::write(staging.join(".complete"), b"").unwrap();
+    if dir.is_dir() && !marker.is_file() {
+        // Left by an interrupted or older compile: replaced.
+        let _ = fs::remove_dir_all(&dir);
+    }
     if fs::rename(&staging, &dir).is_err() {
         let _ = fs::remove_dir_all(&staging);
         assert!(marker.is_file(), "{} missing", dir.display());
@@ -75,17 +86,23 @@ fn classes(scratch: &Path) -> PathBuf {
     dir
 }
 
-/// Runs probe `main_class` with `args` and `stdin`; panics unless it succeeds.
-pub fn run_probe(main_class: &str, args: &[&str], stdin: &str, scratch: &Path) -> Output {
+/// `main_class` of the classes in `classes` (with the Kafka classpath) at heap `xmx`.
+pub fn java_command(classes: &Path, main_class: &str, xmx: &str, args: &[&str]) -> Command {
     let kafka = Kafka::get();
-    let classes = classes(scratch);
-    let opts = vec!["-Xmx512m".to_string(), "-XX:+UseSerialGC".to_string()];
+    let opts = vec![format!("-Xmx{xmx}"), "-XX:+UseSerialGC".to_string()];
     let mut cmd = kafka.java_command(main_class, &kafka.tools_log4j_config(), &opts);
     cmd.env(
         "CLASSPATH",
         format!("{}:{}", classes.display(), kafka.classpath()),
     );
     cmd.args(args);
+    cmd
+}
+
+/// Runs probe `main_class` with `args` and `stdin`; panics unless it succeeds.
+pub fn run_probe(main_class: &str, args: &[&str], stdin: &str, scratch: &Path) -> Output {
+    let classes = compile(&sources(), "java-probes", scratch);
+    let cmd = java_command(&classes, main_class, "512m", args);
     let display = format!("java {main_class} {}", args.join(" "));
     let out = run_command(cmd, display, Some(stdin.as_bytes()), RUN_TIMEOUT, scratch);
     assert!(out.success(), "{out}");

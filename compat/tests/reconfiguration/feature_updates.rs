@@ -272,7 +272,7 @@ pub(super) fn run(java: &Targets, kraftd: &Targets) -> Vec<String> {
     eprintln!("UpdateFeatures, same bytes to Java 4.4 and kraftd:");
     for case in cases() {
         let (jc, j) = send(java, &case);
-        let (kc, k) = send(kraftd, &case);
+        let (_, k) = send(kraftd, &case);
         let show = |a: &Answer| a.clone().unwrap_or_else(|e| e);
         eprintln!(
             "  {} (v{}):\n    java:   {}\n    kraftd: {}",
@@ -297,7 +297,6 @@ pub(super) fn run(java: &Targets, kraftd: &Targets) -> Vec<String> {
                 show(&j)
             ));
         }
-        let _ = kc;
     }
     // The upgrade wrote the static voter's first VotersRecord: it now lists its directory id.
     for t in [java, kraftd] {

@@ -88,27 +88,6 @@ fn create_topics_failed(
     }
 }
 
-/// `CreatePartitionsRequest.getErrorResponse`.
-fn create_partitions_failed(
-    r: &CreatePartitionsRequest,
-    code: ErrorCode,
-    message: &str,
-) -> CreatePartitionsResponse {
-    CreatePartitionsResponse {
-        results: r
-            .topics
-            .iter()
-            .map(|t| CreatePartitionsTopicResult {
-                name: t.name.clone(),
-                error_code: code.0,
-                error_message: Some(message.to_string()),
-                ..Default::default()
-            })
-            .collect(),
-        ..Default::default()
-    }
-}
-
 fn new_topic(t: &crate::protocol::messages::create_topics_request::CreatableTopic) -> NewTopic {
     NewTopic {
         name: t.name.clone(),
@@ -308,27 +287,34 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         }
         let message = self.non_active().message();
         self.submit(now, result, move |outcome| {
-            let r = match outcome {
-                Ok(Ok(outcomes)) => {
-                    let mut results = before;
-                    results.extend(
-                        outcomes
-                            .iter()
-                            .map(|(name, o)| CreatePartitionsTopicResult {
+            let r =
+                match outcome {
+                    Ok(Ok(outcomes)) => {
+                        let mut results = before;
+                        results.extend(outcomes.iter().map(|(name, o)| {
+                            CreatePartitionsTopicResult {
                                 name: name.clone(),
                                 error_code: o.as_ref().map_or_else(|e| e.error_code().0, |_| 0),
                                 error_message: o.as_ref().err().and_then(TopicError::message),
                                 ..Default::default()
-                            }),
-                    );
-                    CreatePartitionsResponse {
-                        results,
-                        ..Default::default()
+                            }
+                        }));
+                        CreatePartitionsResponse {
+                            results,
+                            ..Default::default()
+                        }
                     }
-                }
-                Ok(Err(e)) => create_partitions_failed(&request, e.error_code(), &e.to_string()),
-                Err(_) => create_partitions_failed(&request, ErrorCode::NOT_CONTROLLER, &message),
-            };
+                    Ok(Err(e)) => not_controller::create_partitions_failed(
+                        &request,
+                        e.error_code(),
+                        &e.to_string(),
+                    ),
+                    Err(_) => not_controller::create_partitions_failed(
+                        &request,
+                        ErrorCode::NOT_CONTROLLER,
+                        &message,
+                    ),
+                };
             let _ = reply.send(NodeResponse::CreatePartitions(r));
         })?;
         Ok(())

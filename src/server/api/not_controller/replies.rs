@@ -194,15 +194,23 @@ pub fn create_partitions(
     if r.topics.is_empty() {
         return CreatePartitionsResponse::default();
     }
-    let message = ctx.message();
+    create_partitions_failed(r, ErrorCode::NOT_CONTROLLER, &ctx.message())
+}
+
+/// `CreatePartitionsRequest.getErrorResponse`: every topic fails with `code` and `message`.
+pub fn create_partitions_failed(
+    r: &CreatePartitionsRequest,
+    code: ErrorCode,
+    message: &str,
+) -> CreatePartitionsResponse {
     CreatePartitionsResponse {
         results: r
             .topics
             .iter()
             .map(|t| CreatePartitionsTopicResult {
                 name: t.name.clone(),
-                error_code: NOT_CONTROLLER,
-                error_message: Some(message.clone()),
+                error_code: code.0,
+                error_message: Some(message.to_string()),
                 ..Default::default()
             })
             .collect(),
