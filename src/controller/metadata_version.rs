@@ -7,6 +7,7 @@ use crate::protocol::features::metadata_version_name;
 pub mod level {
     pub const IBP_3_4_IV0: i16 = 8;
     pub const IBP_3_5_IV2: i16 = 11;
+    pub const IBP_3_6_IV0: i16 = 12;
     pub const IBP_3_6_IV2: i16 = 14;
     pub const IBP_3_7_IV0: i16 = 15;
     pub const IBP_3_7_IV2: i16 = 17;
@@ -49,6 +50,11 @@ impl MetadataVersion {
 
     pub fn is_scram_supported(self) -> bool {
         self.at_least(level::IBP_3_5_IV2)
+    }
+
+    /// Brokers before 3.6-IV0 needed a new leader epoch whenever an ISR shrank (KAFKA-15021).
+    pub fn is_leader_epoch_bump_required_on_isr_shrink(self) -> bool {
+        !self.at_least(level::IBP_3_6_IV0)
     }
 
     pub fn is_delegation_token_supported(self) -> bool {

@@ -23,6 +23,7 @@ pub mod fuzz_model;
 pub mod image;
 pub mod java;
 pub mod json;
+pub mod leadership;
 pub mod metadata_version;
 pub mod producer_ids;
 pub mod quotas;

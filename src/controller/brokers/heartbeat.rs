@@ -3,9 +3,10 @@
 //! (`maybeFenceOneStaleBroker`).
 
 use super::sessions::BrokerSessions;
-use super::{leads_partitions, leave_partitions, BrokerError};
-use crate::controller::metadata_version::MetadataVersion;
+use super::{leads_partitions, BrokerError};
+use crate::controller::leadership::Leadership;
 use crate::controller::result::ControllerResult;
+use crate::controller::topics::TopicsContext;
 use crate::controller::{ControllerState, MetadataImage};
 use crate::protocol::messages::{BrokerHeartbeatRequest, BrokerRegistrationChangeRecord};
 use crate::protocol::records::MetadataRecordAndVersion;
@@ -47,6 +48,7 @@ pub struct HeartbeatReply {
 /// shutdown end (`BrokerSessions::controlled_shutdown_written`) once they are appended.
 pub fn heartbeat(
     state: &ControllerState,
+    topics: &TopicsContext,
     sessions: &mut BrokerSessions,
     request: &BrokerHeartbeatRequest,
     now_ms: u64,
@@ -105,26 +107,25 @@ pub fn heartbeat(
         S::ShutdownNow => S::ShutdownNow,
     };
     let epoch = registration.epoch;
+    let leadership = Leadership::new(&state.image, topics).ok_or(BrokerError::NoMetadataVersion)?;
     let mut records = Vec::new();
     if current != next {
         match next {
-            S::Fenced | S::ShutdownNow => records.extend(fence_records(&state.image, broker)),
-            S::Unfenced => records.push(change(broker, epoch, -1, 0, 0)),
+            S::Fenced | S::ShutdownNow => records.extend(fence_records(&leadership, broker)),
+            S::Unfenced => {
+                records.push(change(broker, epoch, -1, 0, 0));
+                records.extend(leadership.broker_unfenced(broker));
+            }
             S::ControlledShutdown => {
                 if !registration.in_controlled_shutdown {
                     records.push(change(broker, epoch, 0, 1, 1));
                 }
-                records.extend(leave_partitions(&state.image, broker));
+                records.extend(leadership.broker_in_controlled_shutdown(broker));
             }
         }
     }
     sessions.touch(broker, next.fenced(), request.current_metadata_offset);
-    let mv = state
-        .image
-        .features
-        .metadata_version()
-        .and_then(|l| MetadataVersion::from_level(l).ok())
-        .ok_or(BrokerError::NoMetadataVersion)?;
+    let mv = leadership.metadata_version;
     if mv.is_directory_assignment_supported() {
         let offline: Vec<_> = registration
             .directories
@@ -203,9 +204,14 @@ fn change(
 }
 
 /// Fencing a broker (Java's `handleBrokerFenced`): it leaves every partition, then the record.
-fn fence_records(image: &MetadataImage, broker: i32) -> Vec<MetadataRecordAndVersion> {
-    let mut records = leave_partitions(image, broker);
-    let epoch = image.cluster.brokers.get(&broker).map_or(-1, |b| b.epoch);
+fn fence_records(leadership: &Leadership, broker: i32) -> Vec<MetadataRecordAndVersion> {
+    let mut records = leadership.broker_fenced(broker);
+    let epoch = leadership
+        .image
+        .cluster
+        .brokers
+        .get(&broker)
+        .map_or(-1, |b| b.epoch);
     records.push(change(broker, epoch, 1, 0, 0));
     records
 }
@@ -227,17 +233,25 @@ pub enum Expiry {
 
 /// Fences at most one broker whose session has expired by `now_ms`; call again at once after
 /// anything but `Expiry::None`.
-pub fn expire_one(image: &MetadataImage, sessions: &mut BrokerSessions, now_ms: u64) -> Expiry {
+pub fn expire_one(
+    image: &MetadataImage,
+    topics: &TopicsContext,
+    sessions: &mut BrokerSessions,
+    now_ms: u64,
+) -> Expiry {
     let Some((broker, epoch)) = sessions.remove_expired(now_ms) else {
         return Expiry::None;
     };
     match image.cluster.brokers.get(&broker) {
         Some(b) if b.epoch == epoch => {
             sessions.fence(broker);
+            let records = Leadership::new(image, topics)
+                .map(|l| fence_records(&l, broker))
+                .unwrap_or_default();
             Expiry::Fence {
                 broker,
                 epoch,
-                result: ControllerResult::new(fence_records(image, broker), ()),
+                result: ControllerResult::new(records, ()),
             }
         }
         _ => {

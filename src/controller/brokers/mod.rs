@@ -8,16 +8,15 @@
 //! soft state of sessions ([`BrokerSessions`]) is the active controller's own and is updated
 //! by the decisions themselves, as Java's heartbeat manager is: it never reaches the log.
 //!
-//! Partitions: a broker that is fenced, shuts down or re-registers leaves the ISRs and
-//! leaderships it holds (Java's `generateLeaderAndIsrUpdates`). kraftd does not create topics
-//! yet, so [`leave_partitions`] has nothing to move in a cluster it leads from the start; for a
-//! log with partitions (written by a Java leader) the node warns instead (see its doc).
+//! Partitions: a broker that is fenced, shuts down, re-registers or is unregistered leaves the
+//! ISRs and leaderships it holds, and one unfenced may lead leaderless partitions
+//! (`controller::leadership`).
 
 mod heartbeat;
 mod registration;
 mod sessions;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use heartbeat::{expire_one, heartbeat, BrokerControlState, Expiry, HeartbeatReply};
 pub use registration::{register_broker, unregister_broker, RegistrationContext};
@@ -26,7 +25,6 @@ pub use sessions::{BrokerSessions, HeartbeatState};
 use crate::controller::MetadataImage;
 use crate::protocol::codec::Uuid;
 use crate::protocol::errors::ErrorCode;
-use crate::protocol::records::MetadataRecordAndVersion;
 
 /// Why a broker request is refused: Java's exception, its error code and its message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -97,23 +95,4 @@ pub fn leads_partitions(image: &MetadataImage, broker: i32) -> bool {
         .values()
         .flat_map(|t| t.partitions.values())
         .any(|p| p.leader == broker)
-}
-
-/// How many partitions have `broker` in their ISR or as their leader.
-pub fn partitions_holding(image: &MetadataImage, broker: i32) -> usize {
-    image
-        .topics
-        .by_id
-        .values()
-        .flat_map(|t| t.partitions.values())
-        .filter(|p| p.leader == broker || p.isr.contains(&broker))
-        .count()
-}
-
-/// The `PartitionChangeRecord`s that take `broker` out of every ISR and leadership. kraftd
-/// has no partition-change builder yet (phase 2), so this is empty: correct for every log
-/// kraftd led from the start, where no topic exists. The node warns when a broker it fences
-/// still holds partitions (`partitions_holding`) rather than write a wrong change.
-pub fn leave_partitions(_image: &MetadataImage, _broker: i32) -> Vec<MetadataRecordAndVersion> {
-    Vec::new()
 }

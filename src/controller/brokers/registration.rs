@@ -4,9 +4,11 @@
 use std::collections::{BTreeMap, HashSet};
 
 use super::sessions::BrokerSessions;
-use super::{leave_partitions, BrokerError};
+use super::BrokerError;
+use crate::controller::leadership::Leadership;
 use crate::controller::metadata_version::MetadataVersion;
 use crate::controller::result::ControllerResult;
+use crate::controller::topics::TopicsContext;
 use crate::controller::ControllerState;
 use crate::protocol::codec::Uuid;
 use crate::protocol::features::METADATA_VERSION;
@@ -26,6 +28,10 @@ pub struct RegistrationContext {
     /// The quorum's current `kraft.version` (not a feature level in the image, but finalized
     /// all the same: Java adds it to the finalized features a broker must support).
     pub kraft_version: i16,
+    /// The request's version is 3 or more: its `PreviousBrokerEpoch` tells a clean shutdown.
+    pub clean_shutdown_detection: bool,
+    /// What partition changes read (an earlier incarnation leaves its partitions).
+    pub topics: TopicsContext,
 }
 
 /// Kafka's reserved directory ids: the first 100 UUIDs (`DirectoryId.reserved`).
@@ -151,11 +157,14 @@ pub fn register_broker(
             record.broker_epoch = e.epoch;
         }
         _ => {
-            // An earlier incarnation may still be in ISRs: it leaves them first (from 4.0-IV1,
-            // with ELR, as an unclean shutdown unless its previous epoch says otherwise).
-            if existing.is_some() && mv.is_elr_supported() {
-                records.extend(leave_partitions(image, broker));
-            }
+            // An earlier incarnation may still be in ISRs: it leaves them first, as an unclean
+            // shutdown (with ELR on) unless its previous epoch says it shut down cleanly.
+            let previous_epoch = existing.map_or(-2, |e| e.epoch);
+            let clean =
+                ctx.clean_shutdown_detection && previous_epoch == request.previous_broker_epoch;
+            let leadership =
+                Leadership::new(image, &ctx.topics).ok_or(BrokerError::NoMetadataVersion)?;
+            records.extend(leadership.broker_restarted(broker, clean));
             record.fenced = true;
             record.broker_epoch = ctx.next_offset;
         }
@@ -207,6 +216,7 @@ fn check_directories(
 /// Unregistering a broker: it leaves every partition, then an `UnregisterBrokerRecord`.
 pub fn unregister_broker(
     state: &ControllerState,
+    topics: &TopicsContext,
     broker: i32,
 ) -> Result<ControllerResult<()>, BrokerError> {
     let registration = state
@@ -215,7 +225,8 @@ pub fn unregister_broker(
         .brokers
         .get(&broker)
         .ok_or(BrokerError::NotRegistered { broker })?;
-    let mut records = leave_partitions(&state.image, broker);
+    let leadership = Leadership::new(&state.image, topics).ok_or(BrokerError::NoMetadataVersion)?;
+    let mut records = leadership.broker_unregistered(broker);
     records.push(MetadataRecordAndVersion::new(
         UnregisterBrokerRecord {
             broker_id: broker,

@@ -2,26 +2,38 @@
 //! with a manual clock in milliseconds.
 
 use super::*;
+use crate::controller::topics::TopicsContext;
 use crate::controller::Controller;
 use crate::protocol::messages::broker_registration_request::{Feature, Listener};
 use crate::protocol::messages::{
     BrokerHeartbeatRequest, BrokerRegistrationRequest, FeatureLevelRecord,
 };
-use crate::protocol::records::{MetadataRecord, Offset};
+use crate::protocol::records::{MetadataRecord, MetadataRecordAndVersion, Offset};
 
 const CLUSTER: &str = "MkU3OEVBNTcwNTJENDM2Qg";
 const SESSION_MS: u64 = 9000;
 /// metadata.version 4.4-IV2.
 const MV: i16 = 33;
 
-struct Cluster {
-    controller: Controller,
-    sessions: BrokerSessions,
-    next_offset: Offset,
-    now: u64,
+pub(crate) struct Cluster {
+    pub controller: Controller,
+    pub sessions: BrokerSessions,
+    pub topics: TopicsContext,
+    pub next_offset: Offset,
+    pub now: u64,
 }
 
-fn uuid(n: u8) -> Uuid {
+/// The controller's own settings as `make run` has them (node 1, Kafka's defaults).
+pub(crate) fn topics_context() -> TopicsContext {
+    TopicsContext {
+        node_id: 1,
+        default_partitions: 1,
+        default_replication_factor: 1,
+        statics: Default::default(),
+    }
+}
+
+pub(crate) fn uuid(n: u8) -> Uuid {
     let mut b = [0u8; 16];
     b[0] = 0x40;
     b[15] = n;
@@ -29,14 +41,14 @@ fn uuid(n: u8) -> Uuid {
 }
 
 /// A log dir of broker `id`'s incarnation `incarnation`.
-fn dir(id: i32, incarnation: u8) -> Uuid {
+pub(crate) fn dir(id: i32, incarnation: u8) -> Uuid {
     let mut d = uuid(incarnation);
     d.0[14] = id as u8;
     d
 }
 
 impl Cluster {
-    fn new() -> Cluster {
+    pub fn new() -> Cluster {
         let mut controller = Controller::new();
         for (i, (name, level)) in [("metadata.version", MV), ("group.version", 1)]
             .into_iter()
@@ -54,13 +66,14 @@ impl Cluster {
         Cluster {
             controller,
             sessions,
+            topics: topics_context(),
             next_offset: 10,
             now: 0,
         }
     }
 
     /// Appends a decision's records at the next offsets, as the node's pipeline does.
-    fn write(&mut self, records: &[MetadataRecordAndVersion]) {
+    pub fn write(&mut self, records: &[MetadataRecordAndVersion]) {
         let records: Vec<_> = records.iter().map(|r| r.record.clone()).collect();
         self.controller
             .replay_written_batch(self.next_offset, &records)
@@ -68,11 +81,13 @@ impl Cluster {
         self.next_offset += records.len() as Offset;
     }
 
-    fn register(&mut self, r: &BrokerRegistrationRequest) -> Result<i64, BrokerError> {
+    pub fn register(&mut self, r: &BrokerRegistrationRequest) -> Result<i64, BrokerError> {
         let ctx = RegistrationContext {
             cluster_id: CLUSTER.into(),
             next_offset: self.next_offset,
             kraft_version: 1,
+            clean_shutdown_detection: true,
+            topics: self.topics.clone(),
         };
         let state = self.controller.latest_state();
         let result = register_broker(state, &mut self.sessions, &ctx, r, self.now)?;
@@ -81,12 +96,12 @@ impl Cluster {
     }
 
     /// A heartbeat: the reply and the names of the records it wrote.
-    fn heartbeat(
+    pub fn heartbeat(
         &mut self,
         h: BrokerHeartbeatRequest,
     ) -> Result<(HeartbeatReply, Vec<String>), BrokerError> {
         let state = self.controller.latest_state();
-        let result = heartbeat(state, &mut self.sessions, &h, self.now)?;
+        let result = heartbeat(state, &self.topics, &mut self.sessions, &h, self.now)?;
         let names = result.records.iter().map(describe).collect();
         self.write(&result.records);
         Ok((result.reply, names))
@@ -97,7 +112,7 @@ impl Cluster {
     }
 }
 
-fn describe(r: &MetadataRecordAndVersion) -> String {
+pub(crate) fn describe(r: &MetadataRecordAndVersion) -> String {
     match &r.record {
         MetadataRecord::RegisterBroker(b) => format!(
             "RegisterBroker v{} broker {} epoch {} fenced {}",
@@ -107,6 +122,27 @@ fn describe(r: &MetadataRecordAndVersion) -> String {
             "RegistrationChange v{} broker {} epoch {} fenced {} shutdown {}",
             r.version, c.broker_id, c.broker_epoch, c.fenced, c.in_controlled_shutdown
         ),
+        MetadataRecord::PartitionChange(c) => {
+            let list = |l: &Option<Vec<i32>>| l.as_ref().map(|v| format!(" {v:?}"));
+            let mut out = format!("PartitionChange v{} p{}", r.version, c.partition_id);
+            if c.leader != -2 {
+                out += &format!(" leader {}", c.leader);
+            }
+            for (name, l) in [
+                ("isr", &c.isr),
+                ("elr", &c.eligible_leader_replicas),
+                ("lastKnownElr", &c.last_known_elr),
+                ("replicas", &c.replicas),
+            ] {
+                if let Some(v) = list(l) {
+                    out += &format!(" {name}{v}");
+                }
+            }
+            if c.leader_recovery_state != -1 {
+                out += &format!(" recovery {}", c.leader_recovery_state);
+            }
+            out
+        }
         MetadataRecord::UnregisterBroker(u) => {
             format!(
                 "UnregisterBroker broker {} epoch {}",
@@ -117,7 +153,7 @@ fn describe(r: &MetadataRecordAndVersion) -> String {
     }
 }
 
-fn registration(id: i32, incarnation: u8) -> BrokerRegistrationRequest {
+pub(crate) fn registration(id: i32, incarnation: u8) -> BrokerRegistrationRequest {
     let feature = |name: &str, min, max| Feature {
         name: name.into(),
         min_supported_version: min,
@@ -145,7 +181,7 @@ fn registration(id: i32, incarnation: u8) -> BrokerRegistrationRequest {
     }
 }
 
-fn beat(
+pub(crate) fn beat(
     id: i32,
     epoch: i64,
     offset: i64,
@@ -305,7 +341,7 @@ fn bad_registrations_get_javas_errors() {
         Err(BrokerError::HeartbeatBeforeRegistration { broker: 9 })
     );
     assert_eq!(
-        unregister_broker(c.controller.latest_state(), 9)
+        unregister_broker(c.controller.latest_state(), &c.topics, 9)
             .unwrap_err()
             .error_code(),
         ErrorCode::BROKER_ID_NOT_REGISTERED
@@ -321,20 +357,35 @@ fn a_silent_broker_is_fenced_once_its_session_expires_and_a_new_controller_gives
     c.heartbeat(beat(2, 10, 11, false, false)).unwrap();
     assert_eq!(c.sessions.next_expiry(), Some(1000 + SESSION_MS + 1));
     assert_eq!(
-        expire_one(c.controller.image(), &mut c.sessions, 1000 + SESSION_MS),
+        expire_one(
+            c.controller.image(),
+            &c.topics,
+            &mut c.sessions,
+            1000 + SESSION_MS
+        ),
         Expiry::None
     );
     // A failover: the new active controller starts the session over.
     c.sessions = BrokerSessions::activate(c.controller.image(), SESSION_MS, 5000);
     assert_eq!(
-        expire_one(c.controller.image(), &mut c.sessions, 1000 + SESSION_MS + 1),
+        expire_one(
+            c.controller.image(),
+            &c.topics,
+            &mut c.sessions,
+            1000 + SESSION_MS + 1
+        ),
         Expiry::None
     );
     let Expiry::Fence {
         broker,
         epoch,
         result,
-    } = expire_one(c.controller.image(), &mut c.sessions, 5000 + SESSION_MS + 1)
+    } = expire_one(
+        c.controller.image(),
+        &c.topics,
+        &mut c.sessions,
+        5000 + SESSION_MS + 1,
+    )
     else {
         panic!("not fenced");
     };
@@ -346,7 +397,7 @@ fn a_silent_broker_is_fenced_once_its_session_expires_and_a_new_controller_gives
     c.write(&result.records);
     assert!(c.broker(2).fenced);
     assert_eq!(
-        expire_one(c.controller.image(), &mut c.sessions, 100_000),
+        expire_one(c.controller.image(), &c.topics, &mut c.sessions, 100_000),
         Expiry::None
     );
     // Its next heartbeat (it was only partitioned away) finds it fenced; it may unfence again.
@@ -404,7 +455,7 @@ fn controlled_shutdown_waits_for_the_lowest_active_offset() {
 fn unregistering_writes_the_record_with_the_registered_epoch() {
     let mut c = Cluster::new();
     c.register(&registration(2, 1)).unwrap();
-    let result = unregister_broker(c.controller.latest_state(), 2).unwrap();
+    let result = unregister_broker(c.controller.latest_state(), &c.topics, 2).unwrap();
     assert_eq!(
         result.records.iter().map(describe).collect::<Vec<_>>(),
         ["UnregisterBroker broker 2 epoch 10"]

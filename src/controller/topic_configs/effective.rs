@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::validate::{convert, StaticLogConfig};
-use super::TOPIC_CONFIG_DEFS;
+use super::{TopicConfigDef, TOPIC_CONFIG_DEFS};
 
 /// Where an effective value comes from (`DescribeConfigsResponse.ConfigSource`, by wire id).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,29 +57,55 @@ pub fn effective_topic_configs(
                 value,
                 source,
             };
-            if let Some(v) = topic.get(def.name) {
-                return entry(Some(v.clone()), ConfigSource::TopicConfig);
-            }
-            let layers = [
-                (node, ConfigSource::DynamicBrokerConfig),
-                (cluster, ConfigSource::DynamicDefaultBrokerConfig),
-            ];
-            for (configs, source) in layers {
-                let Some(configs) = configs else { continue };
-                if let Some((_, v)) = def
-                    .synonyms
-                    .iter()
-                    .find_map(|(s, f)| configs.get(*s).map(|v| (s, convert(v, *f))))
-                {
-                    return entry(Some(v), source);
-                }
-            }
-            if let Some(v) = statics.configured(def.name) {
-                return entry(Some(v), ConfigSource::StaticBrokerConfig);
-            }
-            entry(def.default.map(str::to_string), ConfigSource::DefaultConfig)
+            let (value, source) = resolve(def, topic.get(def.name), node, cluster, statics);
+            entry(value, source)
         })
         .collect();
     out.sort_by(|a, b| a.name.cmp(b.name));
     out
+}
+
+/// One topic config's effective value (`ConfigurationControlManager.getTopicConfig`): the
+/// topic's own, else a synonym set for this controller's node, else the cluster default, else
+/// the controller's properties, else Kafka's default. `None` for a name that is no topic config.
+pub fn effective_topic_config(
+    name: &str,
+    topic: Option<&imbl::OrdMap<String, String>>,
+    node: Option<&imbl::OrdMap<String, String>>,
+    cluster: Option<&imbl::OrdMap<String, String>>,
+    statics: &StaticLogConfig,
+) -> Option<String> {
+    let def = TOPIC_CONFIG_DEFS.iter().find(|d| d.name == name)?;
+    resolve(def, topic.and_then(|t| t.get(name)), node, cluster, statics).0
+}
+
+/// The value of `def` and where it comes from, given the topic's own value if any.
+fn resolve(
+    def: &TopicConfigDef,
+    own: Option<&String>,
+    node: Option<&imbl::OrdMap<String, String>>,
+    cluster: Option<&imbl::OrdMap<String, String>>,
+    statics: &StaticLogConfig,
+) -> (Option<String>, ConfigSource) {
+    if let Some(v) = own {
+        return (Some(v.clone()), ConfigSource::TopicConfig);
+    }
+    let layers = [
+        (node, ConfigSource::DynamicBrokerConfig),
+        (cluster, ConfigSource::DynamicDefaultBrokerConfig),
+    ];
+    for (configs, source) in layers {
+        let Some(configs) = configs else { continue };
+        if let Some(v) = def
+            .synonyms
+            .iter()
+            .find_map(|(s, f)| configs.get(*s).map(|v| convert(v, *f)))
+        {
+            return (Some(v), source);
+        }
+    }
+    if let Some(v) = statics.configured(def.name) {
+        return (Some(v), ConfigSource::StaticBrokerConfig);
+    }
+    (def.default.map(str::to_string), ConfigSource::DefaultConfig)
 }

@@ -15,7 +15,9 @@ mod tests;
 use std::fmt;
 
 pub use defs::{TopicConfigDef, Validator, TOPIC_CONFIG_DEFS};
-pub use effective::{effective_topic_configs, ConfigSource, EffectiveConfig};
+pub use effective::{
+    effective_topic_config, effective_topic_configs, ConfigSource, EffectiveConfig,
+};
 pub use validate::{validate_topic_configs, StaticLogConfig};
 
 /// `ConfigDef.Type`, for the types topic configs use.

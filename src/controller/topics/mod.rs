@@ -113,7 +113,7 @@ pub fn is_active(image: &MetadataImage, broker: i32) -> bool {
 
 /// The directory a new replica on `broker` is assigned (`ClusterControlManager.defaultDir`):
 /// its only directory, else UNASSIGNED; MIGRATING for a broker that reports none.
-fn default_dir(image: &MetadataImage, broker: i32) -> Uuid {
+pub fn default_dir(image: &MetadataImage, broker: i32) -> Uuid {
     match image.cluster.brokers.get(&broker) {
         None => DIRECTORY_UNASSIGNED,
         Some(b) => match b.directories.as_slice() {

@@ -3,6 +3,7 @@
 //! carried through the pipeline; a node that is not the active controller answers as a Java
 //! controller that is not active does.
 
+use crate::protocol::records::{MetadataRecord, MetadataRecordAndVersion};
 use tokio::sync::oneshot;
 use tracing::{info, warn};
 
@@ -46,6 +47,8 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             cluster_id: self.settings.raft.cluster_id.clone(),
             next_offset: self.raft.next_proposal_offset().unwrap_or(-1),
             kraft_version: self.raft.kraft_version(),
+            clean_shutdown_detection: version >= 3,
+            topics: self.settings.topics.clone(),
         };
         let state = self.controller.latest_state();
         let active = self.pipeline.active.as_mut().expect("acting");
@@ -97,7 +100,9 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         let broker = request.broker_id;
         let state = self.controller.latest_state();
         let active = self.pipeline.active.as_mut().expect("acting");
-        let result = match brokers::heartbeat(state, &mut active.sessions, &request, now.0) {
+        let topics = &self.settings.topics;
+        let result = match brokers::heartbeat(state, topics, &mut active.sessions, &request, now.0)
+        {
             Ok(result) => result,
             Err(e) => {
                 refused("BrokerHeartbeat", broker, &e);
@@ -118,9 +123,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 request.current_metadata_offset, request.want_fence, request.want_shut_down,
                 r.is_fenced, r.in_controlled_shutdown, r.should_shut_down
             );
-            if r.is_fenced || r.in_controlled_shutdown {
-                self.warn_partitions(broker);
-            }
+            log_partition_changes(broker, &result.records);
         }
         let landed = self.submit(now, result, move |outcome| {
             let r = match outcome {
@@ -160,7 +163,8 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             return Ok(());
         }
         let broker = request.broker_id;
-        let result = match brokers::unregister_broker(self.controller.latest_state(), broker) {
+        let state = self.controller.latest_state();
+        let result = match brokers::unregister_broker(state, &self.settings.topics, broker) {
             Ok(result) => result,
             Err(e) => {
                 refused("UnregisterBroker", broker, &e);
@@ -173,7 +177,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             }
         };
         info!(target: "kraftd::controller", "unregistering broker {broker}");
-        self.warn_partitions(broker);
+        log_partition_changes(broker, &result.records);
         if let Some(a) = self.pipeline.active.as_mut() {
             a.sessions.remove(broker);
         }
@@ -211,6 +215,20 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             },
         )?;
         Ok(())
+    }
+}
+
+/// One line for the partitions a broker's change moves (Java's "changing N partition(s)").
+pub(super) fn log_partition_changes(broker: i32, records: &[MetadataRecordAndVersion]) {
+    let changed = records
+        .iter()
+        .filter(|r| matches!(r.record, MetadataRecord::PartitionChange(_)))
+        .count();
+    if changed > 0 {
+        info!(
+            target: "kraftd::controller",
+            "broker {broker}: changing leadership or ISR of {changed} partition(s)"
+        );
     }
 }
 

@@ -183,8 +183,9 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
     pub(super) fn maybe_fence_stale_brokers(&mut self, now: Instant) -> Result<(), FatalError> {
         while self.acting() {
             let image = self.controller.image();
+            let topics = &self.settings.topics;
             let active = self.pipeline.active.as_mut().expect("acting");
-            match brokers::expire_one(image, &mut active.sessions, now.0) {
+            match brokers::expire_one(image, topics, &mut active.sessions, now.0) {
                 Expiry::None => break,
                 Expiry::Dropped { broker, epoch } => info!(
                     target: "kraftd::controller",
@@ -199,24 +200,12 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                         target: "kraftd::controller",
                         "Fencing broker {broker} at epoch {epoch} because its session has timed out."
                     );
-                    self.warn_partitions(broker);
+                    super::broker_flow::log_partition_changes(broker, &result.records);
                     self.submit(now, result, |_| {})?;
                 }
             }
         }
         Ok(())
-    }
-
-    /// A broker leaving its partitions while kraftd cannot move them yet.
-    pub(super) fn warn_partitions(&self, broker: i32) {
-        let held = brokers::partitions_holding(self.controller.image(), broker);
-        if held > 0 {
-            warn!(
-                target: "kraftd::controller",
-                "broker {broker} leads or is in the ISR of {held} partition(s); kraftd does not move \
-                 partitions yet, so they keep it"
-            );
-        }
     }
 
     /// When a broker session next expires.
