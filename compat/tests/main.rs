@@ -16,6 +16,7 @@ mod full_disk;
 mod harness_selftest;
 mod image_dumper;
 mod image_snapshots;
+mod leadership;
 mod mixed;
 mod not_controller;
 mod quorum;

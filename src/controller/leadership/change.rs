@@ -180,6 +180,8 @@ impl<'a> PartitionChange<'a> {
         ))
     }
 
+    /// `PartitionReassignmentReplicas.maybeCompleteReassignment`: the removed replicas leave
+    /// the ISR and the replicas, and the reassignment ends.
     fn complete_reassignment_if_needed(&mut self) {
         if self.target_removing.is_empty() && self.target_adding.is_empty() {
             return;
@@ -197,7 +199,13 @@ impl<'a> PartitionChange<'a> {
                 return;
             }
         }
-        if !replicas.iter().all(|r| isr.contains(r)) {
+        // Complete once every added replica is in sync; a reassignment that shrinks the
+        // replica set (Kafka 4.1+, KIP-1102) waits for every remaining replica.
+        let in_sync = |l: &[i32]| l.iter().all(|r| isr.contains(r));
+        if !in_sync(&self.target_adding) {
+            return;
+        }
+        if self.target_adding.len() < removing.len() && !in_sync(&replicas) {
             return;
         }
         self.target_isr = isr;
@@ -269,13 +277,14 @@ impl<'a> PartitionChange<'a> {
         clean(NO_LEADER)
     }
 
-    /// Whether the last known leader may be elected (ELR on, ISR and ELR empty, and the
-    /// last known ELR holds just the last leader). Java does not ask whether it is alive.
+    /// Whether the last known leader may be elected: ELR on, ISR and ELR empty, the last
+    /// known ELR holds just the last leader, and it may lead now.
     fn can_elect_last_known_leader(&self) -> bool {
         self.elr_enabled
             && self.target_elr.is_empty()
             && self.target_isr.is_empty()
             && self.partition.last_known_elr.len() == 1
+            && (self.acceptable)(self.partition.last_known_elr[0])
     }
 
     /// In the target ISR, or in the ELR when the ISR is empty, and acceptable.
@@ -344,19 +353,17 @@ impl<'a> PartitionChange<'a> {
         }
     }
 
+    /// The last known ELR holds the last leader of a partition left without one (Kafka always
+    /// uses it so: `useLastKnownLeaderInBalancedRecovery`), and is cleared once a leader is
+    /// elected again.
     fn update_last_known_leader(&self, record: &mut PartitionChangeRecord) {
         if !self.elr_enabled {
             return;
         }
         let p = self.partition;
-        let becomes_empty = record.isr.as_ref().is_some_and(Vec::is_empty);
-        if becomes_empty && (p.last_known_elr.len() != 1 || p.last_known_elr[0] != p.leader) {
-            // The first time the partition is left without a leader.
+        if record.leader == NO_LEADER && p.last_known_elr.is_empty() {
             record.last_known_elr = Some(vec![p.leader]);
-        } else if (record.leader >= 0 || (p.leader != NO_LEADER && record.leader != NO_LEADER))
-            && !p.last_known_elr.is_empty()
-        {
-            // The partition has, or keeps, a leader.
+        } else if record.leader >= 0 && !p.last_known_elr.is_empty() {
             record.last_known_elr = Some(Vec::new());
         }
     }

@@ -1,0 +1,5 @@
+//! Partition leadership and ISR decisions against Kafka's own classes and stock brokers:
+//! - `probe`: kraftd's partition change builder and Kafka 4.4's `PartitionChangeBuilder` on
+//!   the same thousands of generated partitions and changes, record for record.
+
+mod probe;
