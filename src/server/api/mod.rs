@@ -145,6 +145,10 @@ pub enum NodeRequest {
     CreatePartitions(messages::CreatePartitionsRequest, i16),
     /// `ListPartitionReassignments` (key 46), read from the committed image.
     ListPartitionReassignments(messages::ListPartitionReassignmentsRequest, i16),
+    /// `AlterPartition` (key 56), from partition leaders.
+    AlterPartition(messages::AlterPartitionRequest, i16),
+    /// `ElectLeaders` (key 43).
+    ElectLeaders(messages::ElectLeadersRequest, i16),
 }
 
 #[derive(Debug, PartialEq)]
@@ -158,6 +162,8 @@ pub enum NodeResponse {
     DeleteTopics(messages::DeleteTopicsResponse),
     CreatePartitions(messages::CreatePartitionsResponse),
     ListPartitionReassignments(messages::ListPartitionReassignmentsResponse),
+    AlterPartition(messages::AlterPartitionResponse),
+    ElectLeaders(messages::ElectLeadersResponse),
 }
 
 impl NodeResponse {
@@ -171,6 +177,15 @@ impl NodeResponse {
             NodeResponse::UnregisterBroker(r) => r.error_code,
             NodeResponse::UpdateFeatures(r) => r.error_code,
             NodeResponse::ListPartitionReassignments(r) => r.error_code,
+            NodeResponse::AlterPartition(r) => r.error_code,
+            NodeResponse::ElectLeaders(r) => {
+                return r.error_code == NOT_CONTROLLER
+                    || r.replica_election_results.iter().any(|t| {
+                        t.partition_result
+                            .iter()
+                            .any(|p| p.error_code == NOT_CONTROLLER)
+                    })
+            }
             // Java's `errorCounts().containsKey(NOT_CONTROLLER)`: any result's error.
             NodeResponse::CreateTopics(r) => {
                 return r.topics.iter().any(|t| t.error_code == NOT_CONTROLLER)
@@ -263,6 +278,18 @@ impl NodeResponse {
                     },
                 )
             }
+            NodeResponse::AlterPartition(_) => {
+                NodeResponse::AlterPartition(messages::AlterPartitionResponse {
+                    error_code: e,
+                    ..Default::default()
+                })
+            }
+            NodeResponse::ElectLeaders(_) => {
+                NodeResponse::ElectLeaders(messages::ElectLeadersResponse {
+                    error_code: e,
+                    ..Default::default()
+                })
+            }
         }
     }
 
@@ -280,6 +307,8 @@ impl NodeResponse {
             NodeResponse::ListPartitionReassignments(r) => {
                 frame::encode_response(key, v, corr, r, v)
             }
+            NodeResponse::AlterPartition(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::ElectLeaders(r) => frame::encode_response(key, v, corr, r, v),
         };
         match encoded {
             Ok(bytes) => Outcome::Respond(bytes),
@@ -547,14 +576,16 @@ pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
 }
 
 /// A request the active controller serves from the node loop: BrokerRegistration,
-/// BrokerHeartbeat, UnregisterBroker, UpdateFeatures, CreateTopics, DeleteTopics and
-/// CreatePartitions (`None` for any other api).
+/// BrokerHeartbeat, UnregisterBroker, UpdateFeatures, CreateTopics, DeleteTopics,
+/// CreatePartitions, ListPartitionReassignments, AlterPartition and ElectLeaders (`None` for
+/// any other api).
 fn controller_call(
     key: i16,
     version: i16,
     body: &[u8],
 ) -> Option<Result<NodeRequest, crate::protocol::codec::DecodeError>> {
     use messages::{
+        AlterPartitionRequest, ElectLeadersRequest,
         BrokerHeartbeatRequest, BrokerRegistrationRequest, CreatePartitionsRequest,
         CreateTopicsRequest, DeleteTopicsRequest, ListPartitionReassignmentsRequest,
         UnregisterBrokerRequest, UpdateFeaturesRequest,
@@ -580,6 +611,10 @@ fn controller_call(
             ListPartitionReassignmentsRequest::decode_exact(body, version)
                 .map(|r| NodeRequest::ListPartitionReassignments(r, version))
         }
+        AlterPartitionRequest::API_KEY => AlterPartitionRequest::decode_exact(body, version)
+            .map(|r| NodeRequest::AlterPartition(r, version)),
+        ElectLeadersRequest::API_KEY => ElectLeadersRequest::decode_exact(body, version)
+            .map(|r| NodeRequest::ElectLeaders(r, version)),
         _ => return None,
     })
 }

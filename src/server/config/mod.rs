@@ -137,6 +137,11 @@ pub struct ControllerSettings {
     pub delete_topic_enable: bool,
     /// `min.insync.replicas`: the cluster-wide default a new cluster's activation writes.
     pub min_insync_replicas: u32,
+    /// `auto.leader.rebalance.enable`: the active controller moves leaderships back to
+    /// preferred replicas.
+    pub auto_leader_rebalance_enable: bool,
+    /// `leader.imbalance.check.interval.seconds`: how often it looks.
+    pub leader_imbalance_check_interval_seconds: u32,
 }
 
 /// Looks up raw values and applies Kafka's defaults and validators.
@@ -298,6 +303,12 @@ impl ControllerConfig {
             default_replication_factor: r.uint("default.replication.factor", 1, 1)?,
             delete_topic_enable: r.bool("delete.topic.enable", true)?,
             min_insync_replicas: r.uint("min.insync.replicas", 1, 1)?,
+            auto_leader_rebalance_enable: r.bool("auto.leader.rebalance.enable", true)?,
+            leader_imbalance_check_interval_seconds: r.uint(
+                "leader.imbalance.check.interval.seconds",
+                300,
+                1,
+            )?,
         };
         Ok(ControllerConfig {
             node_id,

@@ -14,6 +14,8 @@
 //! * `broker_flow`: BrokerRegistration, BrokerHeartbeat, UnregisterBroker through the pipeline.
 //! * `feature_flow`: UpdateFeatures through the pipeline, kraft.version through raft.
 //! * `topic_flow`: CreateTopics, DeleteTopics, CreatePartitions through the pipeline.
+//! * `leadership_flow`: AlterPartition, ElectLeaders and the periodic elections through the
+//!   pipeline.
 //! * `snapshots`: committed batches into the controller, and when to snapshot its image.
 //! * `snapshot_job`: a snapshot of the image written on a thread of its own.
 //! * `settings`: Kafka's property names to the node's settings.
@@ -25,6 +27,7 @@ mod clock;
 pub mod event;
 mod feature_flow;
 mod handover;
+mod leadership_flow;
 mod pipeline;
 mod purgatory;
 mod registration;

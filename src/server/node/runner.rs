@@ -54,6 +54,9 @@ pub struct NodeSettings {
     pub topics: crate::controller::topics::TopicsContext,
     /// Seeds the replica placer's and the topic ids' randomness.
     pub topic_seed: u64,
+    /// `leader.imbalance.check.interval.seconds` when `auto.leader.rebalance.enable` (None:
+    /// leaderships are not moved back to preferred replicas on their own).
+    pub leader_rebalance_interval: Option<Duration>,
     /// Committed records are metadata records, replayed into the controller. False for a bare
     /// raft node (`test-raft-server`), whose records are opaque bytes, as in Kafka's
     /// TestRaftServer, which runs no controller.
@@ -131,6 +134,7 @@ where
                 leading_since: None,
                 registrations: Registrations::new(),
                 pipeline: Pipeline::default(),
+                election_deadlines: None,
                 topic_random: crate::controller::topics::TopicRandom::seeded(settings.topic_seed),
                 settings,
             };
@@ -176,6 +180,8 @@ pub(super) struct NodeLoop<L: RaftLog, S: QuorumStateStore> {
     pub(super) registrations: Registrations,
     /// The active controller's decisions in flight: parked replies, brokers' sessions.
     pub(super) pipeline: Pipeline,
+    /// When the active controller's periodic elections are next due (None unless acting).
+    pub(super) election_deadlines: Option<super::leadership_flow::ElectionDeadlines>,
     /// The randomness topic decisions draw from (the replica placer's and new topic ids').
     pub(super) topic_random: crate::controller::topics::TopicRandom,
     pub(super) settings: NodeSettings,
@@ -246,6 +252,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 self.maybe_hand_over(now);
                 self.maybe_write_noop(now)?;
                 self.maybe_fence_stale_brokers(now)?;
+                self.maybe_run_elections(now)?;
             }
             actions.extend(self.raft.take_actions());
             self.execute(actions)?;
@@ -305,6 +312,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         }
         let d = self.raft.next_deadline();
         let d = self.noop_deadline.map_or(d, |t| d.min(t));
+        let d = self.next_election().map_or(d, |t| d.min(t));
         self.next_session_expiry().map_or(d, |t| d.min(t))
     }
 
@@ -363,6 +371,8 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 NodeRequest::UnregisterBroker(r, v) => self.unregister_broker(now, v, r, reply)?,
                 NodeRequest::UpdateFeatures(r, v) => self.update_features(now, v, r, reply)?,
                 NodeRequest::CreateTopics(r, v) => self.create_topics(now, v, r, reply)?,
+                NodeRequest::AlterPartition(r, v) => self.alter_partition(now, v, r, reply)?,
+                NodeRequest::ElectLeaders(r, v) => self.elect_leaders(now, v, r, reply)?,
                 NodeRequest::DeleteTopics(r, v) => self.delete_topics(now, v, r, reply)?,
                 NodeRequest::CreatePartitions(r, v) => self.create_partitions(now, v, r, reply)?,
                 NodeRequest::ListPartitionReassignments(r, _) => {

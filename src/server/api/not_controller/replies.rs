@@ -432,7 +432,7 @@ pub(super) fn expire_delegation_token(
     }
 }
 
-pub(super) fn elect_leaders(
+pub fn elect_leaders(
     r: &ElectLeadersRequest,
     v: i16,
     ctx: &NonActive,
@@ -593,7 +593,7 @@ pub(super) fn alter_user_scram_credentials(
     }
 }
 
-pub(super) fn alter_partition(
+pub fn alter_partition(
     r: &AlterPartitionRequest,
     _v: i16,
     _ctx: &NonActive,
