@@ -1,5 +1,8 @@
 //! Partition leadership and ISR decisions against Kafka's own classes and stock brokers:
 //! - `probe`: kraftd's partition change builder and Kafka 4.4's `PartitionChangeBuilder` on
-//!   the same thousands of generated partitions and changes, record for record.
+//!   the same thousands of generated partitions and changes, record for record;
+//! - `brokers`: stock brokers killed, restarted and shut down under kraftd move their
+//!   leaderships and ISR places, and the preferred leaders come back.
 
+mod brokers;
 mod probe;

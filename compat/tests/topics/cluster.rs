@@ -91,8 +91,8 @@ impl TopicCluster {
         )
     }
 
-    /// Kills the brokers (a controlled shutdown needs the controller to move their
-    /// leaderships away, which kraftd does not do yet), then stops the controller.
+    /// Kills the brokers (quicker than their controlled shutdowns, which
+    /// `leadership::brokers` shows), then stops the controller.
     pub fn stop(&mut self) {
         for b in &mut self.brokers {
             b.kill9();

@@ -32,10 +32,10 @@ const PROPAGATION: Duration = Duration::from_secs(60);
 
 /// One partition as `kafka-topics --describe` prints it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Described {
-    leader: i32,
-    replicas: Vec<i32>,
-    isr: Vec<i32>,
+pub(crate) struct Described {
+    pub leader: i32,
+    pub replicas: Vec<i32>,
+    pub isr: Vec<i32>,
 }
 
 fn ids(s: &str) -> Vec<i32> {
@@ -46,7 +46,7 @@ fn ids(s: &str) -> Vec<i32> {
 }
 
 /// The partitions of `topic` in a `--describe` output, by partition id.
-fn parse_describe(stdout: &str, topic: &str) -> BTreeMap<i32, Described> {
+pub(crate) fn parse_describe(stdout: &str, topic: &str) -> BTreeMap<i32, Described> {
     let mut out = BTreeMap::new();
     for line in stdout.lines() {
         let fields: BTreeMap<&str, &str> = line
@@ -238,7 +238,7 @@ impl Tools<'_> {
 
 /// The console producer without idempotence: an idempotent producer needs producer ids
 /// (AllocateProducerIds), which kraftd does not hand out yet.
-fn produce(kafka: &Kafka, broker: &str, topic: &str, lines: &[&str]) -> Output {
+pub(crate) fn produce(kafka: &Kafka, broker: &str, topic: &str, lines: &[&str]) -> Output {
     let mut stdin = lines.join("\n").into_bytes();
     stdin.push(b'\n');
     let options = ToolOptions {

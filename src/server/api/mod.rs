@@ -585,10 +585,9 @@ fn controller_call(
     body: &[u8],
 ) -> Option<Result<NodeRequest, crate::protocol::codec::DecodeError>> {
     use messages::{
-        AlterPartitionRequest, ElectLeadersRequest,
-        BrokerHeartbeatRequest, BrokerRegistrationRequest, CreatePartitionsRequest,
-        CreateTopicsRequest, DeleteTopicsRequest, ListPartitionReassignmentsRequest,
-        UnregisterBrokerRequest, UpdateFeaturesRequest,
+        AlterPartitionRequest, BrokerHeartbeatRequest, BrokerRegistrationRequest,
+        CreatePartitionsRequest, CreateTopicsRequest, DeleteTopicsRequest, ElectLeadersRequest,
+        ListPartitionReassignmentsRequest, UnregisterBrokerRequest, UpdateFeaturesRequest,
     };
     Some(match key {
         BrokerRegistrationRequest::API_KEY => {

@@ -90,16 +90,20 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 records.len()
             );
         }
-        self.submit(now, ControllerResult::new(records, response), move |outcome| {
-            let r = match outcome {
-                Ok(r) => r,
-                Err(_) => AlterPartitionResponse {
-                    error_code: ErrorCode::NOT_CONTROLLER.0,
-                    ..Default::default()
-                },
-            };
-            let _ = reply.send(NodeResponse::AlterPartition(r));
-        })?;
+        self.submit(
+            now,
+            ControllerResult::new(records, response),
+            move |outcome| {
+                let r = match outcome {
+                    Ok(r) => r,
+                    Err(_) => AlterPartitionResponse {
+                        error_code: ErrorCode::NOT_CONTROLLER.0,
+                        ..Default::default()
+                    },
+                };
+                let _ = reply.send(NodeResponse::AlterPartition(r));
+            },
+        )?;
         Ok(())
     }
 
@@ -204,19 +208,27 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             unclean: now + UNCLEAN_ELECTION_INTERVAL,
         });
         if deadlines.rebalance.is_some_and(|d| d <= now) {
-            let more = self.run_election("preferred leader election", |l| {
-                balance_leaders(l, MAX_ELECTIONS_PER_RUN)
-            }, now)?;
+            let more = self.run_election(
+                "preferred leader election",
+                |l| balance_leaders(l, MAX_ELECTIONS_PER_RUN),
+                now,
+            )?;
             if let Some(d) = self.election_deadlines.as_mut() {
                 d.rebalance = rebalance.map(|i| if more { now } else { now + i });
             }
         }
         if deadlines.unclean <= now {
-            let more = self.run_election("unclean leader election", |l| {
-                elect_unclean_leaders(l, MAX_ELECTIONS_PER_RUN)
-            }, now)?;
+            let more = self.run_election(
+                "unclean leader election",
+                |l| elect_unclean_leaders(l, MAX_ELECTIONS_PER_RUN),
+                now,
+            )?;
             if let Some(d) = self.election_deadlines.as_mut() {
-                d.unclean = if more { now } else { now + UNCLEAN_ELECTION_INTERVAL };
+                d.unclean = if more {
+                    now
+                } else {
+                    now + UNCLEAN_ELECTION_INTERVAL
+                };
             }
         }
         Ok(())
@@ -225,7 +237,12 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
     fn run_election(
         &mut self,
         what: &str,
-        decide: impl Fn(&Leadership) -> (Vec<crate::protocol::records::MetadataRecordAndVersion>, bool),
+        decide: impl Fn(
+            &Leadership,
+        ) -> (
+            Vec<crate::protocol::records::MetadataRecordAndVersion>,
+            bool,
+        ),
         now: Instant,
     ) -> Result<bool, FatalError> {
         let image = self.controller.image();

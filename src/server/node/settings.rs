@@ -87,7 +87,12 @@ pub fn node_settings(
         },
         topic_seed: seed.rotate_left(17) ^ 0x746f_7069_6373,
         leader_rebalance_interval: config.controller.auto_leader_rebalance_enable.then(|| {
-            Duration::from_secs(config.controller.leader_imbalance_check_interval_seconds.into())
+            Duration::from_secs(
+                config
+                    .controller
+                    .leader_imbalance_check_interval_seconds
+                    .into(),
+            )
         }),
         broker_session_timeout_ms: config.controller.broker_session_timeout_ms.into(),
         replay_metadata: true,

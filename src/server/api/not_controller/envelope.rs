@@ -10,8 +10,8 @@ use crate::protocol::errors::ErrorCode;
 use crate::protocol::frame;
 use crate::protocol::messages::{
     CreatePartitionsRequest, CreateTopicsRequest, DefaultPrincipalData, DeleteTopicsRequest,
-    DescribeQuorumRequest, EnvelopeRequest, EnvelopeResponse, ListPartitionReassignmentsRequest,
-    UnregisterBrokerRequest, UpdateFeaturesRequest,
+    DescribeQuorumRequest, ElectLeadersRequest, EnvelopeRequest, EnvelopeResponse,
+    ListPartitionReassignmentsRequest, UnregisterBrokerRequest, UpdateFeaturesRequest,
 };
 
 /// The APIs Kafka 4.4 lets a broker forward (`ApiKeys.forwardable`).
@@ -94,7 +94,8 @@ pub fn answer_envelope(
         });
     }
     // The APIs the active controller serves from the node loop.
-    const NODE_APIS: [i16; 6] = [
+    const NODE_APIS: [i16; 7] = [
+        ElectLeadersRequest::API_KEY,
         UnregisterBrokerRequest::API_KEY,
         UpdateFeaturesRequest::API_KEY,
         CreateTopicsRequest::API_KEY,

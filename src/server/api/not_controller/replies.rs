@@ -432,11 +432,7 @@ pub(super) fn expire_delegation_token(
     }
 }
 
-pub fn elect_leaders(
-    r: &ElectLeadersRequest,
-    v: i16,
-    ctx: &NonActive,
-) -> ElectLeadersResponse {
+pub fn elect_leaders(r: &ElectLeadersRequest, v: i16, ctx: &NonActive) -> ElectLeadersResponse {
     // A null partition list means every partition; an empty one, nothing to do.
     if r.topic_partitions.as_ref().is_some_and(|t| t.is_empty()) {
         return ElectLeadersResponse::default();
