@@ -145,6 +145,8 @@ pub enum NodeRequest {
     CreatePartitions(messages::CreatePartitionsRequest, i16),
     /// `ListPartitionReassignments` (key 46), read from the committed image.
     ListPartitionReassignments(messages::ListPartitionReassignmentsRequest, i16),
+    /// `AllocateProducerIds` (key 67).
+    AllocateProducerIds(messages::AllocateProducerIdsRequest, i16),
 }
 
 #[derive(Debug, PartialEq)]
@@ -158,6 +160,7 @@ pub enum NodeResponse {
     DeleteTopics(messages::DeleteTopicsResponse),
     CreatePartitions(messages::CreatePartitionsResponse),
     ListPartitionReassignments(messages::ListPartitionReassignmentsResponse),
+    AllocateProducerIds(messages::AllocateProducerIdsResponse),
 }
 
 impl NodeResponse {
@@ -171,6 +174,7 @@ impl NodeResponse {
             NodeResponse::UnregisterBroker(r) => r.error_code,
             NodeResponse::UpdateFeatures(r) => r.error_code,
             NodeResponse::ListPartitionReassignments(r) => r.error_code,
+            NodeResponse::AllocateProducerIds(r) => r.error_code,
             // Java's `errorCounts().containsKey(NOT_CONTROLLER)`: any result's error.
             NodeResponse::CreateTopics(r) => {
                 return r.topics.iter().any(|t| t.error_code == NOT_CONTROLLER)
@@ -263,6 +267,12 @@ impl NodeResponse {
                     },
                 )
             }
+            NodeResponse::AllocateProducerIds(_) => {
+                NodeResponse::AllocateProducerIds(messages::AllocateProducerIdsResponse {
+                    error_code: e,
+                    ..Default::default()
+                })
+            }
         }
     }
 
@@ -280,6 +290,7 @@ impl NodeResponse {
             NodeResponse::ListPartitionReassignments(r) => {
                 frame::encode_response(key, v, corr, r, v)
             }
+            NodeResponse::AllocateProducerIds(r) => frame::encode_response(key, v, corr, r, v),
         };
         match encoded {
             Ok(bytes) => Outcome::Respond(bytes),
@@ -579,6 +590,10 @@ fn controller_call(
         ListPartitionReassignmentsRequest::API_KEY => {
             ListPartitionReassignmentsRequest::decode_exact(body, version)
                 .map(|r| NodeRequest::ListPartitionReassignments(r, version))
+        }
+        messages::AllocateProducerIdsRequest::API_KEY => {
+            messages::AllocateProducerIdsRequest::decode_exact(body, version)
+                .map(|r| NodeRequest::AllocateProducerIds(r, version))
         }
         _ => return None,
     })

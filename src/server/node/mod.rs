@@ -14,6 +14,7 @@
 //! * `broker_flow`: BrokerRegistration, BrokerHeartbeat, UnregisterBroker through the pipeline.
 //! * `feature_flow`: UpdateFeatures through the pipeline, kraft.version through raft.
 //! * `topic_flow`: CreateTopics, DeleteTopics, CreatePartitions through the pipeline.
+//! * `producer_id_flow`: AllocateProducerIds through the pipeline.
 //! * `snapshots`: committed batches into the controller, and when to snapshot its image.
 //! * `snapshot_job`: a snapshot of the image written on a thread of its own.
 //! * `settings`: Kafka's property names to the node's settings.
@@ -26,6 +27,7 @@ pub mod event;
 mod feature_flow;
 mod handover;
 mod pipeline;
+mod producer_id_flow;
 mod purgatory;
 mod registration;
 mod registration_flow;

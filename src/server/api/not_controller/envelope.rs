@@ -9,9 +9,9 @@ use crate::protocol::codec::{ApiMessage, Message, RawBody};
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::frame;
 use crate::protocol::messages::{
-    CreatePartitionsRequest, CreateTopicsRequest, DefaultPrincipalData, DeleteTopicsRequest,
-    DescribeQuorumRequest, EnvelopeRequest, EnvelopeResponse, ListPartitionReassignmentsRequest,
-    UnregisterBrokerRequest, UpdateFeaturesRequest,
+    AllocateProducerIdsRequest, CreatePartitionsRequest, CreateTopicsRequest, DefaultPrincipalData,
+    DeleteTopicsRequest, DescribeQuorumRequest, EnvelopeRequest, EnvelopeResponse,
+    ListPartitionReassignmentsRequest, UnregisterBrokerRequest, UpdateFeaturesRequest,
 };
 
 /// The APIs Kafka 4.4 lets a broker forward (`ApiKeys.forwardable`).
@@ -94,13 +94,14 @@ pub fn answer_envelope(
         });
     }
     // The APIs the active controller serves from the node loop.
-    const NODE_APIS: [i16; 6] = [
+    const NODE_APIS: [i16; 7] = [
         UnregisterBrokerRequest::API_KEY,
         UpdateFeaturesRequest::API_KEY,
         CreateTopicsRequest::API_KEY,
         DeleteTopicsRequest::API_KEY,
         CreatePartitionsRequest::API_KEY,
         ListPartitionReassignmentsRequest::API_KEY,
+        AllocateProducerIdsRequest::API_KEY,
     ];
     if NODE_APIS.contains(&key) {
         return Ok(EnvelopeAnswer::Node {

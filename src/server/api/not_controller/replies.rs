@@ -655,7 +655,7 @@ pub fn unregister_broker(
     }
 }
 
-pub(super) fn allocate_producer_ids(
+pub fn allocate_producer_ids(
     _r: &AllocateProducerIdsRequest,
     _v: i16,
     _ctx: &NonActive,
