@@ -5,6 +5,7 @@
 //!   producers), then Java's image of kraftd's log against kraftd's.
 
 mod producer_ids;
+mod quotas;
 mod workload;
 
 /// Compares the rendered answers of the same cases from Java and kraftd, line by line, and

@@ -147,6 +147,8 @@ pub enum NodeRequest {
     ListPartitionReassignments(messages::ListPartitionReassignmentsRequest, i16),
     /// `AllocateProducerIds` (key 67).
     AllocateProducerIds(messages::AllocateProducerIdsRequest, i16),
+    /// `AlterClientQuotas` (key 49).
+    AlterClientQuotas(messages::AlterClientQuotasRequest, i16),
 }
 
 #[derive(Debug, PartialEq)]
@@ -161,6 +163,7 @@ pub enum NodeResponse {
     CreatePartitions(messages::CreatePartitionsResponse),
     ListPartitionReassignments(messages::ListPartitionReassignmentsResponse),
     AllocateProducerIds(messages::AllocateProducerIdsResponse),
+    AlterClientQuotas(messages::AlterClientQuotasResponse),
 }
 
 impl NodeResponse {
@@ -184,6 +187,9 @@ impl NodeResponse {
             }
             NodeResponse::CreatePartitions(r) => {
                 return r.results.iter().any(|t| t.error_code == NOT_CONTROLLER)
+            }
+            NodeResponse::AlterClientQuotas(r) => {
+                return r.entries.iter().any(|e| e.error_code == NOT_CONTROLLER)
             }
         };
         code == NOT_CONTROLLER
@@ -259,6 +265,7 @@ impl NodeResponse {
             NodeResponse::CreateTopics(r) => NodeResponse::CreateTopics(r.clone()),
             NodeResponse::DeleteTopics(r) => NodeResponse::DeleteTopics(r.clone()),
             NodeResponse::CreatePartitions(r) => NodeResponse::CreatePartitions(r.clone()),
+            NodeResponse::AlterClientQuotas(r) => NodeResponse::AlterClientQuotas(r.clone()),
             NodeResponse::ListPartitionReassignments(_) => {
                 NodeResponse::ListPartitionReassignments(
                     messages::ListPartitionReassignmentsResponse {
@@ -291,6 +298,7 @@ impl NodeResponse {
                 frame::encode_response(key, v, corr, r, v)
             }
             NodeResponse::AllocateProducerIds(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::AlterClientQuotas(r) => frame::encode_response(key, v, corr, r, v),
         };
         match encoded {
             Ok(bytes) => Outcome::Respond(bytes),
@@ -594,6 +602,10 @@ fn controller_call(
         messages::AllocateProducerIdsRequest::API_KEY => {
             messages::AllocateProducerIdsRequest::decode_exact(body, version)
                 .map(|r| NodeRequest::AllocateProducerIds(r, version))
+        }
+        messages::AlterClientQuotasRequest::API_KEY => {
+            messages::AlterClientQuotasRequest::decode_exact(body, version)
+                .map(|r| NodeRequest::AlterClientQuotas(r, version))
         }
         _ => return None,
     })

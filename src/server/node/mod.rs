@@ -15,6 +15,7 @@
 //! * `feature_flow`: UpdateFeatures through the pipeline, kraft.version through raft.
 //! * `topic_flow`: CreateTopics, DeleteTopics, CreatePartitions through the pipeline.
 //! * `producer_id_flow`: AllocateProducerIds through the pipeline.
+//! * `quota_flow`: AlterClientQuotas through the pipeline.
 //! * `snapshots`: committed batches into the controller, and when to snapshot its image.
 //! * `snapshot_job`: a snapshot of the image written on a thread of its own.
 //! * `settings`: Kafka's property names to the node's settings.
@@ -29,6 +30,7 @@ mod handover;
 mod pipeline;
 mod producer_id_flow;
 mod purgatory;
+mod quota_flow;
 mod registration;
 mod registration_flow;
 mod runner;

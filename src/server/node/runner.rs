@@ -371,6 +371,9 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 NodeRequest::AllocateProducerIds(r, v) => {
                     self.allocate_producer_ids(now, v, r, reply)?
                 }
+                NodeRequest::AlterClientQuotas(r, v) => {
+                    self.alter_client_quotas(now, v, r, reply)?
+                }
             },
             Event::ControllerWanted { api_key } => {
                 if self.raft.is_leader() {

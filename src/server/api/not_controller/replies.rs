@@ -538,7 +538,7 @@ pub(super) fn list_partition_reassignments(
     }
 }
 
-pub(super) fn alter_client_quotas(
+pub fn alter_client_quotas(
     r: &AlterClientQuotasRequest,
     _v: i16,
     _ctx: &NonActive,
