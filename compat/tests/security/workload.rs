@@ -1,8 +1,11 @@
 //! kraftd as the active controller of a stock Kafka 4.4 broker, driven by Kafka's own tools
 //! through the broker: an idempotent producer (Kafka 4's default, here spelled out with
 //! acks=all) and a transactional one get their producer ids from blocks kraftd allocates (the
-//! broker creates `__transaction_state` through CreateTopics on the way). Last, Java's image
-//! of kraftd's log equals kraftd's.
+//! broker creates `__transaction_state` through CreateTopics on the way); `kafka-configs` sets
+//! and deletes user and client quotas (forwarded to kraftd in Envelopes) and describes them
+//! through the broker once it has them. Last, Java's image of kraftd's log equals kraftd's.
+
+use std::time::{Duration, Instant};
 
 use crate::harness::dynamic_quorum::Kind;
 use crate::harness::image_compare::{assert_image_equals_javas, kraftd_image};
@@ -10,6 +13,8 @@ use crate::harness::{Kafka, KraftdProcess, TestDir, Tool, ToolOptions, KRAFTD_CO
 use crate::topics::cluster::TopicCluster;
 
 const BROKER: i32 = 11;
+/// How long the broker may take to learn of a committed change.
+const PROPAGATION: Duration = Duration::from_secs(60);
 
 struct Tools<'a> {
     kafka: &'a Kafka,
@@ -87,6 +92,66 @@ impl Tools<'_> {
     }
 }
 
+impl Tools<'_> {
+    /// `kafka-configs --describe` of `entity` through the broker until its output holds
+    /// `done`.
+    fn describe_until(&self, entity: &[&str], done: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + PROPAGATION;
+        loop {
+            let mut args = vec!["--describe"];
+            args.extend_from_slice(entity);
+            let out = self.admin(Tool::Configs, &args);
+            if out.success() && done(&out.stdout) {
+                return out.stdout;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the broker describes {entity:?} as:\n{out}"
+            );
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    }
+
+    fn quotas(&self) {
+        let alice = ["--entity-type", "users", "--entity-name", "alice"];
+        let clients = ["--entity-type", "clients", "--entity-default"];
+        let alter = |entity: &[&str], change: &[&str]| {
+            let mut args = vec!["--alter"];
+            args.extend_from_slice(entity);
+            args.extend_from_slice(change);
+            self.admin(Tool::Configs, &args).assert_success();
+        };
+        alter(
+            &alice,
+            &[
+                "--add-config",
+                "producer_byte_rate=1024,consumer_byte_rate=2048",
+            ],
+        );
+        alter(&clients, &["--add-config", "request_percentage=12.5"]);
+        self.describe_until(&alice, |o| {
+            o.contains("producer_byte_rate=1024.0") && o.contains("consumer_byte_rate=2048.0")
+        });
+        self.describe_until(&clients, |o| o.contains("request_percentage=12.5"));
+        // A refusal comes back with the controller's message.
+        let mut args = vec!["--alter"];
+        args.extend_from_slice(&alice);
+        args.extend(["--add-config", "consumer_byte_rate=-1"]);
+        let refused = self.admin(Tool::Configs, &args);
+        assert!(
+            refused
+                .to_string()
+                .contains("Quota consumer_byte_rate must be greater than 0"),
+            "{refused}"
+        );
+        alter(&alice, &["--delete-config", "producer_byte_rate"]);
+        self.describe_until(&alice, |o| {
+            !o.contains("producer_byte_rate") && o.contains("consumer_byte_rate=2048.0")
+        });
+        eprintln!("kafka-configs set, refused and deleted quotas through broker {BROKER}");
+    }
+}
+
 /// The ProducerIdsRecords in kraftd's log (`kraftd dump-log --json`), as (broker, next
 /// producer id), in log order.
 fn producer_id_blocks(metadata_dir: &std::path::Path) -> Vec<(i64, i64)> {
@@ -120,6 +185,7 @@ fn stock_tools_through_a_broker_on_kraftd() {
         broker: c.bootstrap_server(),
     };
     t.producers();
+    t.quotas();
     drop(t);
     let log = c.controller.metadata_dir().join("__cluster_metadata-0");
     c.stop();
