@@ -63,7 +63,7 @@ fn a_user_and_client_quota_is_set_changed_and_removed() {
     );
     // Java's HashMap of the entity lists client-id before user.
     assert_eq!(
-        alter(&mut image, &[set.clone()]),
+        alter(&mut image, std::slice::from_ref(&set)),
         ["client-id=app,user=alice: ok"]
     );
     let key = vec![
@@ -78,7 +78,12 @@ fn a_user_and_client_quota_is_set_changed_and_removed() {
         &alice_app,
         &[("producer_byte_rate", None), ("consumer_byte_rate", None)],
     );
-    let result = alter_client_quotas(&image, &[remove.clone()], false, &literal_ips_only);
+    let result = alter_client_quotas(
+        &image,
+        std::slice::from_ref(&remove),
+        false,
+        &literal_ips_only,
+    );
     assert_eq!(result.records.len(), 1, "only a key that is set is removed");
     alter(&mut image, &[remove]);
     assert_eq!(image.entities[&key].len(), 1);
