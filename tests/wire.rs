@@ -176,17 +176,16 @@ fn api_versions(s: &mut TcpStream, version: i16, corr: i32) -> (i32, ApiVersions
     (header.correlation_id, body)
 }
 
-/// A CreateTopics request frame (no size prefix) as a broker forwards it inside an Envelope.
-/// A forwarded AlterClientQuotas, which kraftd answers NOT_CONTROLLER (the envelope then fails
-/// as a whole) whether it leads or not.
-fn forwarded_alter_client_quotas() -> Vec<u8> {
+/// A forwarded CreateDelegationToken, which kraftd answers NOT_CONTROLLER (the envelope then
+/// fails as a whole) whether it leads or not.
+fn forwarded_create_delegation_token() -> Vec<u8> {
     let body =
-        not_controller::samples::sample_request(49, 1, "t", kraftd::protocol::codec::Uuid::ZERO)
+        not_controller::samples::sample_request(38, 3, "t", kraftd::protocol::codec::Uuid::ZERO)
             .unwrap()
             .unwrap();
     encode_request(
-        49,
-        1,
+        38,
+        3,
         5,
         Some("broker-101"),
         &kraftd::protocol::codec::RawBody(body),
@@ -333,7 +332,8 @@ fn every_advertised_api_version_is_answered_and_the_next_one_is_not() {
                     77,
                     Some("v"),
                     &kraftd::protocol::codec::RawBody(
-                        not_controller::samples::envelope(forwarded_alter_client_quotas()).unwrap(),
+                        not_controller::samples::envelope(forwarded_create_delegation_token())
+                            .unwrap(),
                     ),
                 ),
                 key if not_controller::answers(key) => {

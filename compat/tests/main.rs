@@ -21,6 +21,7 @@ mod mixed;
 mod not_controller;
 mod quorum;
 mod reconfiguration;
+mod security;
 mod storage;
 mod test_raft_server;
 mod tools;

@@ -55,6 +55,36 @@ pub fn hash_order<T>(entries: Vec<(i32, T)>, capacity: usize) -> Vec<T> {
     indexed.into_iter().map(|(_, _, t)| t).collect()
 }
 
+/// The table capacity of a `HashMap` built with `new HashMap<>(initial)` once `len` entries
+/// were put in it: the power of two at or above `initial` (at least 1), doubled whenever the
+/// size passes 3/4 of it.
+pub fn sized_hash_map_capacity(initial: usize, len: usize) -> usize {
+    let mut capacity = initial.max(1).next_power_of_two();
+    for size in 1..=len {
+        if size > capacity * 3 / 4 {
+            capacity *= 2;
+        }
+    }
+    capacity
+}
+
+/// A `HashMap<String, V>` built with `new HashMap<>(initial)` and `puts` in order: its entries
+/// as it iterates them (a key put twice keeps its first place and its last value).
+pub fn string_map_order<V: Clone>(initial: usize, puts: &[(String, V)]) -> Vec<(String, V)> {
+    let mut unique: Vec<(String, V)> = Vec::new();
+    for (k, v) in puts {
+        match unique.iter_mut().find(|(u, _)| u == k) {
+            Some(slot) => slot.1 = v.clone(),
+            None => unique.push((k.clone(), v.clone())),
+        }
+    }
+    let capacity = sized_hash_map_capacity(initial, unique.len());
+    hash_order(
+        unique.into_iter().map(|e| (string_hash(&e.0), e)).collect(),
+        capacity,
+    )
+}
+
 /// The iteration order of a `HashSet<String>` (default capacity) of `names`, added in order
 /// (a name added twice keeps its first place).
 pub fn string_set_order<S: AsRef<str>>(names: &[S]) -> Vec<String> {

@@ -1,5 +1,9 @@
 //! Client quotas by entity (Kafka's `ClientQuotasImage`).
 
+pub mod alter;
+#[cfg(test)]
+mod tests;
+
 use imbl::OrdMap;
 use serde_json::Value;
 

@@ -16,6 +16,7 @@ pub const RUNNING: &str = "The broker has been unfenced. Transitioning from RECO
 pub struct TopicCluster {
     pub controller: Node,
     pub brokers: Vec<JavaBroker>,
+    pub cluster_id: String,
 }
 
 impl TopicCluster {
@@ -29,6 +30,17 @@ impl TopicCluster {
         kind: Kind,
         brokers: &[i32],
         props: &[(&str, String)],
+    ) -> TopicCluster {
+        Self::start_configured(dir, kind, brokers, props, |b| b)
+    }
+
+    /// As [`Self::start_with`], each broker's builder passed through `broker` first.
+    pub fn start_configured(
+        dir: &TestDir,
+        kind: Kind,
+        brokers: &[i32],
+        props: &[(&str, String)],
+        broker: impl Fn(ServerBuilder<JavaBroker>) -> ServerBuilder<JavaBroker>,
     ) -> TopicCluster {
         let cluster_id = random_kafka_uuid();
         let port = free_port();
@@ -45,9 +57,11 @@ impl TopicCluster {
         let builders = brokers
             .iter()
             .map(|id| {
-                JavaBroker::builder(*id, Quorum::Bootstrap(vec![endpoint.clone()]))
-                    .cluster_id(cluster_id.clone())
-                    .name(&format!("{kind}-broker-{id}"))
+                broker(
+                    JavaBroker::builder(*id, Quorum::Bootstrap(vec![endpoint.clone()]))
+                        .cluster_id(cluster_id.clone())
+                        .name(&format!("{kind}-broker-{id}")),
+                )
             })
             .collect();
         let mut brokers = ServerBuilder::start_all(builders, dir);
@@ -62,6 +76,7 @@ impl TopicCluster {
         TopicCluster {
             controller,
             brokers,
+            cluster_id,
         }
     }
 

@@ -59,18 +59,7 @@ pub fn heartbeat(
         .registration_offsets
         .get(&broker)
         .ok_or(BrokerError::HeartbeatBeforeRegistration { broker })?;
-    let registration = state
-        .image
-        .cluster
-        .brokers
-        .get(&broker)
-        .ok_or(BrokerError::NoRegistration { broker })?;
-    if registration.epoch != request.broker_epoch {
-        return Err(BrokerError::StaleEpoch {
-            expected: registration.epoch,
-            got: request.broker_epoch,
-        });
-    }
+    let registration = super::check_broker_epoch(&state.image, broker, request.broker_epoch)?;
     let Some(soft) = sessions.state(broker).copied() else {
         return Err(BrokerError::NoHeartbeatState { broker });
     };

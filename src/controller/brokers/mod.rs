@@ -87,6 +87,26 @@ impl BrokerError {
     }
 }
 
+/// Java's `ClusterControlManager.checkBrokerEpoch`: `broker` is registered with `epoch`.
+pub fn check_broker_epoch(
+    image: &MetadataImage,
+    broker: i32,
+    epoch: i64,
+) -> Result<&crate::controller::cluster::BrokerRegistration, BrokerError> {
+    let registration = image
+        .cluster
+        .brokers
+        .get(&broker)
+        .ok_or(BrokerError::NoRegistration { broker })?;
+    if registration.epoch != epoch {
+        return Err(BrokerError::StaleEpoch {
+            expected: registration.epoch,
+            got: epoch,
+        });
+    }
+    Ok(registration)
+}
+
 /// Whether `broker` leads any partition.
 pub fn leads_partitions(image: &MetadataImage, broker: i32) -> bool {
     image

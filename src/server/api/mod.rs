@@ -149,6 +149,10 @@ pub enum NodeRequest {
     AlterPartition(messages::AlterPartitionRequest, i16),
     /// `ElectLeaders` (key 43).
     ElectLeaders(messages::ElectLeadersRequest, i16),
+    /// `AllocateProducerIds` (key 67).
+    AllocateProducerIds(messages::AllocateProducerIdsRequest, i16),
+    /// `AlterClientQuotas` (key 49).
+    AlterClientQuotas(messages::AlterClientQuotasRequest, i16),
 }
 
 #[derive(Debug, PartialEq)]
@@ -164,6 +168,8 @@ pub enum NodeResponse {
     ListPartitionReassignments(messages::ListPartitionReassignmentsResponse),
     AlterPartition(messages::AlterPartitionResponse),
     ElectLeaders(messages::ElectLeadersResponse),
+    AllocateProducerIds(messages::AllocateProducerIdsResponse),
+    AlterClientQuotas(messages::AlterClientQuotasResponse),
 }
 
 impl NodeResponse {
@@ -186,6 +192,7 @@ impl NodeResponse {
                             .any(|p| p.error_code == NOT_CONTROLLER)
                     })
             }
+            NodeResponse::AllocateProducerIds(r) => r.error_code,
             // Java's `errorCounts().containsKey(NOT_CONTROLLER)`: any result's error.
             NodeResponse::CreateTopics(r) => {
                 return r.topics.iter().any(|t| t.error_code == NOT_CONTROLLER)
@@ -195,6 +202,9 @@ impl NodeResponse {
             }
             NodeResponse::CreatePartitions(r) => {
                 return r.results.iter().any(|t| t.error_code == NOT_CONTROLLER)
+            }
+            NodeResponse::AlterClientQuotas(r) => {
+                return r.entries.iter().any(|e| e.error_code == NOT_CONTROLLER)
             }
         };
         code == NOT_CONTROLLER
@@ -270,6 +280,7 @@ impl NodeResponse {
             NodeResponse::CreateTopics(r) => NodeResponse::CreateTopics(r.clone()),
             NodeResponse::DeleteTopics(r) => NodeResponse::DeleteTopics(r.clone()),
             NodeResponse::CreatePartitions(r) => NodeResponse::CreatePartitions(r.clone()),
+            NodeResponse::AlterClientQuotas(r) => NodeResponse::AlterClientQuotas(r.clone()),
             NodeResponse::ListPartitionReassignments(_) => {
                 NodeResponse::ListPartitionReassignments(
                     messages::ListPartitionReassignmentsResponse {
@@ -286,6 +297,12 @@ impl NodeResponse {
             }
             NodeResponse::ElectLeaders(_) => {
                 NodeResponse::ElectLeaders(messages::ElectLeadersResponse {
+                    error_code: e,
+                    ..Default::default()
+                })
+            }
+            NodeResponse::AllocateProducerIds(_) => {
+                NodeResponse::AllocateProducerIds(messages::AllocateProducerIdsResponse {
                     error_code: e,
                     ..Default::default()
                 })
@@ -309,6 +326,8 @@ impl NodeResponse {
             }
             NodeResponse::AlterPartition(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::ElectLeaders(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::AllocateProducerIds(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::AlterClientQuotas(r) => frame::encode_response(key, v, corr, r, v),
         };
         match encoded {
             Ok(bytes) => Outcome::Respond(bytes),
@@ -614,6 +633,14 @@ fn controller_call(
             .map(|r| NodeRequest::AlterPartition(r, version)),
         ElectLeadersRequest::API_KEY => ElectLeadersRequest::decode_exact(body, version)
             .map(|r| NodeRequest::ElectLeaders(r, version)),
+        messages::AllocateProducerIdsRequest::API_KEY => {
+            messages::AllocateProducerIdsRequest::decode_exact(body, version)
+                .map(|r| NodeRequest::AllocateProducerIds(r, version))
+        }
+        messages::AlterClientQuotasRequest::API_KEY => {
+            messages::AlterClientQuotasRequest::decode_exact(body, version)
+                .map(|r| NodeRequest::AlterClientQuotas(r, version))
+        }
         _ => return None,
     })
 }

@@ -16,6 +16,8 @@
 //! * `topic_flow`: CreateTopics, DeleteTopics, CreatePartitions through the pipeline.
 //! * `leadership_flow`: AlterPartition, ElectLeaders and the periodic elections through the
 //!   pipeline.
+//! * `producer_id_flow`: AllocateProducerIds through the pipeline.
+//! * `quota_flow`: AlterClientQuotas through the pipeline.
 //! * `snapshots`: committed batches into the controller, and when to snapshot its image.
 //! * `snapshot_job`: a snapshot of the image written on a thread of its own.
 //! * `settings`: Kafka's property names to the node's settings.
@@ -29,7 +31,9 @@ mod feature_flow;
 mod handover;
 mod leadership_flow;
 mod pipeline;
+mod producer_id_flow;
 mod purgatory;
+mod quota_flow;
 mod registration;
 mod registration_flow;
 mod runner;

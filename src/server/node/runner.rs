@@ -378,6 +378,12 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 NodeRequest::ListPartitionReassignments(r, _) => {
                     self.list_partition_reassignments(r, reply)
                 }
+                NodeRequest::AllocateProducerIds(r, v) => {
+                    self.allocate_producer_ids(now, v, r, reply)?
+                }
+                NodeRequest::AlterClientQuotas(r, v) => {
+                    self.alter_client_quotas(now, v, r, reply)?
+                }
             },
             Event::ControllerWanted { api_key } => {
                 if self.raft.is_leader() {

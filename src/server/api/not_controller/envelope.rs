@@ -9,9 +9,10 @@ use crate::protocol::codec::{ApiMessage, Message, RawBody};
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::frame;
 use crate::protocol::messages::{
-    CreatePartitionsRequest, CreateTopicsRequest, DefaultPrincipalData, DeleteTopicsRequest,
-    DescribeQuorumRequest, ElectLeadersRequest, EnvelopeRequest, EnvelopeResponse,
-    ListPartitionReassignmentsRequest, UnregisterBrokerRequest, UpdateFeaturesRequest,
+    AllocateProducerIdsRequest, AlterClientQuotasRequest, CreatePartitionsRequest,
+    CreateTopicsRequest, DefaultPrincipalData, DeleteTopicsRequest, DescribeQuorumRequest,
+    ElectLeadersRequest, EnvelopeRequest, EnvelopeResponse, ListPartitionReassignmentsRequest,
+    UnregisterBrokerRequest, UpdateFeaturesRequest,
 };
 
 /// The APIs Kafka 4.4 lets a broker forward (`ApiKeys.forwardable`).
@@ -94,7 +95,7 @@ pub fn answer_envelope(
         });
     }
     // The APIs the active controller serves from the node loop.
-    const NODE_APIS: [i16; 7] = [
+    const NODE_APIS: &[i16] = &[
         ElectLeadersRequest::API_KEY,
         UnregisterBrokerRequest::API_KEY,
         UpdateFeaturesRequest::API_KEY,
@@ -102,6 +103,8 @@ pub fn answer_envelope(
         DeleteTopicsRequest::API_KEY,
         CreatePartitionsRequest::API_KEY,
         ListPartitionReassignmentsRequest::API_KEY,
+        AllocateProducerIdsRequest::API_KEY,
+        AlterClientQuotasRequest::API_KEY,
     ];
     if NODE_APIS.contains(&key) {
         return Ok(EnvelopeAnswer::Node {

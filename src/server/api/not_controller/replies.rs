@@ -534,7 +534,7 @@ pub(super) fn list_partition_reassignments(
     }
 }
 
-pub(super) fn alter_client_quotas(
+pub fn alter_client_quotas(
     r: &AlterClientQuotasRequest,
     _v: i16,
     _ctx: &NonActive,
@@ -651,7 +651,7 @@ pub fn unregister_broker(
     }
 }
 
-pub(super) fn allocate_producer_ids(
+pub fn allocate_producer_ids(
     _r: &AllocateProducerIdsRequest,
     _v: i16,
     _ctx: &NonActive,

@@ -188,16 +188,13 @@ fn envelope_answer(inner: Vec<u8>) -> EnvelopeResponse {
 
 #[test]
 fn a_forwarded_request_answered_not_controller_becomes_an_envelope_not_controller() {
-    // AlterClientQuotas: answered here (CreateTopics and the other APIs the active controller
-    // serves go to the node loop, `a_forwarded_topic_request_goes_to_the_node`).
-    let inner = sample_request(49, 1, "t", Uuid::ZERO).unwrap().unwrap();
-    let r = envelope_answer(inner_frame(49, 1, inner));
-    assert_eq!(r.error_code, ErrorCode::NOT_CONTROLLER.0);
-    assert_eq!(r.response_data, None);
-    // Forwarded token requests are no longer refused for PLAINTEXT: the controller decides.
+    // CreateDelegationToken: answered here (CreateTopics and the other APIs the active
+    // controller serves go to the node loop, `a_forwarded_topic_request_goes_to_the_node`).
+    // Forwarded token requests are not refused for PLAINTEXT: the controller decides.
     let inner = sample_request(38, 3, "t", Uuid::ZERO).unwrap().unwrap();
     let r = envelope_answer(inner_frame(38, 3, inner));
     assert_eq!(r.error_code, ErrorCode::NOT_CONTROLLER.0);
+    assert_eq!(r.response_data, None);
 }
 
 #[test]
@@ -220,9 +217,9 @@ fn a_forwarded_answer_without_not_controller_comes_back_inside_the_envelope() {
 fn envelope_refusals_follow_javas_order_of_checks() {
     let inner = || {
         inner_frame(
-            49,
-            1,
-            sample_request(49, 1, "t", Uuid::ZERO).unwrap().unwrap(),
+            38,
+            3,
+            sample_request(38, 3, "t", Uuid::ZERO).unwrap().unwrap(),
         )
     };
     let refuse = |request: EnvelopeRequest| match answer_envelope(&request, &follower()).unwrap() {
@@ -269,7 +266,7 @@ fn envelope_refusals_follow_javas_order_of_checks() {
 
 #[test]
 fn a_forwarded_topic_request_goes_to_the_node() {
-    for (key, version) in [(19, 7), (20, 6), (37, 3), (46, 0)] {
+    for (key, version) in [(19, 7), (20, 6), (37, 3), (46, 0), (49, 1), (67, 0)] {
         let inner = sample_request(key, version, "t", Uuid::ZERO)
             .unwrap()
             .unwrap();

@@ -1,0 +1,42 @@
+//! Producer ids (and, as they come, ACLs, client quotas and SCRAM credentials) decided by an
+//! active kraftd as a Java 4.4 controller decides them.
+//! - `producer_ids`: refused AllocateProducerIds requests, the same bytes to Java and kraftd;
+//! - `workload`: stock tools through a stock broker on kraftd (idempotent and transactional
+//!   producers), then Java's image of kraftd's log against kraftd's.
+
+mod producer_ids;
+mod quotas;
+mod workload;
+
+/// Compares the rendered answers of the same cases from Java and kraftd, line by line, and
+/// checks Java's first error code is the one each case expects (so a case tests what it says).
+pub(crate) fn assert_same_answers(
+    what: &str,
+    cases: &[(&str, i16)],
+    java: &[(String, i16)],
+    kraftd: &[(String, i16)],
+) {
+    let mut failures = Vec::new();
+    eprintln!("{what}, the same bytes to Java 4.4 and to kraftd:");
+    for (((name, expected), (j, jc)), (k, _)) in cases.iter().zip(java).zip(kraftd) {
+        eprintln!("  {name}:\n    java:   {j}");
+        if jc != expected {
+            failures.push(format!(
+                "{name}: Java answered {j}, the test expects error code {expected}"
+            ));
+        }
+        if j != k {
+            eprintln!("    kraftd: {k}");
+            failures.push(format!("{name}:\n    java:   {j}\n    kraftd: {k}"));
+        }
+    }
+    assert_eq!(java.len(), cases.len(), "Java answered every case");
+    assert_eq!(kraftd.len(), cases.len(), "kraftd answered every case");
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases differ:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}

@@ -1,0 +1,113 @@
+//! AllocateProducerIds refused and granted: the same requests, in the same order, to a Java 4.4
+//! controller and to kraftd (no brokers running; one registered by a raw BrokerRegistration,
+//! which never heartbeats and so stays fenced), and the answers compared.
+
+use kraftd::protocol::codec::{Message, Uuid};
+use kraftd::protocol::errors::ErrorCode;
+use kraftd::protocol::messages::broker_registration_request::{Feature, Listener};
+use kraftd::protocol::messages::{
+    AllocateProducerIdsRequest, AllocateProducerIdsResponse, BrokerRegistrationRequest,
+    BrokerRegistrationResponse,
+};
+
+use super::assert_same_answers;
+use crate::harness::dynamic_quorum::Kind;
+use crate::harness::TestDir;
+use crate::topics::cluster::TopicCluster;
+
+const BROKER: i32 = 99;
+
+/// (case, broker id, broker epoch relative to the registered one; None: -1), Java's error.
+fn cases() -> Vec<(&'static str, i32, Option<i64>, ErrorCode)> {
+    use ErrorCode as E;
+    vec![
+        ("an unregistered broker", 98, Some(0), E::STALE_BROKER_EPOCH),
+        ("an older epoch", BROKER, Some(-1), E::STALE_BROKER_EPOCH),
+        ("a newer epoch", BROKER, Some(1), E::STALE_BROKER_EPOCH),
+        ("epoch -1", BROKER, None, E::STALE_BROKER_EPOCH),
+        ("the fenced broker's own epoch", BROKER, Some(0), E::NONE),
+        ("again: the next block", BROKER, Some(0), E::NONE),
+    ]
+}
+
+fn registration(cluster_id: &str) -> BrokerRegistrationRequest {
+    BrokerRegistrationRequest {
+        broker_id: BROKER,
+        cluster_id: cluster_id.to_string(),
+        incarnation_id: Uuid([9; 16]),
+        listeners: vec![Listener {
+            name: "PLAINTEXT".into(),
+            host: "127.0.0.1".into(),
+            port: 1,
+            ..Default::default()
+        }],
+        // Kafka 4.4's broker features, which the finalized levels must fall within.
+        features: [
+            ("metadata.version", 7, 33),
+            ("group.version", 0, 1),
+            ("transaction.version", 0, 2),
+            ("eligible.leader.replicas.version", 0, 1),
+            ("share.version", 0, 2),
+            ("streams.version", 0, 1),
+            ("kraft.version", 0, 1),
+        ]
+        .into_iter()
+        .map(|(name, min, max)| Feature {
+            name: name.into(),
+            min_supported_version: min,
+            max_supported_version: max,
+            ..Default::default()
+        })
+        .collect(),
+        log_dirs: vec![Uuid([8; 16])],
+        previous_broker_epoch: -1,
+        ..Default::default()
+    }
+}
+
+fn run_all(kind: Kind, dir: &TestDir) -> Vec<(String, i16)> {
+    let mut c = TopicCluster::start(dir, kind, &[]);
+    let body = c
+        .send(4, &registration(&c.cluster_id))
+        .expect("the controller answers BrokerRegistration");
+    let registered = BrokerRegistrationResponse::decode_exact(&body, 4).unwrap();
+    assert_eq!(registered.error_code, 0, "{kind}: {registered:?}");
+    let epoch = registered.broker_epoch;
+    let answers = cases()
+        .into_iter()
+        .map(|(_, broker_id, relative, _)| {
+            let request = AllocateProducerIdsRequest {
+                broker_id,
+                broker_epoch: relative.map_or(-1, |d| epoch + d),
+                ..Default::default()
+            };
+            let body = match c.send(0, &request) {
+                Ok(b) => b,
+                Err(e) => return (format!("no answer: {e}"), -1),
+            };
+            let r = AllocateProducerIdsResponse::decode_exact(&body, 0)
+                .expect("an AllocateProducerIds response");
+            (
+                format!(
+                    "throttle {} {} start {} len {}",
+                    r.throttle_time_ms,
+                    ErrorCode(r.error_code).name(),
+                    r.producer_id_start,
+                    r.producer_id_len
+                ),
+                r.error_code,
+            )
+        })
+        .collect();
+    c.stop();
+    answers
+}
+
+#[test]
+fn allocate_producer_ids_gets_javas_answers() {
+    let dir = TestDir::new();
+    let java = run_all(Kind::Java, &dir);
+    let kraftd = run_all(Kind::Kraftd, &dir);
+    let cases: Vec<(&str, i16)> = cases().iter().map(|c| (c.0, c.3 .0)).collect();
+    assert_same_answers("AllocateProducerIds", &cases, &java, &kraftd);
+}
