@@ -145,6 +145,23 @@ pub enum NodeRequest {
     CreatePartitions(messages::CreatePartitionsRequest, i16),
     /// `ListPartitionReassignments` (key 46), read from the committed image.
     ListPartitionReassignments(messages::ListPartitionReassignmentsRequest, i16),
+    /// `AlterConfigs` (key 33), and whether a broker forwarded it.
+    AlterConfigs(messages::AlterConfigsRequest, i16, bool),
+    /// `IncrementalAlterConfigs` (key 44), and whether a broker forwarded it.
+    IncrementalAlterConfigs(messages::IncrementalAlterConfigsRequest, i16, bool),
+}
+
+impl NodeRequest {
+    /// The request as it came inside an Envelope (config checks depend on it).
+    fn forwarded(self) -> NodeRequest {
+        match self {
+            NodeRequest::AlterConfigs(r, v, _) => NodeRequest::AlterConfigs(r, v, true),
+            NodeRequest::IncrementalAlterConfigs(r, v, _) => {
+                NodeRequest::IncrementalAlterConfigs(r, v, true)
+            }
+            other => other,
+        }
+    }
 }
 
 #[derive(Debug, PartialEq)]
@@ -158,6 +175,8 @@ pub enum NodeResponse {
     DeleteTopics(messages::DeleteTopicsResponse),
     CreatePartitions(messages::CreatePartitionsResponse),
     ListPartitionReassignments(messages::ListPartitionReassignmentsResponse),
+    AlterConfigs(messages::AlterConfigsResponse),
+    IncrementalAlterConfigs(messages::IncrementalAlterConfigsResponse),
 }
 
 impl NodeResponse {
@@ -180,6 +199,12 @@ impl NodeResponse {
             }
             NodeResponse::CreatePartitions(r) => {
                 return r.results.iter().any(|t| t.error_code == NOT_CONTROLLER)
+            }
+            NodeResponse::AlterConfigs(r) => {
+                return r.responses.iter().any(|t| t.error_code == NOT_CONTROLLER)
+            }
+            NodeResponse::IncrementalAlterConfigs(r) => {
+                return r.responses.iter().any(|t| t.error_code == NOT_CONTROLLER)
             }
         };
         code == NOT_CONTROLLER
@@ -255,6 +280,10 @@ impl NodeResponse {
             NodeResponse::CreateTopics(r) => NodeResponse::CreateTopics(r.clone()),
             NodeResponse::DeleteTopics(r) => NodeResponse::DeleteTopics(r.clone()),
             NodeResponse::CreatePartitions(r) => NodeResponse::CreatePartitions(r.clone()),
+            NodeResponse::AlterConfigs(r) => NodeResponse::AlterConfigs(r.clone()),
+            NodeResponse::IncrementalAlterConfigs(r) => {
+                NodeResponse::IncrementalAlterConfigs(r.clone())
+            }
             NodeResponse::ListPartitionReassignments(_) => {
                 NodeResponse::ListPartitionReassignments(
                     messages::ListPartitionReassignmentsResponse {
@@ -280,6 +309,8 @@ impl NodeResponse {
             NodeResponse::ListPartitionReassignments(r) => {
                 frame::encode_response(key, v, corr, r, v)
             }
+            NodeResponse::AlterConfigs(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::IncrementalAlterConfigs(r) => frame::encode_response(key, v, corr, r, v),
         };
         match encoded {
             Ok(bytes) => Outcome::Respond(bytes),
@@ -580,6 +611,14 @@ fn controller_call(
             ListPartitionReassignmentsRequest::decode_exact(body, version)
                 .map(|r| NodeRequest::ListPartitionReassignments(r, version))
         }
+        messages::AlterConfigsRequest::API_KEY => {
+            messages::AlterConfigsRequest::decode_exact(body, version)
+                .map(|r| NodeRequest::AlterConfigs(r, version, false))
+        }
+        messages::IncrementalAlterConfigsRequest::API_KEY => {
+            messages::IncrementalAlterConfigsRequest::decode_exact(body, version)
+                .map(|r| NodeRequest::IncrementalAlterConfigs(r, version, false))
+        }
         _ => return None,
     })
 }
@@ -616,7 +655,7 @@ fn envelope(
                 api_key: key,
                 api_version: version,
                 correlation_id,
-                request: inner,
+                request: inner.forwarded(),
                 enveloped: Some(Enveloped {
                     version: request.api_version(),
                     correlation_id: request.correlation_id(),

@@ -14,6 +14,7 @@
 //! * `broker_flow`: BrokerRegistration, BrokerHeartbeat, UnregisterBroker through the pipeline.
 //! * `feature_flow`: UpdateFeatures through the pipeline, kraft.version through raft.
 //! * `topic_flow`: CreateTopics, DeleteTopics, CreatePartitions through the pipeline.
+//! * `config_flow`: AlterConfigs, IncrementalAlterConfigs through the pipeline.
 //! * `snapshots`: committed batches into the controller, and when to snapshot its image.
 //! * `snapshot_job`: a snapshot of the image written on a thread of its own.
 //! * `settings`: Kafka's property names to the node's settings.
@@ -22,6 +23,7 @@
 mod activation;
 mod broker_flow;
 mod clock;
+mod config_flow;
 pub mod event;
 mod feature_flow;
 mod handover;

@@ -9,9 +9,10 @@ use crate::protocol::codec::{ApiMessage, Message, RawBody};
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::frame;
 use crate::protocol::messages::{
-    CreatePartitionsRequest, CreateTopicsRequest, DefaultPrincipalData, DeleteTopicsRequest,
-    DescribeQuorumRequest, EnvelopeRequest, EnvelopeResponse, ListPartitionReassignmentsRequest,
-    UnregisterBrokerRequest, UpdateFeaturesRequest,
+    AlterConfigsRequest, CreatePartitionsRequest, CreateTopicsRequest, DefaultPrincipalData,
+    DeleteTopicsRequest, DescribeQuorumRequest, EnvelopeRequest, EnvelopeResponse,
+    IncrementalAlterConfigsRequest, ListPartitionReassignmentsRequest, UnregisterBrokerRequest,
+    UpdateFeaturesRequest,
 };
 
 /// The APIs Kafka 4.4 lets a broker forward (`ApiKeys.forwardable`).
@@ -94,7 +95,9 @@ pub fn answer_envelope(
         });
     }
     // The APIs the active controller serves from the node loop.
-    const NODE_APIS: [i16; 6] = [
+    const NODE_APIS: [i16; 8] = [
+        AlterConfigsRequest::API_KEY,
+        IncrementalAlterConfigsRequest::API_KEY,
         UnregisterBrokerRequest::API_KEY,
         UpdateFeaturesRequest::API_KEY,
         CreateTopicsRequest::API_KEY,

@@ -269,11 +269,7 @@ fn config_resource_results<T>(
     }
 }
 
-pub(super) fn alter_configs(
-    r: &AlterConfigsRequest,
-    _v: i16,
-    ctx: &NonActive,
-) -> AlterConfigsResponse {
+pub fn alter_configs(r: &AlterConfigsRequest, _v: i16, ctx: &NonActive) -> AlterConfigsResponse {
     let resources: Vec<(i8, &str)> = r
         .resources
         .iter()
@@ -293,7 +289,7 @@ pub(super) fn alter_configs(
     }
 }
 
-pub(super) fn incremental_alter_configs(
+pub fn incremental_alter_configs(
     r: &IncrementalAlterConfigsRequest,
     _v: i16,
     ctx: &NonActive,
