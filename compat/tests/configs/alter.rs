@@ -25,7 +25,13 @@ use crate::topics::cluster::TopicCluster;
 const BROKERS: [i32; 2] = [11, 12];
 
 fn cases() -> Vec<(&'static str, Request<'static>)> {
-    let long: &'static str = Box::leak("1".repeat(32768).into_boxed_str());
+    // Replica lists of about 20,000 characters each: either fits in a request (a string of
+    // more than 32,767 bytes does not even parse), both together exceed a record's value.
+    let replicas = |from: usize| {
+        let list: Vec<String> = (from..from + 2500).map(|p| format!("{p}:11")).collect();
+        &*Box::leak(list.join(",").into_boxed_str())
+    };
+    let (first, second) = (replicas(10_000), replicas(20_000));
     vec![
         (
             "set a topic config",
@@ -159,11 +165,43 @@ fn cases() -> Vec<(&'static str, Request<'static>)> {
             ),
         ),
         (
-            "a value too long",
+            "a long list",
             incremental(
                 1,
                 false,
-                vec![(TOPIC, "t", vec![("retention.ms", SET, Some(long))])],
+                vec![(
+                    TOPIC,
+                    "u",
+                    vec![("leader.replication.throttled.replicas", SET, Some(first))],
+                )],
+            ),
+        ),
+        (
+            "appended past a record's value size",
+            incremental(
+                1,
+                false,
+                vec![(
+                    TOPIC,
+                    "u",
+                    vec![(
+                        "leader.replication.throttled.replicas",
+                        APPEND,
+                        Some(second),
+                    )],
+                )],
+            ),
+        ),
+        (
+            "the long list removed",
+            incremental(
+                1,
+                false,
+                vec![(
+                    TOPIC,
+                    "u",
+                    vec![("leader.replication.throttled.replicas", DELETE, None)],
+                )],
             ),
         ),
         (
@@ -461,7 +499,7 @@ fn cases() -> Vec<(&'static str, Request<'static>)> {
                 vec![
                     (TOPIC, "t", vec![("retention.ms", SET, Some("1000"))]),
                     (TOPIC, "nope", vec![("retention.ms", SET, Some("1000"))]),
-                    (BROKER, "12", vec![("log.cleaner.threads", SET, Some("3"))]),
+                    (BROKER, "12", vec![("log.cleaner.threads", SET, Some("2"))]),
                     (BROKER, "x", vec![("log.cleaner.threads", SET, Some("3"))]),
                 ],
             ),
@@ -635,7 +673,7 @@ fn cases() -> Vec<(&'static str, Request<'static>)> {
             legacy(
                 2,
                 false,
-                vec![(BROKER, "12", vec![("log.cleaner.threads", Some("4"))])],
+                vec![(BROKER, "12", vec![("log.cleaner.threads", Some("2"))])],
             ),
         ),
         (
@@ -653,7 +691,14 @@ fn cases() -> Vec<(&'static str, Request<'static>)> {
                 false,
                 vec![
                     (BROKER_LOGGER, "1", vec![("root", Some("INFO"))]),
-                    (TOPIC, "t", vec![]),
+                    (
+                        TOPIC,
+                        "t",
+                        vec![
+                            ("retention.ms", Some("7200000")),
+                            ("cleanup.policy", Some("compact,delete")),
+                        ],
+                    ),
                 ],
             ),
         ),
@@ -667,6 +712,22 @@ fn cases() -> Vec<(&'static str, Request<'static>)> {
                     (7, "seven", vec![]),
                     (TOPIC, "t", vec![]),
                 ],
+            ),
+        ),
+        (
+            "the last word on u",
+            incremental(
+                1,
+                false,
+                vec![(
+                    TOPIC,
+                    "u",
+                    vec![
+                        ("segment.bytes", SET, Some("10485760")),
+                        ("cleanup.policy", APPEND, Some("compact")),
+                        ("flush.ms", DELETE, None),
+                    ],
+                )],
             ),
         ),
     ]
