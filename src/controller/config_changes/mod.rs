@@ -80,6 +80,15 @@ pub struct TooManyRecords;
 /// Each resource decided, in the order given, with its outcome.
 pub type Outcomes = Vec<(ConfigResource, Result<(), ChangeError>)>;
 
+/// A decision: its records, and the outcomes or the whole request's failure.
+pub type Decision = ControllerResult<Result<Outcomes, TooManyRecords>>;
+
+/// One IncrementalAlterConfigs resource: its operations by config name.
+pub type IncrementalChange = (ConfigResource, Vec<(String, Op)>);
+
+/// One AlterConfigs resource: its new configs (a null value deletes).
+pub type LegacyChange = (ConfigResource, Vec<(String, Option<String>)>);
+
 /// The entries of a Java `HashMap<String, V>` filled in order from `entries` (a key given twice
 /// keeps its first place and its last value), in the map's iteration order.
 fn keyed<V: Clone>(entries: &[(String, V)]) -> Vec<(String, V)> {
@@ -238,7 +247,7 @@ fn finish(
     image: &MetadataImage,
     outcomes: Vec<(ConfigResource, Result<Vec<ConfigRecord>, ChangeError>)>,
     validate_only: bool,
-) -> ControllerResult<Result<Outcomes, TooManyRecords>> {
+) -> Decision {
     let configs: Vec<ConfigRecord> = outcomes
         .iter()
         .filter_map(|(_, o)| o.as_ref().ok())
@@ -274,10 +283,10 @@ fn finish(
 pub fn incremental_alter_configs(
     image: &MetadataImage,
     ctx: &ConfigsContext,
-    resources: &[(ConfigResource, Vec<(String, Op)>)],
+    resources: &[IncrementalChange],
     validate_only: bool,
     forwarded: bool,
-) -> ControllerResult<Result<Outcomes, TooManyRecords>> {
+) -> Decision {
     let outcomes = resources
         .iter()
         .map(|(resource, ops)| {
@@ -292,10 +301,10 @@ pub fn incremental_alter_configs(
 pub fn legacy_alter_configs(
     image: &MetadataImage,
     ctx: &ConfigsContext,
-    resources: &[(ConfigResource, Vec<(String, Option<String>)>)],
+    resources: &[LegacyChange],
     validate_only: bool,
     forwarded: bool,
-) -> ControllerResult<Result<Outcomes, TooManyRecords>> {
+) -> Decision {
     let outcomes = resources
         .iter()
         .map(|(resource, configs)| {

@@ -16,6 +16,9 @@ const MV: i16 = 33;
 /// metadata.version 4.2-IV1, before cordoned log dirs.
 const MV_4_2: i16 = 29;
 
+/// A resource's outcome: accepted, or Java's code and message.
+type Answer = Result<(), (ErrorCode, String)>;
+
 struct Cluster {
     controller: Controller,
     next_offset: Offset,
@@ -91,10 +94,10 @@ impl Cluster {
     /// (resource name, Ok or (code, message)).
     fn incremental(
         &mut self,
-        changes: &[(ConfigResource, Vec<(String, Op)>)],
+        changes: &[IncrementalChange],
         validate_only: bool,
         forwarded: bool,
-    ) -> (Vec<MetadataRecord>, Vec<Result<(), (ErrorCode, String)>>) {
+    ) -> (Vec<MetadataRecord>, Vec<Answer>) {
         let result = incremental_alter_configs(
             self.controller.image(),
             &self.ctx,
@@ -105,19 +108,13 @@ impl Cluster {
         self.finish(result)
     }
 
-    fn legacy(
-        &mut self,
-        changes: &[(ConfigResource, Vec<(String, Option<String>)>)],
-    ) -> (Vec<MetadataRecord>, Vec<Result<(), (ErrorCode, String)>>) {
+    fn legacy(&mut self, changes: &[LegacyChange]) -> (Vec<MetadataRecord>, Vec<Answer>) {
         let result =
             legacy_alter_configs(self.controller.image(), &self.ctx, changes, false, false);
         self.finish(result)
     }
 
-    fn finish(
-        &mut self,
-        result: ControllerResult<Result<Outcomes, TooManyRecords>>,
-    ) -> (Vec<MetadataRecord>, Vec<Result<(), (ErrorCode, String)>>) {
+    fn finish(&mut self, result: Decision) -> (Vec<MetadataRecord>, Vec<Answer>) {
         let records: Vec<MetadataRecord> =
             result.records.iter().map(|r| r.record.clone()).collect();
         for r in &records {
@@ -153,7 +150,7 @@ fn config(resource: &ConfigResource, name: &str, value: Option<&str>) -> Metadat
     })
 }
 
-fn refused(code: ErrorCode, message: &str) -> Result<(), (ErrorCode, String)> {
+fn refused(code: ErrorCode, message: &str) -> Answer {
     Err((code, message.to_string()))
 }
 

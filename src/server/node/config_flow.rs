@@ -12,10 +12,9 @@ use crate::controller::config_changes::api::{
     broker_logger, screen_incremental, screen_legacy, Refused,
 };
 use crate::controller::config_changes::{
-    incremental_alter_configs, legacy_alter_configs, ConfigsContext, Op, OpType, Outcomes,
-    TooManyRecords,
+    incremental_alter_configs, legacy_alter_configs, ConfigsContext, IncrementalChange,
+    LegacyChange, Op, OpType, Outcomes, TooManyRecords,
 };
-use crate::controller::configs::ConfigResource;
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages::alter_configs_response::AlterConfigsResourceResponse as LegacyEntry;
 use crate::protocol::messages::incremental_alter_configs_response::AlterConfigsResourceResponse as IncrementalEntry;
@@ -172,7 +171,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 }
             })
             .collect();
-        let mut changes: Vec<(ConfigResource, Vec<(String, Op)>)> = Vec::new();
+        let mut changes: Vec<IncrementalChange> = Vec::new();
         for &i in &screen.decided {
             let r = &request.resources[i];
             let mut ops = Vec::new();
@@ -260,7 +259,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         let borrowed: Vec<(i8, &str)> = resources.iter().map(|(t, n)| (*t, n.as_str())).collect();
         let screen = screen_legacy(&borrowed);
         let before = refused_entries(&screen.refused);
-        let changes: Vec<(ConfigResource, Vec<(String, Option<String>)>)> = screen
+        let changes: Vec<LegacyChange> = screen
             .decided
             .iter()
             .map(|&i| {
