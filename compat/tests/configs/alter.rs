@@ -11,8 +11,8 @@ use kraftd::protocol::messages::{CreateTopicsRequest, CreateTopicsResponse};
 use serde_json::Value;
 
 use super::requests::{
-    incremental, legacy, run, Request, APPEND, BROKER, BROKER_LOGGER, DELETE, GROUP, SET, SUBTRACT,
-    TOPIC,
+    incremental, legacy, run, Request, APPEND, BROKER, BROKER_LOGGER, CLIENT_METRICS, DELETE,
+    GROUP, SET, SUBTRACT, TOPIC,
 };
 use super::tools::kafka_configs_take_effect;
 use crate::harness::dump_java_image;
@@ -548,6 +548,146 @@ fn cases() -> Vec<(&'static str, Request<'static>)> {
                     "",
                     vec![("consumer.session.timeout.ms", SET, Some("45000"))],
                 )],
+            ),
+        ),
+        (
+            "a client-metrics subscription",
+            incremental(
+                1,
+                false,
+                vec![(
+                    CLIENT_METRICS,
+                    "sub",
+                    vec![
+                        ("interval.ms", SET, Some("1000")),
+                        (
+                            "metrics",
+                            SET,
+                            Some("org.apache.kafka.producer., org.apache.kafka.consumer."),
+                        ),
+                        (
+                            "match",
+                            SET,
+                            Some("client_id=app-.*,client_software_name=apache-kafka-java"),
+                        ),
+                    ],
+                )],
+            ),
+        ),
+        (
+            "a subscription without a name",
+            incremental(
+                1,
+                false,
+                vec![(CLIENT_METRICS, "", vec![("interval.ms", SET, Some("1000"))])],
+            ),
+        ),
+        (
+            "an unknown client-metrics config",
+            incremental(
+                1,
+                false,
+                vec![(CLIENT_METRICS, "sub", vec![("colour", SET, Some("red"))])],
+            ),
+        ),
+        (
+            "an interval that is not a number",
+            incremental(
+                1,
+                false,
+                vec![(
+                    CLIENT_METRICS,
+                    "sub",
+                    vec![("interval.ms", SET, Some("fast"))],
+                )],
+            ),
+        ),
+        (
+            "an interval too short",
+            incremental(
+                1,
+                false,
+                vec![(
+                    CLIENT_METRICS,
+                    "sub",
+                    vec![("interval.ms", SET, Some("99"))],
+                )],
+            ),
+        ),
+        (
+            "an interval too long",
+            incremental(
+                1,
+                false,
+                vec![(
+                    CLIENT_METRICS,
+                    "sub",
+                    vec![("interval.ms", SET, Some("3600001"))],
+                )],
+            ),
+        ),
+        (
+            "a match on an unknown selector",
+            incremental(
+                1,
+                false,
+                vec![(
+                    CLIENT_METRICS,
+                    "sub",
+                    vec![("match", SET, Some("client_colour=red"))],
+                )],
+            ),
+        ),
+        (
+            "a match without a value",
+            incremental(
+                1,
+                false,
+                vec![(
+                    CLIENT_METRICS,
+                    "sub",
+                    vec![("match", SET, Some("client_id"))],
+                )],
+            ),
+        ),
+        (
+            "a match with two values",
+            incremental(
+                1,
+                false,
+                vec![(
+                    CLIENT_METRICS,
+                    "sub",
+                    vec![("match", SET, Some("client_id=a=b"))],
+                )],
+            ),
+        ),
+        (
+            "duplicate metrics",
+            incremental(
+                1,
+                false,
+                vec![(CLIENT_METRICS, "sub", vec![("metrics", SET, Some("a,,b"))])],
+            ),
+        ),
+        (
+            "append to client metrics",
+            incremental(
+                1,
+                false,
+                vec![(
+                    CLIENT_METRICS,
+                    "sub",
+                    vec![("metrics", APPEND, Some("org.apache.kafka.stream."))],
+                )],
+            ),
+        ),
+        (
+            "a client-metrics config deleted",
+            incremental(
+                1,
+                false,
+                vec![(CLIENT_METRICS, "sub", vec![("interval.ms", DELETE, None)])],
             ),
         ),
         (

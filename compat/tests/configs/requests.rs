@@ -16,6 +16,7 @@ use crate::topics::cluster::TopicCluster;
 pub const TOPIC: i8 = 2;
 pub const BROKER: i8 = 4;
 pub const BROKER_LOGGER: i8 = 8;
+pub const CLIENT_METRICS: i8 = 16;
 pub const GROUP: i8 = 32;
 
 pub const SET: i8 = 0;

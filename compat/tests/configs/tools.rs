@@ -133,4 +133,43 @@ pub fn kafka_configs_take_effect(c: &TopicCluster) {
         ],
     );
     assert!(!out.success(), "a static config was changed:\n{out}");
+
+    // A client-metrics subscription through `kafka-client-metrics`.
+    let out = kafka.run(
+        Tool::ClientMetrics,
+        &[
+            "--bootstrap-server",
+            broker,
+            "--alter",
+            "--name",
+            "tools-sub",
+            "--interval",
+            "2500",
+            "--metrics",
+            "org.apache.kafka.producer.",
+        ],
+    );
+    out.assert_success();
+    let deadline = Instant::now() + PROPAGATION;
+    loop {
+        let out = kafka.run(
+            Tool::ClientMetrics,
+            &[
+                "--bootstrap-server",
+                broker,
+                "--describe",
+                "--name",
+                "tools-sub",
+            ],
+        );
+        if out.success() && out.stdout.contains("2500") {
+            eprintln!("kafka-client-metrics --describe:\n{}", out.stdout.trim());
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "tools-sub is not described:\n{out}"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
 }

@@ -35,8 +35,15 @@ pub enum ChangeError {
     /// ControllerApis refuses a resource type it cannot authorize (legacy AlterConfigs of
     /// BROKER_LOGGER).
     UnexpectedResourceType(&'static str),
-    /// A client-metrics or group resource: kraftd does not check their configs yet, so it
-    /// changes none (named by the resource type's name in Java's validator messages).
+    /// `ClientMetricsConfigs.validate`'s own refusals (INVALID_REQUEST or INVALID_CONFIG).
+    ClientMetrics {
+        code: ErrorCode,
+        message: String,
+    },
+    /// A client-metrics config value `ConfigDef.parse` refuses.
+    ClientMetricsConfig(ConfigError),
+    /// A group resource: kraftd does not check group configs yet, so it changes none (named
+    /// by the resource type's name in Java's validator messages).
     Unchecked(&'static str),
 }
 
@@ -49,7 +56,9 @@ impl ChangeError {
             | ChangeError::CordonedLogDirsUnsupported
             | ChangeError::CordonedLogDirsNotSubset
             | ChangeError::ValueTooLong
-            | ChangeError::TopicConfig(_) => ErrorCode::INVALID_CONFIG,
+            | ChangeError::TopicConfig(_)
+            | ChangeError::ClientMetricsConfig(_) => ErrorCode::INVALID_CONFIG,
+            ChangeError::ClientMetrics { code, .. } => *code,
             ChangeError::DefaultTopic
             | ChangeError::BrokerNameNotANumber
             | ChangeError::NegativeBrokerId
@@ -92,7 +101,8 @@ impl fmt::Display for ChangeError {
             }
             ChangeError::NegativeBrokerId => f.write_str("Invalid negative broker ID."),
             ChangeError::DefaultGroup => f.write_str("Default group resources are not allowed."),
-            ChangeError::TopicConfig(e) => write!(f, "{e}"),
+            ChangeError::TopicConfig(e) | ChangeError::ClientMetricsConfig(e) => write!(f, "{e}"),
+            ChangeError::ClientMetrics { message, .. } => f.write_str(message),
             ChangeError::UnknownTopic(name) => write!(f, "The topic '{name}' does not exist."),
             ChangeError::BrokerNotRegistered(id) => write!(f, "No node with id {id} found."),
             ChangeError::UnexpectedResourceType(t) => write!(f, "Unexpected resource type {t}."),

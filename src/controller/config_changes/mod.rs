@@ -6,6 +6,7 @@
 //! outcomes; nothing here mutates the controller.
 
 pub mod api;
+mod client_metrics;
 mod errors;
 pub mod schema;
 mod validate;

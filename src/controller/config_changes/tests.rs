@@ -502,17 +502,44 @@ fn cordoned_log_dirs_need_4_3_and_may_only_shrink_at_the_controller() {
 }
 
 #[test]
-fn unchecked_resource_types_change_nothing() {
+fn client_metrics_subscriptions_are_checked_as_java_does() {
+    let mut c = Cluster::new(MV, false);
+    let sub = |name: &str| (CLIENT_METRICS_RESOURCE, name.to_string());
+    let cases = [
+        (sub("s"), vec![set("interval.ms", "1000"), set("metrics", "org.apache.kafka.producer."), set("match", "client_id=app-.*")], Ok(())),
+        (sub(""), vec![set("interval.ms", "1000")], refused(ErrorCode::INVALID_REQUEST, "Subscription name can't be empty")),
+        (sub("s"), vec![set("colour", "red")], refused(ErrorCode::INVALID_REQUEST, "Unknown client metrics configuration: colour")),
+        (sub("s"), vec![set("interval.ms", "fast")], refused(ErrorCode::INVALID_CONFIG, "Invalid value fast for configuration interval.ms: Not a number of type INT")),
+        (sub("s"), vec![set("interval.ms", "99")], refused(ErrorCode::INVALID_REQUEST, "Invalid value 99 for interval.ms, interval must be between 100 and 3600000 (1 hour)")),
+        (sub("s"), vec![set("match", "client_colour=red")], refused(ErrorCode::INVALID_CONFIG, "Illegal client matching pattern: client_colour=red")),
+        (sub("s"), vec![set("match", "client_id")], refused(ErrorCode::INVALID_CONFIG, "Illegal client matching pattern: client_id")),
+    ];
+    for (resource, ops, expected) in cases {
+        let (_, outcomes) = c.incremental(&[(resource.clone(), ops)], false, false);
+        assert_eq!(outcomes, vec![expected], "{resource:?}");
+    }
+    assert_eq!(
+        c.configs(&sub("s")),
+        pairs(&[
+            ("interval.ms", "1000"),
+            ("match", "client_id=app-.*"),
+            ("metrics", "org.apache.kafka.producer.")
+        ])
+    );
+}
+
+#[test]
+fn group_configs_are_not_checked_yet() {
     let mut c = Cluster::new(MV, false);
     let (records, outcomes) = c.incremental(
         &[
             (
-                (CLIENT_METRICS_RESOURCE, "sub".into()),
-                vec![set("interval.ms", "1000")],
+                (GROUP_RESOURCE, "g".into()),
+                vec![set("consumer.session.timeout.ms", "50000")],
             ),
             (
                 (GROUP_RESOURCE, "".into()),
-                vec![set("consumer.session.timeout.ms", "1000")],
+                vec![set("consumer.session.timeout.ms", "50000")],
             ),
         ],
         false,
@@ -524,7 +551,7 @@ fn unchecked_resource_types_change_nothing() {
         vec![
             refused(
                 ErrorCode::INVALID_REQUEST,
-                "kraftd does not validate client metrics configs yet."
+                "kraftd does not validate group configs yet."
             ),
             refused(
                 ErrorCode::INVALID_REQUEST,

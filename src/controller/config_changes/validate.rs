@@ -164,7 +164,7 @@ fn validate_resource(
             }
             Ok(())
         }
-        CLIENT_METRICS_RESOURCE => Err(ChangeError::Unchecked("client metrics")),
+        CLIENT_METRICS_RESOURCE => super::client_metrics::validate(name, all),
         GROUP_RESOURCE => {
             if name.is_empty() {
                 return Err(ChangeError::DefaultGroup);
