@@ -2,7 +2,8 @@
 //! Kafka's `ControllerApis` screens it, decided by the controller (`controller::config_changes`)
 //! against the latest state, and answered once the decision's records commit (`NOT_CONTROLLER`
 //! for every resource if leadership is lost first). A node that is not the active controller
-//! answers as a non-active Java controller does.
+//! answers as a non-active Java controller does: what `ControllerApis` screens (BROKER_LOGGER
+//! resources included) itself, anything else `NOT_CONTROLLER` for the whole request.
 
 use tokio::sync::oneshot;
 use tracing::{info, warn};
@@ -23,7 +24,6 @@ use crate::protocol::messages::{
     IncrementalAlterConfigsResponse,
 };
 use crate::raft::{FatalError, Instant, QuorumStateStore, RaftLog};
-use crate::server::api::not_controller;
 use crate::server::api::NodeResponse;
 
 type Reply = oneshot::Sender<NodeResponse>;
@@ -126,7 +126,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
     pub(super) fn incremental_alter_configs(
         &mut self,
         now: Instant,
-        version: i16,
+        _version: i16,
         request: IncrementalAlterConfigsRequest,
         forwarded: bool,
         reply: Reply,
@@ -135,12 +135,6 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             let r = NodeResponse::IncrementalAlterConfigs(incremental_response(entries));
             let _ = reply.send(r);
         };
-        if !self.acting() {
-            let r =
-                not_controller::incremental_alter_configs(&request, version, &self.non_active());
-            let _ = reply.send(NodeResponse::IncrementalAlterConfigs(r));
-            return Ok(());
-        }
         let resources: Vec<(i8, String)> = request
             .resources
             .iter()
@@ -171,6 +165,23 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 }
             })
             .collect();
+        // ControllerApis answers what it screened, loggers included, without the quorum
+        // controller; a request that reaches a quorum controller that is not active fails
+        // whole with NOT_CONTROLLER.
+        if screen.decided.is_empty() {
+            let mut entries = before;
+            entries.extend(loggers);
+            send(reply, entries);
+            return Ok(());
+        }
+        if !self.acting() {
+            let message = self.non_active().message();
+            send(
+                reply,
+                all_failed(&borrowed, ErrorCode::NOT_CONTROLLER, Some(&message)),
+            );
+            return Ok(());
+        }
         let mut changes: Vec<IncrementalChange> = Vec::new();
         for &i in &screen.decided {
             let r = &request.resources[i];
@@ -195,12 +206,6 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 ));
             }
             changes.push(((r.resource_type, r.resource_name.clone()), ops));
-        }
-        if changes.is_empty() {
-            let mut entries = before;
-            entries.extend(loggers);
-            send(reply, entries);
-            return Ok(());
         }
         let ctx = self.configs_context();
         let state = self.controller.latest_state();
@@ -237,7 +242,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
     pub(super) fn alter_configs(
         &mut self,
         now: Instant,
-        version: i16,
+        _version: i16,
         request: AlterConfigsRequest,
         forwarded: bool,
         reply: Reply,
@@ -246,11 +251,6 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             let r = NodeResponse::AlterConfigs(legacy_response(entries));
             let _ = reply.send(r);
         };
-        if !self.acting() {
-            let r = not_controller::alter_configs(&request, version, &self.non_active());
-            let _ = reply.send(NodeResponse::AlterConfigs(r));
-            return Ok(());
-        }
         let resources: Vec<(i8, String)> = request
             .resources
             .iter()
@@ -274,6 +274,14 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             .collect();
         if changes.is_empty() {
             send(reply, before);
+            return Ok(());
+        }
+        if !self.acting() {
+            let message = self.non_active().message();
+            send(
+                reply,
+                all_failed(&borrowed, ErrorCode::NOT_CONTROLLER, Some(&message)),
+            );
             return Ok(());
         }
         let ctx = self.configs_context();

@@ -18,7 +18,6 @@ use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages;
 
 pub use envelope::{answer_envelope, envelope_error, wrap_frame, EnvelopeAnswer};
-pub use replies::{alter_configs, incremental_alter_configs};
 pub use replies::{
     broker_heartbeat, broker_registration, create_partitions, create_partitions_failed,
     create_topics, delete_topics, unregister_broker, update_features,

@@ -269,7 +269,11 @@ fn config_resource_results<T>(
     }
 }
 
-pub fn alter_configs(r: &AlterConfigsRequest, _v: i16, ctx: &NonActive) -> AlterConfigsResponse {
+pub(super) fn alter_configs(
+    r: &AlterConfigsRequest,
+    _v: i16,
+    ctx: &NonActive,
+) -> AlterConfigsResponse {
     let resources: Vec<(i8, &str)> = r
         .resources
         .iter()
@@ -289,7 +293,7 @@ pub fn alter_configs(r: &AlterConfigsRequest, _v: i16, ctx: &NonActive) -> Alter
     }
 }
 
-pub fn incremental_alter_configs(
+pub(super) fn incremental_alter_configs(
     r: &IncrementalAlterConfigsRequest,
     _v: i16,
     ctx: &NonActive,
