@@ -4,5 +4,7 @@
 //! - `tools`: `kafka-configs` through a broker against kraftd, the values taking effect.
 
 mod alter;
+mod cases;
+mod other_cases;
 mod requests;
 mod tools;
