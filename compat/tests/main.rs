@@ -10,6 +10,7 @@
 mod harness;
 
 mod brokers;
+mod configs;
 mod every_record;
 mod front_end;
 mod full_disk;

@@ -13,6 +13,7 @@ pub mod acls;
 pub mod activation;
 pub mod brokers;
 pub mod cluster;
+pub mod config_changes;
 pub mod config_names;
 pub mod configs;
 pub mod controller_registration;

@@ -75,6 +75,9 @@ pub enum ConfigError {
     CompactionLag { min: i64, max: i64 },
     /// `remote.storage.enable=true` on a controller whose tiered storage is off.
     TieredStorageDisabled,
+    /// `LogConfig.validateTurningOffRemoteStorageWithDelete`: a topic that had remote storage
+    /// loses it without `remote.log.delete.on.disable=true`.
+    RemoteStorageOffWithoutDelete,
 }
 
 /// What a value breaks (the message after the value in `ConfigException`).
@@ -140,6 +143,9 @@ impl fmt::Display for ConfigError {
             ),
             ConfigError::TieredStorageDisabled => f.write_str(
                 "Tiered Storage functionality is disabled in the broker. Topic cannot be configured with remote log storage.",
+            ),
+            ConfigError::RemoteStorageOffWithoutDelete => f.write_str(
+                "It is invalid to disable remote storage without deleting remote data. If you want to keep the remote data and turn to read only, please set `remote.storage.enable=true,remote.log.copy.disable=true`. If you want to disable remote storage and delete all remote data, please set `remote.storage.enable=false,remote.log.delete.on.disable=true`.",
             ),
         }
     }

@@ -153,6 +153,23 @@ pub enum NodeRequest {
     AllocateProducerIds(messages::AllocateProducerIdsRequest, i16),
     /// `AlterClientQuotas` (key 49).
     AlterClientQuotas(messages::AlterClientQuotasRequest, i16),
+    /// `AlterConfigs` (key 33), and whether a broker forwarded it.
+    AlterConfigs(messages::AlterConfigsRequest, i16, bool),
+    /// `IncrementalAlterConfigs` (key 44), and whether a broker forwarded it.
+    IncrementalAlterConfigs(messages::IncrementalAlterConfigsRequest, i16, bool),
+}
+
+impl NodeRequest {
+    /// The request as it came inside an Envelope (config checks depend on it).
+    fn forwarded(self) -> NodeRequest {
+        match self {
+            NodeRequest::AlterConfigs(r, v, _) => NodeRequest::AlterConfigs(r, v, true),
+            NodeRequest::IncrementalAlterConfigs(r, v, _) => {
+                NodeRequest::IncrementalAlterConfigs(r, v, true)
+            }
+            other => other,
+        }
+    }
 }
 
 #[derive(Debug, PartialEq)]
@@ -170,6 +187,8 @@ pub enum NodeResponse {
     ElectLeaders(messages::ElectLeadersResponse),
     AllocateProducerIds(messages::AllocateProducerIdsResponse),
     AlterClientQuotas(messages::AlterClientQuotasResponse),
+    AlterConfigs(messages::AlterConfigsResponse),
+    IncrementalAlterConfigs(messages::IncrementalAlterConfigsResponse),
 }
 
 impl NodeResponse {
@@ -205,6 +224,12 @@ impl NodeResponse {
             }
             NodeResponse::AlterClientQuotas(r) => {
                 return r.entries.iter().any(|e| e.error_code == NOT_CONTROLLER)
+            }
+            NodeResponse::AlterConfigs(r) => {
+                return r.responses.iter().any(|t| t.error_code == NOT_CONTROLLER)
+            }
+            NodeResponse::IncrementalAlterConfigs(r) => {
+                return r.responses.iter().any(|t| t.error_code == NOT_CONTROLLER)
             }
         };
         code == NOT_CONTROLLER
@@ -281,6 +306,10 @@ impl NodeResponse {
             NodeResponse::DeleteTopics(r) => NodeResponse::DeleteTopics(r.clone()),
             NodeResponse::CreatePartitions(r) => NodeResponse::CreatePartitions(r.clone()),
             NodeResponse::AlterClientQuotas(r) => NodeResponse::AlterClientQuotas(r.clone()),
+            NodeResponse::AlterConfigs(r) => NodeResponse::AlterConfigs(r.clone()),
+            NodeResponse::IncrementalAlterConfigs(r) => {
+                NodeResponse::IncrementalAlterConfigs(r.clone())
+            }
             NodeResponse::ListPartitionReassignments(_) => {
                 NodeResponse::ListPartitionReassignments(
                     messages::ListPartitionReassignmentsResponse {
@@ -328,6 +357,8 @@ impl NodeResponse {
             NodeResponse::ElectLeaders(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::AllocateProducerIds(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::AlterClientQuotas(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::AlterConfigs(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::IncrementalAlterConfigs(r) => frame::encode_response(key, v, corr, r, v),
         };
         match encoded {
             Ok(bytes) => Outcome::Respond(bytes),
@@ -641,6 +672,14 @@ fn controller_call(
             messages::AlterClientQuotasRequest::decode_exact(body, version)
                 .map(|r| NodeRequest::AlterClientQuotas(r, version))
         }
+        messages::AlterConfigsRequest::API_KEY => {
+            messages::AlterConfigsRequest::decode_exact(body, version)
+                .map(|r| NodeRequest::AlterConfigs(r, version, false))
+        }
+        messages::IncrementalAlterConfigsRequest::API_KEY => {
+            messages::IncrementalAlterConfigsRequest::decode_exact(body, version)
+                .map(|r| NodeRequest::IncrementalAlterConfigs(r, version, false))
+        }
         _ => return None,
     })
 }
@@ -677,7 +716,7 @@ fn envelope(
                 api_key: key,
                 api_version: version,
                 correlation_id,
-                request: inner,
+                request: inner.forwarded(),
                 enveloped: Some(Enveloped {
                     version: request.api_version(),
                     correlation_id: request.correlation_id(),

@@ -18,6 +18,7 @@
 //!   pipeline.
 //! * `producer_id_flow`: AllocateProducerIds through the pipeline.
 //! * `quota_flow`: AlterClientQuotas through the pipeline.
+//! * `config_flow`: AlterConfigs, IncrementalAlterConfigs through the pipeline.
 //! * `snapshots`: committed batches into the controller, and when to snapshot its image.
 //! * `snapshot_job`: a snapshot of the image written on a thread of its own.
 //! * `settings`: Kafka's property names to the node's settings.
@@ -26,6 +27,7 @@
 mod activation;
 mod broker_flow;
 mod clock;
+mod config_flow;
 pub mod event;
 mod feature_flow;
 mod handover;

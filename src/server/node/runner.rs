@@ -384,6 +384,12 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 NodeRequest::AlterClientQuotas(r, v) => {
                     self.alter_client_quotas(now, v, r, reply)?
                 }
+                NodeRequest::AlterConfigs(r, v, fwd) => {
+                    self.alter_configs(now, v, r, fwd, reply)?
+                }
+                NodeRequest::IncrementalAlterConfigs(r, v, fwd) => {
+                    self.incremental_alter_configs(now, v, r, fwd, reply)?
+                }
             },
             Event::ControllerWanted { api_key } => {
                 if self.raft.is_leader() {

@@ -9,10 +9,11 @@ use crate::protocol::codec::{ApiMessage, Message, RawBody};
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::frame;
 use crate::protocol::messages::{
-    AllocateProducerIdsRequest, AlterClientQuotasRequest, CreatePartitionsRequest,
-    CreateTopicsRequest, DefaultPrincipalData, DeleteTopicsRequest, DescribeQuorumRequest,
-    ElectLeadersRequest, EnvelopeRequest, EnvelopeResponse, ListPartitionReassignmentsRequest,
-    UnregisterBrokerRequest, UpdateFeaturesRequest,
+    AllocateProducerIdsRequest, AlterClientQuotasRequest, AlterConfigsRequest,
+    CreatePartitionsRequest, CreateTopicsRequest, DefaultPrincipalData, DeleteTopicsRequest,
+    DescribeQuorumRequest, ElectLeadersRequest, EnvelopeRequest, EnvelopeResponse,
+    IncrementalAlterConfigsRequest, ListPartitionReassignmentsRequest, UnregisterBrokerRequest,
+    UpdateFeaturesRequest,
 };
 
 /// The APIs Kafka 4.4 lets a broker forward (`ApiKeys.forwardable`).
@@ -97,6 +98,8 @@ pub fn answer_envelope(
     // The APIs the active controller serves from the node loop.
     const NODE_APIS: &[i16] = &[
         ElectLeadersRequest::API_KEY,
+        AlterConfigsRequest::API_KEY,
+        IncrementalAlterConfigsRequest::API_KEY,
         UnregisterBrokerRequest::API_KEY,
         UpdateFeaturesRequest::API_KEY,
         CreateTopicsRequest::API_KEY,

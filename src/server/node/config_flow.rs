@@ -1,0 +1,330 @@
+//! The node loop's side of AlterConfigs and IncrementalAlterConfigs: the request is screened as
+//! Kafka's `ControllerApis` screens it, decided by the controller (`controller::config_changes`)
+//! against the latest state, and answered once the decision's records commit (`NOT_CONTROLLER`
+//! for every resource if leadership is lost first). A node that is not the active controller
+//! answers as a non-active Java controller does: what `ControllerApis` screens (BROKER_LOGGER
+//! resources included) itself, anything else `NOT_CONTROLLER` for the whole request.
+
+use tokio::sync::oneshot;
+use tracing::{info, warn};
+
+use super::runner::NodeLoop;
+use crate::controller::config_changes::api::{
+    broker_logger, screen_incremental, screen_legacy, Refused,
+};
+use crate::controller::config_changes::{
+    incremental_alter_configs, legacy_alter_configs, ConfigsContext, IncrementalChange,
+    LegacyChange, Op, OpType, Outcomes, TooManyRecords,
+};
+use crate::protocol::errors::ErrorCode;
+use crate::protocol::messages::alter_configs_response::AlterConfigsResourceResponse as LegacyEntry;
+use crate::protocol::messages::incremental_alter_configs_response::AlterConfigsResourceResponse as IncrementalEntry;
+use crate::protocol::messages::{
+    AlterConfigsRequest, AlterConfigsResponse, IncrementalAlterConfigsRequest,
+    IncrementalAlterConfigsResponse,
+};
+use crate::raft::{FatalError, Instant, QuorumStateStore, RaftLog};
+use crate::server::api::NodeResponse;
+
+type Reply = oneshot::Sender<NodeResponse>;
+
+/// One resource's answer: type, name, code, message.
+type Entry = (i8, String, ErrorCode, Option<String>);
+
+fn refused_entries(refused: &[Refused]) -> Vec<Entry> {
+    refused
+        .iter()
+        .map(|r| {
+            (
+                r.resource_type,
+                r.resource_name.clone(),
+                r.code,
+                Some(r.message.clone()),
+            )
+        })
+        .collect()
+}
+
+fn outcome_entries(outcomes: &Outcomes) -> Vec<Entry> {
+    outcomes
+        .iter()
+        .map(|((ty, name), o)| match o {
+            Ok(()) => (*ty, name.clone(), ErrorCode::NONE, None),
+            Err(e) => (*ty, name.clone(), e.error_code(), Some(e.to_string())),
+        })
+        .collect()
+}
+
+fn describe(entries: &[Entry]) -> String {
+    entries
+        .iter()
+        .map(|(ty, name, code, message)| match message {
+            Some(m) => format!("{ty}:{name:?}: {} ({m})", code.name()),
+            None => format!("{ty}:{name:?}: {}", code.name()),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn incremental_response(entries: Vec<Entry>) -> IncrementalAlterConfigsResponse {
+    IncrementalAlterConfigsResponse {
+        responses: entries
+            .into_iter()
+            .map(|(ty, name, code, message)| IncrementalEntry {
+                error_code: code.0,
+                error_message: message,
+                resource_type: ty,
+                resource_name: name,
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    }
+}
+
+fn legacy_response(entries: Vec<Entry>) -> AlterConfigsResponse {
+    AlterConfigsResponse {
+        responses: entries
+            .into_iter()
+            .map(|(ty, name, code, message)| LegacyEntry {
+                error_code: code.0,
+                error_message: message,
+                resource_type: ty,
+                resource_name: name,
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    }
+}
+
+/// `getErrorResponse`: every resource of the request with the error.
+fn all_failed(resources: &[(i8, &str)], code: ErrorCode, message: Option<&str>) -> Vec<Entry> {
+    resources
+        .iter()
+        .map(|(ty, name)| (*ty, name.to_string(), code, message.map(str::to_string)))
+        .collect()
+}
+
+impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
+    fn configs_context(&self) -> ConfigsContext {
+        ConfigsContext {
+            statics: self.settings.topics.statics.clone(),
+            controller_ids: self.raft.voters().ids().collect(),
+        }
+    }
+
+    fn log_configs(prefix: &str, validate_only: bool, entries: &[Entry]) {
+        let prefix = if validate_only {
+            format!("Validate-only {prefix}")
+        } else {
+            prefix.to_string()
+        };
+        info!(target: "kraftd::controller", "{prefix} result(s): {}", describe(entries));
+    }
+
+    pub(super) fn incremental_alter_configs(
+        &mut self,
+        now: Instant,
+        _version: i16,
+        request: IncrementalAlterConfigsRequest,
+        forwarded: bool,
+        reply: Reply,
+    ) -> Result<(), FatalError> {
+        let send = move |reply: Reply, entries: Vec<Entry>| {
+            let r = NodeResponse::IncrementalAlterConfigs(incremental_response(entries));
+            let _ = reply.send(r);
+        };
+        let resources: Vec<(i8, String)> = request
+            .resources
+            .iter()
+            .map(|r| (r.resource_type, r.resource_name.clone()))
+            .collect();
+        let borrowed: Vec<(i8, &str)> = resources.iter().map(|(t, n)| (*t, n.as_str())).collect();
+        let screen = screen_incremental(&borrowed);
+        let before = refused_entries(&screen.refused);
+        let node_id = self.ctx.node_id;
+        let loggers: Vec<Entry> = screen
+            .loggers
+            .iter()
+            .map(|&i| {
+                let r = &request.resources[i];
+                let ops: Vec<(String, i8, Option<String>)> = r
+                    .configs
+                    .iter()
+                    .map(|c| (c.name.clone(), c.config_operation, c.value.clone()))
+                    .collect();
+                match broker_logger(node_id, &r.resource_name, &ops) {
+                    Ok(()) => (
+                        r.resource_type,
+                        r.resource_name.clone(),
+                        ErrorCode::NONE,
+                        None,
+                    ),
+                    Err((code, m)) => (r.resource_type, r.resource_name.clone(), code, Some(m)),
+                }
+            })
+            .collect();
+        // ControllerApis answers what it screened, loggers included, without the quorum
+        // controller; a request that reaches a quorum controller that is not active fails
+        // whole with NOT_CONTROLLER.
+        if screen.decided.is_empty() {
+            let mut entries = before;
+            entries.extend(loggers);
+            send(reply, entries);
+            return Ok(());
+        }
+        if !self.acting() {
+            let message = self.non_active().message();
+            send(
+                reply,
+                all_failed(&borrowed, ErrorCode::NOT_CONTROLLER, Some(&message)),
+            );
+            return Ok(());
+        }
+        let mut changes: Vec<IncrementalChange> = Vec::new();
+        for &i in &screen.decided {
+            let r = &request.resources[i];
+            let mut ops = Vec::new();
+            for c in &r.configs {
+                let Some(op) = OpType::from_id(c.config_operation) else {
+                    // Java's quorum controller fails on an operation it does not know (a
+                    // null `OpType`): the whole request is UNKNOWN_SERVER_ERROR.
+                    warn!(target: "kraftd::controller",
+                        "IncrementalAlterConfigs refused: unknown config operation {} for {}",
+                        c.config_operation, c.name);
+                    let all = all_failed(&borrowed, ErrorCode::UNKNOWN_SERVER_ERROR, None);
+                    send(reply, all);
+                    return Ok(());
+                };
+                ops.push((
+                    c.name.clone(),
+                    Op {
+                        op,
+                        value: c.value.clone(),
+                    },
+                ));
+            }
+            changes.push(((r.resource_type, r.resource_name.clone()), ops));
+        }
+        let ctx = self.configs_context();
+        let state = self.controller.latest_state();
+        let result = incremental_alter_configs(
+            &state.image,
+            &ctx,
+            &changes,
+            request.validate_only,
+            forwarded,
+        );
+        let validate_only = request.validate_only;
+        self.log_decision("IncrementalAlterConfigs", validate_only, &result.reply);
+        let message = self.non_active().message();
+        self.submit(now, result, move |outcome| {
+            let borrowed: Vec<(i8, &str)> =
+                resources.iter().map(|(t, n)| (*t, n.as_str())).collect();
+            let entries = match outcome {
+                Ok(Ok(outcomes)) => {
+                    let mut entries = before;
+                    entries.extend(outcome_entries(&outcomes));
+                    entries.extend(loggers);
+                    entries
+                }
+                Ok(Err(e)) => {
+                    all_failed(&borrowed, ErrorCode::POLICY_VIOLATION, Some(&e.to_string()))
+                }
+                Err(_) => all_failed(&borrowed, ErrorCode::NOT_CONTROLLER, Some(&message)),
+            };
+            send(reply, entries);
+        })?;
+        Ok(())
+    }
+
+    pub(super) fn alter_configs(
+        &mut self,
+        now: Instant,
+        _version: i16,
+        request: AlterConfigsRequest,
+        forwarded: bool,
+        reply: Reply,
+    ) -> Result<(), FatalError> {
+        let send = move |reply: Reply, entries: Vec<Entry>| {
+            let r = NodeResponse::AlterConfigs(legacy_response(entries));
+            let _ = reply.send(r);
+        };
+        let resources: Vec<(i8, String)> = request
+            .resources
+            .iter()
+            .map(|r| (r.resource_type, r.resource_name.clone()))
+            .collect();
+        let borrowed: Vec<(i8, &str)> = resources.iter().map(|(t, n)| (*t, n.as_str())).collect();
+        let screen = screen_legacy(&borrowed);
+        let before = refused_entries(&screen.refused);
+        let changes: Vec<LegacyChange> = screen
+            .decided
+            .iter()
+            .map(|&i| {
+                let r = &request.resources[i];
+                let configs = r
+                    .configs
+                    .iter()
+                    .map(|c| (c.name.clone(), c.value.clone()))
+                    .collect();
+                ((r.resource_type, r.resource_name.clone()), configs)
+            })
+            .collect();
+        if changes.is_empty() {
+            send(reply, before);
+            return Ok(());
+        }
+        if !self.acting() {
+            let message = self.non_active().message();
+            send(
+                reply,
+                all_failed(&borrowed, ErrorCode::NOT_CONTROLLER, Some(&message)),
+            );
+            return Ok(());
+        }
+        let ctx = self.configs_context();
+        let state = self.controller.latest_state();
+        let result = legacy_alter_configs(
+            &state.image,
+            &ctx,
+            &changes,
+            request.validate_only,
+            forwarded,
+        );
+        self.log_decision("AlterConfigs", request.validate_only, &result.reply);
+        let message = self.non_active().message();
+        self.submit(now, result, move |outcome| {
+            let borrowed: Vec<(i8, &str)> =
+                resources.iter().map(|(t, n)| (*t, n.as_str())).collect();
+            let entries = match outcome {
+                Ok(Ok(outcomes)) => {
+                    let mut entries = before;
+                    entries.extend(outcome_entries(&outcomes));
+                    entries
+                }
+                Ok(Err(e)) => {
+                    all_failed(&borrowed, ErrorCode::POLICY_VIOLATION, Some(&e.to_string()))
+                }
+                Err(_) => all_failed(&borrowed, ErrorCode::NOT_CONTROLLER, Some(&message)),
+            };
+            send(reply, entries);
+        })?;
+        Ok(())
+    }
+
+    fn log_decision(
+        &self,
+        prefix: &str,
+        validate_only: bool,
+        decided: &Result<Outcomes, TooManyRecords>,
+    ) {
+        match decided {
+            Ok(outcomes) => Self::log_configs(prefix, validate_only, &outcome_entries(outcomes)),
+            Err(e) => {
+                warn!(target: "kraftd::controller", "{prefix} refused with POLICY_VIOLATION: {e}")
+            }
+        }
+    }
+}
