@@ -205,7 +205,7 @@ fn frame_with_size(size: i32, body: &[u8]) -> Vec<u8> {
 fn api_versions_lists_exactly_what_kraftd_serves() {
     let k = Kraftd::start("exact");
     let mut s = k.connect();
-    for version in 0..=4 {
+    for version in 0..=5 {
         let (_, resp) = api_versions(&mut s, version, version as i32);
         let listed: Vec<(i16, i16, i16)> = resp
             .api_keys
@@ -221,8 +221,8 @@ fn api_versions_lists_exactly_what_kraftd_serves() {
         assert_eq!(
             listed,
             vec![
-                (1, 13, 18),
-                (18, 0, 4),
+                (1, 4, 18),
+                (18, 0, 5),
                 // Kafka 4.4 controllers' ranges for the broker-facing controller APIs.
                 (19, 2, 7),
                 (20, 1, 6),
@@ -431,13 +431,13 @@ fn every_advertised_api_version_is_answered_and_the_next_one_is_not() {
 fn a_newer_api_versions_gets_the_v0_unsupported_version_fallback() {
     let k = Kraftd::start("fallback");
     let mut s = k.connect();
-    // A v5 request, as Kafka 4.3+ clients send first.
+    // A v6 request, as a client newer than Kafka 4.4 would send first.
     let req = ApiVersionsRequest {
         client_software_name: "apache-kafka-java".into(),
         client_software_version: "4.4.0".into(),
         ..Default::default()
     };
-    s.write_all(&encode_request(18, 5, 9, Some("c"), &req).unwrap())
+    s.write_all(&encode_request(18, 6, 9, Some("c"), &req).unwrap())
         .unwrap();
     let frame = read_frame(&mut s);
     let mut r = kraftd::protocol::codec::Reader::new(&frame);
@@ -449,9 +449,9 @@ fn a_newer_api_versions_gets_the_v0_unsupported_version_fallback() {
         .iter()
         .map(|a| (a.api_key, a.min_version, a.max_version))
         .collect();
-    assert_eq!(keys, vec![(18, 0, 4)]);
-    // The connection stays open: the client retries at v4 on it.
-    let (corr, resp) = api_versions(&mut s, 4, 10);
+    assert_eq!(keys, vec![(18, 0, 5)]);
+    // The connection stays open: the client retries at v5 on it.
+    let (corr, resp) = api_versions(&mut s, 5, 10);
     assert_eq!((corr, resp.error_code), (10, 0));
 }
 

@@ -9,6 +9,7 @@
 #[path = "../harness/mod.rs"]
 mod harness;
 
+mod api_versions;
 mod brokers;
 mod every_record;
 mod front_end;
@@ -16,6 +17,7 @@ mod full_disk;
 mod harness_selftest;
 mod image_dumper;
 mod image_snapshots;
+mod kafka40;
 mod mixed;
 mod not_controller;
 mod quorum;

@@ -238,7 +238,7 @@ impl Tools<'_> {
 
 /// The console producer without idempotence: an idempotent producer needs producer ids
 /// (AllocateProducerIds), which kraftd does not hand out yet.
-fn produce(kafka: &Kafka, broker: &str, topic: &str, lines: &[&str]) -> Output {
+pub(crate) fn produce(kafka: &Kafka, broker: &str, topic: &str, lines: &[&str]) -> Output {
     let mut stdin = lines.join("\n").into_bytes();
     stdin.push(b'\n');
     let options = ToolOptions {

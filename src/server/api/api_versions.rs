@@ -22,11 +22,15 @@ pub(super) fn handle(
 ) -> Result<Outcome, DecodeError> {
     let version = request.api_version();
     let body = ApiVersionsRequest::decode_exact(request.body, version)?;
-    if version >= 3
-        && !(valid_software_field(&body.client_software_name)
-            && valid_software_field(&body.client_software_version))
+    // Java's `ApiVersionsRequest.isValid`: from v5, ClusterId and NodeId come both or neither
+    // (a controller checks no more than that: only brokers answer REBOOTSTRAP_REQUIRED); from
+    // v3, a well-formed client software name and version.
+    let half_addressed = version >= 5 && (body.cluster_id.is_none() != (body.node_id == -1));
+    if half_addressed
+        || version >= 3
+            && !(valid_software_field(&body.client_software_name)
+                && valid_software_field(&body.client_software_version))
     {
-        // Java answers an invalid client software name or version with INVALID_REQUEST.
         let response = ApiVersionsResponse {
             error_code: ErrorCode::INVALID_REQUEST.0,
             ..Default::default()
