@@ -39,7 +39,9 @@ cleanup() {
     trap - EXIT INT TERM
     if ((${#pids[@]} > 0)); then
         say "stopping the broker and kraftd"
-        # The broker first (a clean shutdown, with a grace period), then the controller.
+        # The broker first, then the controller. The broker asks for a controlled shutdown,
+        # which waits for the controller to move its partition leaderships away; kraftd does
+        # not do that yet, so after 10 s the broker is killed (its data is only this demo's).
         for pid in "${pids[@]}"; do
             kill -TERM "$pid" 2>/dev/null || continue
             for _ in $(seq 1 100); do

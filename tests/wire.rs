@@ -109,7 +109,7 @@ impl Kraftd {
         assert!(resp
             .api_keys
             .iter()
-            .any(|k| k.api_key == 18 && k.max_version == 4));
+            .any(|k| k.api_key == 18 && k.max_version == 5));
     }
 
     /// The server closed the connection (EOF, or a reset) without answering.
@@ -287,7 +287,7 @@ fn every_advertised_api_version_is_answered_and_the_next_one_is_not() {
             let frame = match api.api_key {
                 18 => encode_request(
                     18,
-                    version.min(4),
+                    version.min(5),
                     77,
                     Some("v"),
                     &ApiVersionsRequest {
@@ -437,8 +437,9 @@ fn a_newer_api_versions_gets_the_v0_unsupported_version_fallback() {
         client_software_version: "4.4.0".into(),
         ..Default::default()
     };
-    s.write_all(&encode_request(18, 6, 9, Some("c"), &req).unwrap())
-        .unwrap();
+    let mut frame = encode_request(18, 5, 9, Some("c"), &req).unwrap();
+    frame[6..8].copy_from_slice(&6i16.to_be_bytes());
+    s.write_all(&frame).unwrap();
     let frame = read_frame(&mut s);
     let mut r = kraftd::protocol::codec::Reader::new(&frame);
     assert_eq!(ResponseHeader::decode(&mut r, 0).unwrap().correlation_id, 9);
@@ -604,6 +605,20 @@ fn raft_request_frame(
     let api = raft::raft_api_by_key(key)
         .unwrap_or_else(|| panic!("kraftd advertises api {key}, which this test does not know"));
     let at = version.min(api.max_version);
+    if api.kind == ApiKind::Fetch && at < 13 {
+        // Below v13 a Fetch names its topic (the raft layer never sends one).
+        use kraftd::protocol::messages::fetch_request as f;
+        let request = kraftd::protocol::messages::FetchRequest {
+            replica_id: 9,
+            topics: vec![f::FetchTopic {
+                topic: "__cluster_metadata".into(),
+                partitions: vec![f::FetchPartition::default()],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        return encode_request(key, at, 77, Some("v"), &request);
+    }
     let cluster_id = Some(CLUSTER_ID.to_string());
     let request = match api.kind {
         ApiKind::Vote => Request::Vote(VoteRequest {
