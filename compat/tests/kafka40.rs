@@ -1,9 +1,10 @@
 //! A Kafka 4.0 cluster on kraftd: kraftd formatted at `--release-version 4.0-IV3` (Kafka 4.0's
 //! latest metadata.version), stock Kafka 4.0.x brokers (a second Kafka release next to the
 //! 4.4 one, see `Kafka::kafka_4_0`) register, are unfenced, create a topic with replication
-//! factor 3 and produce and consume through it. The same workload then runs on a Java 4.4
-//! controller formatted at 4.0-IV3: every record kraftd wrote must be at a version Java writes
-//! at that metadata.version, and Java's image of kraftd's log must equal kraftd's.
+//! factor 3, produce and consume through it, and one that dies is fenced. The same workload
+//! then runs on a Java 4.4 controller formatted at 4.0-IV3: every record kraftd wrote must be at
+//! a version Java writes at that metadata.version, and Java's image of kraftd's log must equal
+//! kraftd's.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -59,6 +60,18 @@ fn run_on(dir: &TestDir, kind: Kind) -> (RecordVersions, std::path::PathBuf) {
         got, want,
         "{kind}: consumed through 4.0 brokers:\n{consumed}"
     );
+    // A broker that dies is fenced when its session expires.
+    let lost = *BROKERS.last().unwrap();
+    c.brokers.last_mut().unwrap().kill9();
+    let metadata_dir = c.controller.metadata_dir();
+    let deadline = Instant::now() + TIMEOUT;
+    while !is_fenced(&metadata_dir, lost) {
+        assert!(
+            Instant::now() < deadline,
+            "{kind}: broker {lost} was not fenced within {TIMEOUT:?}"
+        );
+        thread::sleep(Duration::from_millis(500));
+    }
     let features = Kafka::get().finalized_features(&c.controller.endpoint());
     assert_eq!(
         features.get("metadata.version").map(String::as_str),
@@ -82,21 +95,40 @@ fn retry(what: &str, mut run: impl FnMut() -> Output) {
     }
 }
 
-fn record_versions(log: &Path) -> RecordVersions {
-    let mut out = RecordVersions::new();
-    for (_, _, bytes) in read_log_batches(log.parent().unwrap()) {
+/// Whether the log in `metadata_dir` fences broker `id` (a `FenceBrokerRecord` or a
+/// `BrokerRegistrationChangeRecord` with fenced = 1).
+fn is_fenced(metadata_dir: &Path, id: i32) -> bool {
+    use kraftd::protocol::records::MetadataRecord;
+    records(metadata_dir).iter().any(|r| match &r.record {
+        MetadataRecord::FenceBroker(f) => f.id == id,
+        MetadataRecord::BrokerRegistrationChange(c) => c.broker_id == id && c.fenced == 1,
+        _ => false,
+    })
+}
+
+/// The metadata records in the log segments of `metadata_dir`.
+fn records(metadata_dir: &Path) -> Vec<MetadataRecordAndVersion> {
+    let mut out = Vec::new();
+    for (_, _, bytes) in read_log_batches(metadata_dir) {
         for batch in split_batches(&bytes).batches {
             if batch.is_control() {
                 continue;
             }
             for r in batch.records().expect("a readable batch").iter() {
                 let value = r.expect("a readable record").value.expect("a value");
-                let record = MetadataRecordAndVersion::decode(value).expect("a metadata record");
-                out.entry(record.record.kafka_name())
-                    .or_default()
-                    .insert(record.version);
+                out.push(MetadataRecordAndVersion::decode(value).expect("a metadata record"));
             }
         }
+    }
+    out
+}
+
+fn record_versions(log: &Path) -> RecordVersions {
+    let mut out = RecordVersions::new();
+    for record in records(log.parent().unwrap()) {
+        out.entry(record.record.kafka_name())
+            .or_default()
+            .insert(record.version);
     }
     out
 }
