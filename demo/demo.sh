@@ -21,7 +21,9 @@ DIR=target/demo
 TOPIC=demo-greetings
 MESSAGES=("hello from kraftd" "a second message" "and a third")
 
-say() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
+# Headings in bold on a terminal, plain in a log.
+if [[ -t 1 ]]; then bold=$'\033[1m' plain=$'\033[0m'; else bold='' plain=''; fi
+say() { printf '\n%s==> %s%s\n' "$bold" "$*" "$plain"; }
 fail() {
     echo "demo: FAILED: $*" >&2
     for log in "$DIR/kraftd.log" "$DIR/broker.log"; do
