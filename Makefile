@@ -14,6 +14,7 @@ KRAFTD ?= $(or $(CARGO_TARGET_DIR),target)/release/kraftd
 
 help:
 	@echo "make run          start a single-node controller from $(CONFIG)"
+	@echo "make demo         kraftd, one stock Kafka broker, a topic, messages produced and consumed; then stops them"
 	@echo "make test         everything CI runs: format check, clippy, unit, protocol vectors, fuzz smoke, compat against Kafka $(KAFKA_VERSION)"
 	@echo "make fuzz         run each cargo-fuzz target for FUZZ_SECONDS (needs nightly and cargo-fuzz)"
 	@echo "make codegen      regenerate src/protocol/messages from the pinned Kafka jars"
@@ -29,7 +30,7 @@ run: build
 	$(KRAFTD) format --standalone --ignore-formatted -t $${KRAFTD_CLUSTER_ID:-MkU3OEVBNTcwNTJENDM2Qg} -c $(CONFIG)
 	$(KRAFTD) start $(CONFIG)
 
-test: fmt-check clippy unit run-smoke compat
+test: fmt-check clippy unit run-smoke compat demo
 
 fmt-check:
 	$(CARGO) fmt --all -- --check
@@ -60,6 +61,12 @@ run-smoke: build
 
 compat-deps:
 	compat/resolve-kafka
+
+# A new user's first five minutes (demo/demo.sh): its own ports (29093, 29092) and target/demo,
+# so it never meets `make run` or run-smoke on 9093 nor touches ./data.
+.PHONY: demo
+demo: build
+	KRAFTD=$(KRAFTD) demo/demo.sh
 
 # Real Apache Kafka against kraftd. Never skipped: a missing Java or Kafka fails the run.
 compat: compat-deps

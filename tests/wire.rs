@@ -109,7 +109,7 @@ impl Kraftd {
         assert!(resp
             .api_keys
             .iter()
-            .any(|k| k.api_key == 18 && k.max_version == 4));
+            .any(|k| k.api_key == 18 && k.max_version == 5));
     }
 
     /// The server closed the connection (EOF, or a reset) without answering.
@@ -204,7 +204,7 @@ fn frame_with_size(size: i32, body: &[u8]) -> Vec<u8> {
 fn api_versions_lists_exactly_what_kraftd_serves() {
     let k = Kraftd::start("exact");
     let mut s = k.connect();
-    for version in 0..=4 {
+    for version in 0..=5 {
         let (_, resp) = api_versions(&mut s, version, version as i32);
         let listed: Vec<(i16, i16, i16)> = resp
             .api_keys
@@ -220,8 +220,8 @@ fn api_versions_lists_exactly_what_kraftd_serves() {
         assert_eq!(
             listed,
             vec![
-                (1, 13, 18),
-                (18, 0, 4),
+                (1, 4, 18),
+                (18, 0, 5),
                 // Kafka 4.4 controllers' ranges for the broker-facing controller APIs.
                 (19, 2, 7),
                 (20, 1, 6),
@@ -286,7 +286,7 @@ fn every_advertised_api_version_is_answered_and_the_next_one_is_not() {
             let frame = match api.api_key {
                 18 => encode_request(
                     18,
-                    version.min(4),
+                    version.min(5),
                     77,
                     Some("v"),
                     &ApiVersionsRequest {
@@ -431,14 +431,15 @@ fn every_advertised_api_version_is_answered_and_the_next_one_is_not() {
 fn a_newer_api_versions_gets_the_v0_unsupported_version_fallback() {
     let k = Kraftd::start("fallback");
     let mut s = k.connect();
-    // A v5 request, as Kafka 4.3+ clients send first.
+    // A v6 request, as a client newer than Kafka 4.4 would send first.
     let req = ApiVersionsRequest {
         client_software_name: "apache-kafka-java".into(),
         client_software_version: "4.4.0".into(),
         ..Default::default()
     };
-    s.write_all(&encode_request(18, 5, 9, Some("c"), &req).unwrap())
-        .unwrap();
+    let mut frame = encode_request(18, 5, 9, Some("c"), &req).unwrap();
+    frame[6..8].copy_from_slice(&6i16.to_be_bytes());
+    s.write_all(&frame).unwrap();
     let frame = read_frame(&mut s);
     let mut r = kraftd::protocol::codec::Reader::new(&frame);
     assert_eq!(ResponseHeader::decode(&mut r, 0).unwrap().correlation_id, 9);
@@ -449,9 +450,9 @@ fn a_newer_api_versions_gets_the_v0_unsupported_version_fallback() {
         .iter()
         .map(|a| (a.api_key, a.min_version, a.max_version))
         .collect();
-    assert_eq!(keys, vec![(18, 0, 4)]);
-    // The connection stays open: the client retries at v4 on it.
-    let (corr, resp) = api_versions(&mut s, 4, 10);
+    assert_eq!(keys, vec![(18, 0, 5)]);
+    // The connection stays open: the client retries at v5 on it.
+    let (corr, resp) = api_versions(&mut s, 5, 10);
     assert_eq!((corr, resp.error_code), (10, 0));
 }
 
@@ -604,6 +605,20 @@ fn raft_request_frame(
     let api = raft::raft_api_by_key(key)
         .unwrap_or_else(|| panic!("kraftd advertises api {key}, which this test does not know"));
     let at = version.min(api.max_version);
+    if api.kind == ApiKind::Fetch && at < 13 {
+        // Below v13 a Fetch names its topic (the raft layer never sends one).
+        use kraftd::protocol::messages::fetch_request as f;
+        let request = kraftd::protocol::messages::FetchRequest {
+            replica_id: 9,
+            topics: vec![f::FetchTopic {
+                topic: "__cluster_metadata".into(),
+                partitions: vec![f::FetchPartition::default()],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        return encode_request(key, at, 77, Some("v"), &request);
+    }
     let cluster_id = Some(CLUSTER_ID.to_string());
     let request = match api.kind {
         ApiKind::Vote => Request::Vote(VoteRequest {

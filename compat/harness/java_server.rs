@@ -51,7 +51,7 @@ impl Prepared {
     /// Starts the JVM. Call it from the test's own thread: a child is killed when the thread
     /// that spawned it exits (see `process.rs`).
     pub(super) fn spawn(self, dir: &TestDir) -> JavaServer {
-        let guard = spawn_server(Kafka::get(), &self.spec, &self.config, dir);
+        let guard = spawn_server(self.spec.kafka, &self.spec, &self.config, dir);
         JavaServer {
             spec: self.spec,
             config: self.config,
@@ -68,7 +68,7 @@ impl JavaServer {
 
     /// Writes the config and formats the storage (a JVM run); any thread may do this.
     pub(super) fn prepare(spec: Spec, dir: &TestDir) -> Prepared {
-        let kafka = Kafka::get();
+        let kafka = spec.kafka;
         let node_dir = dir.subdir(&spec.name);
         let config = node_dir.join("server.properties");
         let mut props = spec.props.clone();
@@ -111,7 +111,7 @@ impl JavaServer {
             "{} is still running; stop it before restart",
             self.spec.name
         );
-        self.guard = spawn_server(Kafka::get(), &self.spec, &self.config, dir);
+        self.guard = spawn_server(self.spec.kafka, &self.spec, &self.config, dir);
     }
 
     pub fn name(&self) -> &str {

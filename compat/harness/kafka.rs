@@ -13,6 +13,11 @@ use super::testdir::scratch_dir;
 /// Kafka release used when `KAFKA_VERSION` is not set.
 pub const DEFAULT_KAFKA_VERSION: &str = "4.4.0";
 
+/// The Kafka 4.0 release the 4.0 compat tests run next to the main one (`KAFKA_4_0_VERSION`
+/// overrides it). 4.0.1 cannot be resolved from Maven Central (its connect-api, connect-json and
+/// connect-transforms jars are missing there), 4.0.2 can.
+pub const DEFAULT_KAFKA_4_0_VERSION: &str = "4.0.2";
+
 /// Default timeout of one tool run (a JVM start is 1-2 s on a quiet 2-core machine).
 pub const TOOL_TIMEOUT: Duration = Duration::from_secs(90);
 
@@ -157,15 +162,27 @@ impl Kafka {
     /// tests fail loudly rather than skip.
     pub fn get() -> &'static Kafka {
         static KAFKA: OnceLock<Result<Kafka, String>> = OnceLock::new();
-        match KAFKA.get_or_init(Kafka::resolve) {
+        let version =
+            std::env::var("KAFKA_VERSION").unwrap_or_else(|_| DEFAULT_KAFKA_VERSION.to_string());
+        match KAFKA.get_or_init(|| Kafka::resolve(version)) {
             Ok(kafka) => kafka,
             Err(message) => panic!("compat harness: cannot use Apache Kafka: {message}"),
         }
     }
 
-    fn resolve() -> Result<Kafka, String> {
-        let version =
-            std::env::var("KAFKA_VERSION").unwrap_or_else(|_| DEFAULT_KAFKA_VERSION.to_string());
+    /// A Kafka 4.0.x release as a second Kafka next to [`Kafka::get`]'s, resolved the same way
+    /// (its jars in `target/compat/kafka-<version>/`), e.g. for stock 4.0 brokers.
+    pub fn kafka_4_0() -> &'static Kafka {
+        static KAFKA: OnceLock<Result<Kafka, String>> = OnceLock::new();
+        let version = std::env::var("KAFKA_4_0_VERSION")
+            .unwrap_or_else(|_| DEFAULT_KAFKA_4_0_VERSION.to_string());
+        match KAFKA.get_or_init(|| Kafka::resolve(version)) {
+            Ok(kafka) => kafka,
+            Err(message) => panic!("compat harness: cannot use Apache Kafka 4.0: {message}"),
+        }
+    }
+
+    fn resolve(version: String) -> Result<Kafka, String> {
         let java = match std::env::var_os("JAVA_HOME") {
             Some(home) => Path::new(&home).join("bin").join("java"),
             None => PathBuf::from("java"),

@@ -3,6 +3,7 @@
 use std::marker::PhantomData;
 
 use super::java_server::JavaServer;
+use super::kafka::Kafka;
 use super::ports::free_port;
 use super::props::Properties;
 use super::testdir::TestDir;
@@ -69,6 +70,7 @@ pub struct ServerBuilder<R> {
     format: bool,
     format_args: Vec<String>,
     name: Option<String>,
+    kafka: Option<&'static Kafka>,
     role: PhantomData<fn() -> R>,
 }
 
@@ -87,6 +89,7 @@ impl<R: From<JavaServer>> ServerBuilder<R> {
             format: true,
             format_args: Vec::new(),
             name: None,
+            kafka: None,
             role: PhantomData,
         }
     }
@@ -153,6 +156,12 @@ impl<R: From<JavaServer>> ServerBuilder<R> {
     /// Names the node's directory and log (default `controller-<id>`, `broker-<id>` or `combined-<id>`).
     pub fn name(mut self, name: &str) -> Self {
         self.name = Some(name.to_string());
+        self
+    }
+
+    /// Runs this Kafka release's jars (format and server) instead of [`Kafka::get`]'s.
+    pub fn kafka(mut self, kafka: &'static Kafka) -> Self {
+        self.kafka = Some(kafka);
         self
     }
 
@@ -273,6 +282,7 @@ impl<R: From<JavaServer>> ServerBuilder<R> {
             format_args: self.format_args,
             props,
             jvm_opts: self.jvm_opts,
+            kafka: self.kafka.unwrap_or_else(Kafka::get),
         }
     }
 }
@@ -290,6 +300,8 @@ pub(super) struct Spec {
     pub(super) format_args: Vec<String>,
     pub(super) props: Properties,
     pub(super) jvm_opts: Vec<String>,
+    /// The Kafka release whose jars format and run the server.
+    pub(super) kafka: &'static Kafka,
 }
 
 /// The quorum part of a server's config and format command.

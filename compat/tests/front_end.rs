@@ -53,7 +53,7 @@ fn start_kraftd_on_java_formatted_dir(dir: &TestDir) -> (KraftdProcess, u16, Str
 fn kafka_features_describe_against_kraftd_prints_its_supported_ranges() {
     let dir = TestDir::new();
     let (_kraftd, port, _) = start_kraftd_on_java_formatted_dir(&dir);
-    // The pinned client sends ApiVersions v5 first: kraftd's v0 fallback must make it retry.
+    // The pinned client sends ApiVersions at its latest version (v5), which kraftd serves.
     let out = Kafka::get().features_describe(&format!("127.0.0.1:{port}"));
     out.assert_success();
     let line = |feature: &str| {

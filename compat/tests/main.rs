@@ -9,6 +9,7 @@
 #[path = "../harness/mod.rs"]
 mod harness;
 
+mod api_versions;
 mod brokers;
 mod configs;
 mod every_record;
@@ -17,6 +18,7 @@ mod full_disk;
 mod harness_selftest;
 mod image_dumper;
 mod image_snapshots;
+mod kafka40;
 mod leadership;
 mod mixed;
 mod not_controller;

@@ -16,7 +16,10 @@ use std::time::{Duration, Instant};
 
 use kraftd::raft::msg::{DescribeQuorumResponse, ReplicaDescription};
 
-pub use node::{ids, kraftd_format, start_node, voters_history, Kind, Node, VoterEntry, VotersAt};
+pub use node::{
+    ids, kraftd_format, kraftd_format_with, start_node, start_node_formatted, voters_history, Kind,
+    Node, VoterEntry, VotersAt,
+};
 
 use super::mixed_quorum::{Member, Mixed};
 use super::quorum_probe::{

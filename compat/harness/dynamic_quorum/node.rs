@@ -184,6 +184,11 @@ fn kraftd_props(id: i32, port: u16, data: &Path, quorum: &Quorum) -> (Properties
 
 /// `kraftd format -t <cluster> -c <config> [flag]`, which must succeed.
 pub fn kraftd_format(config: &Path, cluster_id: &str, flag: &FormatFlag) {
+    kraftd_format_with(config, cluster_id, flag, &[]);
+}
+
+/// [`kraftd_format`] with more arguments (e.g. `--release-version 4.0-IV3`).
+pub fn kraftd_format_with(config: &Path, cluster_id: &str, flag: &FormatFlag, extra: &[&str]) {
     let config = config.display().to_string();
     let mut args = vec!["format", "-t", cluster_id, "-c", &config];
     match flag {
@@ -192,6 +197,7 @@ pub fn kraftd_format(config: &Path, cluster_id: &str, flag: &FormatFlag) {
         FormatFlag::InitialControllers(v) => args.extend(["--initial-controllers", v.as_str()]),
         FormatFlag::NoInitialControllers => args.push("--no-initial-controllers"),
     }
+    args.extend_from_slice(extra);
     KraftdProcess::run(&args, &[], KRAFTD_COMMAND_TIMEOUT).assert_success();
 }
 
@@ -206,6 +212,21 @@ pub fn start_node(
     quorum: Quorum,
     extra: &[(&str, String)],
 ) -> Node {
+    start_node_formatted(dir, kind, id, port, cluster_id, quorum, extra, &[])
+}
+
+/// [`start_node`] with more `format` arguments (e.g. `--release-version 4.0-IV3`).
+#[allow(clippy::too_many_arguments)]
+pub fn start_node_formatted(
+    dir: &TestDir,
+    kind: Kind,
+    id: i32,
+    port: u16,
+    cluster_id: &str,
+    quorum: Quorum,
+    extra: &[(&str, String)],
+    format_args: &[&str],
+) -> Node {
     // A replacement node (same id, new disk) gets a directory of its own: `<kind>-<id>-2`, ...
     let mut name = format!("{kind}-{id}");
     let mut n = 1;
@@ -219,6 +240,7 @@ pub fn start_node(
                 .quorum(quorum)
                 .controller_port(port)
                 .cluster_id(cluster_id)
+                .format_args(format_args)
                 .name(&name);
             for (k, v) in extra {
                 b = b.prop(k, v);
@@ -239,7 +261,7 @@ pub fn start_node(
                 props.set(*k, v.clone());
             }
             let config = KraftdProcess::write_config(dir, &name, &props);
-            kraftd_format(&config, cluster_id, &flag);
+            kraftd_format_with(&config, cluster_id, &flag, format_args);
             let arg = config.display().to_string();
             let process = KraftdProcess::start(dir, &name, &["start", &arg], &[]);
             Node {

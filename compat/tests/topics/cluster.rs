@@ -6,9 +6,11 @@ use std::time::{Duration, Instant};
 use kraftd::protocol::codec::{ApiMessage, Message};
 use kraftd::protocol::frame::encode_request;
 
-use crate::harness::dynamic_quorum::{start_node, Kind, Node};
+use crate::harness::dynamic_quorum::{start_node_formatted, Kind, Node};
 use crate::harness::quorum_probe::{describe_quorum, try_round_trip_frame};
-use crate::harness::{free_port, random_kafka_uuid, JavaBroker, Quorum, ServerBuilder, TestDir};
+use crate::harness::{
+    free_port, random_kafka_uuid, JavaBroker, Kafka, Quorum, ServerBuilder, TestDir,
+};
 
 const START_TIMEOUT: Duration = Duration::from_secs(120);
 pub const RUNNING: &str = "The broker has been unfenced. Transitioning from RECOVERY to RUNNING.";
@@ -42,9 +44,23 @@ impl TopicCluster {
         props: &[(&str, String)],
         broker: impl Fn(ServerBuilder<JavaBroker>) -> ServerBuilder<JavaBroker>,
     ) -> TopicCluster {
+        let mut cluster = Self::controller_only(dir, kind, props, &[]);
+        cluster.add_brokers_configured(dir, Kafka::get(), brokers, broker);
+        cluster
+    }
+
+    /// The controller alone, formatted with `format_args` too, once it leads.
+    pub fn controller_only(
+        dir: &TestDir,
+        kind: Kind,
+        props: &[(&str, String)],
+        format_args: &[&str],
+    ) -> TopicCluster {
         let cluster_id = random_kafka_uuid();
         let port = free_port();
-        let controller = start_node(dir, kind, 1, port, &cluster_id, Quorum::Standalone, props);
+        let quorum = Quorum::Standalone;
+        let controller =
+            start_node_formatted(dir, kind, 1, port, &cluster_id, quorum, props, format_args);
         let deadline = Instant::now() + START_TIMEOUT;
         while !describe_quorum(port).is_some_and(|d| d.leader_id == 1 && d.high_watermark > 0) {
             assert!(
@@ -53,13 +69,40 @@ impl TopicCluster {
             );
             std::thread::sleep(Duration::from_millis(200));
         }
-        let endpoint = controller.endpoint();
-        let builders = brokers
+        TopicCluster {
+            controller,
+            brokers: Vec::new(),
+            cluster_id,
+        }
+    }
+
+    /// Starts stock brokers registering with the controller and waits until each is unfenced.
+    pub fn add_brokers(&mut self, dir: &TestDir, ids: &[i32]) {
+        self.add_brokers_of(dir, Kafka::get(), ids);
+    }
+
+    /// [`Self::add_brokers`] running this Kafka release's brokers.
+    pub fn add_brokers_of(&mut self, dir: &TestDir, kafka: &'static Kafka, ids: &[i32]) {
+        self.add_brokers_configured(dir, kafka, ids, |b| b);
+    }
+
+    /// [`Self::add_brokers_of`], each broker's builder passed through `broker` first.
+    pub fn add_brokers_configured(
+        &mut self,
+        dir: &TestDir,
+        kafka: &'static Kafka,
+        ids: &[i32],
+        broker: impl Fn(ServerBuilder<JavaBroker>) -> ServerBuilder<JavaBroker>,
+    ) {
+        let kind = self.kind();
+        let endpoint = self.controller.endpoint();
+        let builders = ids
             .iter()
             .map(|id| {
                 broker(
                     JavaBroker::builder(*id, Quorum::Bootstrap(vec![endpoint.clone()]))
-                        .cluster_id(cluster_id.clone())
+                        .cluster_id(self.cluster_id.clone())
+                        .kafka(kafka)
                         .name(&format!("{kind}-broker-{id}")),
                 )
             })
@@ -73,11 +116,7 @@ impl TopicCluster {
                 b.log_path().display()
             );
         }
-        TopicCluster {
-            controller,
-            brokers,
-            cluster_id,
-        }
+        self.brokers.extend(brokers);
     }
 
     pub fn kind(&self) -> Kind {

@@ -5,7 +5,7 @@
 //!   straight to kraftd, then Java's image of kraftd's log against kraftd's.
 
 mod bad_requests;
-pub(crate) mod cluster;
+pub mod cluster;
 mod probes;
 mod requests;
-pub(crate) mod workload;
+pub mod workload;

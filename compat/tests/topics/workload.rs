@@ -4,8 +4,8 @@
 //! no `--bootstrap-controller`, and an admin client bootstrapped from controllers refuses topic
 //! changes with UnsupportedEndpointTypeException): a topic of 12 partitions with 3 replicas is
 //! created, described through a broker (every partition on 3 distinct brokers, led by the
-//! first, leaders spread), grown to 16 partitions, produced to (without idempotence: kraftd
-//! does not allocate producer ids yet) and consumed from (which also creates
+//! first, leaders spread), grown to 16 partitions, produced to (idempotently: kraftd
+//! hands the brokers producer ids) and consumed from (which also creates
 //! `__consumer_offsets` through the broker's auto-creation), and deleted. Last, Java's
 //! image of kraftd's log equals kraftd's.
 
@@ -236,8 +236,8 @@ impl Tools<'_> {
     }
 }
 
-/// The console producer without idempotence: an idempotent producer needs producer ids
-/// (AllocateProducerIds), which kraftd does not hand out yet.
+/// The console producer, idempotent (the default) with acks=all: the brokers get producer
+/// ids from the controller.
 pub(crate) fn produce(kafka: &Kafka, broker: &str, topic: &str, lines: &[&str]) -> Output {
     let mut stdin = lines.join("\n").into_bytes();
     stdin.push(b'\n');
@@ -251,7 +251,7 @@ pub(crate) fn produce(kafka: &Kafka, broker: &str, topic: &str, lines: &[&str]) 
         "--topic",
         topic,
         "--producer-property",
-        "enable.idempotence=false",
+        "acks=all",
     ];
     kafka.tool_with(kafka.main_class(Tool::ConsoleProducer), &args, &options)
 }

@@ -22,11 +22,15 @@ pub(super) fn handle(
 ) -> Result<Outcome, DecodeError> {
     let version = request.api_version();
     let body = ApiVersionsRequest::decode_exact(request.body, version)?;
-    if version >= 3
-        && !(valid_software_field(&body.client_software_name)
-            && valid_software_field(&body.client_software_version))
+    // Java's `ApiVersionsRequest.isValid`: from v5, ClusterId and NodeId come both or neither
+    // (a controller checks no more than that: only brokers answer REBOOTSTRAP_REQUIRED); from
+    // v3, a well-formed client software name and version.
+    let half_addressed = version >= 5 && (body.cluster_id.is_none() != (body.node_id == -1));
+    if half_addressed
+        || version >= 3
+            && !(valid_software_field(&body.client_software_name)
+                && valid_software_field(&body.client_software_version))
     {
-        // Java answers an invalid client software name or version with INVALID_REQUEST.
         let response = ApiVersionsResponse {
             error_code: ErrorCode::INVALID_REQUEST.0,
             ..Default::default()
@@ -112,6 +116,26 @@ fn valid_software_field(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_software_name_is_read_from_every_served_version() {
+        use crate::protocol::frame::encode_request;
+        let request = ApiVersionsRequest {
+            client_software_name: "apache-kafka-java".into(),
+            client_software_version: "4.4.0".into(),
+            cluster_id: Some("AAAAAAAAAAAAAAAAAAAAAA".into()),
+            node_id: 1,
+            ..Default::default()
+        };
+        for version in 3..=5 {
+            let frame = encode_request(18, version, 1, Some("c"), &request).unwrap();
+            assert_eq!(
+                super::super::client_software_name(&frame[4..]).as_deref(),
+                Some("apache-kafka-java"),
+                "v{version}"
+            );
+        }
+    }
 
     #[test]
     fn software_names_follow_kafkas_pattern() {

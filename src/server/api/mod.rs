@@ -495,7 +495,8 @@ pub fn client_software_name(frame: &[u8]) -> Option<String> {
     if request.api_key() != messages::ApiVersionsRequest::API_KEY || request.api_version() < 3 {
         return None;
     }
-    let version = request.api_version().min(4);
+    let served = served_api(messages::ApiVersionsRequest::API_KEY).map_or(0, |a| a.max_version);
+    let version = request.api_version().min(served);
     crate::protocol::messages::ApiVersionsRequest::decode_exact(request.body, version)
         .ok()
         .map(|r| r.client_software_name)

@@ -10,8 +10,9 @@ use crate::protocol::messages as wire;
 use crate::raft::convert::{self, WireRequest, WireResponse};
 use crate::raft::{ApiKind, Request, Response};
 
-/// A raft API with the versions kraftd both serves and sends (those of Kafka 4.4's controller,
-/// except Fetch below v13, which cannot carry topic ids and which no KRaft peer sends).
+/// A raft API with the versions kraftd both serves and sends: those of Kafka 4.4's controller.
+/// (Fetch below v13 carries no topic id: answered INVALID_REQUEST, as Java's raft client
+/// answers it, and never sent.)
 #[derive(Debug, Clone, Copy)]
 pub struct RaftApi {
     pub kind: ApiKind,
@@ -26,7 +27,7 @@ pub const RAFT_APIS: [RaftApi; 10] = [
         kind: ApiKind::Fetch,
         key: wire::FetchRequest::API_KEY,
         name: "Fetch",
-        min_version: 13,
+        min_version: 4,
         max_version: 18,
     },
     RaftApi {
@@ -86,13 +87,12 @@ pub const RAFT_APIS: [RaftApi; 10] = [
         max_version: 0,
     },
     // Served by the front end (`api_versions.rs`), sent by the raft core to a voter it adds.
-    // v5 (Kafka 4.3+) is answered with the v0 UNSUPPORTED_VERSION fallback; clients retry at v4.
     RaftApi {
         kind: ApiKind::ApiVersions,
         key: wire::ApiVersionsRequest::API_KEY,
         name: "ApiVersions",
         min_version: 0,
-        max_version: 4,
+        max_version: 5,
     },
 ];
 

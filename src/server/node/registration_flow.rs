@@ -105,23 +105,24 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         Ok(())
     }
 
-    /// Registers this node with the active controller unless the replayed log already shows
-    /// this incarnation.
+    /// Registers this node with the active controller unless the committed log already shows
+    /// this incarnation. Like Java's `ControllerRegistrationManager`, it looks at committed
+    /// metadata only: a new leader registers after its bootstrap records commit, in a batch
+    /// of its own (which also moves the finalized features' epoch to where Java has it).
     pub(super) fn maybe_register_self(&mut self, now: Instant) -> Result<(), FatalError> {
         let own = self.ctx.node_id;
         let incarnation = self.registrations.incarnation;
+        let committed = &self.controller.committed_state().image;
         if self.shutting_down
             || self.registrations.own_token.is_some()
             || now < self.registrations.own_next_attempt
-            || self
-                .controller
-                .image()
+            || committed
                 .cluster
                 .controllers
                 .get(&own)
                 .map(|c| c.incarnation_id)
                 == Some(incarnation)
-            || !registration_supported(self.controller.image())
+            || !registration_supported(committed)
         {
             return Ok(());
         }
@@ -205,10 +206,11 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         }
     }
 
-    /// The finalized feature levels of the image, and raft's kraft.version from 1 on (as a
-    /// Java controller adds it to its `FeaturesPublisher`'s levels).
+    /// The finalized feature levels of the committed image (Java's `FeaturesPublisher` sees
+    /// published, so committed, images only), and raft's kraft.version from 1 on (as a Java
+    /// controller adds it to its levels).
     fn finalized_levels(&self) -> std::collections::BTreeMap<String, i16> {
-        let levels = &self.controller.image().features.levels;
+        let levels = &self.controller.committed_state().image.features.levels;
         let mut finalized: std::collections::BTreeMap<String, i16> =
             levels.iter().map(|(k, v)| (k.clone(), *v)).collect();
         let kraft = self.raft.kraft_version();
@@ -225,7 +227,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             return;
         }
         let finalized = FinalizedFeatures {
-            epoch: self.controller.last_applied(),
+            epoch: self.controller.committed_point(),
             levels,
         };
         self.ctx.update_quorum(|view| view.finalized = finalized);
