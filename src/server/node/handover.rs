@@ -1,6 +1,6 @@
-//! Until kraftd has a controller state machine, a kraftd that leads the quorum leaves brokers
-//! without an active controller: it answers their registrations, heartbeats and forwarded
-//! requests with NOT_CONTROLLER, and they keep coming back to it. So when brokers need a
+//! Until kraftd serves everything an active controller serves (ACLs, SCRAM, delegation tokens
+//! and reassignments are still answered NOT_CONTROLLER), a kraftd that leads a mixed quorum
+//! leaves brokers and admin tools without part of their controller. So when brokers need a
 //! controller (some are registered in the committed log, or one asked this epoch) a leading
 //! kraftd hands leadership over at once (EndQuorumEpoch), naming the voters whose connections
 //! said they run Java (`ClientSoftwareName` "apache-kafka-java") as the first successors.

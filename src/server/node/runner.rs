@@ -433,8 +433,9 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 let led_ms = self.leading_since.map_or(0, |t| now.saturating_since(t));
                 info!(
                     target: "kraftd::raft",
-                    "resigning leadership of epoch {epoch} after {led_ms} ms: brokers need an active controller for topics and producer ids, \
-                     which kraftd cannot be yet; Java controller(s) {preferred:?} are named as successors ({} broker(s) registered)",
+                    "resigning leadership of epoch {epoch} after {led_ms} ms: brokers need an active controller, and kraftd does not serve all \
+                     of it yet (ACLs, SCRAM, delegation tokens, reassignments); Java controller(s) {preferred:?} are named as successors \
+                     ({} broker(s) registered)",
                     self.controller.image().cluster.brokers.len()
                 );
                 let handover = &self.handover;
@@ -442,9 +443,9 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             }
             Handover::Strand => warn!(
                 target: "kraftd::raft",
-                "brokers need an active controller; this kraftd leads epoch {epoch} and serves their registration \
-                 and heartbeats, but not topics or producer ids yet, and no Java controller is known among the \
-                 voters to hand leadership to (run one as a voter for those)"
+                "brokers need an active controller; this kraftd leads epoch {epoch} and serves them (registration, \
+                 topics, leadership, producer ids, configs, quotas), but not ACLs, SCRAM, delegation tokens or \
+                 reassignments yet, and no Java controller is known among the voters to hand leadership to"
             ),
         }
     }
