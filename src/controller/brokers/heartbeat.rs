@@ -122,6 +122,11 @@ pub fn heartbeat(
             .filter(|d| request.offline_log_dirs.contains(d))
             .collect();
         if !offline.is_empty() {
+            // `handleDirectoriesOffline`: the replicas in each newly offline directory leave
+            // their ISRs and leaderships, then the registration keeps the online ones.
+            for dir in &offline {
+                records.extend(leadership.replicas_offline(broker, **dir));
+            }
             let online = registration
                 .directories
                 .iter()

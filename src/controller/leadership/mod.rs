@@ -37,6 +37,8 @@ pub enum Partitions {
     WithInElr(i32),
     /// Those without a leader (`partitionsWithNoLeader`).
     Leaderless,
+    /// Those whose replica on the broker is in this directory (`directoriesToPartitions`).
+    InDirectory(i32, Uuid),
 }
 
 impl Partitions {
@@ -45,6 +47,11 @@ impl Partitions {
             Partitions::WithInIsr(b) => p.isr.contains(&b),
             Partitions::WithInElr(b) => p.elr.contains(&b),
             Partitions::Leaderless => p.leader == NO_LEADER,
+            Partitions::InDirectory(b, dir) => p
+                .replicas
+                .iter()
+                .zip(&p.directories)
+                .any(|(r, d)| *r == b && *d == dir),
         }
     }
 }
@@ -235,6 +242,17 @@ impl<'a> Leadership<'a> {
         } else {
             self.broker_fenced(broker)
         }
+    }
+
+    /// `handleDirectoriesOffline` for one directory (without the registration change): the
+    /// broker's replicas there leave their ISRs and leaderships.
+    pub fn replicas_offline(&self, broker: i32, dir: Uuid) -> Vec<MetadataRecordAndVersion> {
+        self.updates(
+            Partitions::InDirectory(broker, dir),
+            broker,
+            NO_LEADER,
+            NO_LEADER,
+        )
     }
 
     /// `handleBrokerUnregistered` (without its record): the broker leaves every ISR and ELR.

@@ -330,3 +330,26 @@ fn elect_leaders_reports_per_partition_outcomes() {
     );
     assert!(elect_leaders(&leadership, 5, None).is_err());
 }
+
+#[test]
+fn a_directory_reported_offline_takes_its_replicas_out_of_isrs_and_leaderships() {
+    let mut c = cluster(false, 1);
+    let e = epoch(&c, 2);
+    let dir = c.controller.image().cluster.brokers[&2].directories[0];
+    let mut h = beat(2, e, 1000, false, false);
+    h.offline_log_dirs = vec![dir];
+    let (_, records) = c.heartbeat(h).unwrap();
+    assert_eq!(
+        records,
+        vec![
+            "PartitionChange v2 p0 isr [1, 3]",
+            "PartitionChange v2 p1 leader 3 isr [3, 1]",
+            "PartitionChange v2 p2 isr [3, 1]",
+            // The registration keeps the directories still online: none.
+            "RegistrationChange v2 broker 2 epoch 11 fenced 0 shutdown 0",
+        ]
+    );
+    assert!(c.controller.image().cluster.brokers[&2]
+        .directories
+        .is_empty());
+}
