@@ -122,10 +122,8 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         }
         let image = self.controller.image();
         let Some(leadership) = Leadership::new(image, &self.settings.topics) else {
-            let r = ElectLeadersResponse {
-                error_code: ErrorCode::UNKNOWN_SERVER_ERROR.0,
-                ..Default::default()
-            };
+            // Every version can carry NOT_CONTROLLER per partition (v0 has no top-level error).
+            let r = not_controller::elect_leaders(&request, version, &self.non_active());
             return self.answer_without_metadata_version(reply, NodeResponse::ElectLeaders(r));
         };
         let named: Option<Vec<(String, Vec<i32>)>> = request.topic_partitions.as_ref().map(|ts| {
