@@ -17,6 +17,7 @@
 // Each test module uses a different part of the harness.
 #![allow(dead_code, unused_imports)]
 
+pub mod cases;
 pub mod dynamic_quorum;
 pub mod image_compare;
 mod image_dumper;

@@ -12,35 +12,9 @@ use kraftd::controller::replication::{PartitionRegistration, DIRECTORY_UNASSIGNE
 use kraftd::protocol::codec::Uuid;
 use kraftd::protocol::records::MetadataRecord;
 
+use crate::harness::cases::Gen;
 use crate::harness::java_probe::run_probe;
 use crate::harness::TestDir;
-
-/// A small deterministic generator.
-struct Gen(u64);
-
-impl Gen {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 33) % n
-    }
-
-    fn chance(&mut self, one_in: u64) -> bool {
-        self.below(one_in) == 0
-    }
-
-    /// A random subset of `from`, in a random order.
-    fn subset(&mut self, from: &[i32]) -> Vec<i32> {
-        let mut out: Vec<i32> = from.iter().copied().filter(|_| self.chance(2)).collect();
-        for i in (1..out.len()).rev() {
-            let j = self.below(i as u64 + 1) as usize;
-            out.swap(i, j);
-        }
-        out
-    }
-}
 
 /// Broker ids whose `HashSet<Integer>` order (by `id & 15` first) is not their numeric order.
 const BROKERS: [i32; 8] = [1, 2, 3, 17, 18, 33, 101, 102];

@@ -10,6 +10,7 @@ use kraftd::controller::topic_configs::{
 };
 use kraftd::controller::topics::placement::{place, UsableBroker};
 
+use crate::harness::cases::Gen;
 use crate::harness::java_probe::run_probe;
 use crate::harness::TestDir;
 
@@ -169,19 +170,6 @@ fn topic_config_values_are_judged_as_kafkas_validator_judges_them() {
         cases.len(),
         mismatches.join("\n")
     );
-}
-
-/// A small deterministic generator for the placement scenarios.
-struct Gen(u64);
-
-impl Gen {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 33) % n
-    }
 }
 
 #[test]

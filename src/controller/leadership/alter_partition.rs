@@ -3,7 +3,7 @@
 //! `ReplicationControlManager.alterPartition` decides them (Java's checks in Java's order).
 
 use super::{Election, Leadership, RECOVERED, RECOVERING};
-use crate::controller::brokers::BrokerError;
+use crate::controller::brokers::{check_broker_epoch, BrokerError};
 use crate::controller::replication::{PartitionRegistration, Topic, NO_LEADER_CHANGE};
 use crate::controller::result::ControllerResult;
 use crate::protocol::errors::ErrorCode;
@@ -30,7 +30,7 @@ pub fn alter_partition(
     version: i16,
     request: &AlterPartitionRequest,
 ) -> Result<ControllerResult<(AlterPartitionResponse, Vec<Refused>)>, BrokerError> {
-    check_broker_epoch(leadership, request.broker_id, request.broker_epoch)?;
+    check_broker_epoch(leadership.image, request.broker_id, request.broker_epoch)?;
     let mut records = Vec::new();
     let mut refusals = Vec::new();
     let mut out = AlterPartitionResponse::default();
@@ -128,27 +128,6 @@ pub fn alter_partition(
         out.topics.push(topic_out);
     }
     Ok(ControllerResult::new(records, (out, refusals)))
-}
-
-/// `ClusterControlManager.checkBrokerEpoch`.
-pub fn check_broker_epoch(
-    leadership: &Leadership,
-    broker: i32,
-    epoch: i64,
-) -> Result<(), BrokerError> {
-    let registration = leadership
-        .image
-        .cluster
-        .brokers
-        .get(&broker)
-        .ok_or(BrokerError::NoRegistration { broker })?;
-    if registration.epoch != epoch {
-        return Err(BrokerError::StaleEpoch {
-            expected: registration.epoch,
-            got: epoch,
-        });
-    }
-    Ok(())
 }
 
 /// The new ISR with its members' broker epochs: v3 carries them, v2 only ids (epoch -1:
