@@ -55,6 +55,9 @@ pub fn hash_order<T>(entries: Vec<(i32, T)>, capacity: usize) -> Vec<T> {
     indexed.into_iter().map(|(_, _, t)| t).collect()
 }
 
+/// `new HashMap<>()`'s initial capacity.
+pub const DEFAULT_HASH_MAP_CAPACITY: usize = 16;
+
 /// The table capacity of a `HashMap` built with `new HashMap<>(initial)` once `len` entries
 /// were put in it: the power of two at or above `initial` (at least 1), doubled whenever the
 /// size passes 3/4 of it.

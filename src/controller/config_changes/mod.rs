@@ -17,7 +17,7 @@ mod tests;
 pub use errors::{ChangeError, MAX_CONFIG_VALUE_LENGTH};
 
 use crate::controller::configs::{ConfigResource, BROKER_RESOURCE, TOPIC_RESOURCE};
-use crate::controller::java::{hash_map_capacity, hash_order, string_hash};
+use crate::controller::java::{string_map_order, DEFAULT_HASH_MAP_CAPACITY};
 use crate::controller::topic_configs::StaticLogConfig;
 use crate::controller::topics::MAX_RECORDS_PER_USER_OP;
 use crate::controller::{ControllerResult, MetadataImage};
@@ -90,24 +90,10 @@ pub type IncrementalChange = (ConfigResource, Vec<(String, Op)>);
 /// One AlterConfigs resource: its new configs (a null value deletes).
 pub type LegacyChange = (ConfigResource, Vec<(String, Option<String>)>);
 
-/// The entries of a Java `HashMap<String, V>` filled in order from `entries` (a key given twice
-/// keeps its first place and its last value), in the map's iteration order.
+/// The entries of a Java `HashMap<String, V>` of the default capacity filled in order from
+/// `entries` (a key given twice keeps its first place and its last value), in its order.
 fn keyed<V: Clone>(entries: &[(String, V)]) -> Vec<(String, V)> {
-    let mut unique: Vec<(String, V)> = Vec::new();
-    for (k, v) in entries {
-        match unique.iter_mut().find(|(n, _)| n == k) {
-            Some(e) => e.1 = v.clone(),
-            None => unique.push((k.clone(), v.clone())),
-        }
-    }
-    let capacity = hash_map_capacity(unique.len());
-    hash_order(
-        unique
-            .into_iter()
-            .map(|(k, v)| (string_hash(&k), (k, v)))
-            .collect(),
-        capacity,
-    )
+    string_map_order(DEFAULT_HASH_MAP_CAPACITY, entries)
 }
 
 fn config_record(resource: &ConfigResource, name: &str, value: Option<String>) -> ConfigRecord {

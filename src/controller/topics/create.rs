@@ -16,7 +16,7 @@ use super::{
     MAX_PARTITIONS_PER_BATCH, MAX_RECORDS_PER_USER_OP,
 };
 use crate::controller::configs::{BROKER_RESOURCE, TOPIC_RESOURCE};
-use crate::controller::java::{hash_map_capacity, hash_order, string_hash};
+use crate::controller::java::{string_map_order, DEFAULT_HASH_MAP_CAPACITY};
 use crate::controller::topic_configs::{
     effective_topic_configs, validate_topic_configs, ConfigError, EffectiveConfig,
 };
@@ -177,26 +177,6 @@ fn check_names<'t>(
     }
 }
 
-/// The configs of a topic in the order Java's `HashMap` of them iterates (a name given twice
-/// keeps its first place and its last value).
-fn config_map_order(configs: &[(String, String)]) -> Vec<(String, String)> {
-    let mut unique: Vec<(String, String)> = Vec::new();
-    for (k, v) in configs {
-        match unique.iter_mut().find(|(n, _)| n == k) {
-            Some(e) => e.1 = v.clone(),
-            None => unique.push((k.clone(), v.clone())),
-        }
-    }
-    let capacity = hash_map_capacity(unique.len());
-    hash_order(
-        unique
-            .into_iter()
-            .map(|(k, v)| (string_hash(&k), (k, v)))
-            .collect(),
-        capacity,
-    )
-}
-
 /// One topic: its configs checked, its partitions assigned or placed, its records appended.
 fn create_topic(
     image: &MetadataImage,
@@ -269,7 +249,7 @@ fn create_topic(
         },
         0,
     ));
-    for (name, value) in config_map_order(&configs) {
+    for (name, value) in string_map_order(DEFAULT_HASH_MAP_CAPACITY, &configs) {
         records.push(MetadataRecordAndVersion::new(
             ConfigRecord {
                 resource_type: TOPIC_RESOURCE,
