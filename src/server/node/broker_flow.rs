@@ -198,7 +198,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
 
     /// An error answer, released like any reply without records: after the records written
     /// before it commit (its decision read them); `NOT_CONTROLLER` if they never do.
-    fn answer_after_pending(
+    pub(super) fn answer_after_pending(
         &mut self,
         now: Instant,
         reply: Reply,

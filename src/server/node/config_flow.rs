@@ -16,6 +16,7 @@ use crate::controller::config_changes::{
     incremental_alter_configs, legacy_alter_configs, ConfigsContext, IncrementalChange,
     LegacyChange, Op, OpType, Outcomes, TooManyRecords,
 };
+use crate::controller::ControllerResult;
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages::alter_configs_response::AlterConfigsResourceResponse as LegacyEntry;
 use crate::protocol::messages::incremental_alter_configs_response::AlterConfigsResourceResponse as IncrementalEntry;
@@ -175,11 +176,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             return Ok(());
         }
         if !self.acting() {
-            let message = self.non_active().message();
-            send(
-                reply,
-                all_failed(&borrowed, ErrorCode::NOT_CONTROLLER, Some(&message)),
-            );
+            send(reply, self.not_controller_entries(&borrowed));
             return Ok(());
         }
         let mut changes: Vec<IncrementalChange> = Vec::new();
@@ -216,27 +213,14 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             request.validate_only,
             forwarded,
         );
-        let validate_only = request.validate_only;
-        self.log_decision("IncrementalAlterConfigs", validate_only, &result.reply);
-        let message = self.non_active().message();
-        self.submit(now, result, move |outcome| {
-            let borrowed: Vec<(i8, &str)> =
-                resources.iter().map(|(t, n)| (*t, n.as_str())).collect();
-            let entries = match outcome {
-                Ok(Ok(outcomes)) => {
-                    let mut entries = before;
-                    entries.extend(outcome_entries(&outcomes));
-                    entries.extend(loggers);
-                    entries
-                }
-                Ok(Err(e)) => {
-                    all_failed(&borrowed, ErrorCode::POLICY_VIOLATION, Some(&e.to_string()))
-                }
-                Err(_) => all_failed(&borrowed, ErrorCode::NOT_CONTROLLER, Some(&message)),
-            };
-            send(reply, entries);
-        })?;
-        Ok(())
+        let answered = Answered {
+            api: "IncrementalAlterConfigs",
+            validate_only: request.validate_only,
+            resources,
+            before,
+            after: loggers,
+        };
+        self.submit_configs(now, result, answered, reply, send)
     }
 
     pub(super) fn alter_configs(
@@ -277,11 +261,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             return Ok(());
         }
         if !self.acting() {
-            let message = self.non_active().message();
-            send(
-                reply,
-                all_failed(&borrowed, ErrorCode::NOT_CONTROLLER, Some(&message)),
-            );
+            send(reply, self.not_controller_entries(&borrowed));
             return Ok(());
         }
         let ctx = self.configs_context();
@@ -293,7 +273,46 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             request.validate_only,
             forwarded,
         );
-        self.log_decision("AlterConfigs", request.validate_only, &result.reply);
+        let answered = Answered {
+            api: "AlterConfigs",
+            validate_only: request.validate_only,
+            resources,
+            before,
+            after: Vec::new(),
+        };
+        self.submit_configs(now, result, answered, reply, send)
+    }
+
+    /// Every resource answered `NOT_CONTROLLER`: this node is not the active controller.
+    fn not_controller_entries(&self, resources: &[(i8, &str)]) -> Vec<Entry> {
+        let message = self.non_active().message();
+        all_failed(resources, ErrorCode::NOT_CONTROLLER, Some(&message))
+    }
+
+    /// Logs a config decision and submits it: once committed, the resources refused up front,
+    /// then the decided ones, then `after`; `POLICY_VIOLATION` for every resource of a request
+    /// too large to write, `NOT_CONTROLLER` if leadership is lost first.
+    fn submit_configs(
+        &mut self,
+        now: Instant,
+        result: ControllerResult<Result<Outcomes, TooManyRecords>>,
+        answered: Answered,
+        reply: Reply,
+        send: impl FnOnce(Reply, Vec<Entry>) + Send + 'static,
+    ) -> Result<(), FatalError> {
+        let Answered {
+            api,
+            validate_only,
+            resources,
+            before,
+            after,
+        } = answered;
+        match &result.reply {
+            Ok(outcomes) => Self::log_configs(api, validate_only, &outcome_entries(outcomes)),
+            Err(e) => {
+                warn!(target: "kraftd::controller", "{api} refused with POLICY_VIOLATION: {e}")
+            }
+        }
         let message = self.non_active().message();
         self.submit(now, result, move |outcome| {
             let borrowed: Vec<(i8, &str)> =
@@ -302,6 +321,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 Ok(Ok(outcomes)) => {
                     let mut entries = before;
                     entries.extend(outcome_entries(&outcomes));
+                    entries.extend(after);
                     entries
                 }
                 Ok(Err(e)) => {
@@ -313,18 +333,16 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         })?;
         Ok(())
     }
+}
 
-    fn log_decision(
-        &self,
-        prefix: &str,
-        validate_only: bool,
-        decided: &Result<Outcomes, TooManyRecords>,
-    ) {
-        match decided {
-            Ok(outcomes) => Self::log_configs(prefix, validate_only, &outcome_entries(outcomes)),
-            Err(e) => {
-                warn!(target: "kraftd::controller", "{prefix} refused with POLICY_VIOLATION: {e}")
-            }
-        }
-    }
+/// What a config request's answer is made of besides its decided resources.
+struct Answered {
+    api: &'static str,
+    validate_only: bool,
+    /// Every resource of the request, in order (type, name).
+    resources: Vec<(i8, String)>,
+    /// The resources refused before deciding.
+    before: Vec<Entry>,
+    /// Answers that follow the decided ones (BROKER_LOGGER resources).
+    after: Vec<Entry>,
 }

@@ -68,7 +68,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                     error_code: e.error_code().0,
                     ..Default::default()
                 };
-                return self.answer_later(now, reply, NodeResponse::AlterPartition(r));
+                return self.answer_after_pending(now, reply, NodeResponse::AlterPartition(r));
             }
         };
         let ControllerResult {
@@ -139,7 +139,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                     error_code: e.error_code().0,
                     ..Default::default()
                 };
-                return self.answer_later(now, reply, NodeResponse::ElectLeaders(r));
+                return self.answer_after_pending(now, reply, NodeResponse::ElectLeaders(r));
             }
         };
         info!(
@@ -155,22 +155,6 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 Err(_) => not_controller::elect_leaders(&request, version, &non_active),
             };
             let _ = reply.send(NodeResponse::ElectLeaders(r));
-        })?;
-        Ok(())
-    }
-
-    /// An answer with no records, released after what was written before it commits.
-    fn answer_later(
-        &mut self,
-        now: Instant,
-        reply: Reply,
-        response: NodeResponse,
-    ) -> Result<(), FatalError> {
-        self.submit(now, ControllerResult::reply_only(()), move |outcome| {
-            let _ = reply.send(match outcome {
-                Ok(()) => response,
-                Err(_) => response.with_error(ErrorCode::NOT_CONTROLLER),
-            });
         })?;
         Ok(())
     }
