@@ -108,3 +108,18 @@ pub fn run_probe(main_class: &str, args: &[&str], stdin: &str, scratch: &Path) -
     assert!(out.success(), "{out}");
     out
 }
+
+/// Starts program `main_class` of `compat/java` in the background, its output logged in `dir`
+/// as `<name>.log` (printed with the test's other logs if it fails).
+pub fn spawn_program(
+    main_class: &str,
+    args: &[&str],
+    dir: &super::TestDir,
+    name: &str,
+) -> super::ChildGuard {
+    let classes = compile(&sources(), "java-probes", dir.path());
+    let cmd = java_command(&classes, main_class, "512m", args);
+    let log = dir.log_path(name);
+    super::ChildGuard::spawn_logged(name, cmd, &log)
+        .unwrap_or_else(|e| panic!("cannot start java {main_class}: {e}"))
+}

@@ -25,6 +25,7 @@ pub mod java_probe;
 mod java_server;
 mod kafka;
 mod kraftd;
+pub mod kraftd_quorum;
 pub mod mixed_quorum;
 mod ports;
 mod process;

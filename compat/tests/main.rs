@@ -12,6 +12,7 @@ mod harness;
 mod api_versions;
 mod brokers;
 mod configs;
+mod controller_failover;
 mod every_record;
 mod front_end;
 mod full_disk;

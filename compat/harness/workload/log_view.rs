@@ -41,6 +41,11 @@ pub struct LogView {
     pub record_counts: BTreeMap<&'static str, usize>,
     /// The offset after the last batch read.
     pub end_offset: i64,
+    /// Each broker a record fenced after it had registered, in log order.
+    pub fencings: Vec<i32>,
+    /// Each ProducerIdsRecord as (broker, next producer id), in log order: the block handed
+    /// out ends just below the next id.
+    pub producer_id_blocks: Vec<(i32, i64)>,
 }
 
 impl LogView {
@@ -143,7 +148,10 @@ impl LogView {
             MetadataRecord::BrokerRegistrationChange(c) => {
                 if let Some(b) = self.brokers.get_mut(&c.broker_id) {
                     match c.fenced {
-                        1 => b.fenced = true,
+                        1 => {
+                            b.fenced = true;
+                            self.fencings.push(c.broker_id);
+                        }
                         -1 => b.fenced = false,
                         _ => {}
                     }
@@ -151,6 +159,16 @@ impl LogView {
                         b.in_controlled_shutdown = true;
                     }
                 }
+            }
+            MetadataRecord::FenceBroker(f) => {
+                if let Some(b) = self.brokers.get_mut(&f.id) {
+                    b.fenced = true;
+                    self.fencings.push(f.id);
+                }
+            }
+            MetadataRecord::ProducerIds(p) => {
+                self.producer_id_blocks
+                    .push((p.broker_id, p.next_producer_id));
             }
             MetadataRecord::UnregisterBroker(b) => {
                 self.brokers.remove(&b.broker_id);

@@ -8,6 +8,7 @@
 //!   ISR places away first, and it exits well within its shutdown time;
 //! - restarted too, `kafka-leader-election --election-type preferred` moves every leadership
 //!   back to its first replica;
+//! - `kafka-metadata-quorum --bootstrap-server <broker> describe` shows the quorum;
 //! - every record produced before, between and after is consumed;
 //! - Java's image of kraftd's log equals kraftd's.
 
@@ -80,6 +81,14 @@ fn fenced_and_shut_down_brokers_leave_leaderships_and_isrs_and_come_back() {
         ],
     );
     out.assert_success();
+    // `make run`'s single controller, described through a broker.
+    crate::controller_failover::assert_quorum_described_through(
+        kafka,
+        &bootstrap,
+        1,
+        &[1],
+        &BROKERS,
+    );
     let start = describe_until(kafka, &bootstrap, "created", |d| {
         d.values()
             .all(|p| p.isr.len() == 3 && p.leader == p.replicas[0])
