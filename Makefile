@@ -17,6 +17,7 @@ help:
 	@echo "make demo         kraftd, one stock Kafka broker, a topic, messages produced and consumed; then stops them"
 	@echo "make test         everything CI runs: format check, clippy, unit, protocol vectors, fuzz smoke, compat against Kafka $(KAFKA_VERSION)"
 	@echo "make fuzz         run each cargo-fuzz target for FUZZ_SECONDS (needs nightly and cargo-fuzz)"
+	@echo "make soak-failover  SOAK_MINUTES of produce/consume while the active kraftd is killed every 30 s"
 	@echo "make codegen      regenerate src/protocol/messages from the pinned Kafka jars"
 	@echo "make vectors      recapture protocol-tests/vectors from real Kafka"
 	@echo "make image-dump   Kafka's own image of a metadata log as JSON: DIR=<__cluster_metadata-0> [AT=offset] [SNAPSHOT=file]"
@@ -79,6 +80,15 @@ fuzz:
 	cd fuzz && $(CARGO) +nightly fuzz run properties -- -max_total_time=$(FUZZ_SECONDS)
 	cd fuzz && $(CARGO) +nightly fuzz run snapshot -- -max_total_time=$(FUZZ_SECONDS)
 	cd fuzz && $(CARGO) +nightly fuzz run controller_replay -- -max_total_time=$(FUZZ_SECONDS)
+
+# The controller-failover scenario as a soak (compat/tests/controller_failover.rs): 3 kraftd voters
+# and 3 stock brokers under the verifying workload for SOAK_MINUTES, the active controller killed
+# with SIGKILL about every 30 s and restarted; every acknowledged message consumed exactly once.
+SOAK_MINUTES ?= 10
+.PHONY: soak-failover
+soak-failover: compat-deps
+	KRAFTD_SOAK_MINUTES=$(SOAK_MINUTES) $(CARGO) test --release --test compat -- \
+	  controller_failover --test-threads=1 --nocapture
 
 # The seeded raft simulation (tests/raft_sim.rs): `make sim SEEDS=100000`. A failing seed prints
 # the command that replays it.

@@ -32,11 +32,11 @@ use crate::harness::{Kafka, TestDir, Tool};
 use crate::topics::workload::parse_describe;
 
 const BROKERS: [i32; 3] = [11, 12, 13];
-/// Idempotent messages, transactions and messages per transaction, and the idempotent rate
-/// per second (the transactional producer goes at a tenth of it): about 20 s of production.
-const WORKLOAD: [&str; 4] = ["100000", "100", "100", "5000"];
-/// The workload's progress line after which the active controller is killed.
-const KILL_AFTER: &str = "acked 20000";
+/// The idempotent producer's rate per second; the transactional producer sends a tenth as many
+/// messages (see [`Plan`]), at a tenth of the rate: about 20 s of production in CI.
+const RATE: u64 = 5_000;
+/// Messages per transaction; every fifth transaction is aborted.
+const PER_TRANSACTION: u64 = 100;
 const WAIT: Duration = Duration::from_secs(120);
 const WORKLOAD_TIMEOUT: Duration = Duration::from_secs(300);
 /// What a broker's metadata loader and publishers log on a fault (the fault handler's line,
@@ -58,7 +58,7 @@ fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
         .collect::<Vec<_>>()
         .join(",");
     let via = brokers[0].bootstrap_server();
-    let first = q.wait_for_leader(|_| true);
+    let mut first = q.wait_for_leader(|_| true);
     assert_quorum_described_through(kafka, &via, first, &[1, 2, 3], &BROKERS);
     for (topic, partitions) in [("eos-idempotent", "12"), ("eos-transactional", "6")] {
         topics(
@@ -78,54 +78,64 @@ fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
         );
     }
 
-    // The workload runs; a fifth of the way in, the active controller dies.
-    let mut args = vec![bootstrap.as_str()];
-    args.extend(WORKLOAD);
+    // The workload runs; at even steps of it, the active controller dies (once in CI).
+    let plan = Plan::from_env();
+    let transactions = plan.messages / 10 / PER_TRANSACTION;
+    let args = [
+        bootstrap.clone(),
+        plan.messages.to_string(),
+        transactions.to_string(),
+        PER_TRANSACTION.to_string(),
+        RATE.to_string(),
+    ];
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let mut workload = spawn_program("ExactlyOnceWorkload", &args, &dir, "exactly-once-workload");
-    assert!(
-        workload.wait_for_log(KILL_AFTER, WAIT),
-        "the workload did not log {KILL_AFTER:?}"
-    );
-    let blocks_before = LogView::read(&metadata_dir(&dir, first))
-        .producer_id_blocks
-        .len();
-    assert!(
-        blocks_before > 0,
-        "the brokers took no producer-id block before the kill"
-    );
-    q.node(first).kill9();
-    let killed = Instant::now();
-    let next = q.wait_for_leader(|id| id != first);
-    eprintln!(
-        "kraftd {next} leads {:?} after kraftd {first} was killed",
-        killed.elapsed()
-    );
-
-    // The new active controller serves topic changes while the workload runs.
-    topics(
-        kafka,
-        &via,
-        &[
-            "--create",
-            "--topic",
-            "after-failover",
-            "--partitions",
-            "12",
-            "--replication-factor",
-            "3",
-        ],
-    );
-    topics(
-        kafka,
-        &via,
-        &["--alter", "--topic", "after-failover", "--partitions", "16"],
-    );
-    let described = describe_until(kafka, &via, "after-failover", |d| d.len() == 16);
-    assert!(
-        described.values().all(|p| p.isr.len() == 3),
-        "{described:?}"
-    );
-    topics(kafka, &via, &["--delete", "--topic", "after-failover"]);
+    let mut leader = first;
+    let mut failovers = Vec::new();
+    for kill in 1..=plan.kills {
+        let progress = format!("acked {}\n", plan.kill_after(kill));
+        assert!(
+            workload.wait_for_log(&progress, WORKLOAD_TIMEOUT),
+            "the workload did not log {progress:?}"
+        );
+        let blocks_before = LogView::read(&metadata_dir(&dir, leader))
+            .producer_id_blocks
+            .len();
+        assert!(
+            blocks_before > 0,
+            "the brokers took no producer-id block before the kill"
+        );
+        let killed_id = leader;
+        q.node(killed_id).kill9();
+        let killed = Instant::now();
+        leader = q.wait_for_leader(|id| id != killed_id);
+        failovers.push(killed.elapsed());
+        eprintln!(
+            "kill {kill}/{}: kraftd {leader} leads {:?} after kraftd {killed_id} was killed",
+            plan.kills,
+            killed.elapsed()
+        );
+        // The new active controller serves topic changes while the workload runs.
+        let topic = format!("after-failover-{kill}");
+        topic_changes(kafka, &via, &topic);
+        if kill < plan.kills {
+            q.node(killed_id).restart(&dir);
+            wait_caught_up(&q, leader, killed_id, 0);
+        } else {
+            first = killed_id;
+        }
+    }
+    let next = leader;
+    if plan.kills > 1 {
+        failovers.sort();
+        eprintln!(
+            "soak: {} kills; new leader after min {:?}, median {:?}, max {:?}",
+            plan.kills,
+            failovers[0],
+            failovers[failovers.len() / 2],
+            failovers[failovers.len() - 1]
+        );
+    }
 
     // A block asked for after the failover starts past every block handed out before it.
     let view = LogView::read(&metadata_dir(&dir, next));
@@ -154,10 +164,11 @@ fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
         .unwrap_or_else(|| panic!("the workload printed no summary ({status:?}):\n{output}"));
     eprintln!("workload: {summary}");
     assert!(status.success() && summary["ok"] == true, "{summary}");
-    assert_eq!(summary["idempotent_acked"], 100_000);
-    assert_eq!(summary["idempotent_consumed"], 100_000);
-    assert_eq!(summary["transactional_committed"], 8_000);
-    assert_eq!(summary["transactional_consumed"], 8_000);
+    assert_eq!(summary["idempotent_acked"], plan.messages);
+    assert_eq!(summary["idempotent_consumed"], plan.messages);
+    let committed = (transactions - transactions / 5) * PER_TRANSACTION;
+    assert_eq!(summary["transactional_committed"], committed);
+    assert_eq!(summary["transactional_consumed"], committed);
 
     // No live broker was fenced, before, during or after the failover.
     let view = LogView::read(&metadata_dir(&dir, next));
@@ -171,15 +182,7 @@ fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
 
     // The killed controller comes back and catches up.
     q.node(first).restart(&dir);
-    let deadline = Instant::now() + WAIT;
-    loop {
-        let d = describe_quorum(q.port(next)).expect("the leader answers DescribeQuorum");
-        if voter_end(&d, first) >= Some(d.high_watermark) && d.high_watermark > view.end_offset {
-            break;
-        }
-        assert!(Instant::now() < deadline, "kraftd {first} did not catch up");
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    wait_caught_up(&q, next, first, view.end_offset);
 
     // The new active controller does keep the brokers' sessions: one that dies now is fenced.
     let mut dead = brokers.pop().expect("three brokers");
@@ -212,6 +215,82 @@ fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
         let (offset, _, _) = assert_image_equals_javas(&q.metadata_log(&dir, id), None);
         eprintln!("Java's image of kraftd {id}'s log equals kraftd's at offset {offset}");
     }
+}
+
+/// How long the workload runs and how often the active controller is killed: once in CI;
+/// `KRAFTD_SOAK_MINUTES=<n>` (`make soak-failover`) produces for about n minutes and kills the
+/// active controller about every 30 s, restarting each killed node before the next kill.
+struct Plan {
+    messages: u64,
+    kills: u64,
+}
+
+impl Plan {
+    fn from_env() -> Plan {
+        match std::env::var("KRAFTD_SOAK_MINUTES")
+            .ok()
+            .map(|m| m.parse::<u64>())
+        {
+            None => Plan {
+                messages: 100_000,
+                kills: 1,
+            },
+            Some(Ok(minutes)) if minutes > 0 => Plan {
+                messages: RATE * 60 * minutes,
+                kills: 2 * minutes,
+            },
+            Some(_) => panic!("KRAFTD_SOAK_MINUTES must be a positive number of minutes"),
+        }
+    }
+
+    /// The acknowledgement count after which kill `n` (from 1) happens: evenly spread, on the
+    /// workload's progress lines (every 5,000), the first a fifth of the way in.
+    fn kill_after(&self, n: u64) -> u64 {
+        let first = self.messages / 5;
+        let step = (self.messages - first) / self.kills;
+        (first + (n - 1) * step) / 5_000 * 5_000
+    }
+}
+
+/// Waits until voter `id` holds everything `leader` has committed, past `beyond`.
+fn wait_caught_up(q: &KraftdQuorum, leader: i32, id: i32, beyond: i64) {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let d = describe_quorum(q.port(leader)).expect("the leader answers DescribeQuorum");
+        if voter_end(&d, id) >= Some(d.high_watermark) && d.high_watermark > beyond {
+            return;
+        }
+        assert!(Instant::now() < deadline, "kraftd {id} did not catch up");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// A topic created, grown and deleted through a broker.
+fn topic_changes(kafka: &Kafka, via: &str, topic: &str) {
+    topics(
+        kafka,
+        via,
+        &[
+            "--create",
+            "--topic",
+            topic,
+            "--partitions",
+            "12",
+            "--replication-factor",
+            "3",
+        ],
+    );
+    topics(
+        kafka,
+        via,
+        &["--alter", "--topic", topic, "--partitions", "16"],
+    );
+    let described = describe_until(kafka, via, topic, |d| d.len() == 16);
+    assert!(
+        described.values().all(|p| p.isr.len() == 3),
+        "{described:?}"
+    );
+    topics(kafka, via, &["--delete", "--topic", topic]);
 }
 
 fn metadata_dir(dir: &TestDir, id: i32) -> PathBuf {
