@@ -30,3 +30,4 @@ mod storage;
 mod test_raft_server;
 mod tools;
 mod topics;
+mod unregister_controller;

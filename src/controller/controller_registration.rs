@@ -2,7 +2,8 @@
 //! registerController`): every controller, the active one included, registers its listeners
 //! and supported feature ranges; the active controller writes a `RegisterControllerRecord`,
 //! from which brokers and admin clients learn the controllers. The node carries the request in
-//! and answers once the record is committed.
+//! and answers once the record is committed. An operator removes a registration with
+//! UnregisterController (`kafka-cluster unregister-controller`, 4.4-IV2 and later).
 
 use super::image::MetadataImage;
 use super::metadata_version::MetadataVersion;
@@ -10,7 +11,9 @@ use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages::register_controller_record::{
     ControllerEndpoint, ControllerFeature,
 };
-use crate::protocol::messages::{ControllerRegistrationRequest, RegisterControllerRecord};
+use crate::protocol::messages::{
+    ControllerRegistrationRequest, RegisterControllerRecord, UnregisterControllerRecord,
+};
 use crate::protocol::records::MetadataRecordAndVersion;
 
 /// Why the active controller refuses a registration; the message is Java's.
@@ -30,6 +33,56 @@ impl RegistrationRefusal {
     pub fn error_code(&self) -> ErrorCode {
         ErrorCode::UNSUPPORTED_VERSION
     }
+}
+
+/// Why the active controller refuses to unregister a controller; the message is Java's.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UnregistrationRefusal {
+    #[error("Controller cannot unregister itself while it is active.")]
+    ActiveItself,
+    #[error("The current MetadataVersion is too old to support controller unregistration.")]
+    UnsupportedMetadataVersion,
+    #[error("Controller ID {0} is not currently registered.")]
+    NotRegistered(i32),
+}
+
+impl UnregistrationRefusal {
+    pub fn error_code(&self) -> ErrorCode {
+        match self {
+            UnregistrationRefusal::ActiveItself => ErrorCode::INVALID_REQUEST,
+            UnregistrationRefusal::UnsupportedMetadataVersion => ErrorCode::UNSUPPORTED_VERSION,
+            UnregistrationRefusal::NotRegistered(_) => ErrorCode::CONTROLLER_ID_NOT_REGISTERED,
+        }
+    }
+}
+
+/// Kafka's `QuorumController.unregisterController` on active controller `local`: the record
+/// that removes controller `controller_id`'s registration (a running controller registers
+/// again by itself).
+pub fn unregister_controller(
+    image: &MetadataImage,
+    local: i32,
+    controller_id: i32,
+) -> Result<MetadataRecordAndVersion, UnregistrationRefusal> {
+    if controller_id == local {
+        return Err(UnregistrationRefusal::ActiveItself);
+    }
+    let supported = image
+        .features
+        .metadata_version()
+        .and_then(|level| MetadataVersion::from_level(level).ok())
+        .is_some_and(MetadataVersion::is_controller_unregistration_supported);
+    if !supported {
+        return Err(UnregistrationRefusal::UnsupportedMetadataVersion);
+    }
+    if !image.cluster.controllers.contains_key(&controller_id) {
+        return Err(UnregistrationRefusal::NotRegistered(controller_id));
+    }
+    let record = UnregisterControllerRecord {
+        controller_id,
+        ..Default::default()
+    };
+    Ok(MetadataRecordAndVersion::new(record, 0))
 }
 
 /// Does the image's metadata.version have controller registration (3.7-IV0 and later)?
@@ -174,5 +227,46 @@ mod tests {
             Err(RegistrationRefusal::UnsupportedMetadataVersion)
         );
         assert!(!registration_supported(&MetadataImage::default()));
+    }
+
+    #[test]
+    fn unregistering_a_controller_needs_4_4_iv2_and_a_registration() {
+        let mut image = image(&[("metadata.version", 33)]);
+        assert_eq!(
+            unregister_controller(&image, 1, 3000),
+            Err(UnregistrationRefusal::NotRegistered(3000))
+        );
+        let registered = register_controller(&image, &request(&[("metadata.version", 7, 33)]));
+        image.replay(&registered.unwrap().record).unwrap();
+        let itself = unregister_controller(&image, 3000, 3000).unwrap_err();
+        assert_eq!(
+            (itself.error_code(), itself.to_string().as_str()),
+            (
+                ErrorCode::INVALID_REQUEST,
+                "Controller cannot unregister itself while it is active."
+            )
+        );
+        let record = unregister_controller(&image, 1, 3000).unwrap();
+        assert_eq!(record.version, 0);
+        let MetadataRecord::UnregisterController(u) = &record.record else {
+            panic!("{record:?}");
+        };
+        assert_eq!(u.controller_id, 3000);
+        image.replay(&record.record).unwrap();
+        assert!(unregister_controller(&image, 1, 3000).is_err());
+
+        let older = self::image(&[("metadata.version", 32)]);
+        let e = unregister_controller(&older, 1, 3000).unwrap_err();
+        assert_eq!(
+            (e.error_code(), e.to_string().as_str()),
+            (
+                ErrorCode::UNSUPPORTED_VERSION,
+                "The current MetadataVersion is too old to support controller unregistration."
+            )
+        );
+        assert_eq!(
+            UnregistrationRefusal::NotRegistered(7).error_code(),
+            ErrorCode::CONTROLLER_ID_NOT_REGISTERED
+        );
     }
 }

@@ -13,6 +13,7 @@ pub mod level {
     pub const IBP_3_7_IV2: i16 = 17;
     pub const IBP_4_0_IV1: i16 = 23;
     pub const IBP_4_3_IV0: i16 = 30;
+    pub const IBP_4_4_IV2: i16 = 33;
 }
 
 /// A metadata.version Kafka 4.4 knows, by feature level.
@@ -75,6 +76,10 @@ impl MetadataVersion {
 
     pub fn is_cordoned_log_dirs_supported(self) -> bool {
         self.at_least(level::IBP_4_3_IV0)
+    }
+
+    pub fn is_controller_unregistration_supported(self) -> bool {
+        self.at_least(level::IBP_4_4_IV2)
     }
 
     /// `registerBrokerRecordVersion`: v4 from 4.3-IV0, v3 from 3.7-IV2, v2 from 3.4-IV0, else v1.

@@ -76,6 +76,7 @@ error_codes! {
     INVALID_VOTER_KEY = 125;
     DUPLICATE_VOTER = 126;
     VOTER_NOT_FOUND = 127;
+    CONTROLLER_ID_NOT_REGISTERED = 136;
 }
 
 impl std::fmt::Display for ErrorCode {

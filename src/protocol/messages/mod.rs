@@ -117,6 +117,8 @@ pub mod unregister_broker_record;
 pub mod unregister_broker_request;
 pub mod unregister_broker_response;
 pub mod unregister_controller_record;
+pub mod unregister_controller_request;
+pub mod unregister_controller_response;
 pub mod update_features_request;
 pub mod update_features_response;
 pub mod update_raft_voter_request;
@@ -238,6 +240,8 @@ pub use unregister_broker_record::UnregisterBrokerRecord;
 pub use unregister_broker_request::UnregisterBrokerRequest;
 pub use unregister_broker_response::UnregisterBrokerResponse;
 pub use unregister_controller_record::UnregisterControllerRecord;
+pub use unregister_controller_request::UnregisterControllerRequest;
+pub use unregister_controller_response::UnregisterControllerResponse;
 pub use update_features_request::UpdateFeaturesRequest;
 pub use update_features_response::UpdateFeaturesResponse;
 pub use update_raft_voter_request::UpdateRaftVoterRequest;
@@ -399,6 +403,8 @@ pub static REGISTRY: &[SchemaEntry] = &[
     entry!(ExpireDelegationTokenResponse, Response, Some(40), 1, 2, Some(2), false),
     entry!(DescribeDelegationTokenRequest, Request, Some(41), 1, 3, Some(2), false),
     entry!(DescribeDelegationTokenResponse, Response, Some(41), 1, 3, Some(2), false),
+    entry!(UnregisterControllerRequest, Request, Some(94), 0, 0, Some(0), false),
+    entry!(UnregisterControllerResponse, Response, Some(94), 0, 0, Some(0), false),
     entry!(LeaderChangeMessage, Data, None, 0, 1, Some(0), false),
     entry!(SnapshotHeaderRecord, Data, None, 0, 0, Some(0), false),
     entry!(SnapshotFooterRecord, Data, None, 0, 0, Some(0), false),

@@ -157,6 +157,8 @@ pub enum NodeRequest {
     AlterConfigs(messages::AlterConfigsRequest, i16, bool),
     /// `IncrementalAlterConfigs` (key 44), and whether a broker forwarded it.
     IncrementalAlterConfigs(messages::IncrementalAlterConfigsRequest, i16, bool),
+    /// `UnregisterController` (key 94).
+    UnregisterController(messages::UnregisterControllerRequest, i16),
 }
 
 impl NodeRequest {
@@ -189,6 +191,7 @@ pub enum NodeResponse {
     AlterClientQuotas(messages::AlterClientQuotasResponse),
     AlterConfigs(messages::AlterConfigsResponse),
     IncrementalAlterConfigs(messages::IncrementalAlterConfigsResponse),
+    UnregisterController(messages::UnregisterControllerResponse),
 }
 
 impl NodeResponse {
@@ -200,6 +203,7 @@ impl NodeResponse {
             NodeResponse::BrokerRegistration(r) => r.error_code,
             NodeResponse::BrokerHeartbeat(r) => r.error_code,
             NodeResponse::UnregisterBroker(r) => r.error_code,
+            NodeResponse::UnregisterController(r) => r.error_code,
             NodeResponse::UpdateFeatures(r) => r.error_code,
             NodeResponse::ListPartitionReassignments(r) => r.error_code,
             NodeResponse::AlterPartition(r) => r.error_code,
@@ -295,6 +299,12 @@ impl NodeResponse {
                     ..Default::default()
                 })
             }
+            NodeResponse::UnregisterController(_) => {
+                NodeResponse::UnregisterController(messages::UnregisterControllerResponse {
+                    error_code: e,
+                    ..Default::default()
+                })
+            }
             NodeResponse::UpdateFeatures(_) => {
                 NodeResponse::UpdateFeatures(messages::UpdateFeaturesResponse {
                     error_code: e,
@@ -346,6 +356,7 @@ impl NodeResponse {
             NodeResponse::BrokerRegistration(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::BrokerHeartbeat(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::UnregisterBroker(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::UnregisterController(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::UpdateFeatures(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::CreateTopics(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::DeleteTopics(r) => frame::encode_response(key, v, corr, r, v),
@@ -680,6 +691,10 @@ fn controller_call(
         messages::IncrementalAlterConfigsRequest::API_KEY => {
             messages::IncrementalAlterConfigsRequest::decode_exact(body, version)
                 .map(|r| NodeRequest::IncrementalAlterConfigs(r, version, false))
+        }
+        messages::UnregisterControllerRequest::API_KEY => {
+            messages::UnregisterControllerRequest::decode_exact(body, version)
+                .map(|r| NodeRequest::UnregisterController(r, version))
         }
         _ => return None,
     })

@@ -1,5 +1,5 @@
 //! The node loop's side of controller registration: others' registrations carried through the
-//! pipeline (answered once their records commit), and this node's own registration (a record when leading, a
+//! pipeline (answered once their records commit), UnregisterController, and this node's own registration (a record when leading, a
 //! `ControllerRegistration` request to the active controller when following).
 
 use tokio::sync::oneshot;
@@ -7,11 +7,16 @@ use tracing::{info, warn};
 
 use super::registration;
 use super::runner::NodeLoop;
-use crate::controller::controller_registration::{register_controller, registration_supported};
+use crate::controller::controller_registration::{
+    register_controller, registration_supported, unregister_controller,
+};
 use crate::controller::ControllerResult;
 use crate::protocol::codec::{ApiMessage, Message, Uuid};
 use crate::protocol::errors::ErrorCode;
-use crate::protocol::messages::{ControllerRegistrationRequest, ControllerRegistrationResponse};
+use crate::protocol::messages::{
+    ControllerRegistrationRequest, ControllerRegistrationResponse, UnregisterControllerRequest,
+    UnregisterControllerResponse,
+};
 use crate::raft::{FatalError, Instant, QuorumStateStore, RaftLog};
 use crate::server::api::{served_api, NodeResponse};
 use crate::server::context::FinalizedFeatures;
@@ -102,6 +107,60 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 p.last_offset
             );
         }
+        Ok(())
+    }
+
+    /// UnregisterController (`kafka-cluster unregister-controller`): decided against the latest
+    /// state, answered once the UnregisterControllerRecord commits (NOT_CONTROLLER, with the
+    /// active controller's whereabouts, if it never does or this node is not active).
+    pub(super) fn unregister_controller(
+        &mut self,
+        now: Instant,
+        request: UnregisterControllerRequest,
+        reply: oneshot::Sender<NodeResponse>,
+    ) -> Result<(), FatalError> {
+        let non_active = self.non_active();
+        let not_controller = move || UnregisterControllerResponse {
+            error_code: ErrorCode::NOT_CONTROLLER.0,
+            error_message: Some(non_active.message()),
+            ..Default::default()
+        };
+        if !self.acting() {
+            let _ = reply.send(NodeResponse::UnregisterController(not_controller()));
+            return Ok(());
+        }
+        let id = request.controller_id;
+        let local = self.ctx.node_id;
+        let (result, answer) =
+            match unregister_controller(&self.controller.latest_state().image, local, id) {
+                Ok(record) => {
+                    info!(target: "kraftd::controller", "unregistering controller {id}");
+                    (
+                        ControllerResult::new(vec![record], ()),
+                        UnregisterControllerResponse::default(),
+                    )
+                }
+                Err(refusal) => {
+                    warn!(
+                        target: "kraftd::controller",
+                        "UnregisterController of controller {id} refused with {}: {refusal}",
+                        refusal.error_code().name()
+                    );
+                    let refused = UnregisterControllerResponse {
+                        error_code: refusal.error_code().0,
+                        error_message: Some(refusal.to_string()),
+                        ..Default::default()
+                    };
+                    (ControllerResult::reply_only(()), refused)
+                }
+            };
+        self.submit(now, result, move |outcome| {
+            let r = match outcome {
+                Ok(()) => answer,
+                Err(_) => not_controller(),
+            };
+            let _ = reply.send(NodeResponse::UnregisterController(r));
+        })?;
         Ok(())
     }
 

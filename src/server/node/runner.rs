@@ -369,6 +369,9 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 }
                 NodeRequest::BrokerHeartbeat(r, v) => self.broker_heartbeat(now, v, r, reply)?,
                 NodeRequest::UnregisterBroker(r, v) => self.unregister_broker(now, v, r, reply)?,
+                NodeRequest::UnregisterController(r, _) => {
+                    self.unregister_controller(now, r, reply)?
+                }
                 NodeRequest::UpdateFeatures(r, v) => self.update_features(now, v, r, reply)?,
                 NodeRequest::CreateTopics(r, v) => self.create_topics(now, v, r, reply)?,
                 NodeRequest::AlterPartition(r, v) => self.alter_partition(now, v, r, reply)?,

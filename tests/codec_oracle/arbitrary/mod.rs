@@ -79,6 +79,8 @@ mod sasl_handshake_request;
 mod sasl_handshake_response;
 mod unregister_broker_request;
 mod unregister_broker_response;
+mod unregister_controller_request;
+mod unregister_controller_response;
 mod update_features_request;
 mod update_features_response;
 mod update_raft_voter_request;

@@ -164,6 +164,7 @@ controller_apis! {
     "UnregisterBroker", UnregisterBrokerRequest, UnregisterBrokerResponse, replies::unregister_broker;
     "AllocateProducerIds", AllocateProducerIdsRequest, AllocateProducerIdsResponse, replies::allocate_producer_ids;
     "AssignReplicasToDirs", AssignReplicasToDirsRequest, AssignReplicasToDirsResponse, replies::assign_replicas_to_dirs;
+    "UnregisterController", UnregisterControllerRequest, UnregisterControllerResponse, replies::unregister_controller;
 }
 
 /// Whether api `key` is answered here.

@@ -651,6 +651,19 @@ pub fn unregister_broker(
     }
 }
 
+pub fn unregister_controller(
+    _r: &UnregisterControllerRequest,
+    _v: i16,
+    ctx: &NonActive,
+) -> UnregisterControllerResponse {
+    // Java's `getErrorResponse`: the NotControllerException's code and message.
+    UnregisterControllerResponse {
+        error_code: NOT_CONTROLLER,
+        error_message: Some(ctx.message()),
+        ..Default::default()
+    }
+}
+
 pub fn allocate_producer_ids(
     _r: &AllocateProducerIdsRequest,
     _v: i16,

@@ -273,6 +273,11 @@ pub fn sample_request(
             ..Default::default()
         }
         .encode_to_vec(version),
+        94 => UnregisterControllerRequest {
+            controller_id: 3,
+            ..Default::default()
+        }
+        .encode_to_vec(version),
         67 => AllocateProducerIdsRequest {
             broker_id: 101,
             broker_epoch: 5,
