@@ -118,9 +118,12 @@ fn registration(id: i32) -> ControllerRegistrationRequest {
     }
 }
 
+/// Renders an answer's body, with its error code.
+type Render = fn(&[u8]) -> (String, i16);
+
 /// Sends `step`; its answer rendered, and its error code.
 fn send(c: &TopicCluster, step: Step) -> (String, i16) {
-    let (body, render): (_, fn(&[u8]) -> (String, i16)) = match step {
+    let (body, render): (_, Render) = match step {
         Step::Register(id) => (c.send(0, &registration(id)), |b| {
             let r = ControllerRegistrationResponse::decode_exact(b, 0)
                 .expect("a ControllerRegistration response");
