@@ -12,6 +12,8 @@ pub mod directories;
 pub mod elections;
 pub mod reassign;
 #[cfg(test)]
+mod reassign_tests;
+#[cfg(test)]
 mod tests;
 
 pub use change::{Election, PartitionChange, NO_LEADER, RECOVERED, RECOVERING};
