@@ -4,8 +4,11 @@
 //! - `brokers`: stock brokers killed, restarted and shut down under kraftd move their
 //!   leaderships and ISR places, and the preferred leaders come back;
 //! - `reassign`: AlterPartitionReassignments, ListPartitionReassignments and
-//!   AssignReplicasToDirs, the same bytes to Java 4.4 and to kraftd, answers and records.
+//!   AssignReplicasToDirs, the same bytes to Java 4.4 and to kraftd, answers and records;
+//! - `reassign_tools`: `kafka-reassign-partitions` moving, listing and cancelling on stock
+//!   brokers served by kraftd.
 
 mod brokers;
 mod probe;
 mod reassign;
+mod reassign_tools;
