@@ -31,11 +31,10 @@ fn cluster4(dirs: u8) -> Cluster {
     c
 }
 
-/// A request: per topic name, (partition, target replicas or None to cancel).
-fn request(
-    allow_rf_change: bool,
-    topics: &[(&str, &[(i32, Option<&[i32]>)])],
-) -> AlterPartitionReassignmentsRequest {
+/// Per topic name, (partition, target replicas or None to cancel).
+type Targets<'a> = &'a [(&'a str, &'a [(i32, Option<&'a [i32]>)])];
+
+fn request(allow_rf_change: bool, topics: Targets) -> AlterPartitionReassignmentsRequest {
     AlterPartitionReassignmentsRequest {
         allow_replication_factor_change: allow_rf_change,
         topics: topics
