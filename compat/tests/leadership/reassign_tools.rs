@@ -1,17 +1,20 @@
-//! `kafka-reassign-partitions` on three stock Kafka 4.4 brokers served by one kraftd
-//! controller (AlterPartitionReassignments forwarded by a broker in an Envelope, completed by
-//! the leaders' AlterPartition):
+//! `kafka-reassign-partitions` on three stock Kafka 4.4 brokers, each with two log directories,
+//! served by one kraftd controller (AlterPartitionReassignments forwarded by a broker in an
+//! Envelope, completed by the leaders' AlterPartition; every new replica's directory reported
+//! by its broker in AssignReplicasToDirs):
 //! - a topic with data moves onto another broker set with `--execute`; `--verify` reports it
 //!   complete, `kafka-topics --describe` shows the new replicas, every record is consumed;
 //! - a throttled move of a topic holding megabytes stays in progress: `--list` shows it
 //!   (ListPartitionReassignments), `--cancel` reverts it to the original replica;
-//! - Java's image of kraftd's log equals kraftd's.
+//! - every replica ends in a directory of its broker (none left UNASSIGNED), and Java's image
+//!   of kraftd's log equals kraftd's.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::harness::dynamic_quorum::Kind;
-use crate::harness::image_compare::assert_image_equals_javas;
+use crate::harness::image_compare::{assert_image_equals_javas, kraftd_image};
 use crate::harness::{Kafka, Output, TestDir, Tool};
 use crate::topics::cluster::TopicCluster;
 use crate::topics::workload::{parse_describe, produce, Described};
@@ -20,6 +23,8 @@ const BROKERS: [i32; 3] = [11, 12, 13];
 const MOVING: &str = "moving";
 const SLOW: &str = "slow";
 const WAIT: Duration = Duration::from_secs(60);
+/// `DirectoryId.UNASSIGNED` as the image JSON shows it.
+const UNASSIGNED: &str = "AAAAAAAAAAAAAAAAAAAAAQ";
 
 fn describe(kafka: &Kafka, broker: &str, topic: &str) -> BTreeMap<i32, Described> {
     let out = kafka.run(
@@ -93,7 +98,19 @@ fn create(kafka: &Kafka, bootstrap: &str, topic: &str, assignment: &str) {
 fn reassign_partitions_moves_replicas_lists_and_cancels_on_stock_brokers() {
     let kafka = Kafka::get();
     let dir = TestDir::new();
-    let mut c = TopicCluster::start(&dir, Kind::Kraftd, &BROKERS);
+    // Two log directories per broker (JBOD): new replicas are UNASSIGNED until their broker
+    // says where it put them.
+    let started = AtomicUsize::new(0);
+    let mut c = TopicCluster::start_configured(&dir, Kind::Kraftd, &BROKERS, &[], |b| {
+        let n = started.fetch_add(1, Ordering::SeqCst);
+        let jbod = |d: &str| {
+            dir.path()
+                .join(format!("jbod-{n}-{d}"))
+                .display()
+                .to_string()
+        };
+        b.prop("log.dirs", format!("{},{}", jbod("a"), jbod("b")))
+    });
     let bootstrap = c.brokers[0].bootstrap_server();
     let reassign = |args: &[&str]| {
         let mut all = vec!["--bootstrap-server", bootstrap.as_str()];
@@ -198,6 +215,43 @@ fn reassign_partitions_moves_replicas_lists_and_cancels_on_stock_brokers() {
     );
 
     let log = c.controller.metadata_dir().join("__cluster_metadata-0");
+    // Every replica's directory is one its broker reported: with two directories per broker
+    // the controller itself only ever writes UNASSIGNED, so AssignReplicasToDirs did this.
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let image = kraftd_image(&log, None);
+        for b in BROKERS {
+            let dirs = &image["cluster"]["brokers"][b.to_string()]["directories"];
+            assert_eq!(dirs.as_array().map(Vec::len), Some(2), "broker {b}: {dirs}");
+        }
+        let unassigned: Vec<String> = image["topics"]
+            .as_object()
+            .expect("topics")
+            .values()
+            .flat_map(|t| {
+                let name = t["name"].as_str().unwrap_or("?").to_string();
+                t["partitions"]
+                    .as_object()
+                    .expect("partitions")
+                    .iter()
+                    .filter(|(_, p)| {
+                        p["directories"]
+                            .as_array()
+                            .is_some_and(|d| d.iter().any(|d| d == UNASSIGNED))
+                    })
+                    .map(move |(i, _)| format!("{name}-{i}"))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        if unassigned.is_empty() {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "replicas still UNASSIGNED: {unassigned:?}"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
     c.stop();
     let (offset, _, _) = assert_image_equals_javas(&log, None);
     eprintln!("Java's image of kraftd's log equals kraftd's at offset {offset}");
