@@ -133,6 +133,8 @@ pub(crate) fn describe(r: &MetadataRecordAndVersion) -> String {
                 ("elr", &c.eligible_leader_replicas),
                 ("lastKnownElr", &c.last_known_elr),
                 ("replicas", &c.replicas),
+                ("removing", &c.removing_replicas),
+                ("adding", &c.adding_replicas),
             ] {
                 if let Some(v) = list(l) {
                     out += &format!(" {name}{v}");
@@ -140,6 +142,10 @@ pub(crate) fn describe(r: &MetadataRecordAndVersion) -> String {
             }
             if c.leader_recovery_state != -1 {
                 out += &format!(" recovery {}", c.leader_recovery_state);
+            }
+            if let Some(dirs) = &c.directories {
+                let dirs: Vec<String> = dirs.iter().map(describe_dir).collect();
+                out += &format!(" dirs [{}]", dirs.join(", "));
             }
             out
         }
@@ -150,6 +156,20 @@ pub(crate) fn describe(r: &MetadataRecordAndVersion) -> String {
             )
         }
         other => format!("{other:?}"),
+    }
+}
+
+/// A directory as the transcripts show it: Kafka's reserved ids by name, [`dir`]'s as
+/// `broker/incarnation`.
+fn describe_dir(d: &Uuid) -> String {
+    use crate::controller::replication::{
+        DIRECTORY_LOST, DIRECTORY_MIGRATING, DIRECTORY_UNASSIGNED,
+    };
+    match *d {
+        DIRECTORY_UNASSIGNED => "UNASSIGNED".into(),
+        DIRECTORY_MIGRATING => "MIGRATING".into(),
+        DIRECTORY_LOST => "LOST".into(),
+        d => format!("{}/{}", d.0[14], d.0[15]),
     }
 }
 

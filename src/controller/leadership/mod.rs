@@ -1,13 +1,18 @@
 //! Partition leadership and ISR decisions at the active controller (Kafka 4.4's
 //! `ReplicationControlManager` with its `PartitionChangeBuilder`): what a broker being fenced,
 //! unfenced, shut down, re-registered or unregistered does to the partitions ([`Leadership`]),
-//! AlterPartition from partition leaders ([`alter_partition`]), and leader elections
-//! ([`elections`]). Each decision reads the latest image and returns `PartitionChangeRecord`s;
+//! AlterPartition from partition leaders ([`alter_partition`]), leader elections
+//! ([`elections`]), partition reassignments ([`reassign`]) and replicas' log directories
+//! ([`directories`]). Each decision reads the latest image and returns `PartitionChangeRecord`s;
 //! nothing here mutates the controller.
 
 pub mod alter_partition;
 pub mod change;
+pub mod directories;
 pub mod elections;
+pub mod reassign;
+#[cfg(test)]
+mod reassign_tests;
 #[cfg(test)]
 mod tests;
 
@@ -174,38 +179,49 @@ impl<'a> Leadership<'a> {
         unclean_shutdown: i32,
     ) -> Vec<MetadataRecordAndVersion> {
         let mut records = Vec::new();
-        let default_dir = |b| self.default_dir(b);
         for topic in self.image.topics.by_id.values() {
-            let unclean = self.unclean_enabled(topic);
             for (id, p) in &topic.partitions {
-                if !which.includes(p) {
-                    continue;
+                if which.includes(p) {
+                    records.extend(self.update(topic, *id, p, remove, add, unclean_shutdown));
                 }
-                let acceptable = |r: i32| {
-                    r != remove
-                        && r != unclean_shutdown
-                        && (r == add || self.is_active(r))
-                        && self.online_replica(p, r)
-                };
-                let mut change = self
-                    .change(topic, *id, p, &acceptable, &default_dir)
-                    .target_isr(
-                        p.isr
-                            .iter()
-                            .copied()
-                            .filter(|r| *r != remove && *r != unclean_shutdown)
-                            .collect(),
-                    );
-                if unclean {
-                    change = change.election(Election::Unclean);
-                }
-                if unclean_shutdown != NO_LEADER {
-                    change = change.unclean_shutdown_replicas(vec![unclean_shutdown]);
-                }
-                records.extend(change.build());
             }
         }
         records
+    }
+
+    /// One partition of [`Self::updates`].
+    pub fn update(
+        &self,
+        topic: &Topic,
+        id: i32,
+        p: &PartitionRegistration,
+        remove: i32,
+        add: i32,
+        unclean_shutdown: i32,
+    ) -> Option<MetadataRecordAndVersion> {
+        let default_dir = |b| self.default_dir(b);
+        let acceptable = |r: i32| {
+            r != remove
+                && r != unclean_shutdown
+                && (r == add || self.is_active(r))
+                && self.online_replica(p, r)
+        };
+        let mut change = self
+            .change(topic, id, p, &acceptable, &default_dir)
+            .target_isr(
+                p.isr
+                    .iter()
+                    .copied()
+                    .filter(|r| *r != remove && *r != unclean_shutdown)
+                    .collect(),
+            );
+        if self.unclean_enabled(topic) {
+            change = change.election(Election::Unclean);
+        }
+        if unclean_shutdown != NO_LEADER {
+            change = change.unclean_shutdown_replicas(vec![unclean_shutdown]);
+        }
+        change.build()
     }
 
     /// `handleBrokerFenced` (without its fencing record): the broker leaves every ISR and

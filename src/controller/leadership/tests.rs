@@ -15,12 +15,12 @@ use crate::protocol::messages::{
 };
 use crate::protocol::records::MetadataRecord;
 
-const TOPIC_ID: Uuid = Uuid([7; 16]);
+pub(super) const TOPIC_ID: Uuid = Uuid([7; 16]);
 
 /// Brokers 1-3 registered (epochs 10, 11, 12) and unfenced; ELR on or off; the cluster's
 /// `min.insync.replicas` at `min_isr`; topic `t` with partitions [1,2,3], [2,3,1], [3,1,2]
 /// all in sync, each led by its first replica.
-fn cluster(elr: bool, min_isr: i32) -> Cluster {
+pub(super) fn cluster(elr: bool, min_isr: i32) -> Cluster {
     let mut c = Cluster::new();
     for id in 1..=3 {
         c.register(&registration(id, 1)).unwrap();
@@ -74,7 +74,7 @@ fn cluster(elr: bool, min_isr: i32) -> Cluster {
     c
 }
 
-fn epoch(c: &Cluster, broker: i32) -> i64 {
+pub(super) fn epoch(c: &Cluster, broker: i32) -> i64 {
     c.controller.image().cluster.brokers[&broker].epoch
 }
 
@@ -91,7 +91,7 @@ fn beat_changes(
         .1
 }
 
-fn partition(c: &Cluster, p: i32) -> PartitionRegistration {
+pub(super) fn partition(c: &Cluster, p: i32) -> PartitionRegistration {
     (*c.controller.image().topics.by_id[&TOPIC_ID].partitions[&p]).clone()
 }
 
@@ -220,7 +220,12 @@ fn an_expired_session_and_an_unregistration_move_partitions_too() {
     assert!(described[3].starts_with("UnregisterBroker"));
 }
 
-fn alter(c: &Cluster, leader_epoch: i32, partition_epoch: i32, isr: &[i32]) -> ErrorCode {
+pub(super) fn alter(
+    c: &Cluster,
+    leader_epoch: i32,
+    partition_epoch: i32,
+    isr: &[i32],
+) -> ErrorCode {
     let leadership = Leadership::new(c.controller.image(), &c.topics).unwrap();
     let request = AlterPartitionRequest {
         broker_id: 1,

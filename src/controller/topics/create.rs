@@ -304,7 +304,7 @@ fn manual_partitions(image: &MetadataImage, t: &NewTopic) -> Result<Vec<Replicas
 
 /// `validateManualPartitionAssignment`: replicas present, registered, with a directory that is
 /// not cordoned, each once, and as many as the other partitions have.
-pub(super) fn validate_manual_assignment(
+pub(crate) fn validate_manual_assignment(
     image: &MetadataImage,
     replicas: &[i32],
     expected: Option<usize>,

@@ -149,6 +149,10 @@ pub enum NodeRequest {
     AlterPartition(messages::AlterPartitionRequest, i16),
     /// `ElectLeaders` (key 43).
     ElectLeaders(messages::ElectLeadersRequest, i16),
+    /// `AlterPartitionReassignments` (key 45).
+    AlterPartitionReassignments(messages::AlterPartitionReassignmentsRequest, i16),
+    /// `AssignReplicasToDirs` (key 73), from brokers.
+    AssignReplicasToDirs(messages::AssignReplicasToDirsRequest, i16),
     /// `AllocateProducerIds` (key 67).
     AllocateProducerIds(messages::AllocateProducerIdsRequest, i16),
     /// `AlterClientQuotas` (key 49).
@@ -187,6 +191,8 @@ pub enum NodeResponse {
     ListPartitionReassignments(messages::ListPartitionReassignmentsResponse),
     AlterPartition(messages::AlterPartitionResponse),
     ElectLeaders(messages::ElectLeadersResponse),
+    AlterPartitionReassignments(messages::AlterPartitionReassignmentsResponse),
+    AssignReplicasToDirs(messages::AssignReplicasToDirsResponse),
     AllocateProducerIds(messages::AllocateProducerIdsResponse),
     AlterClientQuotas(messages::AlterClientQuotasResponse),
     AlterConfigs(messages::AlterConfigsResponse),
@@ -207,6 +213,8 @@ impl NodeResponse {
             NodeResponse::UpdateFeatures(r) => r.error_code,
             NodeResponse::ListPartitionReassignments(r) => r.error_code,
             NodeResponse::AlterPartition(r) => r.error_code,
+            NodeResponse::AlterPartitionReassignments(r) => r.error_code,
+            NodeResponse::AssignReplicasToDirs(r) => r.error_code,
             NodeResponse::ElectLeaders(r) => {
                 return r.error_code == NOT_CONTROLLER
                     || r.replica_election_results.iter().any(|t| {
@@ -315,6 +323,9 @@ impl NodeResponse {
             NodeResponse::CreateTopics(r) => NodeResponse::CreateTopics(r.clone()),
             NodeResponse::DeleteTopics(r) => NodeResponse::DeleteTopics(r.clone()),
             NodeResponse::CreatePartitions(r) => NodeResponse::CreatePartitions(r.clone()),
+            NodeResponse::AlterPartitionReassignments(r) => {
+                NodeResponse::AlterPartitionReassignments(r.clone())
+            }
             NodeResponse::AlterClientQuotas(r) => NodeResponse::AlterClientQuotas(r.clone()),
             NodeResponse::AlterConfigs(r) => NodeResponse::AlterConfigs(r.clone()),
             NodeResponse::IncrementalAlterConfigs(r) => {
@@ -346,6 +357,12 @@ impl NodeResponse {
                     ..Default::default()
                 })
             }
+            NodeResponse::AssignReplicasToDirs(_) => {
+                NodeResponse::AssignReplicasToDirs(messages::AssignReplicasToDirsResponse {
+                    error_code: e,
+                    ..Default::default()
+                })
+            }
         }
     }
 
@@ -366,6 +383,10 @@ impl NodeResponse {
             }
             NodeResponse::AlterPartition(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::ElectLeaders(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::AlterPartitionReassignments(r) => {
+                frame::encode_response(key, v, corr, r, v)
+            }
+            NodeResponse::AssignReplicasToDirs(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::AllocateProducerIds(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::AlterClientQuotas(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::AlterConfigs(r) => frame::encode_response(key, v, corr, r, v),
@@ -676,6 +697,14 @@ fn controller_call(
             .map(|r| NodeRequest::AlterPartition(r, version)),
         ElectLeadersRequest::API_KEY => ElectLeadersRequest::decode_exact(body, version)
             .map(|r| NodeRequest::ElectLeaders(r, version)),
+        messages::AlterPartitionReassignmentsRequest::API_KEY => {
+            messages::AlterPartitionReassignmentsRequest::decode_exact(body, version)
+                .map(|r| NodeRequest::AlterPartitionReassignments(r, version))
+        }
+        messages::AssignReplicasToDirsRequest::API_KEY => {
+            messages::AssignReplicasToDirsRequest::decode_exact(body, version)
+                .map(|r| NodeRequest::AssignReplicasToDirs(r, version))
+        }
         messages::AllocateProducerIdsRequest::API_KEY => {
             messages::AllocateProducerIdsRequest::decode_exact(body, version)
                 .map(|r| NodeRequest::AllocateProducerIds(r, version))

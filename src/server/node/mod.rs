@@ -18,6 +18,7 @@
 //!   pipeline.
 //! * `producer_id_flow`: AllocateProducerIds through the pipeline.
 //! * `quota_flow`: AlterClientQuotas through the pipeline.
+//! * `reassign_flow`: AlterPartitionReassignments, AssignReplicasToDirs through the pipeline.
 //! * `config_flow`: AlterConfigs, IncrementalAlterConfigs through the pipeline.
 //! * `snapshots`: committed batches into the controller, and when to snapshot its image.
 //! * `snapshot_job`: a snapshot of the image written on a thread of its own.
@@ -36,6 +37,7 @@ mod pipeline;
 mod producer_id_flow;
 mod purgatory;
 mod quota_flow;
+mod reassign_flow;
 mod registration;
 mod registration_flow;
 mod runner;

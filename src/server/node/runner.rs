@@ -376,6 +376,12 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 NodeRequest::CreateTopics(r, v) => self.create_topics(now, v, r, reply)?,
                 NodeRequest::AlterPartition(r, v) => self.alter_partition(now, v, r, reply)?,
                 NodeRequest::ElectLeaders(r, v) => self.elect_leaders(now, v, r, reply)?,
+                NodeRequest::AlterPartitionReassignments(r, v) => {
+                    self.alter_partition_reassignments(now, v, r, reply)?
+                }
+                NodeRequest::AssignReplicasToDirs(r, v) => {
+                    self.assign_replicas_to_dirs(now, v, r, reply)?
+                }
                 NodeRequest::DeleteTopics(r, v) => self.delete_topics(now, v, r, reply)?,
                 NodeRequest::CreatePartitions(r, v) => self.create_partitions(now, v, r, reply)?,
                 NodeRequest::ListPartitionReassignments(r, _) => {

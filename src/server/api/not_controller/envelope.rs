@@ -98,6 +98,7 @@ pub fn answer_envelope(
     // The APIs the active controller serves from the node loop.
     const NODE_APIS: &[i16] = &[
         ElectLeadersRequest::API_KEY,
+        crate::protocol::messages::AlterPartitionReassignmentsRequest::API_KEY,
         AlterConfigsRequest::API_KEY,
         IncrementalAlterConfigsRequest::API_KEY,
         UnregisterBrokerRequest::API_KEY,

@@ -463,7 +463,7 @@ pub fn elect_leaders(r: &ElectLeadersRequest, v: i16, ctx: &NonActive) -> ElectL
     }
 }
 
-pub(super) fn alter_partition_reassignments(
+pub fn alter_partition_reassignments(
     r: &AlterPartitionReassignmentsRequest,
     _v: i16,
     ctx: &NonActive,
@@ -675,7 +675,7 @@ pub fn allocate_producer_ids(
     }
 }
 
-pub(super) fn assign_replicas_to_dirs(
+pub fn assign_replicas_to_dirs(
     _r: &AssignReplicasToDirsRequest,
     _v: i16,
     _ctx: &NonActive,

@@ -1,0 +1,163 @@
+//! The node loop's side of partition reassignments (AlterPartitionReassignments, from admin
+//! tools, directly or forwarded by a broker) and of replicas' log directories
+//! (AssignReplicasToDirs, from brokers with several log directories): decided by
+//! `controller::leadership` against the latest state and answered once their records commit.
+
+use tokio::sync::oneshot;
+use tracing::{info, warn};
+
+use super::runner::NodeLoop;
+use crate::controller::leadership::directories::assign_replicas_to_dirs;
+use crate::controller::leadership::reassign::{alter_partition_reassignments, reassign_response};
+use crate::controller::leadership::Leadership;
+use crate::controller::ControllerResult;
+use crate::protocol::errors::ErrorCode;
+use crate::protocol::messages::{
+    AlterPartitionReassignmentsRequest, AssignReplicasToDirsRequest, AssignReplicasToDirsResponse,
+};
+use crate::raft::{FatalError, Instant, QuorumStateStore, RaftLog};
+use crate::server::api::not_controller;
+use crate::server::api::NodeResponse;
+
+type Reply = oneshot::Sender<NodeResponse>;
+
+impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
+    pub(super) fn alter_partition_reassignments(
+        &mut self,
+        now: Instant,
+        version: i16,
+        request: AlterPartitionReassignmentsRequest,
+        reply: Reply,
+    ) -> Result<(), FatalError> {
+        // An empty request asks for nothing: Java answers at once, active or not.
+        if !self.acting() || request.topics.is_empty() {
+            let r = not_controller::alter_partition_reassignments(
+                &request,
+                version,
+                &self.non_active(),
+            );
+            let _ = reply.send(NodeResponse::AlterPartitionReassignments(r));
+            return Ok(());
+        }
+        let image = self.controller.image();
+        let Some(leadership) = Leadership::new(image, &self.settings.topics) else {
+            warn!(
+                target: "kraftd::controller",
+                "the metadata image has no metadata.version Kafka 4.4 knows: reassignments \
+                 cannot be decided"
+            );
+            let r = not_controller::alter_partition_reassignments(
+                &request,
+                version,
+                &self.non_active(),
+            );
+            let _ = reply.send(NodeResponse::AlterPartitionReassignments(r));
+            return Ok(());
+        };
+        let result = alter_partition_reassignments(&leadership, &request);
+        let (mut done, mut total) = (0, 0);
+        for (topic, partitions) in &result.reply {
+            for (p, outcome) in partitions {
+                total += 1;
+                match outcome {
+                    Ok(()) => done += 1,
+                    Err(e) => info!(
+                        target: "kraftd::controller",
+                        "Unable to alter partition reassignment for {topic}:{p} because of an {} \
+                         error: {e}",
+                        e.error_code().name()
+                    ),
+                }
+            }
+        }
+        info!(
+            target: "kraftd::controller",
+            "Successfully altered {done} out of {total} partition reassignment(s) ({} record(s))",
+            result.records.len()
+        );
+        let allow_rf_change = request.allow_replication_factor_change;
+        let non_active = self.non_active();
+        self.submit(now, result, move |outcome| {
+            let r = match outcome {
+                Ok(outcomes) => reassign_response(&outcomes, allow_rf_change),
+                Err(_) => {
+                    not_controller::alter_partition_reassignments(&request, version, &non_active)
+                }
+            };
+            let _ = reply.send(NodeResponse::AlterPartitionReassignments(r));
+        })?;
+        Ok(())
+    }
+
+    pub(super) fn assign_replicas_to_dirs(
+        &mut self,
+        now: Instant,
+        version: i16,
+        request: AssignReplicasToDirsRequest,
+        reply: Reply,
+    ) -> Result<(), FatalError> {
+        let refused = |code: ErrorCode| AssignReplicasToDirsResponse {
+            error_code: code.0,
+            ..Default::default()
+        };
+        if !self.acting() {
+            let r = not_controller::assign_replicas_to_dirs(&request, version, &self.non_active());
+            let _ = reply.send(NodeResponse::AssignReplicasToDirs(r));
+            return Ok(());
+        }
+        let broker = request.broker_id;
+        let image = self.controller.image();
+        let Some(leadership) = Leadership::new(image, &self.settings.topics) else {
+            warn!(
+                target: "kraftd::controller",
+                "the metadata image has no metadata.version Kafka 4.4 knows: directory \
+                 assignments cannot be decided"
+            );
+            let r = refused(ErrorCode::UNKNOWN_SERVER_ERROR);
+            let _ = reply.send(NodeResponse::AssignReplicasToDirs(r));
+            return Ok(());
+        };
+        let result = match assign_replicas_to_dirs(&leadership, &request) {
+            Ok(result) => result,
+            Err(e) => {
+                warn!(
+                    target: "kraftd::controller",
+                    "AssignReplicasToDirs from broker {broker} refused with {}: {e}",
+                    e.error_code().name()
+                );
+                let r = refused(e.error_code());
+                return self.answer_after_pending(
+                    now,
+                    reply,
+                    NodeResponse::AssignReplicasToDirs(r),
+                );
+            }
+        };
+        let ControllerResult {
+            records,
+            reply: (response, refusals),
+        } = result;
+        for r in &refusals {
+            warn!(
+                target: "kraftd::controller",
+                "AssignReplicasToDirsRequest from broker {broker} {} ({})",
+                r.why,
+                r.code.name()
+            );
+        }
+        info!(
+            target: "kraftd::controller",
+            "broker {broker} assigned replicas to log directories: {} record(s)",
+            records.len()
+        );
+        self.submit(
+            now,
+            ControllerResult::new(records, response),
+            move |outcome| {
+                let r = outcome.unwrap_or_else(|_| refused(ErrorCode::NOT_CONTROLLER));
+                let _ = reply.send(NodeResponse::AssignReplicasToDirs(r));
+            },
+        )?;
+        Ok(())
+    }
+}
