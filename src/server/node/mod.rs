@@ -18,6 +18,7 @@
 //!   pipeline.
 //! * `producer_id_flow`: AllocateProducerIds through the pipeline.
 //! * `quota_flow`: AlterClientQuotas through the pipeline.
+//! * `scram_flow`: AlterUserScramCredentials through the pipeline.
 //! * `config_flow`: AlterConfigs, IncrementalAlterConfigs through the pipeline.
 //! * `snapshots`: committed batches into the controller, and when to snapshot its image.
 //! * `snapshot_job`: a snapshot of the image written on a thread of its own.
@@ -39,6 +40,7 @@ mod quota_flow;
 mod registration;
 mod registration_flow;
 mod runner;
+mod scram_flow;
 mod settings;
 mod snapshot_job;
 mod snapshots;

@@ -384,6 +384,9 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 NodeRequest::AlterClientQuotas(r, v) => {
                     self.alter_client_quotas(now, v, r, reply)?
                 }
+                NodeRequest::AlterUserScramCredentials(r, v) => {
+                    self.alter_user_scram_credentials(now, v, r, reply)?
+                }
                 NodeRequest::AlterConfigs(r, v, fwd) => {
                     self.alter_configs(now, v, r, fwd, reply)?
                 }

@@ -108,6 +108,7 @@ pub fn answer_envelope(
         ListPartitionReassignmentsRequest::API_KEY,
         AllocateProducerIdsRequest::API_KEY,
         AlterClientQuotasRequest::API_KEY,
+        crate::protocol::messages::AlterUserScramCredentialsRequest::API_KEY,
     ];
     if NODE_APIS.contains(&key) {
         return Ok(EnvelopeAnswer::Node {

@@ -562,7 +562,35 @@ pub fn alter_client_quotas(
     }
 }
 
-pub(super) fn alter_user_scram_credentials(
+/// Kafka 4.4's `ControllerApis` advertises DescribeUserScramCredentials but has no handler for
+/// it: `handle` throws "Unsupported ApiKey", answered through the request's error response
+/// (UNKNOWN_SERVER_ERROR, whose message `ApiError` drops) with one result per user named, its
+/// user left empty. Active or not, a controller answers so; brokers describe credentials.
+pub(super) fn describe_user_scram_credentials(
+    r: &DescribeUserScramCredentialsRequest,
+    _v: i16,
+    _ctx: &NonActive,
+) -> DescribeUserScramCredentialsResponse {
+    let unsupported = ErrorCode::UNKNOWN_SERVER_ERROR.0;
+    DescribeUserScramCredentialsResponse {
+        error_code: unsupported,
+        error_message: None,
+        results: r
+            .users
+            .iter()
+            .flatten()
+            .map(
+                |_| describe_user_scram_credentials_response::DescribeUserScramCredentialsResult {
+                    error_code: unsupported,
+                    ..Default::default()
+                },
+            )
+            .collect(),
+        ..Default::default()
+    }
+}
+
+pub fn alter_user_scram_credentials(
     r: &AlterUserScramCredentialsRequest,
     _v: i16,
     ctx: &NonActive,
