@@ -566,6 +566,8 @@ pub fn alter_client_quotas(
 /// it: `handle` throws "Unsupported ApiKey", answered through the request's error response
 /// (UNKNOWN_SERVER_ERROR, whose message `ApiError` drops) with one result per user named, its
 /// user left empty. Active or not, a controller answers so; brokers describe credentials.
+/// Asked for every user (a null list), Java's error response throws (NullPointerException on
+/// the null list) and the request is never answered; kraftd answers the error without results.
 pub(super) fn describe_user_scram_credentials(
     r: &DescribeUserScramCredentialsRequest,
     _v: i16,
@@ -582,6 +584,7 @@ pub(super) fn describe_user_scram_credentials(
             .map(
                 |_| describe_user_scram_credentials_response::DescribeUserScramCredentialsResult {
                     error_code: unsupported,
+                    error_message: None,
                     ..Default::default()
                 },
             )
