@@ -181,7 +181,10 @@ fn scram_users_authenticate_on_brokers_running_on_kraftd() {
     // refuses too few iterations, not too many).
     let mut args = vec!["--alter"];
     args.extend_from_slice(&ALICE);
-    args.extend(["--add-config", "SCRAM-SHA-256=[iterations=20000,password=x]"]);
+    args.extend([
+        "--add-config",
+        "SCRAM-SHA-256=[iterations=20000,password=x]",
+    ]);
     let refused = clients.admin(Tool::Configs, &args);
     assert!(
         refused.to_string().contains("Too many iterations"),
