@@ -107,6 +107,60 @@ pub fn string_set_order<S: AsRef<str>>(names: &[S]) -> Vec<String> {
     )
 }
 
+/// A `java.util.HashMap<String, V>` built with `new HashMap<>()` through puts and removes, kept
+/// for its iteration order: a new key goes last in its bucket (a key removed and put again too),
+/// a key put again keeps its place, and the table doubles once more than 3/4 full, never
+/// shrinking.
+#[derive(Debug, Clone)]
+pub struct JavaStringMap<V> {
+    /// In insertion order.
+    entries: Vec<(String, V)>,
+    capacity: usize,
+}
+
+impl<V> Default for JavaStringMap<V> {
+    fn default() -> Self {
+        JavaStringMap {
+            entries: Vec::new(),
+            capacity: DEFAULT_HASH_MAP_CAPACITY,
+        }
+    }
+}
+
+impl<V> JavaStringMap<V> {
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.entries.iter().any(|(k, _)| k == key)
+    }
+
+    pub fn put(&mut self, key: &str, value: V) {
+        match self.entries.iter_mut().find(|(k, _)| k == key) {
+            Some(slot) => slot.1 = value,
+            None => {
+                self.entries.push((key.to_string(), value));
+                if self.entries.len() * 4 > self.capacity * 3 {
+                    self.capacity *= 2;
+                }
+            }
+        }
+    }
+
+    pub fn remove(&mut self, key: &str) -> Option<V> {
+        let i = self.entries.iter().position(|(k, _)| k == key)?;
+        Some(self.entries.remove(i).1)
+    }
+
+    /// The entries as the map iterates them.
+    pub fn into_ordered(self) -> Vec<(String, V)> {
+        hash_order(
+            self.entries
+                .into_iter()
+                .map(|e| (string_hash(&e.0), e))
+                .collect(),
+            self.capacity,
+        )
+    }
+}
+
 /// Java's `String.trim`: strips every leading and trailing char at or below U+0020.
 pub fn trim(s: &str) -> &str {
     s.trim_matches(|c: char| c <= ' ')
@@ -220,5 +274,18 @@ mod tests {
         assert_eq!(trim("\t x \n"), "x");
         assert_eq!(hash_map_capacity(12), 16);
         assert_eq!(hash_map_capacity(13), 32);
+    }
+
+    #[test]
+    fn a_key_removed_and_put_again_goes_last_in_its_bucket() {
+        let mut m = JavaStringMap::default();
+        for k in ["Aa", "BB", "a"] {
+            m.put(k, ());
+        }
+        m.remove("Aa");
+        m.put("Aa", ());
+        m.put("BB", ());
+        let keys: Vec<String> = m.into_ordered().into_iter().map(|e| e.0).collect();
+        assert_eq!(keys, ["BB", "Aa", "a"]);
     }
 }

@@ -1,4 +1,10 @@
-//! SCRAM credentials by mechanism and user (Kafka's `ScramImage`).
+//! SCRAM credentials by mechanism and user (Kafka's `ScramImage`), and the active
+//! controller's AlterUserScramCredentials decision (`alter`) with the keys it derives (`keys`).
+
+pub mod alter;
+pub mod keys;
+#[cfg(test)]
+mod tests;
 
 use std::sync::Arc;
 

@@ -1,11 +1,17 @@
 //! Producer ids (and, as they come, ACLs, client quotas and SCRAM credentials) decided by an
 //! active kraftd as a Java 4.4 controller decides them.
 //! - `producer_ids`: refused AllocateProducerIds requests, the same bytes to Java and kraftd;
+//! - `quotas`: AlterClientQuotas, the same bytes to Java and kraftd;
+//! - `scram`: Alter/DescribeUserScramCredentials, the same bytes to Java and kraftd, the
+//!   credentials logged, and the derived keys against Kafka's `ScramFormatter`;
+//! - `scram_clients`: SCRAM through `kafka-configs` and SASL_PLAINTEXT clients on stock brokers;
 //! - `workload`: stock tools through a stock broker on kraftd (idempotent and transactional
 //!   producers), then Java's image of kraftd's log against kraftd's.
 
 mod producer_ids;
 mod quotas;
+mod scram;
+mod scram_clients;
 mod workload;
 
 /// Compares the rendered answers of the same cases from Java and kraftd, line by line, and

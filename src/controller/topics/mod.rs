@@ -169,7 +169,7 @@ fn active_of(image: &MetadataImage, replicas: &[i32]) -> Vec<i32> {
 }
 
 /// The finalized metadata.version (the activation records always set one).
-fn metadata_version(image: &MetadataImage) -> MetadataVersion {
+pub(crate) fn metadata_version(image: &MetadataImage) -> MetadataVersion {
     image
         .features
         .metadata_version()

@@ -157,6 +157,8 @@ pub enum NodeRequest {
     AllocateProducerIds(messages::AllocateProducerIdsRequest, i16),
     /// `AlterClientQuotas` (key 49).
     AlterClientQuotas(messages::AlterClientQuotasRequest, i16),
+    /// `AlterUserScramCredentials` (key 51).
+    AlterUserScramCredentials(messages::AlterUserScramCredentialsRequest, i16),
     /// `AlterConfigs` (key 33), and whether a broker forwarded it.
     AlterConfigs(messages::AlterConfigsRequest, i16, bool),
     /// `IncrementalAlterConfigs` (key 44), and whether a broker forwarded it.
@@ -195,6 +197,7 @@ pub enum NodeResponse {
     AssignReplicasToDirs(messages::AssignReplicasToDirsResponse),
     AllocateProducerIds(messages::AllocateProducerIdsResponse),
     AlterClientQuotas(messages::AlterClientQuotasResponse),
+    AlterUserScramCredentials(messages::AlterUserScramCredentialsResponse),
     AlterConfigs(messages::AlterConfigsResponse),
     IncrementalAlterConfigs(messages::IncrementalAlterConfigsResponse),
     UnregisterController(messages::UnregisterControllerResponse),
@@ -236,6 +239,9 @@ impl NodeResponse {
             }
             NodeResponse::AlterClientQuotas(r) => {
                 return r.entries.iter().any(|e| e.error_code == NOT_CONTROLLER)
+            }
+            NodeResponse::AlterUserScramCredentials(r) => {
+                return r.results.iter().any(|e| e.error_code == NOT_CONTROLLER)
             }
             NodeResponse::AlterConfigs(r) => {
                 return r.responses.iter().any(|t| t.error_code == NOT_CONTROLLER)
@@ -327,6 +333,9 @@ impl NodeResponse {
                 NodeResponse::AlterPartitionReassignments(r.clone())
             }
             NodeResponse::AlterClientQuotas(r) => NodeResponse::AlterClientQuotas(r.clone()),
+            NodeResponse::AlterUserScramCredentials(r) => {
+                NodeResponse::AlterUserScramCredentials(r.clone())
+            }
             NodeResponse::AlterConfigs(r) => NodeResponse::AlterConfigs(r.clone()),
             NodeResponse::IncrementalAlterConfigs(r) => {
                 NodeResponse::IncrementalAlterConfigs(r.clone())
@@ -389,6 +398,9 @@ impl NodeResponse {
             NodeResponse::AssignReplicasToDirs(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::AllocateProducerIds(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::AlterClientQuotas(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::AlterUserScramCredentials(r) => {
+                frame::encode_response(key, v, corr, r, v)
+            }
             NodeResponse::AlterConfigs(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::IncrementalAlterConfigs(r) => frame::encode_response(key, v, corr, r, v),
         };
@@ -712,6 +724,10 @@ fn controller_call(
         messages::AlterClientQuotasRequest::API_KEY => {
             messages::AlterClientQuotasRequest::decode_exact(body, version)
                 .map(|r| NodeRequest::AlterClientQuotas(r, version))
+        }
+        messages::AlterUserScramCredentialsRequest::API_KEY => {
+            messages::AlterUserScramCredentialsRequest::decode_exact(body, version)
+                .map(|r| NodeRequest::AlterUserScramCredentials(r, version))
         }
         messages::AlterConfigsRequest::API_KEY => {
             messages::AlterConfigsRequest::decode_exact(body, version)

@@ -19,6 +19,7 @@
 //! * `producer_id_flow`: AllocateProducerIds through the pipeline.
 //! * `quota_flow`: AlterClientQuotas through the pipeline.
 //! * `reassign_flow`: AlterPartitionReassignments, AssignReplicasToDirs through the pipeline.
+//! * `scram_flow`: AlterUserScramCredentials through the pipeline.
 //! * `config_flow`: AlterConfigs, IncrementalAlterConfigs through the pipeline.
 //! * `snapshots`: committed batches into the controller, and when to snapshot its image.
 //! * `snapshot_job`: a snapshot of the image written on a thread of its own.
@@ -41,6 +42,7 @@ mod reassign_flow;
 mod registration;
 mod registration_flow;
 mod runner;
+mod scram_flow;
 mod settings;
 mod snapshot_job;
 mod snapshots;

@@ -393,6 +393,9 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 NodeRequest::AlterClientQuotas(r, v) => {
                     self.alter_client_quotas(now, v, r, reply)?
                 }
+                NodeRequest::AlterUserScramCredentials(r, v) => {
+                    self.alter_user_scram_credentials(now, v, r, reply)?
+                }
                 NodeRequest::AlterConfigs(r, v, fwd) => {
                     self.alter_configs(now, v, r, fwd, reply)?
                 }
@@ -443,7 +446,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 info!(
                     target: "kraftd::raft",
                     "resigning leadership of epoch {epoch} after {led_ms} ms: brokers need an active controller, and kraftd does not serve all \
-                     of it yet (ACLs, SCRAM, delegation tokens, reassignments); Java controller(s) {preferred:?} are named as successors \
+                     of it yet (ACLs, delegation tokens, reassignments); Java controller(s) {preferred:?} are named as successors \
                      ({} broker(s) registered)",
                     self.controller.image().cluster.brokers.len()
                 );
@@ -453,7 +456,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             Handover::Strand => warn!(
                 target: "kraftd::raft",
                 "brokers need an active controller; this kraftd leads epoch {epoch} and serves them (registration, \
-                 topics, leadership, producer ids, configs, quotas), but not ACLs, SCRAM, delegation tokens or \
+                 topics, leadership, producer ids, configs, quotas, SCRAM), but not ACLs, delegation tokens or \
                  reassignments yet, and no Java controller is known among the voters to hand leadership to"
             ),
         }

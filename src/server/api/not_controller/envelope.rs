@@ -110,6 +110,7 @@ pub fn answer_envelope(
         AllocateProducerIdsRequest::API_KEY,
         AlterClientQuotasRequest::API_KEY,
         crate::protocol::messages::UnregisterControllerRequest::API_KEY,
+        crate::protocol::messages::AlterUserScramCredentialsRequest::API_KEY,
     ];
     if NODE_APIS.contains(&key) {
         return Ok(EnvelopeAnswer::Node {

@@ -20,9 +20,9 @@ use crate::protocol::messages;
 pub use envelope::{answer_envelope, envelope_error, wrap_frame, EnvelopeAnswer};
 pub use replies::{
     allocate_producer_ids, alter_client_quotas, alter_partition, alter_partition_reassignments,
-    assign_replicas_to_dirs, broker_heartbeat, broker_registration, create_partitions,
-    create_partitions_failed, create_topics, delete_topics, elect_leaders, unregister_broker,
-    update_features,
+    alter_user_scram_credentials, assign_replicas_to_dirs, broker_heartbeat, broker_registration,
+    create_partitions, create_partitions_failed, create_topics, delete_topics, elect_leaders,
+    unregister_broker, update_features,
 };
 
 /// What a controller that is not the active one needs to know to answer as Java does.
@@ -157,6 +157,7 @@ controller_apis! {
     "AlterPartitionReassignments", AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, replies::alter_partition_reassignments;
     "ListPartitionReassignments", ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse, replies::list_partition_reassignments;
     "AlterClientQuotas", AlterClientQuotasRequest, AlterClientQuotasResponse, replies::alter_client_quotas;
+    "DescribeUserScramCredentials", DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse, replies::describe_user_scram_credentials;
     "AlterUserScramCredentials", AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, replies::alter_user_scram_credentials;
     "AlterPartition", AlterPartitionRequest, AlterPartitionResponse, replies::alter_partition;
     "UpdateFeatures", UpdateFeaturesRequest, UpdateFeaturesResponse, replies::update_features;

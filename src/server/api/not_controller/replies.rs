@@ -562,7 +562,38 @@ pub fn alter_client_quotas(
     }
 }
 
-pub(super) fn alter_user_scram_credentials(
+/// Kafka 4.4's `ControllerApis` advertises DescribeUserScramCredentials but has no handler for
+/// it: `handle` throws "Unsupported ApiKey", answered through the request's error response
+/// (UNKNOWN_SERVER_ERROR, whose message `ApiError` drops) with one result per user named, its
+/// user left empty. Active or not, a controller answers so; brokers describe credentials.
+/// Asked for every user (a null list), Java's error response throws (NullPointerException on
+/// the null list) and the request is never answered; kraftd answers the error without results.
+pub(super) fn describe_user_scram_credentials(
+    r: &DescribeUserScramCredentialsRequest,
+    _v: i16,
+    _ctx: &NonActive,
+) -> DescribeUserScramCredentialsResponse {
+    let unsupported = ErrorCode::UNKNOWN_SERVER_ERROR.0;
+    DescribeUserScramCredentialsResponse {
+        error_code: unsupported,
+        error_message: None,
+        results: r
+            .users
+            .iter()
+            .flatten()
+            .map(
+                |_| describe_user_scram_credentials_response::DescribeUserScramCredentialsResult {
+                    error_code: unsupported,
+                    error_message: None,
+                    ..Default::default()
+                },
+            )
+            .collect(),
+        ..Default::default()
+    }
+}
+
+pub fn alter_user_scram_credentials(
     r: &AlterUserScramCredentialsRequest,
     _v: i16,
     ctx: &NonActive,

@@ -183,6 +183,14 @@ pub fn sample_request(
             ..Default::default()
         }
         .encode_to_vec(version),
+        50 => DescribeUserScramCredentialsRequest {
+            users: Some(vec![describe_user_scram_credentials_request::UserName {
+                name: "alice".into(),
+                ..Default::default()
+            }]),
+            ..Default::default()
+        }
+        .encode_to_vec(version),
         51 => AlterUserScramCredentialsRequest {
             upsertions: vec![
                 alter_user_scram_credentials_request::ScramCredentialUpsertion {
