@@ -126,9 +126,6 @@ async fn serve_connection(
     debug!(target: "kraftd::socket", "Accepted connection from {peer} on {listener}");
     let (rd, mut wr) = stream.into_split();
     let mut rd = BufReader::new(rd);
-    // What the client said it runs (ApiVersions v3+), passed on with its raft requests so
-    // that the node knows which voters are Java controllers.
-    let mut client_software: Option<String> = None;
     loop {
         let read = match tokio::time::timeout(
             CONNECTION_MAX_IDLE,
@@ -153,27 +150,13 @@ async fn serve_connection(
                 return;
             }
         };
-        if let Some(name) = api::client_software_name(&frame) {
-            client_software = Some(name);
-        }
         let outcome = match api::handle(&ctx, listener, &frame) {
-            Outcome::Raft(call) => {
-                raft_answer(&ctx, listener, client_software.as_deref(), call).await
-            }
+            Outcome::Raft(call) => raft_answer(&ctx, listener, call).await,
             Outcome::Node(call) => node_answer(&ctx, listener, call).await,
             other => other,
         };
-        let outcome = match outcome {
-            Outcome::NotController { frame, api_key } => {
-                if let Some(node) = ctx.node() {
-                    node.controller_wanted(api_key);
-                }
-                Outcome::Respond(frame)
-            }
-            other => other,
-        };
         match outcome {
-            Outcome::Raft(_) | Outcome::Node(_) | Outcome::NotController { .. } => {
+            Outcome::Raft(_) | Outcome::Node(_) => {
                 unreachable!("node calls are answered above")
             }
             Outcome::Respond(bytes) => {
@@ -192,12 +175,7 @@ async fn serve_connection(
 
 /// Waits for the node loop's answer to a raft request. The connection reads nothing else
 /// meanwhile, so a long-polling Fetch holds its connection as in Kafka.
-async fn raft_answer(
-    ctx: &ServerContext,
-    listener: &str,
-    client_software: Option<&str>,
-    call: api::RaftCall,
-) -> Outcome {
+async fn raft_answer(ctx: &ServerContext, listener: &str, call: api::RaftCall) -> Outcome {
     let api::RaftCall {
         api_key,
         api_version,
@@ -208,7 +186,7 @@ async fn raft_answer(
     node_reply(
         ctx,
         api_key,
-        |node| node.submit(listener, client_software, request),
+        |node| node.submit(listener, request),
         |response| api::answer_frame(api_key, api_version, correlation_id, enveloped, &response),
     )
     .await

@@ -84,10 +84,6 @@ pub fn served_api(key: i16) -> Option<&'static ServedApi> {
 pub enum Outcome {
     /// Write this complete response frame (size prefix included).
     Respond(Vec<u8>),
-    /// Write this response frame, and tell the node loop that a broker or admin client asked
-    /// for the active controller (a leading kraftd then hands leadership to a voter that can
-    /// serve them).
-    NotController { frame: Vec<u8>, api_key: i16 },
     /// Hand this raft request to the node loop and write the frame of its answer.
     Raft(RaftCall),
     /// Hand this request to the node loop and write the frame of its answer.
@@ -451,10 +447,7 @@ pub fn answer_frame(
         &envelope,
         outer.version,
     ) {
-        Ok(bytes) => Outcome::NotController {
-            frame: bytes,
-            api_key,
-        },
+        Ok(bytes) => Outcome::Respond(bytes),
         Err(error) => close(error),
     }
 }
@@ -529,24 +522,6 @@ impl fmt::Display for CloseReason {
     }
 }
 
-/// The `ClientSoftwareName` of an ApiVersions request frame (v3+), if `frame` is one.
-pub fn client_software_name(frame: &[u8]) -> Option<String> {
-    // The api key leads the header: anything else is left unparsed here.
-    if frame.get(..2)? != messages::ApiVersionsRequest::API_KEY.to_be_bytes() {
-        return None;
-    }
-    let request = frame::parse_request(frame).ok()?;
-    if request.api_key() != messages::ApiVersionsRequest::API_KEY || request.api_version() < 3 {
-        return None;
-    }
-    let served = served_api(messages::ApiVersionsRequest::API_KEY).map_or(0, |a| a.max_version);
-    let version = request.api_version().min(served);
-    crate::protocol::messages::ApiVersionsRequest::decode_exact(request.body, version)
-        .ok()
-        .map(|r| r.client_software_name)
-        .filter(|n| !n.is_empty())
-}
-
 /// Handles one request frame (size prefix removed) received on a controller listener.
 pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
     let request = match frame::parse_request(bytes) {
@@ -602,13 +577,10 @@ pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
         .flatten()
     {
         return match answered {
-            Ok(a) => not_controller_outcome(
-                api_key,
-                respond(
-                    &request,
-                    &crate::protocol::codec::RawBody(a.body),
-                    api_version,
-                ),
+            Ok(a) => respond(
+                &request,
+                &crate::protocol::codec::RawBody(a.body),
+                api_version,
             ),
             Err(not_controller::AnswerError::Decode(error)) => {
                 Outcome::Close(CloseReason::BadBody {
@@ -763,10 +735,9 @@ fn envelope(
         Err(not_controller::AnswerError::Decode(e)) => return Err(e),
     };
     match answer {
-        not_controller::EnvelopeAnswer::Ready(response) => Ok(not_controller_outcome(
-            messages::EnvelopeRequest::API_KEY,
-            respond(request, &response, request.api_version()),
-        )),
+        not_controller::EnvelopeAnswer::Ready(response) => {
+            Ok(respond(request, &response, request.api_version()))
+        }
         not_controller::EnvelopeAnswer::Node {
             key,
             version,
@@ -821,15 +792,6 @@ fn envelope(
                 )),
             }
         }
-    }
-}
-
-/// A non-active controller's answer: written like any response, and the node loop is told
-/// that a broker or admin client wanted the active controller.
-fn not_controller_outcome(api_key: i16, responded: Outcome) -> Outcome {
-    match responded {
-        Outcome::Respond(frame) => Outcome::NotController { frame, api_key },
-        other => other,
     }
 }
 

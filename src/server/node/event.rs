@@ -14,14 +14,9 @@ pub enum Event {
     /// A raft request from a connection; the answer goes back on `reply`.
     Inbound {
         listener: String,
-        /// The `ClientSoftwareName` the connection gave in ApiVersions, if it did.
-        client_software: Option<String>,
         request: Request,
         reply: oneshot::Sender<Response>,
     },
-    /// A broker or admin client asked this node for the active controller (api `api_key`)
-    /// and was told NOT_CONTROLLER.
-    ControllerWanted { api_key: i16 },
     /// An outbound request finished.
     Completion(Completion),
     /// Data records for the log (leader only). The reply is where they landed.
@@ -75,14 +70,12 @@ impl NodeHandle {
     pub fn submit(
         &self,
         listener: &str,
-        client_software: Option<&str>,
         request: Request,
     ) -> Result<oneshot::Receiver<Response>, String> {
         let (reply, rx) = oneshot::channel();
         self.events
             .send(Event::Inbound {
                 listener: listener.to_string(),
-                client_software: client_software.map(str::to_string),
                 request,
                 reply,
             })
@@ -105,11 +98,6 @@ impl NodeHandle {
             })
             .map_err(|_| "the node loop has stopped".to_string())?;
         Ok(rx)
-    }
-
-    /// Tells the loop that a broker or admin client wanted the active controller.
-    pub fn controller_wanted(&self, api_key: i16) {
-        let _ = self.events.send(Event::ControllerWanted { api_key });
     }
 
     /// Appends data records as the leader (the local append API).

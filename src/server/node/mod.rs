@@ -6,7 +6,6 @@
 //! * `clock`: wall-clock milliseconds that never go back.
 //! * `activation`: what a new leader reads from its log to activate (the records are the
 //!   controller's decision, `controller::activation`).
-//! * `handover`: a leading kraftd hands leadership to a Java voter when brokers need a controller.
 //! * `registration`, `registration_flow`: controller registration (KIP-919), both sides; the
 //!   active controller's decision is `controller::controller_registration`.
 //! * `pipeline`, `purgatory`: the active controller's decisions proposed, applied at once and
@@ -32,7 +31,6 @@ mod clock;
 mod config_flow;
 pub mod event;
 mod feature_flow;
-mod handover;
 mod leadership_flow;
 mod pipeline;
 mod producer_id_flow;

@@ -14,7 +14,6 @@ use tracing::{debug, error, info, warn};
 use super::activation;
 use super::clock::NodeClock;
 use super::event::{Appended, Event, LeaderView, NodeHandle};
-use super::handover::{Handover, HandoverState};
 use super::pipeline::Pipeline;
 use super::registration_flow::Registrations;
 use super::snapshots::{Replay, SnapshotPolicy};
@@ -130,8 +129,6 @@ where
                 replay_pending: false,
                 activated_epoch: None,
                 controller: Controller::new(),
-                handover: HandoverState::default(),
-                leading_since: None,
                 registrations: Registrations::new(),
                 pipeline: Pipeline::default(),
                 election_deadlines: None,
@@ -172,10 +169,6 @@ pub(super) struct NodeLoop<L: RaftLog, S: QuorumStateStore> {
     pub(super) activated_epoch: Option<i32>,
     /// The controller's state machine: the metadata image, replayed from committed records.
     pub(super) controller: Controller,
-    /// Whether brokers need an active controller this node cannot be (see `handover`).
-    pub(super) handover: HandoverState,
-    /// When this node last became leader (None unless leading).
-    pub(super) leading_since: Option<Instant>,
     /// Controller registrations: others' waiting for commit, and this node's own.
     pub(super) registrations: Registrations,
     /// The active controller's decisions in flight: parked replies, brokers' sessions.
@@ -185,23 +178,6 @@ pub(super) struct NodeLoop<L: RaftLog, S: QuorumStateStore> {
     /// The randomness topic decisions draw from (the replica placer's and new topic ids').
     pub(super) topic_random: crate::controller::topics::TopicRandom,
     pub(super) settings: NodeSettings,
-}
-
-/// The replica that sent a raft request, when the request names it.
-fn sender_id(request: &crate::raft::Request) -> Option<NodeId> {
-    use crate::raft::Request as R;
-    let id = match request {
-        R::Fetch(f) => f.replica_key.id,
-        R::FetchSnapshot(f) => f.replica_key.id,
-        R::Vote(v) => v.candidate_key.id,
-        R::BeginQuorumEpoch(b) => b.leader_id,
-        R::EndQuorumEpoch(e) => e.leader_id,
-        R::UpdateRaftVoter(u) => u.voter.id,
-        R::DescribeQuorum(_) | R::AddRaftVoter(_) | R::RemoveRaftVoter(_) | R::ApiVersions => {
-            return None
-        }
-    };
-    (id >= 0).then_some(id)
 }
 
 /// Events handled before the loop steps the core and carries out actions.
@@ -249,7 +225,6 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             if self.raft.fatal_error().is_none() {
                 self.maybe_renounce()?;
                 self.maybe_activate(now)?;
-                self.maybe_hand_over(now);
                 self.maybe_write_noop(now)?;
                 self.maybe_fence_stale_brokers(now)?;
                 self.maybe_run_elections(now)?;
@@ -321,13 +296,9 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         match event {
             Event::Inbound {
                 listener,
-                client_software,
                 request,
                 reply,
             } => {
-                if let (Some(software), Some(sender)) = (&client_software, sender_id(&request)) {
-                    self.handover.saw_software(sender, software);
-                }
                 let id = RequestId(self.next_request);
                 self.next_request += 1;
                 self.replies.insert(id, reply);
@@ -403,16 +374,6 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                     self.incremental_alter_configs(now, v, r, fwd, reply)?
                 }
             },
-            Event::ControllerWanted { api_key } => {
-                if self.raft.is_leader() {
-                    debug!(
-                        target: "kraftd::raft",
-                        "{} asked this leader for the active controller",
-                        crate::protocol::frame::api_name(api_key)
-                    );
-                    self.handover.wanted(self.raft.epoch());
-                }
-            }
             Event::SnapshotWritten(outcome) => self
                 .snapshots
                 .on_written(&mut self.raft, now, *outcome)
@@ -420,46 +381,6 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             Event::Shutdown => self.begin_shutdown(),
         }
         Ok(())
-    }
-
-    /// A leader whose brokers need an active controller hands leadership to a Java voter
-    /// (kraftd cannot serve brokers yet), or says once per epoch that it cannot.
-    fn maybe_hand_over(&mut self, now: Instant) {
-        if !self.raft.is_leader()
-            || self.shutting_down
-            || self.activated_epoch != Some(self.raft.epoch())
-        {
-            return;
-        }
-        let epoch = self.raft.epoch();
-        let voters = self.raft.voters().ids().collect();
-        let local = self.ctx.node_id;
-        match self.handover.decide(
-            epoch,
-            local,
-            self.controller.image().cluster.brokers.len(),
-            &voters,
-        ) {
-            Handover::Stay => {}
-            Handover::Resign { preferred } => {
-                let led_ms = self.leading_since.map_or(0, |t| now.saturating_since(t));
-                info!(
-                    target: "kraftd::raft",
-                    "resigning leadership of epoch {epoch} after {led_ms} ms: brokers need an active controller, and kraftd does not serve all \
-                     of it yet (ACLs, delegation tokens, reassignments); Java controller(s) {preferred:?} are named as successors \
-                     ({} broker(s) registered)",
-                    self.controller.image().cluster.brokers.len()
-                );
-                let handover = &self.handover;
-                self.raft.resign_preferring(now, |id| handover.is_java(id));
-            }
-            Handover::Strand => warn!(
-                target: "kraftd::raft",
-                "brokers need an active controller; this kraftd leads epoch {epoch} and serves them (registration, \
-                 topics, leadership, producer ids, configs, quotas, SCRAM), but not ACLs, delegation tokens or \
-                 reassignments yet, and no Java controller is known among the voters to hand leadership to"
-            ),
-        }
     }
 
     fn begin_shutdown(&mut self) {
@@ -676,7 +597,6 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                         epoch,
                         leader_id: leader,
                     });
-                    self.leading_since = (role == "Leader").then(|| self.clock.now());
                     info!(
                         target: "kraftd::raft",
                         "now {role} at epoch {epoch} (leader {}, voted {})",
