@@ -16,6 +16,9 @@ use crate::topics::cluster::TopicCluster;
 
 pub const MANY: usize = 100_000;
 
+/// Sends one bulk request; its rendered answer.
+type Send<'a> = Box<dyn Fn() -> String + 'a>;
+
 #[derive(Debug, Default)]
 pub struct Report {
     /// Each bulk request and how long its answer took.
@@ -134,7 +137,7 @@ pub fn run(c: &TopicCluster, answers: &mut Answers) -> Report {
     let t = Duration::from_secs(120);
     let mut report = Report::default();
     let many = names(MANY, "bulk");
-    let cases: Vec<(&'static str, i16, Box<dyn Fn() -> String + '_>)> = vec![
+    let cases: Vec<(&'static str, i16, Send<'_>)> = vec![
         (
             "100,000 topics of 1 partition",
             E::POLICY_VIOLATION.0,

@@ -36,7 +36,7 @@ pub fn screen_create_topics(names: &[&str]) -> CreateScreen {
     let decided = names
         .iter()
         .enumerate()
-        .filter(|(_, n)| !duplicates.contains(*n) && **n != CLUSTER_METADATA_TOPIC)
+        .filter(|(_, n)| !duplicates.contains(n) && **n != CLUSTER_METADATA_TOPIC)
         .map(|(i, _)| i)
         .collect();
     let count = duplicates.len();
