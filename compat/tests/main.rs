@@ -10,6 +10,7 @@
 mod harness;
 
 mod api_versions;
+mod bad_input;
 mod brokers;
 mod configs;
 mod controller_failover;

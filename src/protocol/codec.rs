@@ -715,6 +715,12 @@ pub trait Message: Sized + Default + Clone + fmt::Debug + PartialEq {
         Ok(m)
     }
 
+    /// The message at the start of `bytes`, whatever follows it: Kafka's request parsing
+    /// (`AbstractRequest.parseRequest`) ignores bytes after a request body.
+    fn decode_prefix(bytes: &[u8], version: i16) -> Result<Self, DecodeError> {
+        Self::decode(&mut Reader::new(bytes), version)
+    }
+
     fn encode_to_vec(&self, version: i16) -> Result<Vec<u8>, EncodeError> {
         let mut w = Writer::new();
         self.encode(&mut w, version)?;

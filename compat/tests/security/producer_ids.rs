@@ -30,11 +30,13 @@ fn cases() -> Vec<(&'static str, i32, Option<i64>, ErrorCode)> {
     ]
 }
 
-fn registration(cluster_id: &str) -> BrokerRegistrationRequest {
+/// A raw BrokerRegistration v4 of `broker_id` with one log directory, as a Kafka 4.4 broker
+/// sends it (its incarnation and directory ids derived from the id).
+pub(crate) fn registration(cluster_id: &str, broker_id: i32) -> BrokerRegistrationRequest {
     BrokerRegistrationRequest {
-        broker_id: BROKER,
+        broker_id,
         cluster_id: cluster_id.to_string(),
-        incarnation_id: Uuid([9; 16]),
+        incarnation_id: Uuid([broker_id as u8; 16]),
         listeners: vec![Listener {
             name: "PLAINTEXT".into(),
             host: "127.0.0.1".into(),
@@ -59,7 +61,7 @@ fn registration(cluster_id: &str) -> BrokerRegistrationRequest {
             ..Default::default()
         })
         .collect(),
-        log_dirs: vec![Uuid([8; 16])],
+        log_dirs: vec![Uuid([broker_id as u8 ^ 0x80; 16])],
         previous_broker_epoch: -1,
         ..Default::default()
     }
@@ -68,7 +70,7 @@ fn registration(cluster_id: &str) -> BrokerRegistrationRequest {
 fn run_all(kind: Kind, dir: &TestDir) -> Vec<(String, i16)> {
     let mut c = TopicCluster::start(dir, kind, &[]);
     let body = c
-        .send(4, &registration(&c.cluster_id))
+        .send(4, &registration(&c.cluster_id, BROKER))
         .expect("the controller answers BrokerRegistration");
     let registered = BrokerRegistrationResponse::decode_exact(&body, 4).unwrap();
     assert_eq!(registered.error_code, 0, "{kind}: {registered:?}");

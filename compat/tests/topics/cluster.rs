@@ -56,7 +56,19 @@ impl TopicCluster {
         props: &[(&str, String)],
         format_args: &[&str],
     ) -> TopicCluster {
-        let cluster_id = random_kafka_uuid();
+        Self::controller_with_id(dir, kind, props, format_args, &random_kafka_uuid())
+    }
+
+    /// [`Self::controller_only`] formatted with this cluster id (so that two controllers
+    /// compared give the same answers where Kafka names the cluster id).
+    pub fn controller_with_id(
+        dir: &TestDir,
+        kind: Kind,
+        props: &[(&str, String)],
+        format_args: &[&str],
+        cluster_id: &str,
+    ) -> TopicCluster {
+        let cluster_id = cluster_id.to_string();
         let port = free_port();
         let quorum = Quorum::Standalone;
         let controller =

@@ -3,6 +3,8 @@
 //! name.` (after the controller's results, in the order of Java's `HashSet` of them), the
 //! metadata topic is refused, and CreatePartitions hands its topics on in `HashSet` order.
 
+use std::collections::{HashMap, HashSet};
+
 use super::names::CLUSTER_METADATA_TOPIC;
 use crate::controller::java::{hash_map_capacity, hash_order, string_hash};
 
@@ -29,19 +31,8 @@ fn set_order(names: Vec<String>, max_len: usize) -> Vec<String> {
 }
 
 pub fn screen_create_topics(names: &[&str]) -> CreateScreen {
-    let mut unique: Vec<&str> = Vec::new();
-    let mut duplicates: Vec<&str> = Vec::new();
-    for n in names {
-        if duplicates.contains(n) {
-            continue;
-        }
-        if unique.contains(n) {
-            unique.retain(|u| u != n);
-            duplicates.push(n);
-        } else {
-            unique.push(n);
-        }
-    }
+    // Sets, not lists: a request may name 100,000 topics.
+    let (seen, duplicates) = seen_and_duplicates(names);
     let decided = names
         .iter()
         .enumerate()
@@ -51,8 +42,48 @@ pub fn screen_create_topics(names: &[&str]) -> CreateScreen {
     let count = duplicates.len();
     CreateScreen {
         decided,
+        metadata_topic: seen.contains(CLUSTER_METADATA_TOPIC)
+            && !duplicates.contains(CLUSTER_METADATA_TOPIC),
         duplicates: set_order(duplicates.iter().map(|s| s.to_string()).collect(), count),
-        metadata_topic: unique.contains(&CLUSTER_METADATA_TOPIC),
+    }
+}
+
+/// The names given, and those given more than once (in the order their second mention came).
+fn seen_and_duplicates<'a>(names: &[&'a str]) -> (HashSet<&'a str>, IndexedSet<'a>) {
+    let mut seen = HashSet::new();
+    let mut duplicates = IndexedSet::default();
+    for n in names {
+        if !seen.insert(*n) {
+            duplicates.insert(n);
+        }
+    }
+    (seen, duplicates)
+}
+
+/// Names in insertion order, with a set to look them up.
+#[derive(Default)]
+struct IndexedSet<'a> {
+    order: Vec<&'a str>,
+    set: HashSet<&'a str>,
+}
+
+impl<'a> IndexedSet<'a> {
+    fn insert(&mut self, n: &'a str) {
+        if self.set.insert(n) {
+            self.order.push(n);
+        }
+    }
+
+    fn contains(&self, n: &str) -> bool {
+        self.set.contains(n)
+    }
+
+    fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &&'a str> {
+        self.order.iter()
     }
 }
 
@@ -66,36 +97,27 @@ pub struct PartitionsScreen {
 }
 
 pub fn screen_create_partitions(names: &[&str]) -> PartitionsScreen {
+    let (_, dups) = seen_and_duplicates(names);
+    let dup_count = dups.len();
+    let duplicates = set_order(dups.iter().map(|s| s.to_string()).collect(), dup_count);
+    // Each name's first index, in request order.
+    let mut first: HashMap<&str, usize> = HashMap::new();
     let mut unique: Vec<&str> = Vec::new();
-    let mut duplicates: Vec<&str> = Vec::new();
-    for n in names {
-        if unique.contains(n) {
-            if !duplicates.contains(n) {
-                duplicates.push(n);
-            }
-        } else {
+    for (i, n) in names.iter().enumerate() {
+        if !first.contains_key(n) {
+            first.insert(n, i);
             unique.push(n);
         }
     }
-    let dup_count = duplicates.len();
-    let duplicates = set_order(
-        duplicates.iter().map(|s| s.to_string()).collect(),
-        dup_count,
-    );
     let all = unique.len();
     let remaining: Vec<String> = unique
         .iter()
-        .filter(|n| !duplicates.iter().any(|d| d == *n))
+        .filter(|n| !dups.contains(n))
         .map(|s| s.to_string())
         .collect();
     let decided = set_order(remaining, all)
         .into_iter()
-        .map(|n| {
-            names
-                .iter()
-                .position(|x| *x == n)
-                .expect("a requested name")
-        })
+        .map(|n| first[n.as_str()])
         .collect();
     PartitionsScreen {
         duplicates,

@@ -6,7 +6,7 @@
 //! one batch) if the latest image still has it. The results are shuffled, as Java shuffles
 //! them so that their order tells nothing.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::errors::TopicError;
 use super::TopicRandom;
@@ -45,48 +45,51 @@ pub fn delete_topics(
         id,
         outcome: Err(TopicError::InvalidRequest(m)),
     };
+    // Sets beside the lists: a request may name 100,000 topics. A name (id) given twice is
+    // refused once and dropped from those provided; the rest keep their first order.
     let mut provided_names: Vec<String> = Vec::new();
+    let mut seen_names: HashSet<String> = HashSet::new();
     let mut duplicate_names: Vec<String> = Vec::new();
-    let add_name = |n: &String, provided: &mut Vec<String>, dups: &mut Vec<String>| {
-        if dups.contains(n) || provided.contains(n) {
-            if !dups.contains(n) {
-                dups.push(n.clone());
-            }
-            provided.retain(|p| p != n);
-        } else {
-            provided.push(n.clone());
+    let mut duplicate_name_set: HashSet<String> = HashSet::new();
+    let mut add_name = |n: &String| {
+        if seen_names.insert(n.clone()) {
+            provided_names.push(n.clone());
+        } else if duplicate_name_set.insert(n.clone()) {
+            duplicate_names.push(n.clone());
         }
     };
     for n in names {
-        add_name(n, &mut provided_names, &mut duplicate_names);
+        add_name(n);
     }
     let mut provided_ids: Vec<Uuid> = Vec::new();
+    let mut seen_ids: HashSet<Uuid> = HashSet::new();
     let mut duplicate_ids: Vec<Uuid> = Vec::new();
+    let mut duplicate_id_set: HashSet<Uuid> = HashSet::new();
     for (name, id) in entries {
         match (name, *id == Uuid::ZERO) {
             (None, true) => results.push(refuse(None, Uuid::ZERO, NEITHER)),
             (None, false) => {
-                if duplicate_ids.contains(id) || provided_ids.contains(id) {
-                    if !duplicate_ids.contains(id) {
-                        duplicate_ids.push(*id);
-                    }
-                    provided_ids.retain(|p| p != id);
-                } else {
+                if seen_ids.insert(*id) {
                     provided_ids.push(*id);
+                } else if duplicate_id_set.insert(*id) {
+                    duplicate_ids.push(*id);
                 }
             }
-            (Some(n), true) => add_name(n, &mut provided_names, &mut duplicate_names),
+            (Some(n), true) => add_name(n),
             (Some(_), false) => results.push(refuse(name.clone(), *id, BOTH)),
         }
     }
+    provided_names.retain(|n| !duplicate_name_set.contains(n));
+    provided_ids.retain(|id| !duplicate_id_set.contains(id));
     for n in &duplicate_names {
         results.push(refuse(Some(n.clone()), Uuid::ZERO, DUPLICATE_NAME));
     }
     for id in &duplicate_ids {
         results.push(refuse(None, *id, DUPLICATE_ID));
     }
-    // The topics to delete, by id, in insertion order.
-    let mut to_delete: Vec<(Uuid, String)> = Vec::new();
+    // The topics to delete, by id, in insertion order (a slot emptied when refused after all).
+    let mut to_delete: Vec<Option<(Uuid, String)>> = Vec::new();
+    let mut slot_of: HashMap<Uuid, usize> = HashMap::new();
     for id in &provided_ids {
         match stable.topics.by_id.get(id) {
             None => results.push(Deletion {
@@ -94,7 +97,10 @@ pub fn delete_topics(
                 id: *id,
                 outcome: Err(TopicError::UnknownTopicId),
             }),
-            Some(t) => to_delete.push((*id, t.name.to_string())),
+            Some(t) => {
+                slot_of.insert(*id, to_delete.len());
+                to_delete.push(Some((*id, t.name.to_string())));
+            }
         }
     }
     let mut refused_ids: BTreeSet<Uuid> = duplicate_ids.iter().copied().collect();
@@ -106,19 +112,21 @@ pub fn delete_topics(
                 outcome: Err(TopicError::UnknownTopic { with_message: true }),
             }),
             Some(id) => {
-                let already = to_delete.iter().position(|(i, _)| i == id);
+                let already = slot_of.remove(id);
                 if refused_ids.contains(id) || already.is_some() {
                     refused_ids.insert(*id);
                     if let Some(i) = already {
-                        to_delete.remove(i);
+                        to_delete[i] = None;
                     }
                     results.push(refuse(Some(name.clone()), *id, NAME_MAPS_TO_GIVEN_ID));
                 } else {
-                    to_delete.push((*id, name.clone()));
+                    slot_of.insert(*id, to_delete.len());
+                    to_delete.push(Some((*id, name.clone())));
                 }
             }
         }
     }
+    let to_delete: Vec<(Uuid, String)> = to_delete.into_iter().flatten().collect();
     // Java's `HashMap<Uuid, String>` of the topics to delete, in its iteration order.
     let capacity = hash_map_capacity(to_delete.len());
     let ordered = hash_order(

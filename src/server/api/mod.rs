@@ -645,7 +645,7 @@ pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
 /// A request the active controller serves from the node loop: BrokerRegistration,
 /// BrokerHeartbeat, UnregisterBroker, UpdateFeatures, CreateTopics, DeleteTopics,
 /// CreatePartitions, ListPartitionReassignments, AlterPartition and ElectLeaders (`None` for
-/// any other api).
+/// any other api). Bytes after the body are ignored, as Kafka ignores them.
 fn controller_call(
     key: i16,
     version: i16,
@@ -658,28 +658,28 @@ fn controller_call(
     };
     Some(match key {
         BrokerRegistrationRequest::API_KEY => {
-            BrokerRegistrationRequest::decode_exact(body, version)
+            BrokerRegistrationRequest::decode_prefix(body, version)
                 .map(|r| NodeRequest::BrokerRegistration(r, version))
         }
-        BrokerHeartbeatRequest::API_KEY => BrokerHeartbeatRequest::decode_exact(body, version)
+        BrokerHeartbeatRequest::API_KEY => BrokerHeartbeatRequest::decode_prefix(body, version)
             .map(|r| NodeRequest::BrokerHeartbeat(r, version)),
-        UnregisterBrokerRequest::API_KEY => UnregisterBrokerRequest::decode_exact(body, version)
+        UnregisterBrokerRequest::API_KEY => UnregisterBrokerRequest::decode_prefix(body, version)
             .map(|r| NodeRequest::UnregisterBroker(r, version)),
-        UpdateFeaturesRequest::API_KEY => UpdateFeaturesRequest::decode_exact(body, version)
+        UpdateFeaturesRequest::API_KEY => UpdateFeaturesRequest::decode_prefix(body, version)
             .map(|r| NodeRequest::UpdateFeatures(r, version)),
-        CreateTopicsRequest::API_KEY => CreateTopicsRequest::decode_exact(body, version)
+        CreateTopicsRequest::API_KEY => CreateTopicsRequest::decode_prefix(body, version)
             .map(|r| NodeRequest::CreateTopics(r, version)),
-        DeleteTopicsRequest::API_KEY => DeleteTopicsRequest::decode_exact(body, version)
+        DeleteTopicsRequest::API_KEY => DeleteTopicsRequest::decode_prefix(body, version)
             .map(|r| NodeRequest::DeleteTopics(r, version)),
-        CreatePartitionsRequest::API_KEY => CreatePartitionsRequest::decode_exact(body, version)
+        CreatePartitionsRequest::API_KEY => CreatePartitionsRequest::decode_prefix(body, version)
             .map(|r| NodeRequest::CreatePartitions(r, version)),
         ListPartitionReassignmentsRequest::API_KEY => {
-            ListPartitionReassignmentsRequest::decode_exact(body, version)
+            ListPartitionReassignmentsRequest::decode_prefix(body, version)
                 .map(|r| NodeRequest::ListPartitionReassignments(r, version))
         }
-        AlterPartitionRequest::API_KEY => AlterPartitionRequest::decode_exact(body, version)
+        AlterPartitionRequest::API_KEY => AlterPartitionRequest::decode_prefix(body, version)
             .map(|r| NodeRequest::AlterPartition(r, version)),
-        ElectLeadersRequest::API_KEY => ElectLeadersRequest::decode_exact(body, version)
+        ElectLeadersRequest::API_KEY => ElectLeadersRequest::decode_prefix(body, version)
             .map(|r| NodeRequest::ElectLeaders(r, version)),
         messages::AlterPartitionReassignmentsRequest::API_KEY => {
             messages::AlterPartitionReassignmentsRequest::decode_exact(body, version)
@@ -690,11 +690,11 @@ fn controller_call(
                 .map(|r| NodeRequest::AssignReplicasToDirs(r, version))
         }
         messages::AllocateProducerIdsRequest::API_KEY => {
-            messages::AllocateProducerIdsRequest::decode_exact(body, version)
+            messages::AllocateProducerIdsRequest::decode_prefix(body, version)
                 .map(|r| NodeRequest::AllocateProducerIds(r, version))
         }
         messages::AlterClientQuotasRequest::API_KEY => {
-            messages::AlterClientQuotasRequest::decode_exact(body, version)
+            messages::AlterClientQuotasRequest::decode_prefix(body, version)
                 .map(|r| NodeRequest::AlterClientQuotas(r, version))
         }
         messages::AlterUserScramCredentialsRequest::API_KEY => {
@@ -702,11 +702,11 @@ fn controller_call(
                 .map(|r| NodeRequest::AlterUserScramCredentials(r, version))
         }
         messages::AlterConfigsRequest::API_KEY => {
-            messages::AlterConfigsRequest::decode_exact(body, version)
+            messages::AlterConfigsRequest::decode_prefix(body, version)
                 .map(|r| NodeRequest::AlterConfigs(r, version, false))
         }
         messages::IncrementalAlterConfigsRequest::API_KEY => {
-            messages::IncrementalAlterConfigsRequest::decode_exact(body, version)
+            messages::IncrementalAlterConfigsRequest::decode_prefix(body, version)
                 .map(|r| NodeRequest::IncrementalAlterConfigs(r, version, false))
         }
         messages::UnregisterControllerRequest::API_KEY => {

@@ -41,6 +41,14 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         request: AlterPartitionRequest,
         reply: Reply,
     ) -> Result<(), FatalError> {
+        // `QuorumController.alterPartition` answers no topics at once, active or not, before
+        // any check of the broker or its epoch.
+        if request.topics.is_empty() {
+            let _ = reply.send(NodeResponse::AlterPartition(
+                AlterPartitionResponse::default(),
+            ));
+            return Ok(());
+        }
         if !self.acting() {
             let r = not_controller::alter_partition(&request, version, &self.non_active());
             let _ = reply.send(NodeResponse::AlterPartition(r));
@@ -135,10 +143,12 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             Ok(result) => result,
             Err(e) => {
                 warn!(target: "kraftd::controller", "ElectLeaders refused: {e}");
-                let r = ElectLeadersResponse {
-                    error_code: e.error_code().0,
-                    ..Default::default()
-                };
+                let r = not_controller::elect_leaders_failed(
+                    &request,
+                    version,
+                    e.error_code().0,
+                    &e.to_string(),
+                );
                 return self.answer_after_pending(now, reply, NodeResponse::ElectLeaders(r));
             }
         };

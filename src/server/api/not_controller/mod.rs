@@ -22,7 +22,7 @@ pub use replies::{
     allocate_producer_ids, alter_client_quotas, alter_partition, alter_partition_reassignments,
     alter_user_scram_credentials, assign_replicas_to_dirs, broker_heartbeat, broker_registration,
     create_partitions, create_partitions_failed, create_topics, delete_topics, elect_leaders,
-    unregister_broker, update_features,
+    elect_leaders_failed, unregister_broker, update_features,
 };
 
 /// What a controller that is not the active one needs to know to answer as Java does.

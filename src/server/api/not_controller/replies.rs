@@ -433,13 +433,23 @@ pub(super) fn expire_delegation_token(
 }
 
 pub fn elect_leaders(r: &ElectLeadersRequest, v: i16, ctx: &NonActive) -> ElectLeadersResponse {
+    elect_leaders_failed(r, v, NOT_CONTROLLER, &ctx.message())
+}
+
+/// `ElectLeadersRequest.getErrorResponse`: the error at the top (v1+) and for every named
+/// partition.
+pub fn elect_leaders_failed(
+    r: &ElectLeadersRequest,
+    v: i16,
+    code: i16,
+    message: &str,
+) -> ElectLeadersResponse {
     // A null partition list means every partition; an empty one, nothing to do.
     if r.topic_partitions.as_ref().is_some_and(|t| t.is_empty()) {
         return ElectLeadersResponse::default();
     }
-    let message = ctx.message();
     ElectLeadersResponse {
-        error_code: if v >= 1 { NOT_CONTROLLER } else { 0 },
+        error_code: if v >= 1 { code } else { 0 },
         replica_election_results: r
             .topic_partitions
             .iter()
@@ -451,8 +461,8 @@ pub fn elect_leaders(r: &ElectLeadersRequest, v: i16, ctx: &NonActive) -> ElectL
                     .iter()
                     .map(|&p| PartitionResult {
                         partition_id: p,
-                        error_code: NOT_CONTROLLER,
-                        error_message: Some(message.clone()),
+                        error_code: code,
+                        error_message: Some(message.to_string()),
                         ..Default::default()
                     })
                     .collect(),
