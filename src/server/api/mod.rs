@@ -161,6 +161,16 @@ pub enum NodeRequest {
     AlterConfigs(messages::AlterConfigsRequest, i16, bool),
     /// `IncrementalAlterConfigs` (key 44), and whether a broker forwarded it.
     IncrementalAlterConfigs(messages::IncrementalAlterConfigsRequest, i16, bool),
+    /// `CreateAcls` (30), `DeleteAcls` (31) and `DescribeAcls` (29, direct only).
+    Acls(AclRequest, i16),
+}
+
+/// The ACL requests, answered by `node::acl_flow`.
+#[derive(Debug, PartialEq)]
+pub enum AclRequest {
+    Create(messages::CreateAclsRequest),
+    Delete(messages::DeleteAclsRequest),
+    Describe(messages::DescribeAclsRequest),
 }
 
 impl NodeRequest {
@@ -193,6 +203,9 @@ pub enum NodeResponse {
     AlterClientQuotas(messages::AlterClientQuotasResponse),
     AlterConfigs(messages::AlterConfigsResponse),
     IncrementalAlterConfigs(messages::IncrementalAlterConfigsResponse),
+    CreateAcls(messages::CreateAclsResponse),
+    DeleteAcls(messages::DeleteAclsResponse),
+    DescribeAcls(messages::DescribeAclsResponse),
 }
 
 impl NodeResponse {
@@ -235,6 +248,16 @@ impl NodeResponse {
             NodeResponse::IncrementalAlterConfigs(r) => {
                 return r.responses.iter().any(|t| t.error_code == NOT_CONTROLLER)
             }
+            NodeResponse::CreateAcls(r) => {
+                return r.results.iter().any(|t| t.error_code == NOT_CONTROLLER)
+            }
+            NodeResponse::DeleteAcls(r) => {
+                return r
+                    .filter_results
+                    .iter()
+                    .any(|t| t.error_code == NOT_CONTROLLER)
+            }
+            NodeResponse::DescribeAcls(r) => r.error_code,
         };
         code == NOT_CONTROLLER
     }
@@ -314,6 +337,10 @@ impl NodeResponse {
             NodeResponse::IncrementalAlterConfigs(r) => {
                 NodeResponse::IncrementalAlterConfigs(r.clone())
             }
+            // The ACL flows build their refusals themselves.
+            NodeResponse::CreateAcls(r) => NodeResponse::CreateAcls(r.clone()),
+            NodeResponse::DeleteAcls(r) => NodeResponse::DeleteAcls(r.clone()),
+            NodeResponse::DescribeAcls(r) => NodeResponse::DescribeAcls(r.clone()),
             NodeResponse::ListPartitionReassignments(_) => {
                 NodeResponse::ListPartitionReassignments(
                     messages::ListPartitionReassignmentsResponse {
@@ -358,6 +385,9 @@ impl NodeResponse {
                 frame::encode_response(key, v, corr, r, v)
             }
             NodeResponse::AlterPartition(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::CreateAcls(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::DeleteAcls(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::DescribeAcls(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::ElectLeaders(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::AllocateProducerIds(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::AlterClientQuotas(r) => frame::encode_response(key, v, corr, r, v),
@@ -686,6 +716,18 @@ fn controller_call(
         messages::IncrementalAlterConfigsRequest::API_KEY => {
             messages::IncrementalAlterConfigsRequest::decode_exact(body, version)
                 .map(|r| NodeRequest::IncrementalAlterConfigs(r, version, false))
+        }
+        messages::CreateAclsRequest::API_KEY => {
+            messages::CreateAclsRequest::decode_exact(body, version)
+                .map(|r| NodeRequest::Acls(AclRequest::Create(r), version))
+        }
+        messages::DeleteAclsRequest::API_KEY => {
+            messages::DeleteAclsRequest::decode_exact(body, version)
+                .map(|r| NodeRequest::Acls(AclRequest::Delete(r), version))
+        }
+        messages::DescribeAclsRequest::API_KEY => {
+            messages::DescribeAclsRequest::decode_exact(body, version)
+                .map(|r| NodeRequest::Acls(AclRequest::Describe(r), version))
         }
         _ => return None,
     })

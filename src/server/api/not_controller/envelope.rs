@@ -10,10 +10,11 @@ use crate::protocol::codec::{ApiMessage, RawBody};
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::frame;
 use crate::protocol::messages::{
-    AllocateProducerIdsRequest, AlterClientQuotasRequest, AlterConfigsRequest,
-    CreatePartitionsRequest, CreateTopicsRequest, DeleteTopicsRequest, DescribeQuorumRequest,
-    ElectLeadersRequest, EnvelopeRequest, EnvelopeResponse, IncrementalAlterConfigsRequest,
-    ListPartitionReassignmentsRequest, UnregisterBrokerRequest, UpdateFeaturesRequest,
+    AllocateProducerIdsRequest, AlterClientQuotasRequest, AlterConfigsRequest, CreateAclsRequest,
+    CreatePartitionsRequest, CreateTopicsRequest, DeleteAclsRequest, DeleteTopicsRequest,
+    DescribeQuorumRequest, ElectLeadersRequest, EnvelopeRequest, EnvelopeResponse,
+    IncrementalAlterConfigsRequest, ListPartitionReassignmentsRequest, UnregisterBrokerRequest,
+    UpdateFeaturesRequest,
 };
 
 /// The APIs Kafka 4.4 lets a broker forward (`ApiKeys.forwardable`).
@@ -115,6 +116,8 @@ pub fn answer_envelope(
         ListPartitionReassignmentsRequest::API_KEY,
         AllocateProducerIdsRequest::API_KEY,
         AlterClientQuotasRequest::API_KEY,
+        CreateAclsRequest::API_KEY,
+        DeleteAclsRequest::API_KEY,
     ];
     if NODE_APIS.contains(&key) {
         return Ok(EnvelopeAnswer::Node {
