@@ -38,8 +38,9 @@ pub enum AclError {
     EmptyHost,
     #[error("CIDR-based ACL host patterns require metadata version 4.4-IV1 or higher.")]
     CidrUnsupported,
-    #[error("Invalid CIDR notation '{0}': Could not parse [{0}]")]
-    Cidr(String),
+    /// Java's message ends with commons-net's reason.
+    #[error("Invalid CIDR notation '{host}': {why}")]
+    Cidr { host: String, why: String },
     #[error("Unknown patternFilter.")]
     UnknownPatternFilter,
     #[error("Unknown entryFilter.")]
@@ -99,9 +100,21 @@ fn validate_host(host: &str, mv: MetadataVersion) -> Result<(), AclError> {
     if !mv.is_cidr_acl_supported() {
         return Err(AclError::CidrUnsupported);
     }
-    parse_cidr(host)
-        .map(|_| ())
-        .ok_or_else(|| AclError::Cidr(host.to_string()))
+    if parse_cidr(host).is_some() {
+        return Ok(());
+    }
+    // commons-net checks the prefix length's range after the address parses.
+    let max = if host.contains(':') { 128 } else { 32 };
+    let why = match host.split_once('/').map(|(_, l)| l.parse::<i64>()) {
+        Some(Ok(len)) if !(0..=max).contains(&len) => {
+            format!("Value [{len}] not in range [0,{max}]")
+        }
+        _ => format!("Could not parse [{host}]"),
+    };
+    Err(AclError::Cidr {
+        host: host.to_string(),
+        why,
+    })
 }
 
 /// CreateAcls: one result per creation, in request order. Each valid ACL that is neither in

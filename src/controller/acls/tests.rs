@@ -101,8 +101,11 @@ fn create_refuses_in_javas_order_with_javas_messages() {
         (Acl { host: "".into(), ..ok.clone() }, AclError::EmptyHost, "Host pattern cannot be null or empty"),
         (
             Acl { host: "10.0.0.0/33".into(), ..ok.clone() },
-            AclError::Cidr("10.0.0.0/33".into()),
-            "Invalid CIDR notation '10.0.0.0/33': Could not parse [10.0.0.0/33]",
+            AclError::Cidr {
+                host: "10.0.0.0/33".into(),
+                why: "Value [33] not in range [0,32]".into(),
+            },
+            "Invalid CIDR notation '10.0.0.0/33': Value [33] not in range [0,32]",
         ),
     ];
     for (bad, error, message) in cases {

@@ -204,6 +204,19 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 permission_type: acls::permission_type(c.permission_type),
             })
             .collect();
+        // `CreateAclsRequest.aclBinding` cannot build an ACL with an ANY or MATCH field: the
+        // whole request fails with UNKNOWN_SERVER_ERROR and no message.
+        if creations.iter().any(unbuildable) {
+            let results = creations
+                .iter()
+                .map(|_| creation(ErrorCode::UNKNOWN_SERVER_ERROR.0, None));
+            let r = CreateAclsResponse {
+                results: results.collect(),
+                ..Default::default()
+            };
+            let _ = reply.send(NodeResponse::CreateAcls(r));
+            return Ok(());
+        }
         let image = self.controller.image();
         let mv = image
             .features
@@ -235,7 +248,8 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 Ok(results) => results
                     .iter()
                     .map(|r| match r {
-                        Ok(()) => creation(0, None),
+                        // Java's success result carries an empty message.
+                        Ok(()) => creation(0, Some(String::new())),
                         Err(e) => creation(e.error_code().0, Some(e.to_string())),
                     })
                     .collect(),
@@ -315,9 +329,19 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             .collect();
         DescribeAclsResponse {
             resources,
+            error_message: Some(String::new()),
             ..Default::default()
         }
     }
+}
+
+/// Java's `ResourcePattern` and `AccessControlEntry` constructors refuse ANY (and MATCH).
+fn unbuildable(acl: &Acl) -> bool {
+    use crate::controller::acls::{pattern, permission};
+    acl.resource_type == resource::ANY
+        || matches!(acl.pattern_type, pattern::ANY | pattern::MATCH)
+        || acl.operation == operation::ANY
+        || acl.permission_type == permission::ANY
 }
 
 /// One log line per decision: how many records, and each refusal.
