@@ -13,6 +13,7 @@ pub mod level {
     pub const IBP_3_7_IV2: i16 = 17;
     pub const IBP_4_0_IV1: i16 = 23;
     pub const IBP_4_3_IV0: i16 = 30;
+    pub const IBP_4_4_IV1: i16 = 32;
     pub const IBP_4_4_IV2: i16 = 33;
 }
 
@@ -47,6 +48,11 @@ impl MetadataVersion {
 
     pub fn is_migration_supported(self) -> bool {
         self.at_least(level::IBP_3_4_IV0)
+    }
+
+    /// ACL hosts may be CIDR ranges (`isCidrAclSupported`).
+    pub fn is_cidr_acl_supported(self) -> bool {
+        self.at_least(level::IBP_4_4_IV1)
     }
 
     pub fn is_scram_supported(self) -> bool {

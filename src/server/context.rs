@@ -52,6 +52,8 @@ pub struct ServerContext {
     pub max_request_bytes: usize,
     /// `delete.topic.enable`, which a controller checks before anything else in DeleteTopics.
     pub delete_topic_enable: bool,
+    /// `authorizer.class.name` (StandardAuthorizer) and its settings; `None`: no authorizer.
+    pub authorizer: Option<crate::controller::acls::authorizer::AuthorizerConfig>,
     quorum: RwLock<QuorumView>,
     /// The node loop that answers raft requests; unset in tests that serve no raft.
     node: OnceLock<NodeHandle>,
@@ -70,6 +72,7 @@ impl ServerContext {
             supported_features: super::api::supported_features(),
             max_request_bytes,
             delete_topic_enable: true,
+            authorizer: None,
             quorum: RwLock::new(quorum),
             node: OnceLock::new(),
         }

@@ -211,6 +211,7 @@ where
         },
     );
     ctx.delete_topic_enable = config.controller.delete_topic_enable;
+    ctx.authorizer = config.controller.authorizer.clone();
     let ctx = Arc::new(ctx);
     let (handle, thread) = node::start(
         settings,

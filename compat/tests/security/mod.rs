@@ -8,6 +8,7 @@
 //! - `workload`: stock tools through a stock broker on kraftd (idempotent and transactional
 //!   producers), then Java's image of kraftd's log against kraftd's.
 
+mod acls;
 pub(crate) mod producer_ids;
 mod quotas;
 mod scram;

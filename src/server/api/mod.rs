@@ -11,6 +11,7 @@ pub mod raft;
 
 use std::fmt;
 
+use crate::controller::principal::RequestPrincipal;
 use crate::protocol::codec::{ApiMessage, EncodeError, Message};
 use crate::protocol::frame::{self, ParsedRequest};
 use crate::protocol::messages;
@@ -119,6 +120,9 @@ pub struct NodeCall {
     pub request: NodeRequest,
     /// The Envelope this request came in, if a broker forwarded it (UnregisterBroker).
     pub enveloped: Option<Enveloped>,
+    /// The principal the Envelope named; `None` for a direct request, which is the
+    /// connection's (the listener knows its address).
+    pub principal: Option<RequestPrincipal>,
 }
 
 #[derive(Debug, PartialEq)]
@@ -161,6 +165,16 @@ pub enum NodeRequest {
     IncrementalAlterConfigs(messages::IncrementalAlterConfigsRequest, i16, bool),
     /// `UnregisterController` (key 94).
     UnregisterController(messages::UnregisterControllerRequest, i16),
+    /// `CreateAcls` (30), `DeleteAcls` (31) and `DescribeAcls` (29, direct only).
+    Acls(AclRequest, i16),
+}
+
+/// The ACL requests, answered by `node::acl_flow`.
+#[derive(Debug, PartialEq)]
+pub enum AclRequest {
+    Create(messages::CreateAclsRequest),
+    Delete(messages::DeleteAclsRequest),
+    Describe(messages::DescribeAclsRequest),
 }
 
 impl NodeRequest {
@@ -197,6 +211,9 @@ pub enum NodeResponse {
     AlterConfigs(messages::AlterConfigsResponse),
     IncrementalAlterConfigs(messages::IncrementalAlterConfigsResponse),
     UnregisterController(messages::UnregisterControllerResponse),
+    CreateAcls(messages::CreateAclsResponse),
+    DeleteAcls(messages::DeleteAclsResponse),
+    DescribeAcls(messages::DescribeAclsResponse),
 }
 
 impl NodeResponse {
@@ -245,6 +262,16 @@ impl NodeResponse {
             NodeResponse::IncrementalAlterConfigs(r) => {
                 return r.responses.iter().any(|t| t.error_code == NOT_CONTROLLER)
             }
+            NodeResponse::CreateAcls(r) => {
+                return r.results.iter().any(|t| t.error_code == NOT_CONTROLLER)
+            }
+            NodeResponse::DeleteAcls(r) => {
+                return r
+                    .filter_results
+                    .iter()
+                    .any(|t| t.error_code == NOT_CONTROLLER)
+            }
+            NodeResponse::DescribeAcls(r) => r.error_code,
         };
         code == NOT_CONTROLLER
     }
@@ -336,6 +363,10 @@ impl NodeResponse {
             NodeResponse::IncrementalAlterConfigs(r) => {
                 NodeResponse::IncrementalAlterConfigs(r.clone())
             }
+            // The ACL flows build their refusals themselves.
+            NodeResponse::CreateAcls(r) => NodeResponse::CreateAcls(r.clone()),
+            NodeResponse::DeleteAcls(r) => NodeResponse::DeleteAcls(r.clone()),
+            NodeResponse::DescribeAcls(r) => NodeResponse::DescribeAcls(r.clone()),
             NodeResponse::ListPartitionReassignments(_) => {
                 NodeResponse::ListPartitionReassignments(
                     messages::ListPartitionReassignmentsResponse {
@@ -387,6 +418,9 @@ impl NodeResponse {
                 frame::encode_response(key, v, corr, r, v)
             }
             NodeResponse::AlterPartition(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::CreateAcls(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::DeleteAcls(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::DescribeAcls(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::ElectLeaders(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::AlterPartitionReassignments(r) => {
                 frame::encode_response(key, v, corr, r, v)
@@ -561,6 +595,7 @@ pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
                 correlation_id,
                 request,
                 enveloped: None,
+                principal: None,
             }),
             Err(error) => Outcome::Close(CloseReason::BadBody {
                 api_key,
@@ -614,6 +649,7 @@ pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
                         correlation_id,
                         request: NodeRequest::Register(r),
                         enveloped: None,
+                        principal: None,
                     })
                 },
             )
@@ -713,6 +749,18 @@ fn controller_call(
             messages::UnregisterControllerRequest::decode_exact(body, version)
                 .map(|r| NodeRequest::UnregisterController(r, version))
         }
+        messages::CreateAclsRequest::API_KEY => {
+            messages::CreateAclsRequest::decode_exact(body, version)
+                .map(|r| NodeRequest::Acls(AclRequest::Create(r), version))
+        }
+        messages::DeleteAclsRequest::API_KEY => {
+            messages::DeleteAclsRequest::decode_exact(body, version)
+                .map(|r| NodeRequest::Acls(AclRequest::Delete(r), version))
+        }
+        messages::DescribeAclsRequest::API_KEY => {
+            messages::DescribeAclsRequest::decode_exact(body, version)
+                .map(|r| NodeRequest::Acls(AclRequest::Describe(r), version))
+        }
         _ => return None,
     })
 }
@@ -743,6 +791,7 @@ fn envelope(
             version,
             correlation_id,
             body,
+            principal,
         } => match controller_call(key, version, &body) {
             Some(Ok(inner)) => Ok(Outcome::Node(NodeCall {
                 api_key: key,
@@ -753,6 +802,7 @@ fn envelope(
                     version: request.api_version(),
                     correlation_id: request.correlation_id(),
                 }),
+                principal: Some(principal),
             })),
             // Java: an inner request that does not parse is an envelope-level
             // UNSUPPORTED_VERSION.

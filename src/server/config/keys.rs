@@ -5,6 +5,7 @@
 /// Every key `ControllerConfig` reads. Keep in sync with `mod.rs` (a test checks it).
 pub const USED_KEYS: &[&str] = &[
     "advertised.listeners",
+    "authorizer.class.name",
     "broker.heartbeat.interval.ms",
     "broker.id",
     "broker.session.timeout.ms",
@@ -44,12 +45,8 @@ pub const USED_KEYS: &[&str] = &[
     "socket.request.max.bytes",
 ];
 
-/// Kafka keys that change security behaviour: ignoring them quietly could mislead, so they warn.
-const SECURITY_KEYS: &[&str] = &[
-    "authorizer.class.name",
-    "super.users",
-    "allow.everyone.if.no.acl.found",
-];
+/// `StandardAuthorizer`'s own keys (read with `authorizer.class.name`; not `KafkaConfig` keys).
+pub const AUTHORIZER_KEYS: &[&str] = &["super.users", "allow.everyone.if.no.acl.found"];
 
 /// All server keys of Kafka 4.4.0, one per line (`#` lines are comments).
 const KAFKA_KEYS: &str = include_str!("kafka-4.4.0-keys.txt");
@@ -61,8 +58,6 @@ pub enum KeyKind {
     Used,
     /// A Kafka key kraftd has no use for (broker settings, SSL, ...): logged at debug.
     KafkaIgnored,
-    /// A Kafka key whose absence of effect matters (authorization): logged as a warning.
-    KafkaUnsupported,
     /// Not a Kafka 4.4 key: warned about, with the closest known key if one is near.
     Unknown { suggestion: Option<&'static str> },
 }
@@ -75,10 +70,8 @@ fn kafka_keys() -> impl Iterator<Item = &'static str> {
 }
 
 pub fn classify(key: &str) -> KeyKind {
-    if USED_KEYS.contains(&key) {
+    if USED_KEYS.contains(&key) || AUTHORIZER_KEYS.contains(&key) {
         KeyKind::Used
-    } else if SECURITY_KEYS.contains(&key) {
-        KeyKind::KafkaUnsupported
     } else if kafka_keys().any(|k| k == key) || key.starts_with("listener.name.") {
         // `listener.name.<listener>.<setting>` is Kafka's per-listener override family.
         KeyKind::KafkaIgnored
@@ -147,7 +140,8 @@ mod tests {
             classify("listener.name.controller.ssl.keystore.location"),
             KeyKind::KafkaIgnored
         );
-        assert_eq!(classify("authorizer.class.name"), KeyKind::KafkaUnsupported);
+        assert_eq!(classify("authorizer.class.name"), KeyKind::Used);
+        assert_eq!(classify("super.users"), KeyKind::Used);
         assert_eq!(
             classify("node.idd"),
             KeyKind::Unknown {

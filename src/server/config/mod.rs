@@ -24,6 +24,7 @@ mod values;
 #[cfg(test)]
 mod tests;
 
+use crate::controller::acls::authorizer::{AuthorizerConfig, STANDARD_AUTHORIZER};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -142,6 +143,31 @@ pub struct ControllerSettings {
     pub auto_leader_rebalance_enable: bool,
     /// `leader.imbalance.check.interval.seconds`: how often it looks.
     pub leader_imbalance_check_interval_seconds: u32,
+    /// `authorizer.class.name` (only `StandardAuthorizer`) with `super.users` and
+    /// `allow.everyone.if.no.acl.found`; `None`: no authorizer (ACL APIs are
+    /// SECURITY_DISABLED, every request is allowed).
+    pub authorizer: Option<AuthorizerConfig>,
+}
+
+/// `authorizer.class.name`: empty or absent is no authorizer; kraftd implements only
+/// `StandardAuthorizer` (the ACLs live in the metadata log it serves).
+fn authorizer(r: &Reader<'_>) -> Result<Option<AuthorizerConfig>, ConfigError> {
+    let class = r.raw("authorizer.class.name").map_or("", str::trim);
+    if class.is_empty() {
+        return Ok(None);
+    }
+    if class != STANDARD_AUTHORIZER {
+        return Err(ConfigError::Unsupported(format!(
+            "authorizer.class.name={class} is not supported: kraftd implements only \
+             {STANDARD_AUTHORIZER} (set that, or remove the key for no authorizer)"
+        )));
+    }
+    AuthorizerConfig::parse(
+        r.raw("super.users"),
+        r.raw("allow.everyone.if.no.acl.found"),
+    )
+    .map(Some)
+    .map_err(ConfigError::Unsupported)
 }
 
 /// Looks up raw values and applies Kafka's defaults and validators.
@@ -309,6 +335,7 @@ impl ControllerConfig {
                 300,
                 1,
             )?,
+            authorizer: authorizer(&r)?,
         };
         Ok(ControllerConfig {
             node_id,
@@ -369,10 +396,6 @@ fn report_keys(props: &Properties) -> (Vec<String>, Vec<String>) {
             KeyKind::Used => {}
             KeyKind::KafkaIgnored => {
                 tracing::debug!("{key} ({origin}) is a Kafka setting kraftd does not use; ignored");
-                ignored.push(key.to_owned());
-            }
-            KeyKind::KafkaUnsupported => {
-                tracing::warn!("{key} ({origin}) is not supported by kraftd and has no effect: requests are not authorized");
                 ignored.push(key.to_owned());
             }
             KeyKind::Unknown { suggestion } => {

@@ -25,6 +25,7 @@
 //! * `settings`: Kafka's property names to the node's settings.
 //! * `storage`: the raft core's log and quorum-state traits over the files of `src/log`.
 
+mod acl_flow;
 mod activation;
 mod broker_flow;
 mod clock;

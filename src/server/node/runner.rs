@@ -331,9 +331,11 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             }
             Event::Node {
                 listener: _,
+                principal,
                 request,
                 reply,
             } => match request {
+                NodeRequest::Acls(r, v) => self.acls(now, v, r, &principal, reply)?,
                 NodeRequest::Register(r) => self.register(now, r, reply)?,
                 NodeRequest::BrokerRegistration(r, v) => {
                     self.broker_registration(now, v, r, reply)?

@@ -21,8 +21,9 @@ pub use envelope::{answer_envelope, envelope_error, wrap_frame, EnvelopeAnswer};
 pub use replies::{
     allocate_producer_ids, alter_client_quotas, alter_partition, alter_partition_reassignments,
     alter_user_scram_credentials, assign_replicas_to_dirs, broker_heartbeat, broker_registration,
-    create_partitions, create_partitions_failed, create_topics, delete_topics, elect_leaders,
-    elect_leaders_failed, unregister_broker, update_features,
+    create_acls, create_partitions, create_partitions_failed, create_topics, delete_acls,
+    delete_topics, describe_acls, elect_leaders, elect_leaders_failed, unregister_broker,
+    update_features,
 };
 
 /// What a controller that is not the active one needs to know to answer as Java does.
@@ -145,6 +146,7 @@ macro_rules! controller_apis {
 controller_apis! {
     "CreateTopics", CreateTopicsRequest, CreateTopicsResponse, replies::create_topics;
     "DeleteTopics", DeleteTopicsRequest, DeleteTopicsResponse, replies::delete_topics;
+    "DescribeAcls", DescribeAclsRequest, DescribeAclsResponse, replies::describe_acls;
     "CreateAcls", CreateAclsRequest, CreateAclsResponse, replies::create_acls;
     "DeleteAcls", DeleteAclsRequest, DeleteAclsResponse, replies::delete_acls;
     "AlterConfigs", AlterConfigsRequest, AlterConfigsResponse, replies::alter_configs;

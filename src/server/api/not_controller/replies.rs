@@ -320,7 +320,16 @@ pub(super) fn incremental_alter_configs(
     }
 }
 
-pub(super) fn create_acls(r: &CreateAclsRequest, _v: i16, _ctx: &NonActive) -> CreateAclsResponse {
+pub fn describe_acls(_r: &DescribeAclsRequest, _v: i16, _ctx: &NonActive) -> DescribeAclsResponse {
+    // Without an authorizer (AclApis' message names the broker even on a controller).
+    DescribeAclsResponse {
+        error_code: ErrorCode::SECURITY_DISABLED.0,
+        error_message: Some("No Authorizer is configured on the broker".into()),
+        ..Default::default()
+    }
+}
+
+pub fn create_acls(r: &CreateAclsRequest, _v: i16, _ctx: &NonActive) -> CreateAclsResponse {
     // kraftd runs no authorizer: Java's answer without one is SECURITY_DISABLED.
     CreateAclsResponse {
         results: r
@@ -336,7 +345,7 @@ pub(super) fn create_acls(r: &CreateAclsRequest, _v: i16, _ctx: &NonActive) -> C
     }
 }
 
-pub(super) fn delete_acls(r: &DeleteAclsRequest, _v: i16, _ctx: &NonActive) -> DeleteAclsResponse {
+pub fn delete_acls(r: &DeleteAclsRequest, _v: i16, _ctx: &NonActive) -> DeleteAclsResponse {
     DeleteAclsResponse {
         filter_results: r
             .filters

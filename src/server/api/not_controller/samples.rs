@@ -41,6 +41,15 @@ pub fn sample_request(
             ..Default::default()
         }
         .encode_to_vec(version),
+        29 => DescribeAclsRequest {
+            resource_type_filter: 2,
+            resource_name_filter: Some(t),
+            pattern_type_filter: 3,
+            operation: 1,
+            permission_type: 1,
+            ..Default::default()
+        }
+        .encode_to_vec(version),
         30 => CreateAclsRequest {
             creations: vec![create_acls_request::AclCreation {
                 resource_type: 2,

@@ -30,7 +30,7 @@ fn every_api_at_every_version_answers_not_controller_or_a_check_java_makes_first
             let reply = json(api.key, v, &a.body);
             let expected = match api.key {
                 // Without an authorizer Java answers SECURITY_DISABLED before anything else.
-                30 | 31 => ErrorCode::SECURITY_DISABLED,
+                29..=31 => ErrorCode::SECURITY_DISABLED,
                 // Token requests straight over PLAINTEXT are refused before the controller.
                 38..=40 => ErrorCode::DELEGATION_TOKEN_REQUEST_NOT_ALLOWED,
                 // A 4.4 controller has no handler for it, active or not.
@@ -200,19 +200,22 @@ fn a_forwarded_request_answered_not_controller_becomes_an_envelope_not_controlle
 }
 
 #[test]
-fn a_forwarded_answer_without_not_controller_comes_back_inside_the_envelope() {
+fn a_forwarded_acl_request_goes_to_the_node_with_the_envelopes_principal() {
     let inner = sample_request(30, 3, "t", Uuid::ZERO).unwrap().unwrap();
-    let r = envelope_answer(inner_frame(30, 3, inner));
-    assert_eq!(r.error_code, 0);
-    let data = r.response_data.unwrap();
-    // The payload is the inner response header (correlation id 41, flexible) and body.
-    let mut reader = crate::protocol::codec::Reader::new(&data);
-    let header = crate::protocol::messages::ResponseHeader::decode(&mut reader, 1).unwrap();
-    assert_eq!(header.correlation_id, 41);
-    assert!(reports(
-        &json(30, 3, reader.rest()),
-        ErrorCode::SECURITY_DISABLED
-    ));
+    let body = envelope(inner_frame(30, 3, inner)).unwrap();
+    let request = EnvelopeRequest::decode_exact(&body, 0).unwrap();
+    match answer_envelope(&request, &follower()).unwrap() {
+        EnvelopeAnswer::Node {
+            key,
+            correlation_id,
+            principal,
+            ..
+        } => {
+            assert_eq!((key, correlation_id), (30, 41));
+            assert_eq!(principal.to_string(), "User:ANONYMOUS");
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]

@@ -1,0 +1,182 @@
+//! The controller's authorizer: Kafka 4.4's `StandardAuthorizer` over the image's ACLs
+//! (`StandardAuthorizerData.authorize`). A super user is allowed everything; otherwise the ACLs
+//! that apply to the resource (LITERAL with its name, LITERAL `*`, PREFIXED with a prefix of its
+//! name, of the same resource type) decide: a matching DENY wins, then a matching ALLOW; with
+//! no ACL on the resource at all, `allow.everyone.if.no.acl.found` decides.
+
+use std::collections::BTreeSet;
+use std::net::IpAddr;
+
+use super::{operation, pattern, permission, Acl, AclsImage, WILDCARD};
+use crate::controller::principal::RequestPrincipal;
+
+/// The class name of the one authorizer kraftd implements.
+pub const STANDARD_AUTHORIZER: &str = "org.apache.kafka.metadata.authorizer.StandardAuthorizer";
+
+/// Any principal of type User (`StandardAuthorizer.WILDCARD_PRINCIPAL`).
+const WILDCARD_PRINCIPAL: &str = "User:*";
+
+/// `StandardAuthorizer`'s settings.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AuthorizerConfig {
+    /// `super.users`: principals (`User:name`) allowed everything.
+    pub super_users: BTreeSet<String>,
+    /// `allow.everyone.if.no.acl.found`.
+    pub allow_everyone_if_no_acl_found: bool,
+}
+
+impl AuthorizerConfig {
+    /// Reads the two settings as `StandardAuthorizer.configure` does: `super.users` split on
+    /// `;`, each trimmed and non-empty entry a `type:name` principal; the flag is true only
+    /// for `true` in any case (`Boolean.parseBoolean`).
+    pub fn parse(super_users: Option<&str>, allow_everyone: Option<&str>) -> Result<Self, String> {
+        let mut users = BTreeSet::new();
+        for entry in super_users.unwrap_or("").split(';').map(str::trim) {
+            if entry.is_empty() {
+                continue;
+            }
+            if !entry.contains(':') {
+                return Err(format!(
+                    "invalid super.users entry '{entry}': expected a principal such as User:admin (type, colon, name)"
+                ));
+            }
+            users.insert(entry.to_string());
+        }
+        Ok(AuthorizerConfig {
+            super_users: users,
+            allow_everyone_if_no_acl_found: allow_everyone
+                .is_some_and(|v| v.trim().eq_ignore_ascii_case("true")),
+        })
+    }
+
+    /// Whether `who` may do `op` on the resource `(resource_type, name)`.
+    pub fn authorize(
+        &self,
+        acls: &AclsImage,
+        who: &RequestPrincipal,
+        resource_type: i8,
+        name: &str,
+        op: i8,
+    ) -> bool {
+        let principal = format!("{}:{}", who.principal_type, who.name);
+        if self.super_users.contains(&principal) {
+            return true;
+        }
+        let host = java_host_address(who.host);
+        let mut applicable = false;
+        let mut allowed = false;
+        for acl in acls.by_id.values() {
+            if acl.resource_type != resource_type || !applies(acl, name) {
+                continue;
+            }
+            applicable = true;
+            match verdict(acl, &principal, &host, op) {
+                Some(false) => return false,
+                Some(true) => allowed = true,
+                None => {}
+            }
+        }
+        allowed || (!applicable && self.allow_everyone_if_no_acl_found)
+    }
+}
+
+/// Whether an ACL's resource pattern covers the resource `name`.
+fn applies(acl: &Acl, name: &str) -> bool {
+    match acl.pattern_type {
+        pattern::LITERAL => acl.resource_name == name || acl.resource_name == WILDCARD,
+        pattern::PREFIXED => name.starts_with(&acl.resource_name),
+        _ => false,
+    }
+}
+
+/// `StandardAuthorizerData.findResult`: `None` if the ACL does not speak to this principal,
+/// host and operation; else whether it allows.
+fn verdict(acl: &Acl, principal: &str, host: &str, op: i8) -> Option<bool> {
+    if acl.principal != principal && acl.principal != WILDCARD_PRINCIPAL {
+        return None;
+    }
+    if acl.host != WILDCARD && acl.host != host && !cidr_contains(&acl.host, host) {
+        return None;
+    }
+    let allow = acl.permission_type == permission::ALLOW;
+    if acl.operation != operation::ALL {
+        let covered = if allow {
+            match op {
+                // An ALLOW of these operations implies DESCRIBE (or DESCRIBE_CONFIGS).
+                operation::DESCRIBE => matches!(
+                    acl.operation,
+                    operation::DESCRIBE
+                        | operation::READ
+                        | operation::WRITE
+                        | operation::DELETE
+                        | operation::ALTER
+                ),
+                operation::DESCRIBE_CONFIGS => matches!(
+                    acl.operation,
+                    operation::DESCRIBE_CONFIGS | operation::ALTER_CONFIGS
+                ),
+                _ => acl.operation == op,
+            }
+        } else {
+            acl.operation == op
+        };
+        if !covered {
+            return None;
+        }
+    }
+    Some(allow)
+}
+
+/// Java's `InetAddress.getHostAddress`: IPv6 as eight hex groups without zero compression.
+pub fn java_host_address(ip: IpAddr) -> String {
+    match ip {
+        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V6(v6) => v6
+            .segments()
+            .iter()
+            .map(|s| format!("{s:x}"))
+            .collect::<Vec<_>>()
+            .join(":"),
+    }
+}
+
+/// A parsed `address/prefix` (Kafka's `CidrUtils`, over commons-net's `SubnetUtils`).
+pub fn parse_cidr(cidr: &str) -> Option<(IpAddr, u8)> {
+    let (addr, len) = cidr.split_once('/')?;
+    let len: u8 = len.parse().ok()?;
+    let addr: IpAddr = if cidr.contains(':') {
+        IpAddr::V6(addr.parse().ok()?)
+    } else {
+        // SubnetUtils wants four dotted decimal parts.
+        if addr.split('.').count() != 4 {
+            return None;
+        }
+        IpAddr::V4(addr.parse().ok()?)
+    };
+    let max = if addr.is_ipv4() { 32 } else { 128 };
+    (len <= max && !(addr.is_ipv4() && len == 0)).then_some((addr, len))
+}
+
+/// `CidrUtils.isInRange(host, cidr)`: false for anything that does not parse.
+fn cidr_contains(cidr: &str, host: &str) -> bool {
+    if !cidr.contains('/') {
+        return false;
+    }
+    let Some((net, len)) = parse_cidr(cidr) else {
+        return false;
+    };
+    let Ok(host) = host.parse::<IpAddr>() else {
+        return false;
+    };
+    match (net, host) {
+        (IpAddr::V4(n), IpAddr::V4(h)) => {
+            let mask = u32::MAX.checked_shl(32 - len as u32).unwrap_or(0);
+            u32::from(n) & mask == u32::from(h) & mask
+        }
+        (IpAddr::V6(n), IpAddr::V6(h)) => {
+            let mask = u128::MAX.checked_shl(128 - len as u32).unwrap_or(0);
+            u128::from(n) & mask == u128::from(h) & mask
+        }
+        _ => false,
+    }
+}
