@@ -58,6 +58,8 @@ fn delete(filters: &[(i8, Option<&str>, i8)]) -> Call {
                 resource_type_filter: rt,
                 resource_name_filter: name.map(str::to_string),
                 pattern_type_filter: pt,
+                principal_filter: None,
+                host_filter: None,
                 operation: 1,
                 permission_type: 1,
                 ..Default::default()
@@ -73,6 +75,8 @@ fn describe(rt: i8, name: Option<&str>, pt: i8, principal: Option<&str>) -> Call
         resource_name_filter: name.map(str::to_string),
         pattern_type_filter: pt,
         principal_filter: principal.map(str::to_string),
+        // Any host: the codec's default is "", which only an ACL for host "" would match.
+        host_filter: None,
         operation: 1,
         permission_type: 1,
         ..Default::default()
