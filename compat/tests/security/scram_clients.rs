@@ -1,9 +1,11 @@
-//! SCRAM end to end on kraftd: a stock Kafka 4.4 broker with a SASL_PLAINTEXT listener
-//! (SCRAM-SHA-256) runs on kraftd; `kafka-configs` adds alice's credential through the broker
-//! (an Envelope to kraftd, which derives the keys), and then a client authenticating as alice
-//! produces and consumes; with a wrong password it is refused, and once `kafka-configs`
-//! deletes the credential the right password is refused too. Last, Java's image of kraftd's
-//! log equals kraftd's.
+//! SCRAM and ACLs end to end on kraftd: a stock Kafka 4.4 broker with a SASL_PLAINTEXT listener
+//! (SCRAM-SHA-256) and StandardAuthorizer (as has kraftd; User:ANONYMOUS, the PLAINTEXT
+//! tools and the broker itself, is a super user) runs on kraftd; `kafka-configs` adds alice's
+//! credential through the broker (an Envelope to kraftd, which derives the keys); alice is
+//! authenticated but not authorized until `kafka-acls` allows her the topic and her group, and
+//! then produces and consumes; once the ACLs are removed she is denied again. With a wrong
+//! password she is refused, and once `kafka-configs` deletes the credential the right password
+//! is refused too. Last, Java's image of kraftd's log equals kraftd's.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -125,6 +127,51 @@ impl Clients<'_> {
     }
 }
 
+/// `kafka-acls` through the broker allowing (or no longer allowing) alice every operation on
+/// the topic and on every group.
+fn acls(c: &Clients, action: &str) -> Output {
+    let mut args = vec![
+        action,
+        "--allow-principal",
+        "User:alice",
+        "--operation",
+        "All",
+        "--topic",
+        "secrets",
+        "--group",
+        "*",
+    ];
+    if action == "--remove" {
+        args.push("--force");
+    }
+    c.admin(Tool::Acls, &args)
+}
+
+/// A console producer as alice, which the broker must not authorize.
+fn assert_produce_denied(c: &Clients, why: &str) {
+    let config = c.login("alice-secret");
+    let options = ToolOptions {
+        stdin: Some(b"denied\n".to_vec()),
+        ..ToolOptions::default()
+    };
+    let args = [
+        "--bootstrap-server",
+        c.sasl.as_str(),
+        "--topic",
+        "secrets",
+        "--command-config",
+        config.as_str(),
+    ];
+    let out = c
+        .kafka
+        .tool_with(c.kafka.main_class(Tool::ConsoleProducer), &args, &options);
+    assert!(
+        out.to_string()
+            .contains("Not authorized to access topics: [secrets]"),
+        "{why}: expected alice to be denied the topic:\n{out}"
+    );
+}
+
 fn assert_refused(out: &Output, why: &str) {
     assert!(
         !out.success() && out.to_string().contains(REFUSED),
@@ -133,12 +180,21 @@ fn assert_refused(out: &Output, why: &str) {
 }
 
 #[test]
-fn scram_users_authenticate_on_brokers_running_on_kraftd() {
+fn scram_users_and_acls_take_effect_on_brokers_running_on_kraftd() {
     let kafka = Kafka::get();
     let dir = TestDir::new();
     let (plaintext, sasl) = (free_port(), free_port());
-    let mut c = TopicCluster::start_configured(&dir, Kind::Kraftd, &[BROKER], &[], |b| {
+    let authorizer = [
+        (
+            "authorizer.class.name",
+            "org.apache.kafka.metadata.authorizer.StandardAuthorizer".to_string(),
+        ),
+        ("super.users", "User:ANONYMOUS".to_string()),
+    ];
+    let mut c = TopicCluster::start_configured(&dir, Kind::Kraftd, &[BROKER], &authorizer, |b| {
         b.broker_port(plaintext)
+            .prop("authorizer.class.name", &authorizer[0].1)
+            .prop("super.users", &authorizer[1].1)
             .prop(
                 "listeners",
                 format!("PLAINTEXT://127.0.0.1:{plaintext},SASL_PLAINTEXT://127.0.0.1:{sasl}"),
@@ -173,7 +229,36 @@ fn scram_users_authenticate_on_brokers_running_on_kraftd() {
     clients.alter(&["--add-config", "SCRAM-SHA-256=[password=alice-secret]"]);
     clients.describe_until(|o| o.contains("SCRAM-SHA-256=iterations=4096"));
     clients.list_topics("alice-secret").assert_success();
+    assert_produce_denied(&clients, "before any ACL");
+    acls(&clients, "--add").assert_success();
+    let listed = clients.admin(Tool::Acls, &["--list", "--topic", "secrets"]);
+    assert!(
+        listed.success() && listed.stdout.contains("principal=User:alice"),
+        "{listed}"
+    );
+    let deadline = Instant::now() + PROPAGATION;
+    while !clients
+        .list_topics("alice-secret")
+        .stdout
+        .contains("secrets")
+    {
+        assert!(Instant::now() < deadline, "alice never saw topic secrets");
+        std::thread::sleep(Duration::from_millis(500));
+    }
     clients.produce_and_consume("alice-secret", &["one", "two", "three"]);
+    eprintln!("kafka-acls allowed alice the topic and her group: she produced and consumed");
+    acls(&clients, "--remove").assert_success();
+    let deadline = Instant::now() + PROPAGATION;
+    while clients
+        .list_topics("alice-secret")
+        .stdout
+        .contains("secrets")
+    {
+        assert!(Instant::now() < deadline, "alice still sees topic secrets");
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    assert_produce_denied(&clients, "after the ACLs were removed");
+    eprintln!("with the ACLs removed, alice is denied again");
     assert_refused(&clients.list_topics("not-her-secret"), "a wrong password");
     eprintln!("alice authenticated with SCRAM-SHA-256, produced and consumed; a wrong password was refused");
 
