@@ -77,14 +77,28 @@ fn describe_versions(m: &OracleMessage) -> String {
     s
 }
 
+/// kraftd's messages the kafka-protocol crate (0.18) has no type for: Kafka 4.4's
+/// UnregisterController. Real Kafka checks their bytes instead (compat
+/// `unregister_controller`: the same requests to Java and kraftd, answers decoded by kraftd).
+const NOT_IN_KAFKA_PROTOCOL: &[&str] = &[
+    "UnregisterControllerRequest",
+    "UnregisterControllerResponse",
+];
+
 #[test]
 fn the_table_lists_every_kraftd_api() {
     let table: BTreeSet<&str> = oracle_messages().iter().map(|m| m.name).collect();
-    let registry: BTreeSet<&str> = REGISTRY
+    let mut registry: BTreeSet<&str> = REGISTRY
         .iter()
         .filter(|e| matches!(e.kind, SchemaKind::Request | SchemaKind::Response))
         .map(|e| e.name)
         .collect();
+    for name in NOT_IN_KAFKA_PROTOCOL {
+        assert!(
+            registry.remove(name),
+            "{name} is no kraftd message any more"
+        );
+    }
     assert_eq!(
         table, registry,
         "tests/codec_oracle/apis.rs must list exactly kraftd's requests and responses"
