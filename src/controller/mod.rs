@@ -26,6 +26,7 @@ pub mod java;
 pub mod json;
 pub mod leadership;
 pub mod metadata_version;
+pub mod principal;
 pub mod producer_ids;
 pub mod quotas;
 pub mod replication;

@@ -14,6 +14,7 @@ use tracing::{debug, info, warn, Instrument};
 use super::api::{self, Outcome};
 use super::context::ServerContext;
 use super::node::NodeHandle;
+use crate::controller::principal::RequestPrincipal;
 
 /// Kafka's `connections.max.idle.ms` default: an idle connection is closed after this long.
 pub const CONNECTION_MAX_IDLE: Duration = Duration::from_secs(600);
@@ -160,7 +161,7 @@ async fn serve_connection(
             Outcome::Raft(call) => {
                 raft_answer(&ctx, listener, client_software.as_deref(), call).await
             }
-            Outcome::Node(call) => node_answer(&ctx, listener, call).await,
+            Outcome::Node(call) => node_answer(&ctx, listener, peer, call).await,
             other => other,
         };
         let outcome = match outcome {
@@ -216,18 +217,26 @@ async fn raft_answer(
 
 /// Waits for the node loop's answer to a `ControllerRegistration` (sent once its record is
 /// committed, or refused) or an `UpdateRaftVoter`.
-async fn node_answer(ctx: &ServerContext, listener: &str, call: api::NodeCall) -> Outcome {
+async fn node_answer(
+    ctx: &ServerContext,
+    listener: &str,
+    peer: SocketAddr,
+    call: api::NodeCall,
+) -> Outcome {
     let api::NodeCall {
         api_key,
         api_version,
         correlation_id,
         request,
         enveloped,
+        principal,
     } = call;
+    // A direct request is the connection's: PLAINTEXT, so anonymous.
+    let principal = principal.unwrap_or_else(|| RequestPrincipal::anonymous(peer.ip()));
     node_reply(
         ctx,
         api_key,
-        |node| node.call(listener, request),
+        |node| node.call(listener, principal, request),
         |response| response.answer(api_key, api_version, correlation_id, enveloped),
     )
     .await

@@ -11,6 +11,7 @@ pub mod raft;
 
 use std::fmt;
 
+use crate::controller::principal::RequestPrincipal;
 use crate::protocol::codec::{ApiMessage, EncodeError, Message};
 use crate::protocol::frame::{self, ParsedRequest};
 use crate::protocol::messages;
@@ -123,6 +124,9 @@ pub struct NodeCall {
     pub request: NodeRequest,
     /// The Envelope this request came in, if a broker forwarded it (UnregisterBroker).
     pub enveloped: Option<Enveloped>,
+    /// The principal the Envelope named; `None` for a direct request, which is the
+    /// connection's (the listener knows its address).
+    pub principal: Option<RequestPrincipal>,
 }
 
 #[derive(Debug, PartialEq)]
@@ -586,6 +590,7 @@ pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
                 correlation_id,
                 request,
                 enveloped: None,
+                principal: None,
             }),
             Err(error) => Outcome::Close(CloseReason::BadBody {
                 api_key,
@@ -642,6 +647,7 @@ pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
                         correlation_id,
                         request: NodeRequest::Register(r),
                         enveloped: None,
+                        principal: None,
                     })
                 },
             )
@@ -772,6 +778,7 @@ fn envelope(
             version,
             correlation_id,
             body,
+            principal,
         } => match controller_call(key, version, &body) {
             Some(Ok(inner)) => Ok(Outcome::Node(NodeCall {
                 api_key: key,
@@ -782,6 +789,7 @@ fn envelope(
                     version: request.api_version(),
                     correlation_id: request.correlation_id(),
                 }),
+                principal: Some(principal),
             })),
             // Java: an inner request that does not parse is an envelope-level
             // UNSUPPORTED_VERSION.

@@ -5,6 +5,7 @@ use std::sync::mpsc;
 
 use tokio::sync::{oneshot, watch};
 
+use crate::controller::principal::RequestPrincipal;
 use crate::raft::{Epoch, Offset, Request, Response};
 use crate::server::api::{NodeRequest, NodeResponse};
 use crate::server::peer::Completion;
@@ -32,6 +33,8 @@ pub enum Event {
     /// A `ControllerRegistration` or `UpdateRaftVoter` from another controller.
     Node {
         listener: String,
+        /// Who sent it (authorization, and who owns what it creates).
+        principal: RequestPrincipal,
         request: NodeRequest,
         reply: oneshot::Sender<NodeResponse>,
     },
@@ -94,12 +97,14 @@ impl NodeHandle {
     pub fn call(
         &self,
         listener: &str,
+        principal: RequestPrincipal,
         request: NodeRequest,
     ) -> Result<oneshot::Receiver<NodeResponse>, String> {
         let (reply, rx) = oneshot::channel();
         self.events
             .send(Event::Node {
                 listener: listener.to_string(),
+                principal,
                 request,
                 reply,
             })

@@ -360,6 +360,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             }
             Event::Node {
                 listener: _,
+                principal: _,
                 request,
                 reply,
             } => match request {

@@ -5,15 +5,15 @@
 //! active controller and forwards again (`RequestChannel.buildResponseSend`).
 
 use super::{answer, AnswerError, NonActive};
-use crate::protocol::codec::{ApiMessage, Message, RawBody};
+use crate::controller::principal::{client_address, decode_principal, RequestPrincipal};
+use crate::protocol::codec::{ApiMessage, RawBody};
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::frame;
 use crate::protocol::messages::{
     AllocateProducerIdsRequest, AlterClientQuotasRequest, AlterConfigsRequest,
-    CreatePartitionsRequest, CreateTopicsRequest, DefaultPrincipalData, DeleteTopicsRequest,
-    DescribeQuorumRequest, ElectLeadersRequest, EnvelopeRequest, EnvelopeResponse,
-    IncrementalAlterConfigsRequest, ListPartitionReassignmentsRequest, UnregisterBrokerRequest,
-    UpdateFeaturesRequest,
+    CreatePartitionsRequest, CreateTopicsRequest, DeleteTopicsRequest, DescribeQuorumRequest,
+    ElectLeadersRequest, EnvelopeRequest, EnvelopeResponse, IncrementalAlterConfigsRequest,
+    ListPartitionReassignmentsRequest, UnregisterBrokerRequest, UpdateFeaturesRequest,
 };
 
 /// The APIs Kafka 4.4 lets a broker forward (`ApiKeys.forwardable`).
@@ -40,6 +40,8 @@ pub enum EnvelopeAnswer {
         version: i16,
         correlation_id: i32,
         body: Vec<u8>,
+        /// The client's principal and address, as the broker forwarded them.
+        principal: RequestPrincipal,
     },
 }
 
@@ -73,12 +75,17 @@ pub fn answer_envelope(
     envelope: &EnvelopeRequest,
     ctx: &NonActive,
 ) -> Result<EnvelopeAnswer, AnswerError> {
-    if !principal_decodes(envelope.request_principal.as_deref()) {
+    let Some(data) = envelope
+        .request_principal
+        .as_deref()
+        .and_then(decode_principal)
+    else {
         return Ok(failed(ErrorCode::PRINCIPAL_DESERIALIZATION_FAILURE));
-    }
-    if !matches!(envelope.client_host_address.len(), 4 | 16) {
+    };
+    let Some(host) = client_address(&envelope.client_host_address) else {
         return Ok(failed(ErrorCode::INVALID_REQUEST));
-    }
+    };
+    let principal = RequestPrincipal::forwarded(data, host);
     let Ok(inner) = frame::parse_request(&envelope.request_data) else {
         return Ok(failed(ErrorCode::UNSUPPORTED_VERSION));
     };
@@ -118,6 +125,7 @@ pub fn answer_envelope(
             version,
             correlation_id,
             body: inner.body.to_vec(),
+            principal,
         });
     }
     let forwarded = NonActive {
@@ -154,18 +162,4 @@ fn wrap(
 ) -> Result<EnvelopeResponse, AnswerError> {
     let framed = frame::encode_response(key, version, correlation_id, &RawBody(body), version)?;
     Ok(wrap_frame(&framed))
-}
-
-/// Kafka's `DefaultKafkaPrincipalBuilder.deserialize`: an int16 version, then
-/// `DefaultPrincipalData` at that version; bytes after it are ignored.
-fn principal_decodes(bytes: Option<&[u8]>) -> bool {
-    let Some(bytes) = bytes else { return false };
-    let Some((version, rest)) = bytes.split_first_chunk::<2>() else {
-        return false;
-    };
-    let version = i16::from_be_bytes(*version);
-    let mut r = crate::protocol::codec::Reader::new(rest);
-    (DefaultPrincipalData::LOWEST_VERSION..=DefaultPrincipalData::HIGHEST_VERSION)
-        .contains(&version)
-        && DefaultPrincipalData::decode(&mut r, version).is_ok()
 }
