@@ -142,6 +142,8 @@ pub struct ControllerSettings {
     pub auto_leader_rebalance_enable: bool,
     /// `leader.imbalance.check.interval.seconds`: how often it looks.
     pub leader_imbalance_check_interval_seconds: u32,
+    /// `delegation.token.secret.key`, `.max.lifetime.ms`, `.expiry.time.ms`.
+    pub delegation_tokens: crate::controller::tokens::decide::TokenSettings,
 }
 
 /// Looks up raw values and applies Kafka's defaults and validators.
@@ -309,6 +311,23 @@ impl ControllerConfig {
                 300,
                 1,
             )?,
+            delegation_tokens: crate::controller::tokens::decide::TokenSettings {
+                // Unset or empty: tokens are disabled.
+                secret_key: r
+                    .raw("delegation.token.secret.key")
+                    .filter(|k| !k.is_empty())
+                    .map(str::to_string),
+                max_lifetime_ms: r.long(
+                    "delegation.token.max.lifetime.ms",
+                    crate::controller::tokens::decide::DEFAULT_MAX_LIFETIME_MS,
+                    1,
+                )?,
+                expiry_time_ms: r.long(
+                    "delegation.token.expiry.time.ms",
+                    crate::controller::tokens::decide::DEFAULT_EXPIRY_TIME_MS,
+                    1,
+                )?,
+            },
         };
         Ok(ControllerConfig {
             node_id,

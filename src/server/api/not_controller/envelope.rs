@@ -118,6 +118,9 @@ pub fn answer_envelope(
         AlterClientQuotasRequest::API_KEY,
         crate::protocol::messages::UnregisterControllerRequest::API_KEY,
         crate::protocol::messages::AlterUserScramCredentialsRequest::API_KEY,
+        crate::protocol::messages::CreateDelegationTokenRequest::API_KEY,
+        crate::protocol::messages::RenewDelegationTokenRequest::API_KEY,
+        crate::protocol::messages::ExpireDelegationTokenRequest::API_KEY,
     ];
     if NODE_APIS.contains(&key) {
         return Ok(EnvelopeAnswer::Node {

@@ -21,7 +21,8 @@ pub use envelope::{answer_envelope, envelope_error, wrap_frame, EnvelopeAnswer};
 pub use replies::{
     allocate_producer_ids, alter_client_quotas, alter_partition, alter_partition_reassignments,
     alter_user_scram_credentials, assign_replicas_to_dirs, broker_heartbeat, broker_registration,
-    create_partitions, create_partitions_failed, create_topics, delete_topics, elect_leaders,
+    create_delegation_token, create_partitions, create_partitions_failed, create_topics,
+    delete_topics, elect_leaders, expire_delegation_token, renew_delegation_token,
     unregister_broker, update_features,
 };
 

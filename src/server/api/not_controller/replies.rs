@@ -357,7 +357,7 @@ fn token_requests_allowed(ctx: &NonActive) -> bool {
     ctx.forwarded
 }
 
-pub(super) fn create_delegation_token(
+pub fn create_delegation_token(
     r: &CreateDelegationTokenRequest,
     v: i16,
     ctx: &NonActive,
@@ -406,7 +406,7 @@ fn token_change_answer(ctx: &NonActive) -> (i16, i64) {
     }
 }
 
-pub(super) fn renew_delegation_token(
+pub fn renew_delegation_token(
     _r: &RenewDelegationTokenRequest,
     _v: i16,
     ctx: &NonActive,
@@ -419,7 +419,7 @@ pub(super) fn renew_delegation_token(
     }
 }
 
-pub(super) fn expire_delegation_token(
+pub fn expire_delegation_token(
     _r: &ExpireDelegationTokenRequest,
     _v: i16,
     ctx: &NonActive,
