@@ -53,15 +53,11 @@ fn replay<R>(image: &mut TokensImage, result: &ControllerResult<R>) {
     }
 }
 
-/// Creates a token for `owner` at `T0` and replays it: its id and HMAC.
+/// Creates a token for `owner` at `T0`, living at most 4 hours, and replays it.
 fn created(image: &mut TokensImage, owner: &str, renewers: &[&str]) -> CreatedToken {
-    let result = create_token(
-        &settings(),
-        latest(),
-        &request(owner, owner, renewers),
-        T0,
-        &mut JavaRandom::new(7),
-    );
+    let mut req = request(owner, owner, renewers);
+    req.max_lifetime_ms = 4 * HOUR;
+    let result = create_token(&settings(), latest(), &req, T0, &mut JavaRandom::new(7));
     replay(image, &result);
     result.reply.unwrap()
 }
@@ -194,18 +190,18 @@ fn the_owner_or_a_renewer_renews_until_the_max_timestamp() {
     );
     let stored = image.by_id.get(&t.token_id).unwrap().clone();
     assert_eq!(stored.expiry_timestamp, T0 + 3 * HOUR);
-    // Never beyond the max timestamp.
+    // Never beyond the max timestamp; a token expiring right now is still renewed.
     assert_eq!(
-        renew(&mut image, "alice", -1, T0 + 23 * HOUR),
-        Ok(T0 + 24 * HOUR)
+        renew(&mut image, "alice", -1, T0 + 3 * HOUR),
+        Ok(T0 + 4 * HOUR)
     );
     assert_eq!(
-        renew(&mut image, "carol", -1, T0 + 23 * HOUR),
+        renew(&mut image, "carol", -1, T0 + 3 * HOUR),
         Err("DELEGATION_TOKEN_OWNER_MISMATCH")
     );
     // Expired is checked before the owner.
     assert_eq!(
-        renew(&mut image, "carol", -1, T0 + 25 * HOUR),
+        renew(&mut image, "carol", -1, T0 + 5 * HOUR),
         Err("DELEGATION_TOKEN_EXPIRED")
     );
     assert_eq!(

@@ -5,7 +5,9 @@ use super::samples::{envelope, sample_request};
 use super::*;
 use crate::protocol::codec::Uuid;
 use crate::protocol::frame::encode_request;
-use crate::protocol::messages::{EnvelopeRequest, EnvelopeResponse, RequestHeader};
+use crate::protocol::messages::{
+    CreateDelegationTokenRequest, EnvelopeRequest, EnvelopeResponse, RequestHeader,
+};
 
 fn follower() -> NonActive {
     NonActive {
@@ -190,11 +192,34 @@ fn envelope_answer(inner: Vec<u8>) -> EnvelopeResponse {
 
 #[test]
 fn a_forwarded_request_answered_not_controller_becomes_an_envelope_not_controller() {
-    // CreateDelegationToken: answered here (CreateTopics and the other APIs the active
-    // controller serves go to the node loop, `a_forwarded_topic_request_goes_to_the_node`).
-    // Forwarded token requests are not refused for PLAINTEXT: the controller decides.
+    // A forwarded CreateDelegationToken past the PLAINTEXT check, answered by a node that is
+    // not active (`not_controller::create_delegation_token`), fails the Envelope as a whole.
     let inner = sample_request(38, 3, "t", Uuid::ZERO).unwrap().unwrap();
-    let r = envelope_answer(inner_frame(38, 3, inner));
+    let request = CreateDelegationTokenRequest::decode_exact(&inner, 3).unwrap();
+    let forwarded = NonActive {
+        forwarded: true,
+        ..follower()
+    };
+    let reply = create_delegation_token(&request, 3, &forwarded);
+    assert_eq!(reply.error_code, ErrorCode::NOT_CONTROLLER.0);
+    let outer = crate::server::api::Enveloped {
+        version: 0,
+        correlation_id: 7,
+    };
+    let crate::server::api::Outcome::Respond(bytes) =
+        crate::server::api::NodeResponse::CreateDelegationToken(reply).answer(
+            38,
+            3,
+            41,
+            Some(outer),
+        )
+    else {
+        panic!("not answered");
+    };
+    let mut reader = crate::protocol::codec::Reader::new(&bytes[4..]);
+    let header = crate::protocol::messages::ResponseHeader::decode(&mut reader, 1).unwrap();
+    assert_eq!(header.correlation_id, 7);
+    let r = EnvelopeResponse::decode_exact(reader.rest(), 0).unwrap();
     assert_eq!(r.error_code, ErrorCode::NOT_CONTROLLER.0);
     assert_eq!(r.response_data, None);
 }
@@ -217,11 +242,12 @@ fn a_forwarded_answer_without_not_controller_comes_back_inside_the_envelope() {
 
 #[test]
 fn envelope_refusals_follow_javas_order_of_checks() {
+    // CreateAcls: answered here, so every check below is the Envelope's own.
     let inner = || {
         inner_frame(
-            38,
+            30,
             3,
-            sample_request(38, 3, "t", Uuid::ZERO).unwrap().unwrap(),
+            sample_request(30, 3, "t", Uuid::ZERO).unwrap().unwrap(),
         )
     };
     let refuse = |request: EnvelopeRequest| match answer_envelope(&request, &follower()).unwrap() {
@@ -268,7 +294,17 @@ fn envelope_refusals_follow_javas_order_of_checks() {
 
 #[test]
 fn a_forwarded_topic_request_goes_to_the_node() {
-    for (key, version) in [(19, 7), (20, 6), (37, 3), (46, 0), (49, 1), (67, 0)] {
+    for (key, version) in [
+        (19, 7),
+        (20, 6),
+        (37, 3),
+        (38, 3),
+        (39, 2),
+        (40, 2),
+        (46, 0),
+        (49, 1),
+        (67, 0),
+    ] {
         let inner = sample_request(key, version, "t", Uuid::ZERO)
             .unwrap()
             .unwrap();
