@@ -78,7 +78,9 @@ impl Clients<'_> {
     fn describe_until(&self, done: impl Fn(&str) -> bool) -> String {
         let deadline = Instant::now() + PROPAGATION;
         loop {
-            let out = self.tokens(&["--describe"]);
+            // Without --owner-principal the tool sends an empty owner list, which a broker
+            // answers with no tokens.
+            let out = self.tokens(&["--describe", "--owner-principal", "User:admin"]);
             if out.success() && done(&out.stdout) {
                 return out.stdout;
             }
