@@ -458,7 +458,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 info!(
                     target: "kraftd::raft",
                     "resigning leadership of epoch {epoch} after {led_ms} ms: brokers need an active controller, and kraftd does not serve all \
-                     of it yet (ACLs, delegation tokens, reassignments); Java controller(s) {preferred:?} are named as successors \
+                     of it yet (ACLs, reassignments); Java controller(s) {preferred:?} are named as successors \
                      ({} broker(s) registered)",
                     self.controller.image().cluster.brokers.len()
                 );
@@ -468,7 +468,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             Handover::Strand => warn!(
                 target: "kraftd::raft",
                 "brokers need an active controller; this kraftd leads epoch {epoch} and serves them (registration, \
-                 topics, leadership, producer ids, configs, quotas, SCRAM), but not ACLs, delegation tokens or \
+                 topics, leadership, producer ids, configs, quotas, SCRAM, delegation tokens), but not ACLs or \
                  reassignments yet, and no Java controller is known among the voters to hand leadership to"
             ),
         }

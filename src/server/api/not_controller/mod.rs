@@ -153,6 +153,7 @@ controller_apis! {
     "CreateDelegationToken", CreateDelegationTokenRequest, CreateDelegationTokenResponse, replies::create_delegation_token;
     "RenewDelegationToken", RenewDelegationTokenRequest, RenewDelegationTokenResponse, replies::renew_delegation_token;
     "ExpireDelegationToken", ExpireDelegationTokenRequest, ExpireDelegationTokenResponse, replies::expire_delegation_token;
+    "DescribeDelegationToken", DescribeDelegationTokenRequest, DescribeDelegationTokenResponse, replies::describe_delegation_token;
     "ElectLeaders", ElectLeadersRequest, ElectLeadersResponse, replies::elect_leaders;
     "IncrementalAlterConfigs", IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, replies::incremental_alter_configs;
     "AlterPartitionReassignments", AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, replies::alter_partition_reassignments;

@@ -432,6 +432,20 @@ pub fn expire_delegation_token(
     }
 }
 
+/// Kafka 4.4's `ControllerApis` advertises DescribeDelegationToken but has no handler for it
+/// (brokers describe tokens from their own image): "Unsupported ApiKey", answered through the
+/// request's error response, UNKNOWN_SERVER_ERROR and no tokens, active or not.
+pub(super) fn describe_delegation_token(
+    _r: &DescribeDelegationTokenRequest,
+    _v: i16,
+    _ctx: &NonActive,
+) -> DescribeDelegationTokenResponse {
+    DescribeDelegationTokenResponse {
+        error_code: ErrorCode::UNKNOWN_SERVER_ERROR.0,
+        ..Default::default()
+    }
+}
+
 pub fn elect_leaders(r: &ElectLeadersRequest, v: i16, ctx: &NonActive) -> ElectLeadersResponse {
     // A null partition list means every partition; an empty one, nothing to do.
     if r.topic_partitions.as_ref().is_some_and(|t| t.is_empty()) {

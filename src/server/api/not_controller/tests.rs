@@ -35,8 +35,8 @@ fn every_api_at_every_version_answers_not_controller_or_a_check_java_makes_first
                 30 | 31 => ErrorCode::SECURITY_DISABLED,
                 // Token requests straight over PLAINTEXT are refused before the controller.
                 38..=40 => ErrorCode::DELEGATION_TOKEN_REQUEST_NOT_ALLOWED,
-                // A 4.4 controller has no handler for it, active or not.
-                50 => ErrorCode::UNKNOWN_SERVER_ERROR,
+                // A 4.4 controller has no handler for these, active or not.
+                41 | 50 => ErrorCode::UNKNOWN_SERVER_ERROR,
                 _ => ErrorCode::NOT_CONTROLLER,
             };
             assert!(reports(&reply, expected), "{} v{v}: {reply}", api.name);
