@@ -220,7 +220,8 @@ pub enum NodeResponse {
     AlterConfigs(messages::AlterConfigsResponse),
     IncrementalAlterConfigs(messages::IncrementalAlterConfigsResponse),
     UnregisterController(messages::UnregisterControllerResponse),
-    CreateDelegationToken(messages::CreateDelegationTokenResponse),
+    /// Boxed: the largest answer by far.
+    CreateDelegationToken(Box<messages::CreateDelegationTokenResponse>),
     RenewDelegationToken(messages::RenewDelegationTokenResponse),
     ExpireDelegationToken(messages::ExpireDelegationTokenResponse),
 }
@@ -431,7 +432,9 @@ impl NodeResponse {
             NodeResponse::AssignReplicasToDirs(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::AllocateProducerIds(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::AlterClientQuotas(r) => frame::encode_response(key, v, corr, r, v),
-            NodeResponse::CreateDelegationToken(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::CreateDelegationToken(r) => {
+                frame::encode_response(key, v, corr, r.as_ref(), v)
+            }
             NodeResponse::RenewDelegationToken(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::ExpireDelegationToken(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::AlterUserScramCredentials(r) => {

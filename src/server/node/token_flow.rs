@@ -111,7 +111,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                     None,
                     ERROR_TIMESTAMP,
                 );
-                let _ = reply.send(NodeResponse::CreateDelegationToken(r));
+                let _ = reply.send(NodeResponse::CreateDelegationToken(Box::new(r)));
                 return Ok(());
             }
         };
@@ -124,13 +124,13 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 None,
                 ERROR_TIMESTAMP,
             );
-            let _ = reply.send(NodeResponse::CreateDelegationToken(r));
+            let _ = reply.send(NodeResponse::CreateDelegationToken(Box::new(r)));
             return Ok(());
         }
         let non_active = self.forwarded_non_active();
         if !self.acting() {
             let r = not_controller::create_delegation_token(&request, version, &non_active);
-            let _ = reply.send(NodeResponse::CreateDelegationToken(r));
+            let _ = reply.send(NodeResponse::CreateDelegationToken(Box::new(r)));
             return Ok(());
         }
         let new_token = NewTokenRequest {
@@ -169,7 +169,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 Ok(Err(e)) => create_response(version, e.error_code(), &owner, &requester, None, 0),
                 Err(_) => not_controller::create_delegation_token(&request, version, &non_active),
             };
-            let _ = reply.send(NodeResponse::CreateDelegationToken(r));
+            let _ = reply.send(NodeResponse::CreateDelegationToken(Box::new(r)));
         })?;
         Ok(())
     }

@@ -207,7 +207,7 @@ fn a_forwarded_request_answered_not_controller_becomes_an_envelope_not_controlle
         correlation_id: 7,
     };
     let crate::server::api::Outcome::Respond(bytes) =
-        crate::server::api::NodeResponse::CreateDelegationToken(reply).answer(
+        crate::server::api::NodeResponse::CreateDelegationToken(Box::new(reply)).answer(
             38,
             3,
             41,
