@@ -26,10 +26,9 @@ use crate::topics::cluster::TopicCluster;
 const BROKER: i32 = 101;
 
 /// APIs a Java 4.4 controller advertises that kraftd does not serve at all yet: SaslHandshake,
-/// DescribeConfigs,
-/// SaslAuthenticate, DescribeDelegationToken. Left out of Java's answer only while kraftd's
-/// lacks them: once kraftd serves one, its range is compared like every other.
-const NOT_SERVED_YET: &[i64] = &[17, 32, 36, 41];
+/// DescribeConfigs, SaslAuthenticate. Left out of Java's answer only while kraftd's lacks them:
+/// once kraftd serves one, its range is compared like every other.
+const NOT_SERVED_YET: &[i64] = &[17, 32, 36];
 
 /// Java's answer without the [`NOT_SERVED_YET`] APIs that kraftd's answer lacks.
 fn without_unserved(java: &Value, kraftd: &Value) -> Value {

@@ -1,4 +1,9 @@
-//! Delegation tokens by id (Kafka's `DelegationTokenImage`).
+//! Delegation tokens by id (Kafka's `DelegationTokenImage`), and the active controller's
+//! token decisions (`decide`).
+
+pub mod decide;
+#[cfg(test)]
+mod tests;
 
 use std::sync::Arc;
 

@@ -5,6 +5,8 @@
 //! - `scram`: Alter/DescribeUserScramCredentials, the same bytes to Java and kraftd, the
 //!   credentials logged, and the derived keys against Kafka's `ScramFormatter`;
 //! - `scram_clients`: SCRAM through `kafka-configs` and SASL_PLAINTEXT clients on stock brokers;
+//! - `token_refusals`: refused delegation-token requests, the same bytes to Java and kraftd;
+//! - `tokens`: `kafka-delegation-tokens` and token-authenticated clients on stock brokers;
 //! - `workload`: stock tools through a stock broker on kraftd (idempotent and transactional
 //!   producers), then Java's image of kraftd's log against kraftd's.
 
@@ -13,6 +15,8 @@ pub(crate) mod producer_ids;
 mod quotas;
 mod scram;
 mod scram_clients;
+mod token_refusals;
+mod tokens;
 mod workload;
 
 /// Compares the rendered answers of the same cases from Java and kraftd, line by line, and

@@ -159,6 +159,12 @@ pub enum NodeRequest {
     AlterClientQuotas(messages::AlterClientQuotasRequest, i16),
     /// `AlterUserScramCredentials` (key 51).
     AlterUserScramCredentials(messages::AlterUserScramCredentialsRequest, i16),
+    /// `CreateDelegationToken` (key 38), and whether a broker forwarded it.
+    CreateDelegationToken(messages::CreateDelegationTokenRequest, i16, bool),
+    /// `RenewDelegationToken` (key 39), and whether a broker forwarded it.
+    RenewDelegationToken(messages::RenewDelegationTokenRequest, i16, bool),
+    /// `ExpireDelegationToken` (key 40), and whether a broker forwarded it.
+    ExpireDelegationToken(messages::ExpireDelegationTokenRequest, i16, bool),
     /// `AlterConfigs` (key 33), and whether a broker forwarded it.
     AlterConfigs(messages::AlterConfigsRequest, i16, bool),
     /// `IncrementalAlterConfigs` (key 44), and whether a broker forwarded it.
@@ -184,6 +190,15 @@ impl NodeRequest {
             NodeRequest::AlterConfigs(r, v, _) => NodeRequest::AlterConfigs(r, v, true),
             NodeRequest::IncrementalAlterConfigs(r, v, _) => {
                 NodeRequest::IncrementalAlterConfigs(r, v, true)
+            }
+            NodeRequest::CreateDelegationToken(r, v, _) => {
+                NodeRequest::CreateDelegationToken(r, v, true)
+            }
+            NodeRequest::RenewDelegationToken(r, v, _) => {
+                NodeRequest::RenewDelegationToken(r, v, true)
+            }
+            NodeRequest::ExpireDelegationToken(r, v, _) => {
+                NodeRequest::ExpireDelegationToken(r, v, true)
             }
             other => other,
         }
@@ -214,6 +229,10 @@ pub enum NodeResponse {
     CreateAcls(messages::CreateAclsResponse),
     DeleteAcls(messages::DeleteAclsResponse),
     DescribeAcls(messages::DescribeAclsResponse),
+    /// Boxed: the largest answer by far.
+    CreateDelegationToken(Box<messages::CreateDelegationTokenResponse>),
+    RenewDelegationToken(messages::RenewDelegationTokenResponse),
+    ExpireDelegationToken(messages::ExpireDelegationTokenResponse),
 }
 
 impl NodeResponse {
@@ -240,6 +259,9 @@ impl NodeResponse {
                     })
             }
             NodeResponse::AllocateProducerIds(r) => r.error_code,
+            NodeResponse::CreateDelegationToken(r) => r.error_code,
+            NodeResponse::RenewDelegationToken(r) => r.error_code,
+            NodeResponse::ExpireDelegationToken(r) => r.error_code,
             // Java's `errorCounts().containsKey(NOT_CONTROLLER)`: any result's error.
             NodeResponse::CreateTopics(r) => {
                 return r.topics.iter().any(|t| t.error_code == NOT_CONTROLLER)
@@ -356,6 +378,14 @@ impl NodeResponse {
                 NodeResponse::AlterPartitionReassignments(r.clone())
             }
             NodeResponse::AlterClientQuotas(r) => NodeResponse::AlterClientQuotas(r.clone()),
+            // The token flows build their refusals themselves.
+            NodeResponse::CreateDelegationToken(r) => {
+                NodeResponse::CreateDelegationToken(r.clone())
+            }
+            NodeResponse::RenewDelegationToken(r) => NodeResponse::RenewDelegationToken(r.clone()),
+            NodeResponse::ExpireDelegationToken(r) => {
+                NodeResponse::ExpireDelegationToken(r.clone())
+            }
             NodeResponse::AlterUserScramCredentials(r) => {
                 NodeResponse::AlterUserScramCredentials(r.clone())
             }
@@ -428,6 +458,11 @@ impl NodeResponse {
             NodeResponse::AssignReplicasToDirs(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::AllocateProducerIds(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::AlterClientQuotas(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::CreateDelegationToken(r) => {
+                frame::encode_response(key, v, corr, r.as_ref(), v)
+            }
+            NodeResponse::RenewDelegationToken(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::ExpireDelegationToken(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::AlterUserScramCredentials(r) => {
                 frame::encode_response(key, v, corr, r, v)
             }
@@ -760,6 +795,18 @@ fn controller_call(
         messages::DescribeAclsRequest::API_KEY => {
             messages::DescribeAclsRequest::decode_exact(body, version)
                 .map(|r| NodeRequest::Acls(AclRequest::Describe(r), version))
+        }
+        messages::CreateDelegationTokenRequest::API_KEY => {
+            messages::CreateDelegationTokenRequest::decode_exact(body, version)
+                .map(|r| NodeRequest::CreateDelegationToken(r, version, false))
+        }
+        messages::RenewDelegationTokenRequest::API_KEY => {
+            messages::RenewDelegationTokenRequest::decode_exact(body, version)
+                .map(|r| NodeRequest::RenewDelegationToken(r, version, false))
+        }
+        messages::ExpireDelegationTokenRequest::API_KEY => {
+            messages::ExpireDelegationTokenRequest::decode_exact(body, version)
+                .map(|r| NodeRequest::ExpireDelegationToken(r, version, false))
         }
         _ => return None,
     })

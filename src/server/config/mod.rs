@@ -147,6 +147,8 @@ pub struct ControllerSettings {
     /// `allow.everyone.if.no.acl.found`; `None`: no authorizer (ACL APIs are
     /// SECURITY_DISABLED, every request is allowed).
     pub authorizer: Option<AuthorizerConfig>,
+    /// `delegation.token.secret.key`, `.max.lifetime.ms`, `.expiry.time.ms`.
+    pub delegation_tokens: crate::controller::tokens::decide::TokenSettings,
 }
 
 /// `authorizer.class.name`: empty or absent is no authorizer; kraftd implements only
@@ -336,6 +338,23 @@ impl ControllerConfig {
                 1,
             )?,
             authorizer: authorizer(&r)?,
+            delegation_tokens: crate::controller::tokens::decide::TokenSettings {
+                // Unset or empty: tokens are disabled.
+                secret_key: r
+                    .raw("delegation.token.secret.key")
+                    .filter(|k| !k.is_empty())
+                    .map(str::to_string),
+                max_lifetime_ms: r.long(
+                    "delegation.token.max.lifetime.ms",
+                    crate::controller::tokens::decide::DEFAULT_MAX_LIFETIME_MS,
+                    1,
+                )?,
+                expiry_time_ms: r.long(
+                    "delegation.token.expiry.time.ms",
+                    crate::controller::tokens::decide::DEFAULT_EXPIRY_TIME_MS,
+                    1,
+                )?,
+            },
         };
         Ok(ControllerConfig {
             node_id,

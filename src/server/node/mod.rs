@@ -19,6 +19,7 @@
 //! * `quota_flow`: AlterClientQuotas through the pipeline.
 //! * `reassign_flow`: AlterPartitionReassignments, AssignReplicasToDirs through the pipeline.
 //! * `scram_flow`: AlterUserScramCredentials through the pipeline.
+//! * `token_flow`: Create/Renew/ExpireDelegationToken through the pipeline.
 //! * `config_flow`: AlterConfigs, IncrementalAlterConfigs through the pipeline.
 //! * `snapshots`: committed batches into the controller, and when to snapshot its image.
 //! * `snapshot_job`: a snapshot of the image written on a thread of its own.
@@ -46,6 +47,7 @@ mod settings;
 mod snapshot_job;
 mod snapshots;
 pub mod storage;
+mod token_flow;
 mod topic_flow;
 
 pub use event::{Appended, LeaderView, NodeHandle};

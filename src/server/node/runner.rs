@@ -60,6 +60,8 @@ pub struct NodeSettings {
     /// raft node (`test-raft-server`), whose records are opaque bytes, as in Kafka's
     /// TestRaftServer, which runs no controller.
     pub replay_metadata: bool,
+    /// The delegation-token configuration.
+    pub tokens: crate::controller::tokens::decide::TokenSettings,
 }
 
 /// Starts the node loop on its own thread. The loop ends after a graceful shutdown (`Ok`) or
@@ -374,6 +376,15 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 }
                 NodeRequest::IncrementalAlterConfigs(r, v, fwd) => {
                     self.incremental_alter_configs(now, v, r, fwd, reply)?
+                }
+                NodeRequest::CreateDelegationToken(r, v, fwd) => {
+                    self.create_delegation_token(now, v, r, fwd, principal, reply)?
+                }
+                NodeRequest::RenewDelegationToken(r, v, fwd) => {
+                    self.renew_delegation_token(now, v, r, fwd, principal, reply)?
+                }
+                NodeRequest::ExpireDelegationToken(r, v, fwd) => {
+                    self.expire_delegation_token(now, v, r, fwd, principal, reply)?
                 }
             },
             Event::SnapshotWritten(outcome) => self

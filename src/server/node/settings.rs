@@ -96,6 +96,7 @@ pub fn node_settings(
         }),
         broker_session_timeout_ms: config.controller.broker_session_timeout_ms.into(),
         replay_metadata: true,
+        tokens: config.controller.delegation_tokens.clone(),
         snapshot_max_bytes: config.metadata_log.max_record_bytes_between_snapshots,
         snapshot_max_interval: (config.metadata_log.max_snapshot_interval_ms > 0)
             .then(|| Duration::from_millis(config.metadata_log.max_snapshot_interval_ms)),

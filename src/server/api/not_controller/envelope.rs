@@ -121,6 +121,9 @@ pub fn answer_envelope(
         crate::protocol::messages::AlterUserScramCredentialsRequest::API_KEY,
         CreateAclsRequest::API_KEY,
         DeleteAclsRequest::API_KEY,
+        crate::protocol::messages::CreateDelegationTokenRequest::API_KEY,
+        crate::protocol::messages::RenewDelegationTokenRequest::API_KEY,
+        crate::protocol::messages::ExpireDelegationTokenRequest::API_KEY,
     ];
     if NODE_APIS.contains(&key) {
         return Ok(EnvelopeAnswer::Node {

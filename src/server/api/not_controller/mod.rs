@@ -21,9 +21,9 @@ pub use envelope::{answer_envelope, envelope_error, wrap_frame, EnvelopeAnswer};
 pub use replies::{
     allocate_producer_ids, alter_client_quotas, alter_partition, alter_partition_reassignments,
     alter_user_scram_credentials, assign_replicas_to_dirs, broker_heartbeat, broker_registration,
-    create_acls, create_partitions, create_partitions_failed, create_topics, delete_acls,
-    delete_topics, describe_acls, elect_leaders, elect_leaders_failed, unregister_broker,
-    update_features,
+    create_acls, create_delegation_token, create_partitions, create_partitions_failed,
+    create_topics, delete_acls, delete_topics, describe_acls, elect_leaders, elect_leaders_failed,
+    expire_delegation_token, renew_delegation_token, unregister_broker, update_features,
 };
 
 /// What a controller that is not the active one needs to know to answer as Java does.
@@ -154,6 +154,7 @@ controller_apis! {
     "CreateDelegationToken", CreateDelegationTokenRequest, CreateDelegationTokenResponse, replies::create_delegation_token;
     "RenewDelegationToken", RenewDelegationTokenRequest, RenewDelegationTokenResponse, replies::renew_delegation_token;
     "ExpireDelegationToken", ExpireDelegationTokenRequest, ExpireDelegationTokenResponse, replies::expire_delegation_token;
+    "DescribeDelegationToken", DescribeDelegationTokenRequest, DescribeDelegationTokenResponse, replies::describe_delegation_token;
     "ElectLeaders", ElectLeadersRequest, ElectLeadersResponse, replies::elect_leaders;
     "IncrementalAlterConfigs", IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, replies::incremental_alter_configs;
     "AlterPartitionReassignments", AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, replies::alter_partition_reassignments;

@@ -366,7 +366,7 @@ fn token_requests_allowed(ctx: &NonActive) -> bool {
     ctx.forwarded
 }
 
-pub(super) fn create_delegation_token(
+pub fn create_delegation_token(
     r: &CreateDelegationTokenRequest,
     v: i16,
     ctx: &NonActive,
@@ -415,7 +415,7 @@ fn token_change_answer(ctx: &NonActive) -> (i16, i64) {
     }
 }
 
-pub(super) fn renew_delegation_token(
+pub fn renew_delegation_token(
     _r: &RenewDelegationTokenRequest,
     _v: i16,
     ctx: &NonActive,
@@ -428,7 +428,7 @@ pub(super) fn renew_delegation_token(
     }
 }
 
-pub(super) fn expire_delegation_token(
+pub fn expire_delegation_token(
     _r: &ExpireDelegationTokenRequest,
     _v: i16,
     ctx: &NonActive,
@@ -437,6 +437,20 @@ pub(super) fn expire_delegation_token(
     ExpireDelegationTokenResponse {
         error_code,
         expiry_timestamp_ms,
+        ..Default::default()
+    }
+}
+
+/// Kafka 4.4's `ControllerApis` advertises DescribeDelegationToken but has no handler for it
+/// (brokers describe tokens from their own image): "Unsupported ApiKey", answered through the
+/// request's error response, UNKNOWN_SERVER_ERROR and no tokens, active or not.
+pub(super) fn describe_delegation_token(
+    _r: &DescribeDelegationTokenRequest,
+    _v: i16,
+    _ctx: &NonActive,
+) -> DescribeDelegationTokenResponse {
+    DescribeDelegationTokenResponse {
+        error_code: ErrorCode::UNKNOWN_SERVER_ERROR.0,
         ..Default::default()
     }
 }

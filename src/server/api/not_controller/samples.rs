@@ -192,6 +192,17 @@ pub fn sample_request(
             ..Default::default()
         }
         .encode_to_vec(version),
+        41 => DescribeDelegationTokenRequest {
+            owners: Some(vec![
+                describe_delegation_token_request::DescribeDelegationTokenOwner {
+                    principal_type: "User".into(),
+                    principal_name: "alice".into(),
+                    ..Default::default()
+                },
+            ]),
+            ..Default::default()
+        }
+        .encode_to_vec(version),
         50 => DescribeUserScramCredentialsRequest {
             users: Some(vec![describe_user_scram_credentials_request::UserName {
                 name: "alice".into(),

@@ -5,7 +5,9 @@ use super::samples::{envelope, sample_request};
 use super::*;
 use crate::protocol::codec::Uuid;
 use crate::protocol::frame::encode_request;
-use crate::protocol::messages::{EnvelopeRequest, EnvelopeResponse, RequestHeader};
+use crate::protocol::messages::{
+    CreateDelegationTokenRequest, EnvelopeRequest, EnvelopeResponse, RequestHeader,
+};
 
 fn follower() -> NonActive {
     NonActive {
@@ -33,8 +35,8 @@ fn every_api_at_every_version_answers_not_controller_or_a_check_java_makes_first
                 29..=31 => ErrorCode::SECURITY_DISABLED,
                 // Token requests straight over PLAINTEXT are refused before the controller.
                 38..=40 => ErrorCode::DELEGATION_TOKEN_REQUEST_NOT_ALLOWED,
-                // A 4.4 controller has no handler for it, active or not.
-                50 => ErrorCode::UNKNOWN_SERVER_ERROR,
+                // A 4.4 controller has no handler for these, active or not.
+                41 | 50 => ErrorCode::UNKNOWN_SERVER_ERROR,
                 _ => ErrorCode::NOT_CONTROLLER,
             };
             assert!(reports(&reply, expected), "{} v{v}: {reply}", api.name);
@@ -179,22 +181,36 @@ fn inner_frame(key: i16, version: i16, body: Vec<u8>) -> Vec<u8> {
     framed[4..].to_vec()
 }
 
-fn envelope_answer(inner: Vec<u8>) -> EnvelopeResponse {
-    let body = envelope(inner).unwrap();
-    let request = EnvelopeRequest::decode_exact(&body, 0).unwrap();
-    match answer_envelope(&request, &follower()).unwrap() {
-        EnvelopeAnswer::Ready(r) => r,
-        other => panic!("{other:?}"),
-    }
-}
-
 #[test]
 fn a_forwarded_request_answered_not_controller_becomes_an_envelope_not_controller() {
-    // CreateDelegationToken: answered here (CreateTopics and the other APIs the active
-    // controller serves go to the node loop, `a_forwarded_topic_request_goes_to_the_node`).
-    // Forwarded token requests are not refused for PLAINTEXT: the controller decides.
+    // A forwarded CreateDelegationToken past the PLAINTEXT check, answered by a node that is
+    // not active (`not_controller::create_delegation_token`), fails the Envelope as a whole.
     let inner = sample_request(38, 3, "t", Uuid::ZERO).unwrap().unwrap();
-    let r = envelope_answer(inner_frame(38, 3, inner));
+    let request = CreateDelegationTokenRequest::decode_exact(&inner, 3).unwrap();
+    let forwarded = NonActive {
+        forwarded: true,
+        ..follower()
+    };
+    let reply = create_delegation_token(&request, 3, &forwarded);
+    assert_eq!(reply.error_code, ErrorCode::NOT_CONTROLLER.0);
+    let outer = crate::server::api::Enveloped {
+        version: 0,
+        correlation_id: 7,
+    };
+    let crate::server::api::Outcome::Respond(bytes) =
+        crate::server::api::NodeResponse::CreateDelegationToken(Box::new(reply)).answer(
+            38,
+            3,
+            41,
+            Some(outer),
+        )
+    else {
+        panic!("not answered");
+    };
+    let mut reader = crate::protocol::codec::Reader::new(&bytes[4..]);
+    let header = crate::protocol::messages::ResponseHeader::decode(&mut reader, 1).unwrap();
+    assert_eq!(header.correlation_id, 7);
+    let r = EnvelopeResponse::decode_exact(reader.rest(), 0).unwrap();
     assert_eq!(r.error_code, ErrorCode::NOT_CONTROLLER.0);
     assert_eq!(r.response_data, None);
 }
@@ -220,11 +236,12 @@ fn a_forwarded_acl_request_goes_to_the_node_with_the_envelopes_principal() {
 
 #[test]
 fn envelope_refusals_follow_javas_order_of_checks() {
+    // CreateAcls: the checks below are the Envelope's own, made before the node sees it.
     let inner = || {
         inner_frame(
-            38,
+            30,
             3,
-            sample_request(38, 3, "t", Uuid::ZERO).unwrap().unwrap(),
+            sample_request(30, 3, "t", Uuid::ZERO).unwrap().unwrap(),
         )
     };
     let refuse = |request: EnvelopeRequest| match answer_envelope(&request, &follower()).unwrap() {
@@ -265,13 +282,28 @@ fn envelope_refusals_follow_javas_order_of_checks() {
         request_data: past,
         ..good.clone()
     };
-    assert_eq!(refuse(r), ErrorCode::UNSUPPORTED_VERSION);
+    // Every forwardable API is now the node's: its body is decoded where the node call is made
+    // (`api::envelope`, which answers an envelope-level UNSUPPORTED_VERSION when it does not).
+    match answer_envelope(&r, &follower()).unwrap() {
+        EnvelopeAnswer::Node { key, version, .. } => assert_eq!((key, version), (30, 99)),
+        other => panic!("{other:?}"),
+    }
     let _ = RequestHeader::default();
 }
 
 #[test]
 fn a_forwarded_topic_request_goes_to_the_node() {
-    for (key, version) in [(19, 7), (20, 6), (37, 3), (46, 0), (49, 1), (67, 0)] {
+    for (key, version) in [
+        (19, 7),
+        (20, 6),
+        (37, 3),
+        (38, 3),
+        (39, 2),
+        (40, 2),
+        (46, 0),
+        (49, 1),
+        (67, 0),
+    ] {
         let inner = sample_request(key, version, "t", Uuid::ZERO)
             .unwrap()
             .unwrap();

@@ -399,8 +399,14 @@ fn unknown_and_ignored_keys() {
 #[test]
 fn used_keys_match_what_the_builder_reads() {
     // Every key in USED_KEYS must change the outcome when given a bad value: proof it is read.
-    // Paths are free-form text, and log.dir loses to log.dirs, so those are checked elsewhere.
-    let free_form = ["log.dir", "log.dirs", "metadata.log.dir"];
+    // Paths and the token secret are free-form text, and log.dir loses to log.dirs, so those
+    // are checked elsewhere.
+    let free_form = [
+        "log.dir",
+        "log.dirs",
+        "metadata.log.dir",
+        "delegation.token.secret.key",
+    ];
     for key in keys::USED_KEYS.iter().filter(|k| !free_form.contains(k)) {
         let r = with(&format!("{key}=\\u0000not valid"));
         assert!(
@@ -475,4 +481,25 @@ fn shipped_config_files_parse_and_validate() {
             "node {i}'s voter entry is its own listener"
         );
     }
+}
+
+#[test]
+fn delegation_tokens_need_a_non_empty_secret_key() {
+    let c = with("").unwrap();
+    assert_eq!(c.controller.delegation_tokens.secret_key, None);
+    assert_eq!(c.controller.delegation_tokens.max_lifetime_ms, 604_800_000);
+    assert_eq!(c.controller.delegation_tokens.expiry_time_ms, 86_400_000);
+    let c = with("delegation.token.secret.key=").unwrap();
+    assert_eq!(c.controller.delegation_tokens.secret_key, None);
+    let c = with("delegation.token.secret.key=k3y\ndelegation.token.max.lifetime.ms=5\ndelegation.token.expiry.time.ms=3").unwrap();
+    let t = &c.controller.delegation_tokens;
+    assert_eq!(
+        (t.secret_key.as_deref(), t.max_lifetime_ms, t.expiry_time_ms),
+        (Some("k3y"), 5, 3)
+    );
+    assert!(
+        !format!("{t:?}").contains("k3y"),
+        "the secret is never printed"
+    );
+    assert!(with("delegation.token.max.lifetime.ms=0").is_err());
 }

@@ -1,0 +1,287 @@
+//! The node loop's side of CreateDelegationToken, RenewDelegationToken and
+//! ExpireDelegationToken. `ControllerApis.allowTokenRequests` comes first, active or not: a
+//! token-authenticated principal, or a request straight over PLAINTEXT (kraftd's only listener
+//! protocol), is refused with DELEGATION_TOKEN_REQUEST_NOT_ALLOWED. Then the active controller
+//! decides (`controller::tokens::decide`) and answers once the record commits; NOT_CONTROLLER
+//! when not active or when leadership is lost first.
+
+use tokio::sync::oneshot;
+use tracing::{info, warn};
+
+use super::runner::NodeLoop;
+use crate::controller::principal::RequestPrincipal;
+use crate::controller::tokens::decide::{
+    create_token, expire_token, renew_token, CreatedToken, NewTokenRequest, Principal, TokenError,
+};
+use crate::controller::topics::metadata_version;
+use crate::protocol::errors::ErrorCode;
+use crate::protocol::messages::{
+    CreateDelegationTokenRequest, CreateDelegationTokenResponse, ExpireDelegationTokenRequest,
+    ExpireDelegationTokenResponse, RenewDelegationTokenRequest, RenewDelegationTokenResponse,
+};
+use crate::raft::{FatalError, Instant, QuorumStateStore, RaftLog};
+use crate::server::api::not_controller::{self, NonActive};
+use crate::server::api::NodeResponse;
+
+type Reply = oneshot::Sender<NodeResponse>;
+
+/// `DelegationTokenManager.ErrorTimestamp`: the timestamps of a refusal made before the
+/// controller is asked.
+const ERROR_TIMESTAMP: i64 = -1;
+
+/// `allowTokenRequests`: forwarded requests may come over PLAINTEXT; a direct one here always
+/// does.
+fn token_requests_allowed(forwarded: bool, principal: &RequestPrincipal) -> bool {
+    forwarded && !principal.token_authenticated
+}
+
+/// `CreateDelegationTokenResponse.prepareResponse`: the requester only from v3.
+fn create_response(
+    version: i16,
+    code: ErrorCode,
+    owner: &Principal,
+    requester: &Principal,
+    token: Option<&CreatedToken>,
+    refused_timestamp: i64,
+) -> CreateDelegationTokenResponse {
+    let mut r = CreateDelegationTokenResponse {
+        error_code: code.0,
+        principal_type: owner.principal_type.clone(),
+        principal_name: owner.name.clone(),
+        issue_timestamp_ms: token.map_or(refused_timestamp, |t| t.issue_timestamp),
+        expiry_timestamp_ms: token.map_or(refused_timestamp, |t| t.expiry_timestamp),
+        max_timestamp_ms: token.map_or(refused_timestamp, |t| t.max_timestamp),
+        token_id: token.map(|t| t.token_id.clone()).unwrap_or_default(),
+        hmac: token.map(|t| t.hmac.clone()).unwrap_or_default(),
+        ..Default::default()
+    };
+    if version > 2 {
+        r.token_requester_principal_type = requester.principal_type.clone();
+        r.token_requester_principal_name = requester.name.clone();
+    }
+    r
+}
+
+fn log_decision(api: &str, principal: &Principal, outcome: Result<String, TokenError>) {
+    match outcome {
+        Ok(done) => info!(target: "kraftd::controller", "{api} by {principal}: {done}"),
+        Err(e) => warn!(
+            target: "kraftd::controller",
+            "{api} by {principal} refused with {}: {e}",
+            e.error_code().name()
+        ),
+    }
+}
+
+impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
+    /// The non-active answer to a request past `allowTokenRequests` (so forwarded).
+    fn forwarded_non_active(&self) -> NonActive {
+        NonActive {
+            forwarded: true,
+            ..self.non_active()
+        }
+    }
+
+    pub(super) fn create_delegation_token(
+        &mut self,
+        now: Instant,
+        version: i16,
+        request: CreateDelegationTokenRequest,
+        forwarded: bool,
+        principal: RequestPrincipal,
+        reply: Reply,
+    ) -> Result<(), FatalError> {
+        let requester = Principal::new(&principal.principal_type, &principal.name);
+        let anonymous = Principal::new("User", "ANONYMOUS");
+        // ControllerApis names the owner first; a name without a type makes `KafkaPrincipal`
+        // throw, answered by the request's error response (ANONYMOUS for both).
+        let owner = match (
+            request.owner_principal_type.as_deref(),
+            request.owner_principal_name.as_deref(),
+        ) {
+            (_, None) | (_, Some("")) => requester.clone(),
+            (Some(t), Some(n)) => Principal::new(t, n),
+            (None, Some(_)) => {
+                warn!(target: "kraftd::controller", "CreateDelegationToken by {requester} names an owner without a principal type");
+                let r = create_response(
+                    version,
+                    ErrorCode::UNKNOWN_SERVER_ERROR,
+                    &anonymous,
+                    &anonymous,
+                    None,
+                    ERROR_TIMESTAMP,
+                );
+                let _ = reply.send(NodeResponse::CreateDelegationToken(Box::new(r)));
+                return Ok(());
+            }
+        };
+        if !token_requests_allowed(forwarded, &principal) {
+            let r = create_response(
+                version,
+                ErrorCode::DELEGATION_TOKEN_REQUEST_NOT_ALLOWED,
+                &owner,
+                &requester,
+                None,
+                ERROR_TIMESTAMP,
+            );
+            let _ = reply.send(NodeResponse::CreateDelegationToken(Box::new(r)));
+            return Ok(());
+        }
+        let non_active = self.forwarded_non_active();
+        if !self.acting() {
+            let r = not_controller::create_delegation_token(&request, version, &non_active);
+            let _ = reply.send(NodeResponse::CreateDelegationToken(Box::new(r)));
+            return Ok(());
+        }
+        let new_token = NewTokenRequest {
+            owner: owner.clone(),
+            requester: requester.clone(),
+            renewers: request
+                .renewers
+                .iter()
+                .map(|r| (r.principal_type.clone(), r.principal_name.clone()))
+                .collect(),
+            max_lifetime_ms: request.max_lifetime_ms,
+        };
+        let mv = metadata_version(self.controller.image());
+        let decided = create_token(
+            &self.settings.tokens,
+            mv,
+            &new_token,
+            now.0 as i64,
+            &mut self.topic_random.ids,
+        );
+        log_decision(
+            "CreateDelegationToken",
+            &requester,
+            decided
+                .reply
+                .as_ref()
+                .map(|t| format!("token {} for {owner}", t.token_id))
+                .map_err(|e| *e),
+        );
+        self.submit(now, decided, move |outcome| {
+            let r = match outcome {
+                Ok(Ok(t)) => {
+                    create_response(version, ErrorCode::NONE, &owner, &requester, Some(&t), 0)
+                }
+                // The manager's refusals leave the response's timestamps at 0.
+                Ok(Err(e)) => create_response(version, e.error_code(), &owner, &requester, None, 0),
+                Err(_) => not_controller::create_delegation_token(&request, version, &non_active),
+            };
+            let _ = reply.send(NodeResponse::CreateDelegationToken(Box::new(r)));
+        })?;
+        Ok(())
+    }
+
+    pub(super) fn renew_delegation_token(
+        &mut self,
+        now: Instant,
+        version: i16,
+        request: RenewDelegationTokenRequest,
+        forwarded: bool,
+        principal: RequestPrincipal,
+        reply: Reply,
+    ) -> Result<(), FatalError> {
+        let refused = |code: ErrorCode, expiry| RenewDelegationTokenResponse {
+            error_code: code.0,
+            expiry_timestamp_ms: expiry,
+            ..Default::default()
+        };
+        if !token_requests_allowed(forwarded, &principal) {
+            let r = refused(
+                ErrorCode::DELEGATION_TOKEN_REQUEST_NOT_ALLOWED,
+                ERROR_TIMESTAMP,
+            );
+            let _ = reply.send(NodeResponse::RenewDelegationToken(r));
+            return Ok(());
+        }
+        let non_active = self.forwarded_non_active();
+        if !self.acting() {
+            let r = not_controller::renew_delegation_token(&request, version, &non_active);
+            let _ = reply.send(NodeResponse::RenewDelegationToken(r));
+            return Ok(());
+        }
+        let who = Principal::new(&principal.principal_type, &principal.name);
+        let mv = metadata_version(self.controller.image());
+        // Java finds tokens in its cache, which its publisher fills from committed metadata.
+        let decided = renew_token(
+            &self.controller.committed_state().image.delegation_tokens,
+            &self.settings.tokens,
+            mv,
+            &who,
+            &request.hmac,
+            request.renew_period_ms,
+            now.0 as i64,
+        );
+        log_decision(
+            "RenewDelegationToken",
+            &who,
+            decided.reply.map(|e| format!("expires at {e}")),
+        );
+        self.submit(now, decided, move |outcome| {
+            let r = match outcome {
+                Ok(Ok(expiry)) => refused(ErrorCode::NONE, expiry),
+                Ok(Err(e)) => refused(e.error_code(), 0),
+                Err(_) => not_controller::renew_delegation_token(&request, version, &non_active),
+            };
+            let _ = reply.send(NodeResponse::RenewDelegationToken(r));
+        })?;
+        Ok(())
+    }
+
+    pub(super) fn expire_delegation_token(
+        &mut self,
+        now: Instant,
+        version: i16,
+        request: ExpireDelegationTokenRequest,
+        forwarded: bool,
+        principal: RequestPrincipal,
+        reply: Reply,
+    ) -> Result<(), FatalError> {
+        let answer = |code: ErrorCode, expiry| ExpireDelegationTokenResponse {
+            error_code: code.0,
+            expiry_timestamp_ms: expiry,
+            ..Default::default()
+        };
+        if !token_requests_allowed(forwarded, &principal) {
+            let r = answer(
+                ErrorCode::DELEGATION_TOKEN_REQUEST_NOT_ALLOWED,
+                ERROR_TIMESTAMP,
+            );
+            let _ = reply.send(NodeResponse::ExpireDelegationToken(r));
+            return Ok(());
+        }
+        let non_active = self.forwarded_non_active();
+        if !self.acting() {
+            let r = not_controller::expire_delegation_token(&request, version, &non_active);
+            let _ = reply.send(NodeResponse::ExpireDelegationToken(r));
+            return Ok(());
+        }
+        let who = Principal::new(&principal.principal_type, &principal.name);
+        let mv = metadata_version(self.controller.image());
+        let decided = expire_token(
+            &self.controller.committed_state().image.delegation_tokens,
+            &self.settings.tokens,
+            mv,
+            &who,
+            &request.hmac,
+            request.expiry_time_period_ms,
+            now.0 as i64,
+        );
+        log_decision(
+            "ExpireDelegationToken",
+            &who,
+            decided.reply.map(|e| format!("expires at {e}")),
+        );
+        self.submit(now, decided, move |outcome| {
+            let r = match outcome {
+                Ok(Ok(expiry)) => answer(ErrorCode::NONE, expiry),
+                Ok(Err(e)) => answer(e.error_code(), 0),
+                Err(_) => not_controller::expire_delegation_token(&request, version, &non_active),
+            };
+            let _ = reply.send(NodeResponse::ExpireDelegationToken(r));
+        })?;
+        Ok(())
+    }
+}
