@@ -76,7 +76,7 @@ public final class CaptureVectors {
         "CreateAcls", "DeleteAcls", "DescribeAcls", "ElectLeaders", "AlterPartitionReassignments",
         "AlterClientQuotas", "AlterUserScramCredentials", "DescribeUserScramCredentials",
         "CreateDelegationToken", "RenewDelegationToken", "ExpireDelegationToken",
-        "DescribeDelegationToken");
+        "DescribeDelegationToken", "UnregisterController");
     // Headers, raft control records and the quorum-state file; metadata records are all of
     // common/metadata/*.json, listed from the jar.
     static final List<String> OTHERS = List.of(
