@@ -225,6 +225,7 @@ fn api_versions_lists_exactly_what_kraftd_serves() {
                 // Kafka 4.4 controllers' ranges for the broker-facing controller APIs.
                 (19, 2, 7),
                 (20, 1, 6),
+                (29, 1, 3),
                 (30, 1, 3),
                 (31, 1, 3),
                 (33, 0, 2),
@@ -232,11 +233,13 @@ fn api_versions_lists_exactly_what_kraftd_serves() {
                 (38, 1, 3),
                 (39, 1, 2),
                 (40, 1, 2),
+                (41, 1, 3),
                 (43, 0, 2),
                 (44, 0, 1),
                 (45, 0, 1),
                 (46, 0, 0),
                 (49, 0, 1),
+                (50, 0, 0),
                 (51, 0, 0),
                 (52, 0, 2),
                 (53, 0, 1),
@@ -256,7 +259,9 @@ fn api_versions_lists_exactly_what_kraftd_serves() {
                 // Voter changes (KIP-853), as a Java 4.4 controller serves them.
                 (80, 0, 1),
                 (81, 0, 0),
-                (82, 0, 0)
+                (82, 0, 0),
+                // Controller unregistration (new in 4.4).
+                (94, 0, 0)
             ]
         );
         if version >= 3 {

@@ -170,9 +170,14 @@ fn active_of(image: &MetadataImage, replicas: &[i32]) -> Vec<i32> {
 
 /// The finalized metadata.version (the activation records always set one).
 pub(crate) fn metadata_version(image: &MetadataImage) -> MetadataVersion {
+    finalized_metadata_version(image)
+        .expect("an active controller has a finalized metadata.version")
+}
+
+/// The finalized metadata.version, if the image has one (a bare raft node's has none).
+pub(crate) fn finalized_metadata_version(image: &MetadataImage) -> Option<MetadataVersion> {
     image
         .features
         .metadata_version()
         .and_then(|l| MetadataVersion::from_level(l).ok())
-        .expect("an active controller has a finalized metadata.version")
 }

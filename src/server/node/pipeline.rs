@@ -95,6 +95,15 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         }
     }
 
+    /// Acting, with a finalized metadata.version: a node without one (a bare raft node, which
+    /// writes no activation records) answers the flows that need it as a non-active controller
+    /// would, rather than deciding without a version.
+    pub(super) fn acting_with_metadata_version(&self) -> bool {
+        self.acting()
+            && crate::controller::topics::finalized_metadata_version(self.controller.image())
+                .is_some()
+    }
+
     /// Proposes metadata record values as this leader; the controller applies them at once when
     /// they follow everything it holds. `Ok(None)`: raft refused them (logged).
     pub(super) fn propose_metadata(

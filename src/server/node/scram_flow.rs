@@ -42,7 +42,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         request: AlterUserScramCredentialsRequest,
         reply: Reply,
     ) -> Result<(), FatalError> {
-        if !self.acting() {
+        if !self.acting_with_metadata_version() {
             let r =
                 not_controller::alter_user_scram_credentials(&request, version, &self.non_active());
             let _ = reply.send(NodeResponse::AlterUserScramCredentials(r));

@@ -128,7 +128,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             return Ok(());
         }
         let non_active = self.forwarded_non_active();
-        if !self.acting() {
+        if !self.acting_with_metadata_version() {
             let r = not_controller::create_delegation_token(&request, version, &non_active);
             let _ = reply.send(NodeResponse::CreateDelegationToken(Box::new(r)));
             return Ok(());
@@ -197,7 +197,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             return Ok(());
         }
         let non_active = self.forwarded_non_active();
-        if !self.acting() {
+        if !self.acting_with_metadata_version() {
             let r = not_controller::renew_delegation_token(&request, version, &non_active);
             let _ = reply.send(NodeResponse::RenewDelegationToken(r));
             return Ok(());
@@ -253,7 +253,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             return Ok(());
         }
         let non_active = self.forwarded_non_active();
-        if !self.acting() {
+        if !self.acting_with_metadata_version() {
             let r = not_controller::expire_delegation_token(&request, version, &non_active);
             let _ = reply.send(NodeResponse::ExpireDelegationToken(r));
             return Ok(());
