@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use kraftd::protocol::codec::{Message, Uuid};
 use kraftd::protocol::errors::ErrorCode;
+use kraftd::protocol::features::SUPPORTED_FEATURES;
 use kraftd::protocol::messages::controller_registration_request::{Feature, Listener};
 use kraftd::protocol::messages::{
     ControllerRegistrationRequest, ControllerRegistrationResponse, UnregisterControllerRequest,
@@ -97,23 +98,15 @@ fn registration(id: i32) -> ControllerRegistrationRequest {
             port: 1,
             ..Default::default()
         }],
-        features: [
-            ("metadata.version", 7, 33),
-            ("group.version", 0, 1),
-            ("transaction.version", 0, 2),
-            ("eligible.leader.replicas.version", 0, 1),
-            ("share.version", 0, 2),
-            ("streams.version", 0, 1),
-            ("kraft.version", 0, 1),
-        ]
-        .into_iter()
-        .map(|(name, min, max)| Feature {
-            name: name.into(),
-            min_supported_version: min,
-            max_supported_version: max,
-            ..Default::default()
-        })
-        .collect(),
+        features: SUPPORTED_FEATURES
+            .iter()
+            .map(|f| Feature {
+                name: f.name.into(),
+                min_supported_version: f.min,
+                max_supported_version: f.max,
+                ..Default::default()
+            })
+            .collect(),
         ..Default::default()
     }
 }

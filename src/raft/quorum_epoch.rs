@@ -248,23 +248,14 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         }
     }
 
-    /// Kafka's `resign(epoch)`: the leader steps down (Resigned + EndQuorumEpoch) so that a
-    /// successor is elected quickly. Returns false when not the leader.
+    /// Kafka's `resign(epoch)`: the leader steps down (Resigned + EndQuorumEpoch, naming its
+    /// successors in fetch-offset order) so that a successor is elected quickly. Returns false
+    /// when not the leader.
     pub fn resign(&mut self, now: Instant) -> bool {
-        self.resign_preferring(now, |_| false)
-    }
-
-    /// Resigns as `resign` does, naming the voters `prefer` picks as the first successors
-    /// (each group in fetch-offset order), so that they stand for election before the rest.
-    pub fn resign_preferring(&mut self, now: Instant, prefer: impl Fn(NodeId) -> bool) -> bool {
         let Role::Leader(l) = &self.role else {
             return false;
         };
-        let (mut successors, rest): (Vec<_>, Vec<_>) = l
-            .successors_by_fetch_offset()
-            .into_iter()
-            .partition(|k| prefer(k.id));
-        successors.extend(rest);
+        let successors = l.successors_by_fetch_offset();
         self.transition_to_resigned(now, successors);
         self.poll(now);
         true

@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 
 use kraftd::protocol::codec::{ApiMessage, Message, Uuid};
 use kraftd::protocol::errors::ErrorCode;
+use kraftd::protocol::features::SUPPORTED_FEATURES;
 use kraftd::protocol::messages::alter_partition_reassignments_request::{
     ReassignablePartition, ReassignableTopic,
 };
@@ -62,24 +63,17 @@ fn registration(broker: i32, cluster_id: &str) -> BrokerRegistrationRequest {
             port: 1,
             ..Default::default()
         }],
-        // Kafka 4.4's broker features, which the finalized levels must fall within.
-        features: [
-            ("metadata.version", 7, 33),
-            ("group.version", 0, 1),
-            ("transaction.version", 0, 2),
-            ("eligible.leader.replicas.version", 0, 1),
-            ("share.version", 0, 2),
-            ("streams.version", 0, 1),
-            ("kraft.version", 0, 1),
-        ]
-        .into_iter()
-        .map(|(name, min, max)| Feature {
-            name: name.into(),
-            min_supported_version: min,
-            max_supported_version: max,
-            ..Default::default()
-        })
-        .collect(),
+        // Kafka 4.4's feature ranges (kraftd's are the same), which the finalized levels must
+        // fall within.
+        features: SUPPORTED_FEATURES
+            .iter()
+            .map(|f| Feature {
+                name: f.name.into(),
+                min_supported_version: f.min,
+                max_supported_version: f.max,
+                ..Default::default()
+            })
+            .collect(),
         log_dirs: log_dirs(broker),
         previous_broker_epoch: -1,
         ..Default::default()

@@ -4,6 +4,7 @@
 
 use kraftd::protocol::codec::{Message, Uuid};
 use kraftd::protocol::errors::ErrorCode;
+use kraftd::protocol::features::SUPPORTED_FEATURES;
 use kraftd::protocol::messages::broker_registration_request::{Feature, Listener};
 use kraftd::protocol::messages::{
     AllocateProducerIdsRequest, AllocateProducerIdsResponse, BrokerRegistrationRequest,
@@ -43,24 +44,17 @@ pub(crate) fn registration(cluster_id: &str, broker_id: i32) -> BrokerRegistrati
             port: 1,
             ..Default::default()
         }],
-        // Kafka 4.4's broker features, which the finalized levels must fall within.
-        features: [
-            ("metadata.version", 7, 33),
-            ("group.version", 0, 1),
-            ("transaction.version", 0, 2),
-            ("eligible.leader.replicas.version", 0, 1),
-            ("share.version", 0, 2),
-            ("streams.version", 0, 1),
-            ("kraft.version", 0, 1),
-        ]
-        .into_iter()
-        .map(|(name, min, max)| Feature {
-            name: name.into(),
-            min_supported_version: min,
-            max_supported_version: max,
-            ..Default::default()
-        })
-        .collect(),
+        // Kafka 4.4's feature ranges (kraftd's are the same), which the finalized levels must
+        // fall within.
+        features: SUPPORTED_FEATURES
+            .iter()
+            .map(|f| Feature {
+                name: f.name.into(),
+                min_supported_version: f.min,
+                max_supported_version: f.max,
+                ..Default::default()
+            })
+            .collect(),
         log_dirs: vec![Uuid([broker_id as u8 ^ 0x80; 16])],
         previous_broker_epoch: -1,
         ..Default::default()

@@ -34,7 +34,7 @@ pub enum EnvelopeAnswer {
         correlation_id: i32,
         body: Vec<u8>,
     },
-    /// A forwarded UnregisterBroker: the node loop answers it (as the active controller or
+    /// A forwarded request the node loop answers (as the active controller or
     /// not), and the answer goes back inside an envelope.
     Node {
         key: i16,
