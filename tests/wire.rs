@@ -221,6 +221,7 @@ fn api_versions_lists_exactly_what_kraftd_serves() {
             listed,
             vec![
                 (1, 4, 18),
+                (17, 0, 1),
                 (18, 0, 5),
                 // Kafka 4.4 controllers' ranges for the broker-facing controller APIs.
                 (19, 2, 7),
@@ -229,6 +230,7 @@ fn api_versions_lists_exactly_what_kraftd_serves() {
                 (30, 1, 3),
                 (31, 1, 3),
                 (33, 0, 2),
+                (36, 0, 2),
                 (37, 0, 3),
                 (38, 1, 3),
                 (39, 1, 2),
@@ -331,6 +333,23 @@ fn every_advertised_api_version_is_answered_and_the_next_one_is_not() {
                         ..Default::default()
                     },
                 ),
+                17 => encode_request(
+                    17,
+                    version.min(1),
+                    77,
+                    Some("v"),
+                    &kraftd::protocol::messages::SaslHandshakeRequest {
+                        mechanism: "PLAIN".into(),
+                        ..Default::default()
+                    },
+                ),
+                36 => encode_request(
+                    36,
+                    version.min(2),
+                    77,
+                    Some("v"),
+                    &kraftd::protocol::messages::SaslAuthenticateRequest::default(),
+                ),
                 58 => encode_request(
                     58,
                     0,
@@ -402,6 +421,17 @@ fn every_advertised_api_version_is_answered_and_the_next_one_is_not() {
                         version,
                     )
                     .is_ok(),
+                    // PLAINTEXT listeners: the SASL exchange is out of place (ILLEGAL_SASL_STATE).
+                    (17, _) => kraftd::protocol::messages::SaslHandshakeResponse::decode_exact(
+                        r.rest(),
+                        version,
+                    )
+                    .is_ok_and(|a| a.error_code == 34),
+                    (36, _) => kraftd::protocol::messages::SaslAuthenticateResponse::decode_exact(
+                        r.rest(),
+                        version,
+                    )
+                    .is_ok_and(|a| a.error_code == 34),
                     (58, _) => kraftd::protocol::messages::EnvelopeResponse::decode_exact(
                         r.rest(),
                         version,

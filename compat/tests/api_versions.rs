@@ -12,7 +12,8 @@ use kraftd::protocol::frame::{encode_request, response_header_version};
 use kraftd::protocol::messages::fetch_request::{FetchPartition, FetchTopic};
 use kraftd::protocol::messages::{
     ApiVersionsRequest, ApiVersionsResponse, EnvelopeResponse, FetchRequest, FetchResponse,
-    ResponseHeader,
+    ResponseHeader, SaslAuthenticateRequest, SaslAuthenticateResponse, SaslHandshakeRequest,
+    SaslHandshakeResponse,
 };
 use kraftd::protocol::records::{split_batches, MetadataRecord, MetadataRecordAndVersion};
 use kraftd::server::api::not_controller::samples;
@@ -25,10 +26,10 @@ use crate::topics::cluster::TopicCluster;
 
 const BROKER: i32 = 101;
 
-/// APIs a Java 4.4 controller advertises that kraftd does not serve at all yet: SaslHandshake,
-/// DescribeConfigs, SaslAuthenticate. Left out of Java's answer only while kraftd's lacks them:
-/// once kraftd serves one, its range is compared like every other.
-const NOT_SERVED_YET: &[i64] = &[17, 32, 36];
+/// APIs a Java 4.4 controller advertises that kraftd does not serve at all yet: DescribeConfigs.
+/// Left out of Java's answer only while kraftd's lacks them: once kraftd serves one, its range
+/// is compared like every other.
+const NOT_SERVED_YET: &[i64] = &[32];
 
 /// Java's answer without the [`NOT_SERVED_YET`] APIs that kraftd's answer lacks.
 fn without_unserved(java: &Value, kraftd: &Value) -> Value {
@@ -245,9 +246,38 @@ fn take_epoch(answer: &mut Value, metadata_dir: &Path, what: &str, diffs: &mut V
 }
 
 /// Every request of [`requests`], direct and enveloped, to both controllers: the differences.
+/// SaslHandshake and SaslAuthenticate at every version, on a PLAINTEXT controller listener.
+fn sasl_answers(port: u16) -> Vec<(String, Value)> {
+    let mut answers = Vec::new();
+    for v in 0..=1 {
+        let request = SaslHandshakeRequest {
+            mechanism: "PLAIN".into(),
+            ..Default::default()
+        };
+        let body = round_trip(port, 17, v, &request)
+            .unwrap_or_else(|| panic!("no SaslHandshake v{v} answer from port {port}"));
+        let answer = SaslHandshakeResponse::decode_exact(&body, v).unwrap();
+        answers.push((format!("SaslHandshake v{v}"), answer.to_kafka_json(v)));
+    }
+    for v in 0..=2 {
+        let request = SaslAuthenticateRequest {
+            auth_bytes: b"\0alice\0secret".to_vec(),
+            ..Default::default()
+        };
+        let body = round_trip(port, 36, v, &request)
+            .unwrap_or_else(|| panic!("no SaslAuthenticate v{v} answer from port {port}"));
+        let answer = SaslAuthenticateResponse::decode_exact(&body, v).unwrap();
+        answers.push((format!("SaslAuthenticate v{v}"), answer.to_kafka_json(v)));
+    }
+    answers
+}
+
 fn compare(stage: &str, java_cluster: &TopicCluster, kraftd_cluster: &TopicCluster) -> Vec<String> {
     let (java, kraftd) = (java_cluster.controller.port, kraftd_cluster.controller.port);
     let mut diffs = Vec::new();
+    for ((label, j), (_, k)) in sasl_answers(java).into_iter().zip(sasl_answers(kraftd)) {
+        differences(&format!("{stage} {label}"), &k, &j, &mut diffs);
+    }
     for v in [4, 12] {
         let (j, k) = (fetch_by_name(java, v), fetch_by_name(kraftd, v));
         differences(&format!("{stage} Fetch v{v}"), &k, &j, &mut diffs);

@@ -30,6 +30,8 @@ const START_TIMEOUT: Duration = Duration::from_secs(120);
 /// Kafka's default `broker.session.timeout.ms`, which the `make run` config keeps.
 const SESSION_TIMEOUT: Duration = Duration::from_millis(9000);
 const RUNNING: &str = "The broker has been unfenced. Transitioning from RECOVERY to RUNNING.";
+/// Logged once the listeners accept connections, which is a little after RUNNING.
+const SERVING: &str = "Kafka Server started";
 
 #[test]
 fn a_stock_broker_registers_unfences_and_is_fenced_when_its_session_expires() {
@@ -73,6 +75,7 @@ fn a_stock_broker_registers_unfences_and_is_fenced_when_its_session_expires() {
         .start(&dir);
     let broker_log = broker.log_path().to_path_buf();
     wait_for_count(&mut broker, &broker_log, RUNNING, 1, START_TIMEOUT);
+    wait_for_count(&mut broker, &broker_log, SERVING, 1, START_TIMEOUT);
     let first = broker_view(broker.broker_port().unwrap());
     assert!(!first.is_fenced, "the broker sees itself fenced: {first:?}");
     kafka
@@ -143,6 +146,7 @@ fn a_stock_broker_registers_unfences_and_is_fenced_when_its_session_expires() {
     // 3. Restarted, it is a new incarnation: registered at a new epoch and unfenced again.
     broker.restart(&dir);
     wait_for_count(&mut broker, &broker_log, RUNNING, 2, START_TIMEOUT);
+    wait_for_count(&mut broker, &broker_log, SERVING, 2, START_TIMEOUT);
     let again = broker_in_image(&log);
     assert_eq!(again["fenced"], false, "{again}");
     let second_epoch = again["epoch"].as_i64().unwrap();

@@ -237,6 +237,125 @@ impl JavaRandom {
     }
 }
 
+/// Whether `java.time.Duration.parse(text)` succeeds with a negative duration: `Some(true)`
+/// negative, `Some(false)` zero or positive, `None` where Java throws (the ISO-8601
+/// `PnDTnHnMn.nS` grammar, letters in either case, each number optionally signed, a fraction of
+/// up to nine digits after `.` or `,`; any `long` overflow on the way throws too).
+pub fn duration_is_negative(text: &str) -> Option<bool> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    let sign = |i: &mut usize| -> bool {
+        match b.get(*i) {
+            Some(b'-') => {
+                *i += 1;
+                true
+            }
+            Some(b'+') => {
+                *i += 1;
+                false
+            }
+            _ => false,
+        }
+    };
+    let negate = sign(&mut i);
+    if !matches!(b.get(i), Some(b'P' | b'p')) {
+        return None;
+    }
+    i += 1;
+    // One `[-+]?[0-9]+` followed by `unit`, or nothing (the index left where it was).
+    let number = |i: &mut usize, units: &[u8]| -> Option<Option<(i64, bool, u8)>> {
+        let start = *i;
+        let mut j = *i;
+        let negative = sign(&mut j);
+        let digits = j;
+        while b.get(j).is_some_and(u8::is_ascii_digit) {
+            j += 1;
+        }
+        if j == digits {
+            return Some(None);
+        }
+        match b.get(j).map(u8::to_ascii_uppercase) {
+            Some(u) if units.contains(&u) => {
+                let value: i64 = text[start..j].parse().ok()?;
+                *i = j + 1;
+                Some(Some((value, negative, u)))
+            }
+            _ => Some(None),
+        }
+    };
+    let mut seconds: i64 = 0;
+    let mut any = false;
+    if let Some((days, _, _)) = number(&mut i, b"D")? {
+        seconds = days.checked_mul(86_400)?;
+        any = true;
+    }
+    let mut nanos: i64 = 0;
+    if matches!(b.get(i), Some(b'T' | b't')) {
+        i += 1;
+        let mut time_any = false;
+        let mut secs: i64 = 0;
+        if let Some((h, _, _)) = number(&mut i, b"H")? {
+            secs = h.checked_mul(3_600)?;
+            time_any = true;
+        }
+        if let Some((m, _, _)) = number(&mut i, b"M")? {
+            secs = m.checked_mul(60)?.checked_add(secs)?;
+            time_any = true;
+        }
+        // Seconds, with an optional fraction before the `S`.
+        let start = i;
+        let mut j = i;
+        let negative = sign(&mut j);
+        let digits = j;
+        while b.get(j).is_some_and(u8::is_ascii_digit) {
+            j += 1;
+        }
+        if j > digits {
+            let whole_end = j;
+            let mut fraction = "";
+            if matches!(b.get(j), Some(b'.' | b',')) {
+                let f = j + 1;
+                let mut k = f;
+                while k - f < 9 && b.get(k).is_some_and(u8::is_ascii_digit) {
+                    k += 1;
+                }
+                fraction = &text[f..k];
+                j = k;
+            }
+            if matches!(b.get(j), Some(b'S' | b's')) {
+                let whole: i64 = text[start..whole_end].parse().ok()?;
+                secs = whole.checked_add(secs)?;
+                let padded = format!("{fraction:0<9}");
+                let n: i64 = padded.parse().ok()?;
+                nanos = if negative { -n } else { n };
+                i = j + 1;
+                time_any = true;
+            }
+        }
+        if !time_any {
+            return None;
+        }
+        seconds = seconds.checked_add(secs)?;
+        any = true;
+    }
+    if i != b.len() || !any {
+        return None;
+    }
+    // `Duration.ofSeconds(seconds, nanos)`, then `negated()` if the text starts with `-`.
+    let total = i128::from(seconds) * 1_000_000_000 + i128::from(nanos);
+    let whole = total.div_euclid(1_000_000_000);
+    i64::try_from(whole).ok()?;
+    let total = if negate {
+        if whole == i128::from(i64::MIN) && total.rem_euclid(1_000_000_000) == 0 {
+            return None;
+        }
+        -total
+    } else {
+        total
+    };
+    Some(total < 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -287,5 +406,32 @@ mod tests {
         m.put("BB", ());
         let keys: Vec<String> = m.into_ordered().into_iter().map(|e| e.0).collect();
         assert_eq!(keys, ["BB", "Aa", "a"]);
+    }
+
+    #[test]
+    fn durations_parse_as_java_time_does() {
+        // Duration.parse on Java 17: (text, isNegative) or a DateTimeParseException (None).
+        for (text, expected) in [
+            ("PT1S", Some(false)),
+            ("pt0s", Some(false)),
+            ("P1DT2H3M4.5S", Some(false)),
+            ("-PT1S", Some(true)),
+            ("PT-1S", Some(true)),
+            ("-PT-1S", Some(false)),
+            ("PT-0.5S", Some(true)),
+            ("PT1,5S", Some(false)),
+            ("P-1DT25H", Some(false)),
+            ("PT1.S", Some(false)),
+            ("P", None),
+            ("PT", None),
+            ("P1D T1H", None),
+            ("PT1.1234567890S", None),
+            ("P1Y", None),
+            ("PT1H1", None),
+            ("P106751991167301D", None),
+            ("", None),
+        ] {
+            assert_eq!(duration_is_negative(text), expected, "{text}");
+        }
     }
 }

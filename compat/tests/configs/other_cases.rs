@@ -208,6 +208,78 @@ pub(super) fn other_cases() -> Vec<(&'static str, Request<'static>)> {
             ),
         ),
         (
+            "a group's configs",
+            incremental(
+                1,
+                false,
+                vec![(
+                    GROUP,
+                    "g",
+                    vec![
+                        ("consumer.session.timeout.ms", SET, Some("50000")),
+                        ("share.auto.offset.reset", SET, Some("by_duration:P1DT2H")),
+                        (
+                            "streams.rack.aware.assignment.tags",
+                            SET,
+                            Some("zone, rack"),
+                        ),
+                    ],
+                )],
+            ),
+        ),
+        (
+            "a group heartbeat beside the stored session timeout",
+            incremental(
+                1,
+                false,
+                vec![(
+                    GROUP,
+                    "g",
+                    vec![("consumer.heartbeat.interval.ms", SET, Some("15000"))],
+                )],
+            ),
+        ),
+        (
+            "bad group configs",
+            incremental(
+                1,
+                false,
+                vec![
+                    (
+                        GROUP,
+                        "h",
+                        vec![("consumer.session.timeout.ms", SET, Some("5000"))],
+                    ),
+                    (
+                        GROUP,
+                        "i",
+                        vec![("share.isolation.level", SET, Some("dirty"))],
+                    ),
+                    (GROUP, "j", vec![("no.such.group.config", SET, Some("1"))]),
+                    (
+                        GROUP,
+                        "k",
+                        vec![("streams.assignor.name", SET, Some("greedy"))],
+                    ),
+                    (
+                        GROUP,
+                        "l",
+                        vec![("errors.deadletterqueue.topic.name", SET, Some("__dlq"))],
+                    ),
+                    (
+                        GROUP,
+                        "m",
+                        vec![("streams.rack.aware.assignment.tags", SET, Some("a , a"))],
+                    ),
+                    (
+                        GROUP,
+                        "n",
+                        vec![("share.auto.offset.reset", SET, Some("none"))],
+                    ),
+                ],
+            ),
+        ),
+        (
             "a client-metrics subscription",
             incremental(
                 1,

@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use super::group::GroupConfigError;
 use crate::controller::topic_configs::ConfigError;
 use crate::controller::topics::names::InvalidName;
 use crate::protocol::errors::ErrorCode;
@@ -42,9 +43,8 @@ pub enum ChangeError {
     },
     /// A client-metrics config value `ConfigDef.parse` refuses.
     ClientMetricsConfig(ConfigError),
-    /// A group resource: kraftd does not check group configs yet, so it changes none (named
-    /// by the resource type's name in Java's validator messages).
-    Unchecked(&'static str),
+    /// A group's configs (`GroupConfig.validate`).
+    GroupConfig(GroupConfigError),
 }
 
 impl ChangeError {
@@ -57,14 +57,14 @@ impl ChangeError {
             | ChangeError::CordonedLogDirsNotSubset
             | ChangeError::ValueTooLong
             | ChangeError::TopicConfig(_)
-            | ChangeError::ClientMetricsConfig(_) => ErrorCode::INVALID_CONFIG,
+            | ChangeError::ClientMetricsConfig(_)
+            | ChangeError::GroupConfig(_) => ErrorCode::INVALID_CONFIG,
             ChangeError::ClientMetrics { code, .. } => *code,
             ChangeError::DefaultTopic
             | ChangeError::BrokerNameNotANumber
             | ChangeError::NegativeBrokerId
             | ChangeError::DefaultGroup
-            | ChangeError::UnexpectedResourceType(_)
-            | ChangeError::Unchecked(_) => ErrorCode::INVALID_REQUEST,
+            | ChangeError::UnexpectedResourceType(_) => ErrorCode::INVALID_REQUEST,
             ChangeError::InvalidTopicName(_) => ErrorCode::INVALID_TOPIC_EXCEPTION,
             ChangeError::UnknownTopic(_) => ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
             ChangeError::BrokerNotRegistered(_) => ErrorCode::BROKER_ID_NOT_REGISTERED,
@@ -106,9 +106,7 @@ impl fmt::Display for ChangeError {
             ChangeError::UnknownTopic(name) => write!(f, "The topic '{name}' does not exist."),
             ChangeError::BrokerNotRegistered(id) => write!(f, "No node with id {id} found."),
             ChangeError::UnexpectedResourceType(t) => write!(f, "Unexpected resource type {t}."),
-            ChangeError::Unchecked(kind) => {
-                write!(f, "kraftd does not validate {kind} configs yet.")
-            }
+            ChangeError::GroupConfig(e) => write!(f, "{e}"),
         }
     }
 }

@@ -8,6 +8,7 @@
 pub mod api;
 mod client_metrics;
 mod errors;
+pub mod group;
 pub mod schema;
 mod validate;
 

@@ -529,35 +529,95 @@ fn client_metrics_subscriptions_are_checked_as_java_does() {
 }
 
 #[test]
-fn group_configs_are_not_checked_yet() {
+fn group_configs_are_checked_against_the_controllers_group_coordinator_configs() {
     let mut c = Cluster::new(MV, false);
+    for (key, value) in [
+        ("group.consumer.min.session.timeout.ms", "10000"),
+        ("group.consumer.max.session.timeout.ms", "70000"),
+    ] {
+        c.ctx.statics.originals.insert(key.into(), value.into());
+    }
+    let group = |name: &str| (GROUP_RESOURCE, name.to_string());
     let (records, outcomes) = c.incremental(
         &[
             (
-                (GROUP_RESOURCE, "g".into()),
-                vec![set("consumer.session.timeout.ms", "50000")],
+                group("g"),
+                vec![set("consumer.session.timeout.ms", "65000")],
+            ),
+            (group(""), vec![set("consumer.session.timeout.ms", "50000")]),
+            (
+                group("h"),
+                vec![set("consumer.session.timeout.ms", "75000")],
             ),
             (
-                (GROUP_RESOURCE, "".into()),
-                vec![set("consumer.session.timeout.ms", "50000")],
+                group("i"),
+                vec![set("share.auto.offset.reset", "by_duration:-PT1S")],
             ),
+            (group("j"), vec![set("no.such.config", "1")]),
         ],
+        false,
+        false,
+    );
+    assert_eq!(
+        records,
+        vec![MetadataRecord::from(ConfigRecord {
+            resource_type: GROUP_RESOURCE,
+            resource_name: "g".into(),
+            name: "consumer.session.timeout.ms".into(),
+            value: Some("65000".into()),
+            ..Default::default()
+        })]
+    );
+    assert_eq!(
+        outcomes,
+        vec![
+            Ok(()),
+            refused(
+                ErrorCode::INVALID_REQUEST,
+                "Default group resources are not allowed."
+            ),
+            refused(
+                ErrorCode::INVALID_CONFIG,
+                "consumer.session.timeout.ms must be in the range 10000 to 70000 inclusive."
+            ),
+            refused(
+                ErrorCode::INVALID_CONFIG,
+                "Invalid value by_duration:-PT1S for configuration share.auto.offset.reset: \
+                 Invalid value `by_duration:-PT1S` for configuration share.auto.offset.reset. \
+                 The value must be either 'earliest', 'latest' or of the format \
+                 'by_duration:<PnDTnHnMn.nS>'."
+            ),
+            refused(
+                ErrorCode::INVALID_CONFIG,
+                "Unknown group config name: no.such.config"
+            ),
+        ]
+    );
+    // The group's stored session timeout counts: a heartbeat may not reach it.
+    let (records, outcomes) = c.incremental(
+        &[(
+            group("g"),
+            vec![set("consumer.heartbeat.interval.ms", "15000")],
+        )],
+        false,
+        false,
+    );
+    assert_eq!((records.len(), outcomes), (1, vec![Ok(())]));
+    let (records, outcomes) = c.incremental(
+        &[(
+            group("g"),
+            vec![set("consumer.session.timeout.ms", "12000")],
+        )],
         false,
         false,
     );
     assert!(records.is_empty());
     assert_eq!(
         outcomes,
-        vec![
-            refused(
-                ErrorCode::INVALID_REQUEST,
-                "kraftd does not validate group configs yet."
-            ),
-            refused(
-                ErrorCode::INVALID_REQUEST,
-                "Default group resources are not allowed."
-            ),
-        ]
+        vec![refused(
+            ErrorCode::INVALID_CONFIG,
+            "consumer.session.timeout.ms must be greater than consumer.heartbeat.interval.ms"
+        )]
     );
 }
 

@@ -1,11 +1,13 @@
 //! `ConfigurationControlManager.validateAlterConfig` of Kafka 4.4: the checks on each record
 //! (ELR's `min.insync.replicas` rules, `cordoned.log.dirs`, the value size), then the
 //! resource's validator (`ControllerConfigurationValidator`: names, then topic configs as
-//! `LogConfig.validate` checks them over the controller's own log configs), then that the
+//! `LogConfig.validate` checks them over the controller's own log configs, group configs as
+//! `GroupConfig.validate` checks them over its group-coordinator configs), then that the
 //! resource exists.
 
 use std::collections::BTreeMap;
 
+use super::group::GroupLimits;
 use super::{ChangeError, ConfigsContext, MAX_CONFIG_VALUE_LENGTH};
 use crate::controller::configs::{
     ConfigResource, BROKER_RESOURCE, CLIENT_METRICS_RESOURCE, GROUP_RESOURCE, TOPIC_RESOURCE,
@@ -169,7 +171,8 @@ fn validate_resource(
             if name.is_empty() {
                 return Err(ChangeError::DefaultGroup);
             }
-            Err(ChangeError::Unchecked("group"))
+            super::group::validate(all, GroupLimits(&ctx.statics.originals))
+                .map_err(ChangeError::GroupConfig)
         }
         // ControllerApis hands the quorum controller no other type.
         _ => Err(ChangeError::UnexpectedResourceType("UNKNOWN")),

@@ -27,6 +27,10 @@ pub enum Validator {
     GzipLevel,
     /// `ThrottledReplicaListValidator`: `*`, or `partition:broker` pairs.
     ThrottledReplicas,
+    /// `ShareGroupAutoOffsetResetStrategy.Validator` of the group config
+    /// `share.auto.offset.reset`: `earliest`, `latest`, or `by_duration:` and a non-negative
+    /// ISO-8601 duration.
+    ShareAutoOffsetReset,
 }
 
 /// One topic config.
@@ -458,6 +462,11 @@ impl Validator {
             },
             Validator::ValidString(v) => format!("ValidString [{}]", join(v)),
             Validator::ValidList {
+                values: [],
+                empty_allowed,
+                null_allowed,
+            } => format!("ValidList  empty={empty_allowed} null={null_allowed}"),
+            Validator::ValidList {
                 values,
                 empty_allowed,
                 null_allowed,
@@ -470,6 +479,9 @@ impl Validator {
                 "ThrottledReplicaListValidator [partitionId]:[brokerId],[partitionId]:[brokerId],..."
                     .into()
             }
+            Validator::ShareAutoOffsetReset => {
+                "Validator [latest, earliest, by_duration:PnDTnHnMn.nS]".into()
+            }
         }
     }
 }
@@ -477,8 +489,13 @@ impl Validator {
 /// The table as `compat/java/TopicConfigProbe.java table` prints Kafka's: one line per config,
 /// name, type, default, validator, synonyms (`name:value-of-1-converted`), internal.
 pub fn render_table() -> String {
+    render_defs(TOPIC_CONFIG_DEFS)
+}
+
+/// `defs` as [`render_table`] prints the topic configs.
+pub fn render_defs(defs: &[TopicConfigDef]) -> String {
     let mut out = String::new();
-    for d in TOPIC_CONFIG_DEFS {
+    for d in defs {
         let synonyms: Vec<String> = d
             .synonyms
             .iter()

@@ -91,6 +91,11 @@ pub enum InvalidReason {
     GzipLevel,
     /// `ThrottledReplicaListValidator`, naming the config.
     ThrottledReplicas(String),
+    /// `ShareGroupAutoOffsetResetStrategy.Validator`, naming the config and the value.
+    ShareAutoOffsetReset {
+        name: String,
+        value: String,
+    },
 }
 
 impl fmt::Display for InvalidReason {
@@ -108,6 +113,11 @@ impl fmt::Display for InvalidReason {
                 f,
                 "{name} must be the literal '*' or a list of replicas in the following format: \
                  [partitionId]:[brokerId],[partitionId]:[brokerId],..."
+            ),
+            InvalidReason::ShareAutoOffsetReset { name, value } => write!(
+                f,
+                "Invalid value `{value}` for configuration {name}. The value must be either \
+                 'earliest', 'latest' or of the format 'by_duration:<PnDTnHnMn.nS>'."
             ),
         }
     }

@@ -260,6 +260,15 @@ pub fn ensure_valid(def: &TopicConfigDef, value: &Value) -> Result<(), ConfigErr
             }
             _ => Ok(()),
         },
+        Validator::ShareAutoOffsetReset => match value {
+            Value::String(s) if !share_auto_offset_reset_valid(s) => {
+                Err(invalid(InvalidReason::ShareAutoOffsetReset {
+                    name: def.name.to_string(),
+                    value: s.clone(),
+                }))
+            }
+            _ => Ok(()),
+        },
         Validator::ThrottledReplicas => {
             let Value::List(items) = value else {
                 return Ok(());
@@ -281,6 +290,20 @@ pub fn ensure_valid(def: &TopicConfigDef, value: &Value) -> Result<(), ConfigErr
                     def.name.to_string(),
                 )))
             }
+        }
+    }
+}
+
+/// `ShareGroupAutoOffsetResetStrategy.fromString` succeeds: the strategy names are matched
+/// exactly (`none` is a consumer's strategy, not a share group's), a duration must not be
+/// negative.
+fn share_auto_offset_reset_valid(s: &str) -> bool {
+    match s {
+        "earliest" | "latest" => true,
+        _ => {
+            s.strip_prefix("by_duration:")
+                .and_then(crate::controller::java::duration_is_negative)
+                == Some(false)
         }
     }
 }

@@ -9,6 +9,7 @@ mod describe_cluster;
 mod node_call;
 pub mod not_controller;
 pub mod raft;
+mod sasl;
 
 use std::fmt;
 
@@ -32,11 +33,24 @@ pub struct ServedApi {
     pub max_version: i16,
 }
 
-/// The APIs kraftd serves itself (raft, discovery, controller registration, Envelope), in
-/// api-key order. ApiVersions advertises these and `not_controller::CONTROLLER_APIS`.
+/// The APIs kraftd serves itself (raft, discovery, SASL's refusals on a PLAINTEXT listener,
+/// controller registration, Envelope), in api-key order. ApiVersions advertises these and
+/// `not_controller::CONTROLLER_APIS`.
 pub const SERVED_APIS: &[ServedApi] = &[
     raft::served(ApiKind::Fetch),
+    ServedApi {
+        key: messages::SaslHandshakeRequest::API_KEY,
+        name: "SaslHandshake",
+        min_version: 0,
+        max_version: 1,
+    },
     raft::served(ApiKind::ApiVersions),
+    ServedApi {
+        key: messages::SaslAuthenticateRequest::API_KEY,
+        name: "SaslAuthenticate",
+        min_version: 0,
+        max_version: 2,
+    },
     raft::served(ApiKind::Vote),
     raft::served(ApiKind::BeginQuorumEpoch),
     raft::served(ApiKind::EndQuorumEpoch),
@@ -305,6 +319,8 @@ pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
     let result = match api_key {
         messages::ApiVersionsRequest::API_KEY => api_versions::handle(ctx, &request),
         messages::EnvelopeRequest::API_KEY => envelope(ctx, &request),
+        messages::SaslHandshakeRequest::API_KEY => sasl::handshake(&request),
+        messages::SaslAuthenticateRequest::API_KEY => sasl::authenticate(&request),
         messages::DescribeClusterRequest::API_KEY => {
             describe_cluster::handle(ctx, listener, &request)
         }

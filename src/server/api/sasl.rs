@@ -1,0 +1,36 @@
+//! SaslHandshake (key 17) and SaslAuthenticate (key 36) on a controller listener. kraftd's
+//! listeners are PLAINTEXT, so a connection is authenticated (as ANONYMOUS) before its first
+//! request, and both APIs get the answer Java's controller gives on such a listener: the SASL
+//! exchange is out of place there.
+
+use crate::protocol::codec::{DecodeError, Message};
+use crate::protocol::errors::ErrorCode;
+use crate::protocol::frame::ParsedRequest;
+use crate::protocol::messages::{
+    SaslAuthenticateRequest, SaslAuthenticateResponse, SaslHandshakeRequest, SaslHandshakeResponse,
+};
+
+use super::{respond, Outcome};
+
+pub(super) fn handshake(request: &ParsedRequest<'_>) -> Result<Outcome, DecodeError> {
+    let version = request.api_version();
+    SaslHandshakeRequest::decode_exact(request.body, version)?;
+    let answer = SaslHandshakeResponse {
+        error_code: ErrorCode::ILLEGAL_SASL_STATE.0,
+        ..Default::default()
+    };
+    Ok(respond(request, &answer, version))
+}
+
+pub(super) fn authenticate(request: &ParsedRequest<'_>) -> Result<Outcome, DecodeError> {
+    let version = request.api_version();
+    SaslAuthenticateRequest::decode_exact(request.body, version)?;
+    let answer = SaslAuthenticateResponse {
+        error_code: ErrorCode::ILLEGAL_SASL_STATE.0,
+        error_message: Some(
+            "SaslAuthenticate request received after successful authentication".into(),
+        ),
+        ..Default::default()
+    };
+    Ok(respond(request, &answer, version))
+}
