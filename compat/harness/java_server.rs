@@ -19,6 +19,12 @@ use super::server_builder::{Quorum, ServerBuilder, Spec};
 use super::testdir::TestDir;
 use super::tools::QuorumStatus;
 
+/// What a broker's metadata loader and publishers log on a fault.
+const BROKER_METADATA_FAULTS: [&str; 2] = [
+    "Encountered metadata loading fault",
+    "Encountered metadata publishing fault",
+];
+
 /// JVM options for servers: a modest heap and a single-threaded GC, as the test machine has two
 /// cores shared by several JVMs; the JIT stays at its defaults.
 const SERVER_JVM_OPTS: &[&str] = &[
@@ -232,6 +238,17 @@ impl JavaServer {
     pub fn stop(&mut self, timeout: Duration) -> ExitStatus {
         self.sigterm();
         self.wait_exit(timeout)
+    }
+
+    /// Panics if the broker's metadata loader or a publisher logged a fault (the fault
+    /// handler's line, which also counts `metadata-load-error-count` and the publisher's fault
+    /// metric): a record it could not load or apply.
+    #[track_caller]
+    pub fn assert_no_metadata_faults(&self) {
+        let log = std::fs::read_to_string(self.log_path()).unwrap_or_default();
+        for fault in BROKER_METADATA_FAULTS {
+            assert!(!log.contains(fault), "{}: {fault}", self.spec.name);
+        }
     }
 
     /// Waits until the server's log contains `needle`.

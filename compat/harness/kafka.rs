@@ -76,6 +76,8 @@ pub enum Tool {
     ClientMetrics,
     /// `kafka-producer-perf-test.sh`
     ProducerPerformance,
+    /// `kafka-consumer-perf-test.sh`
+    ConsumerPerformance,
     /// `kafka-verifiable-producer.sh`
     VerifiableProducer,
 }
@@ -122,6 +124,7 @@ impl Tool {
             Tool::Cluster => &["org.apache.kafka.tools.ClusterTool"],
             Tool::ClientMetrics => &["org.apache.kafka.tools.ClientMetricsCommand"],
             Tool::ProducerPerformance => &["org.apache.kafka.tools.ProducerPerformance"],
+            Tool::ConsumerPerformance => &["org.apache.kafka.tools.ConsumerPerformance"],
             Tool::VerifiableProducer => &["org.apache.kafka.tools.VerifiableProducer"],
         }
     }

@@ -2,6 +2,8 @@
 //! active kraftd as a Java 4.4 controller decides them.
 //! - `producer_ids`: refused AllocateProducerIds requests, the same bytes to Java and kraftd;
 //! - `quotas`: AlterClientQuotas, the same bytes to Java and kraftd;
+//! - `quota_effect`: client quotas set through `kafka-configs` throttle clients on stock
+//!   brokers, and stop once deleted;
 //! - `scram`: Alter/DescribeUserScramCredentials, the same bytes to Java and kraftd, the
 //!   credentials logged, and the derived keys against Kafka's `ScramFormatter`;
 //! - `scram_clients`: SCRAM through `kafka-configs` and SASL_PLAINTEXT clients on stock brokers;
@@ -12,6 +14,7 @@
 
 mod acls;
 pub(crate) mod producer_ids;
+mod quota_effect;
 mod quotas;
 mod scram;
 mod scram_clients;
