@@ -1,6 +1,7 @@
 //! Client quotas decided by kraftd take effect on a stock Kafka 4.4 broker, as an operator
 //! sees it: `kafka-configs` through the broker sets `producer_byte_rate` for client id
-//! `slow-producer`, `consumer_byte_rate` for the default client id and a far higher one for
+//! `slow-producer` and for user `ANONYMOUS` (every PLAINTEXT client) with client id
+//! `user-producer`, `consumer_byte_rate` for the default client id and a far higher one for
 //! client id `free-consumer` (the specific entity overrides the default), and describes them
 //! once the broker has them. Then `kafka-producer-perf-test` and `kafka-consumer-perf-test`
 //! (with `--print-metrics`) show the broker throttling the quota's clients (the client's
@@ -42,9 +43,21 @@ const FREE_RECORDS: usize = 4 * THROTTLED_RECORDS;
 const CONSUMED: usize = 96;
 const TOPIC: &str = "quota-effect";
 const SLOW_PRODUCER: &str = "slow-producer";
+/// The client id of the (user, client id) quota; PLAINTEXT clients are User:ANONYMOUS.
+const USER_PRODUCER: &str = "user-producer";
 const SLOW_CONSUMER: &str = "slow-consumer";
 const FREE_CONSUMER: &str = "free-consumer";
 const DEFAULT_CLIENT: [&str; 3] = ["--entity-type", "clients", "--entity-default"];
+const EVERY_CLIENT: [&str; 2] = ["--entity-type", "clients"];
+/// Every (ANONYMOUS, client id) entity.
+const ANONYMOUS_CLIENTS: [&str; 6] = [
+    "--entity-type",
+    "users",
+    "--entity-name",
+    "ANONYMOUS",
+    "--entity-type",
+    "clients",
+];
 
 /// What one perf-test run achieved, and the throttle time the broker asked of it.
 #[derive(Debug)]
@@ -128,18 +141,20 @@ impl Tools<'_> {
         self.admin(Tool::Configs, &args).assert_success();
     }
 
-    /// `kafka-configs --describe --entity-type clients` through the broker (every client
-    /// entity it knows) until its output satisfies `done`.
-    fn describe_clients_until(&self, done: impl Fn(&str) -> bool) -> String {
+    /// `kafka-configs --describe <entity>` through the broker until its output satisfies
+    /// `done`.
+    fn describe_until(&self, entity: &[&str], done: impl Fn(&str) -> bool) -> String {
         let deadline = Instant::now() + PROPAGATION;
         loop {
-            let out = self.admin(Tool::Configs, &["--describe", "--entity-type", "clients"]);
+            let mut args = vec!["--describe"];
+            args.extend_from_slice(entity);
+            let out = self.admin(Tool::Configs, &args);
             if out.success() && done(&out.stdout) {
                 return out.stdout;
             }
             assert!(
                 Instant::now() < deadline,
-                "the broker describes the clients as:\n{out}"
+                "the broker describes {entity:?} as:\n{out}"
             );
             std::thread::sleep(Duration::from_millis(500));
         }
@@ -244,6 +259,28 @@ fn client(name: &str) -> [&str; 4] {
     ["--entity-type", "clients", "--entity-name", name]
 }
 
+fn anonymous_user_with(client: &str) -> [&str; 8] {
+    [
+        "--entity-type",
+        "users",
+        "--entity-name",
+        "ANONYMOUS",
+        "--entity-type",
+        "clients",
+        "--entity-name",
+        client,
+    ]
+}
+
+/// Two producers at once (their runs are mostly waiting when throttled).
+fn produce_both(t: &Tools, records: usize) -> (Run, Run) {
+    std::thread::scope(|s| {
+        let by_user = s.spawn(|| t.produce(USER_PRODUCER, records));
+        let by_client = t.produce(SLOW_PRODUCER, records);
+        (by_client, by_user.join().expect("the user's producer ran"))
+    })
+}
+
 #[test]
 fn client_quotas_set_through_kraftd_throttle_clients_on_stock_brokers() {
     let kafka = Kafka::get();
@@ -266,11 +303,15 @@ fn client_quotas_set_through_kraftd_throttle_clients_on_stock_brokers() {
     let started = Instant::now();
     let quota = format!("producer_byte_rate={QUOTA}");
     t.alter(&client(SLOW_PRODUCER), &["--add-config", &quota]);
+    t.alter(
+        &anonymous_user_with(USER_PRODUCER),
+        &["--add-config", &quota],
+    );
     let quota = format!("consumer_byte_rate={QUOTA}");
     t.alter(&DEFAULT_CLIENT, &["--add-config", &quota]);
     let free = format!("consumer_byte_rate={FREE}");
     t.alter(&client(FREE_CONSUMER), &["--add-config", &free]);
-    let described = t.describe_clients_until(|o| {
+    let described = t.describe_until(&EVERY_CLIENT, |o| {
         o.contains(&format!(
             "Quota configs for client-id '{SLOW_PRODUCER}' are producer_byte_rate={QUOTA:.1}"
         )) && o.contains(&format!(
@@ -280,14 +321,22 @@ fn client_quotas_set_through_kraftd_throttle_clients_on_stock_brokers() {
         ))
     });
     eprintln!("kafka-configs --describe --entity-type clients:\n{described}");
+    let described = t.describe_until(&ANONYMOUS_CLIENTS, |o| {
+        o.contains(&format!(
+            "Quota configs for user-principal 'ANONYMOUS', client-id '{USER_PRODUCER}' are \
+             producer_byte_rate={QUOTA:.1}"
+        ))
+    });
+    eprintln!("kafka-configs --describe {ANONYMOUS_CLIENTS:?}:\n{described}");
     // The quotas are committed below the controller's high watermark.
     let with_quotas = describe_quorum(c.controller.port)
         .expect("the controller answers DescribeQuorum")
         .high_watermark
         - 1;
 
-    t.produce(SLOW_PRODUCER, THROTTLED_RECORDS)
-        .assert_throttled("producer_byte_rate of its client id");
+    let (by_client, by_user) = produce_both(&t, THROTTLED_RECORDS);
+    by_client.assert_throttled("producer_byte_rate of its client id");
+    by_user.assert_throttled("producer_byte_rate of its user and client id");
     t.produce("other-producer", FREE_RECORDS)
         .assert_free("a producer with another client id");
     t.consume(SLOW_CONSUMER)
@@ -299,14 +348,20 @@ fn client_quotas_set_through_kraftd_throttle_clients_on_stock_brokers() {
         &client(SLOW_PRODUCER),
         &["--delete-config", "producer_byte_rate"],
     );
+    t.alter(
+        &anonymous_user_with(USER_PRODUCER),
+        &["--delete-config", "producer_byte_rate"],
+    );
     t.alter(&DEFAULT_CLIENT, &["--delete-config", "consumer_byte_rate"]);
     t.alter(
         &client(FREE_CONSUMER),
         &["--delete-config", "consumer_byte_rate"],
     );
-    t.describe_clients_until(|o| !o.contains("Quota configs"));
-    t.produce(SLOW_PRODUCER, FREE_RECORDS)
-        .assert_free("the same client id, its quota deleted");
+    t.describe_until(&EVERY_CLIENT, |o| !o.contains("Quota configs"));
+    t.describe_until(&ANONYMOUS_CLIENTS, |o| !o.contains("Quota configs"));
+    let (by_client, by_user) = produce_both(&t, FREE_RECORDS);
+    by_client.assert_free("the same client id, its quota deleted");
+    by_user.assert_free("the same user and client id, their quota deleted");
     t.consume(SLOW_CONSUMER)
         .assert_free("the same client id, the default's quota deleted");
     eprintln!("quotas set, applied and removed in {:?}", started.elapsed());
@@ -323,6 +378,7 @@ fn client_quotas_set_through_kraftd_throttle_clients_on_stock_brokers() {
             "client-id": {"consumer_byte_rate": QUOTA},
             format!("client-id={FREE_CONSUMER}"): {"consumer_byte_rate": FREE},
             format!("client-id={SLOW_PRODUCER}"): {"producer_byte_rate": QUOTA},
+            format!("client-id={USER_PRODUCER},user=ANONYMOUS"): {"producer_byte_rate": QUOTA},
         })
     );
     assert_eq!(
