@@ -1,7 +1,10 @@
-//! Delegation tokens by id (Kafka's `DelegationTokenImage`), and the active controller's
-//! token decisions (`decide`).
+//! Delegation tokens by id (Kafka's `DelegationTokenImage`), the active controller's token
+//! decisions (`decide`) and its periodic sweep of expired tokens (`sweep`).
 
 pub mod decide;
+pub mod sweep;
+#[cfg(test)]
+mod sweep_tests;
 #[cfg(test)]
 mod tests;
 

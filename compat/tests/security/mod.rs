@@ -9,6 +9,7 @@
 //! - `scram_clients`: SCRAM through `kafka-configs` and SASL_PLAINTEXT clients on stock brokers;
 //! - `token_refusals`: refused delegation-token requests, the same bytes to Java and kraftd;
 //! - `tokens`: `kafka-delegation-tokens` and token-authenticated clients on stock brokers;
+//! - `token_sweep`: expired tokens swept by a Java controller and by kraftd, the same scenario;
 //! - `workload`: stock tools through a stock broker on kraftd (idempotent and transactional
 //!   producers), then Java's image of kraftd's log against kraftd's.
 
@@ -19,6 +20,7 @@ mod quotas;
 mod scram;
 mod scram_clients;
 mod token_refusals;
+mod token_sweep;
 mod tokens;
 mod workload;
 

@@ -19,7 +19,7 @@ const SECRET: &str = "token-test-secret";
 /// How long the broker may take to learn of a committed change.
 const PROPAGATION: Duration = Duration::from_secs(60);
 
-struct Clients<'a> {
+pub(super) struct Clients<'a> {
     kafka: &'a Kafka,
     /// The broker's SASL_PLAINTEXT listener.
     sasl: String,
@@ -37,7 +37,7 @@ impl Clients<'_> {
     }
 
     /// `kafka-delegation-tokens` as the admin (SASL/PLAIN).
-    fn tokens(&self, args: &[&str]) -> Output {
+    pub(super) fn tokens(&self, args: &[&str]) -> Output {
         let config = self.config(
             "admin",
             "PLAIN",
@@ -55,7 +55,7 @@ impl Clients<'_> {
     }
 
     /// `kafka-topics --list` authenticated with a token.
-    fn list_topics_with_token(&self, token_id: &str, hmac: &str) -> Output {
+    pub(super) fn list_topics_with_token(&self, token_id: &str, hmac: &str) -> Output {
         let config = self.config(
             "token",
             "SCRAM-SHA-256",
@@ -75,7 +75,7 @@ impl Clients<'_> {
     }
 
     /// `--describe` until its output satisfies `done`.
-    fn describe_until(&self, done: impl Fn(&str) -> bool) -> String {
+    pub(super) fn describe_until(&self, done: impl Fn(&str) -> bool) -> String {
         let deadline = Instant::now() + PROPAGATION;
         loop {
             // Without --owner-principal the tool sends an empty owner list, which a broker
@@ -95,7 +95,7 @@ impl Clients<'_> {
 
 /// The token rows of a `--create` or `--describe` output: a header line starting with
 /// TOKENID, then TOKENID HMAC OWNER REQUESTER RENEWERS ISSUEDATE EXPIRYDATE MAXDATE.
-fn token_rows(out: &str) -> Vec<Vec<String>> {
+pub(super) fn token_rows(out: &str) -> Vec<Vec<String>> {
     out.lines()
         .skip_while(|l| !l.starts_with("TOKENID"))
         .skip(1)
@@ -104,13 +104,18 @@ fn token_rows(out: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
-#[test]
-fn delegation_tokens_are_created_renewed_and_expired_by_kraftd() {
-    let kafka = Kafka::get();
-    let dir = TestDir::new();
+/// A `kind` controller with the token secret and `extra` properties, and one stock broker
+/// with the secret and a SASL_PLAINTEXT listener (PLAIN for the admin, SCRAM-SHA-256 for
+/// tokens); the clients' configurations are written under `dir`.
+pub(super) fn start_token_cluster(
+    dir: &TestDir,
+    kind: Kind,
+    extra: &[(&str, String)],
+) -> (TopicCluster, Clients<'static>) {
     let (plaintext, sasl) = (free_port(), free_port());
-    let props = [("delegation.token.secret.key", SECRET.to_string())];
-    let mut c = TopicCluster::start_configured(&dir, Kind::Kraftd, &[BROKER], &props, |b| {
+    let mut props = vec![("delegation.token.secret.key", SECRET.to_string())];
+    props.extend(extra.iter().cloned());
+    let c = TopicCluster::start_configured(dir, kind, &[BROKER], &props, |b| {
         b.broker_port(plaintext)
             .prop(
                 "listeners",
@@ -133,10 +138,17 @@ fn delegation_tokens_are_created_renewed_and_expired_by_kraftd() {
             .prop("delegation.token.secret.key", SECRET)
     });
     let clients = Clients {
-        kafka,
+        kafka: Kafka::get(),
         sasl: format!("127.0.0.1:{sasl}"),
         dir: dir.path().to_path_buf(),
     };
+    (c, clients)
+}
+
+#[test]
+fn delegation_tokens_are_created_renewed_and_expired_by_kraftd() {
+    let dir = TestDir::new();
+    let (mut c, clients) = start_token_cluster(&dir, Kind::Kraftd, &[]);
 
     let created = clients.tokens(&[
         "--create",

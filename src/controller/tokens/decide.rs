@@ -20,6 +20,8 @@ use crate::protocol::records::MetadataRecordAndVersion;
 pub const DEFAULT_MAX_LIFETIME_MS: i64 = 604_800_000;
 /// `DELEGATION_TOKEN_EXPIRY_TIME_MS_DEFAULT` (1 day).
 pub const DEFAULT_EXPIRY_TIME_MS: i64 = 86_400_000;
+/// `DELEGATION_TOKEN_EXPIRY_CHECK_INTERVAL_MS_DEFAULT` (1 hour).
+pub const DEFAULT_EXPIRY_CHECK_INTERVAL_MS: i64 = 3_600_000;
 
 /// The controller's token configuration.
 #[derive(Clone, PartialEq, Eq)]
@@ -31,6 +33,9 @@ pub struct TokenSettings {
     pub max_lifetime_ms: i64,
     /// `delegation.token.expiry.time.ms`: the renew period.
     pub expiry_time_ms: i64,
+    /// `delegation.token.expiry.check.interval.ms`: how often the active controller sweeps
+    /// expired tokens.
+    pub expiry_check_interval_ms: i64,
 }
 
 impl Default for TokenSettings {
@@ -39,6 +44,7 @@ impl Default for TokenSettings {
             secret_key: None,
             max_lifetime_ms: DEFAULT_MAX_LIFETIME_MS,
             expiry_time_ms: DEFAULT_EXPIRY_TIME_MS,
+            expiry_check_interval_ms: DEFAULT_EXPIRY_CHECK_INTERVAL_MS,
         }
     }
 }
@@ -50,6 +56,7 @@ impl fmt::Debug for TokenSettings {
             .field("secret_key", &self.secret_key.as_ref().map(|_| "[hidden]"))
             .field("max_lifetime_ms", &self.max_lifetime_ms)
             .field("expiry_time_ms", &self.expiry_time_ms)
+            .field("expiry_check_interval_ms", &self.expiry_check_interval_ms)
             .finish()
     }
 }
@@ -63,7 +70,7 @@ impl TokenSettings {
         Some(mac.finalize().into_bytes().to_vec())
     }
 
-    fn enabled(&self) -> bool {
+    pub(super) fn enabled(&self) -> bool {
         self.secret_key.as_deref().is_some_and(|k| !k.is_empty())
     }
 }
@@ -243,7 +250,8 @@ fn may_renew(t: &DelegationToken, principal: &Principal) -> bool {
     t.owner == p || t.renewers.contains(&p)
 }
 
-fn expired(t: &DelegationToken, now: i64) -> bool {
+/// Past its max or its expiry (both strictly).
+pub(super) fn expired(t: &DelegationToken, now: i64) -> bool {
     t.max_timestamp < now || t.expiry_timestamp < now
 }
 

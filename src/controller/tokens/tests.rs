@@ -8,30 +8,31 @@ use crate::controller::metadata_version::{level, MetadataVersion};
 use crate::controller::ControllerResult;
 use crate::protocol::records::MetadataRecord;
 
-const HOUR: i64 = 3_600_000;
-const T0: i64 = 1_700_000_000_000;
+pub(super) const HOUR: i64 = 3_600_000;
+pub(super) const T0: i64 = 1_700_000_000_000;
 
 fn mv(level: i16) -> MetadataVersion {
     MetadataVersion::from_level(level).unwrap()
 }
 
-fn latest() -> MetadataVersion {
+pub(super) fn latest() -> MetadataVersion {
     mv(level::IBP_4_3_IV0)
 }
 
-fn settings() -> TokenSettings {
+pub(super) fn settings() -> TokenSettings {
     TokenSettings {
         secret_key: Some("s3cr3t".into()),
         max_lifetime_ms: 24 * HOUR,
         expiry_time_ms: 2 * HOUR,
+        expiry_check_interval_ms: HOUR,
     }
 }
 
-fn user(name: &str) -> Principal {
+pub(super) fn user(name: &str) -> Principal {
     Principal::new("User", name)
 }
 
-fn request(owner: &str, requester: &str, renewers: &[&str]) -> NewTokenRequest {
+pub(super) fn request(owner: &str, requester: &str, renewers: &[&str]) -> NewTokenRequest {
     NewTokenRequest {
         owner: user(owner),
         requester: user(requester),
@@ -43,7 +44,7 @@ fn request(owner: &str, requester: &str, renewers: &[&str]) -> NewTokenRequest {
     }
 }
 
-fn replay<R>(image: &mut TokensImage, result: &ControllerResult<R>) {
+pub(super) fn replay<R>(image: &mut TokensImage, result: &ControllerResult<R>) {
     for r in &result.records {
         match &r.record {
             MetadataRecord::DelegationToken(t) => image.replay(t),

@@ -22,6 +22,7 @@ pub const USED_KEYS: &[&str] = &[
     "controller.quorum.retry.backoff.ms",
     "controller.quorum.voters",
     "default.replication.factor",
+    "delegation.token.expiry.check.interval.ms",
     "delegation.token.expiry.time.ms",
     "delegation.token.max.lifetime.ms",
     "delegation.token.secret.key",

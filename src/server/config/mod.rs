@@ -147,7 +147,8 @@ pub struct ControllerSettings {
     /// `allow.everyone.if.no.acl.found`; `None`: no authorizer (ACL APIs are
     /// SECURITY_DISABLED, every request is allowed).
     pub authorizer: Option<AuthorizerConfig>,
-    /// `delegation.token.secret.key`, `.max.lifetime.ms`, `.expiry.time.ms`.
+    /// `delegation.token.secret.key`, `.max.lifetime.ms`, `.expiry.time.ms`,
+    /// `.expiry.check.interval.ms`.
     pub delegation_tokens: crate::controller::tokens::decide::TokenSettings,
 }
 
@@ -352,6 +353,11 @@ impl ControllerConfig {
                 expiry_time_ms: r.long(
                     "delegation.token.expiry.time.ms",
                     crate::controller::tokens::decide::DEFAULT_EXPIRY_TIME_MS,
+                    1,
+                )?,
+                expiry_check_interval_ms: r.long(
+                    "delegation.token.expiry.check.interval.ms",
+                    crate::controller::tokens::decide::DEFAULT_EXPIRY_CHECK_INTERVAL_MS,
                     1,
                 )?,
             },

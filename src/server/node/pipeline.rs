@@ -14,6 +14,7 @@ use tracing::{error, info, warn};
 use super::purgatory::{LeadershipLost, Purgatory};
 use super::runner::NodeLoop;
 use crate::controller::brokers::{self, BrokerSessions, Expiry};
+use crate::controller::tokens::sweep::TokenSweeper;
 use crate::controller::ControllerResult;
 use crate::raft::{Epoch, FatalError, Instant, Offset, Proposed, QuorumStateStore, RaftLog};
 
@@ -22,6 +23,8 @@ pub(super) struct Active {
     pub epoch: Epoch,
     /// The brokers' sessions (soft state, rebuilt at every activation).
     pub sessions: BrokerSessions,
+    /// When expired delegation tokens are next swept (restarted at every activation).
+    pub token_sweep: TokenSweeper,
     /// The end of the last proposal of this epoch the controller did not apply when written.
     not_taken_end: Offset,
 }
@@ -49,6 +52,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         self.pipeline.active = Some(Active {
             epoch,
             sessions,
+            token_sweep: TokenSweeper::activate(&self.settings.tokens, now.0),
             not_taken_end: 0,
         });
     }

@@ -230,6 +230,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 self.maybe_write_noop(now)?;
                 self.maybe_fence_stale_brokers(now)?;
                 self.maybe_run_elections(now)?;
+                self.maybe_sweep_expired_tokens(now)?;
             }
             actions.extend(self.raft.take_actions());
             self.execute(actions)?;
@@ -290,6 +291,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         let d = self.raft.next_deadline();
         let d = self.noop_deadline.map_or(d, |t| d.min(t));
         let d = self.next_election().map_or(d, |t| d.min(t));
+        let d = self.next_token_sweep().map_or(d, |t| d.min(t));
         self.next_session_expiry().map_or(d, |t| d.min(t))
     }
 

@@ -3,7 +3,8 @@
 //! token-authenticated principal, or a request straight over PLAINTEXT (kraftd's only listener
 //! protocol), is refused with DELEGATION_TOKEN_REQUEST_NOT_ALLOWED. Then the active controller
 //! decides (`controller::tokens::decide`) and answers once the record commits; NOT_CONTROLLER
-//! when not active or when leadership is lost first.
+//! when not active or when leadership is lost first. And the active controller's periodic
+//! sweep of expired tokens (`controller::tokens::sweep`).
 
 use tokio::sync::oneshot;
 use tracing::{info, warn};
@@ -283,5 +284,47 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             let _ = reply.send(NodeResponse::ExpireDelegationToken(r));
         })?;
         Ok(())
+    }
+
+    /// The active controller's sweep of expired tokens, when due: their removals go through
+    /// the normal commit path (nobody waits for them).
+    pub(super) fn maybe_sweep_expired_tokens(&mut self, now: Instant) -> Result<(), FatalError> {
+        if !self.acting() {
+            return Ok(());
+        }
+        // Java's token cache holds committed tokens.
+        let tokens = &self.controller.committed_state().image.delegation_tokens;
+        let active = self.pipeline.active.as_mut().expect("acting");
+        let Some(result) = active.token_sweep.run(tokens, &self.settings.tokens, now.0) else {
+            return Ok(());
+        };
+        for t in &result.reply.expired {
+            info!(
+                target: "kraftd::controller",
+                "Delegation token expired for token: {} for owner: {}",
+                t.token_id,
+                t.owner
+            );
+        }
+        if result.records.is_empty() {
+            return Ok(());
+        }
+        info!(
+            target: "kraftd::controller",
+            "Periodic task expireDelegationTokens generated {} records (more to sweep: {}).",
+            result.records.len(),
+            result.reply.more
+        );
+        self.submit(now, result, |_| {})?;
+        Ok(())
+    }
+
+    /// When expired tokens are next swept (None unless acting: a sweep due meanwhile waits).
+    pub(super) fn next_token_sweep(&self) -> Option<Instant> {
+        if !self.acting() {
+            return None;
+        }
+        let active = self.pipeline.active.as_ref()?;
+        Some(Instant(active.token_sweep.next_due()))
     }
 }

@@ -489,6 +489,10 @@ fn delegation_tokens_need_a_non_empty_secret_key() {
     assert_eq!(c.controller.delegation_tokens.secret_key, None);
     assert_eq!(c.controller.delegation_tokens.max_lifetime_ms, 604_800_000);
     assert_eq!(c.controller.delegation_tokens.expiry_time_ms, 86_400_000);
+    assert_eq!(
+        c.controller.delegation_tokens.expiry_check_interval_ms,
+        3_600_000
+    );
     let c = with("delegation.token.secret.key=").unwrap();
     assert_eq!(c.controller.delegation_tokens.secret_key, None);
     let c = with("delegation.token.secret.key=k3y\ndelegation.token.max.lifetime.ms=5\ndelegation.token.expiry.time.ms=3").unwrap();
@@ -502,4 +506,16 @@ fn delegation_tokens_need_a_non_empty_secret_key() {
         "the secret is never printed"
     );
     assert!(with("delegation.token.max.lifetime.ms=0").is_err());
+}
+
+#[test]
+fn the_token_sweep_interval_is_a_positive_long() {
+    let c = with("delegation.token.expiry.check.interval.ms=1500").unwrap();
+    assert_eq!(
+        c.controller.delegation_tokens.expiry_check_interval_ms,
+        1500
+    );
+    // Kafka's `atLeast(1)`.
+    assert!(with("delegation.token.expiry.check.interval.ms=0").is_err());
+    assert!(with("delegation.token.expiry.check.interval.ms=-5").is_err());
 }
