@@ -141,7 +141,14 @@ impl Cluster {
             .map(|(n, id)| (n.map(str::to_string), *id))
             .collect();
         let image = self.controller.image().clone();
-        let r = delete_topics(&image, &image, &names, &entries, &mut self.random);
+        let r = delete_topics(
+            &image,
+            &image,
+            &names,
+            &entries,
+            |_| super::delete::Access::ALL,
+            &mut self.random,
+        );
         self.write(&r.records);
         let mut results = r.reply;
         results.sort_by_key(|d| (d.name.clone(), d.id.to_string()));

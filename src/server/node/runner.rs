@@ -371,7 +371,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             NodeRequest::UnregisterBroker(r, v) => self.unregister_broker(now, v, r, reply)?,
             NodeRequest::UnregisterController(r, _) => self.unregister_controller(now, r, reply)?,
             NodeRequest::UpdateFeatures(r, v) => self.update_features(now, v, r, reply)?,
-            NodeRequest::CreateTopics(r, v) => self.create_topics(now, v, r, reply)?,
+            NodeRequest::CreateTopics(r, v) => self.create_topics(now, v, r, &principal, reply)?,
             NodeRequest::AlterPartition(r, v) => self.alter_partition(now, v, r, reply)?,
             NodeRequest::ElectLeaders(r, v) => self.elect_leaders(now, v, r, reply)?,
             NodeRequest::AlterPartitionReassignments(r, v) => {
@@ -380,8 +380,10 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             NodeRequest::AssignReplicasToDirs(r, v) => {
                 self.assign_replicas_to_dirs(now, v, r, reply)?
             }
-            NodeRequest::DeleteTopics(r, v) => self.delete_topics(now, v, r, reply)?,
-            NodeRequest::CreatePartitions(r, v) => self.create_partitions(now, v, r, reply)?,
+            NodeRequest::DeleteTopics(r, v) => self.delete_topics(now, v, r, &principal, reply)?,
+            NodeRequest::CreatePartitions(r, v) => {
+                self.create_partitions(now, v, r, &principal, reply)?
+            }
             NodeRequest::ListPartitionReassignments(r, _) => {
                 self.list_partition_reassignments(r, reply)
             }
@@ -392,9 +394,11 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             NodeRequest::AlterUserScramCredentials(r, v) => {
                 self.alter_user_scram_credentials(now, v, r, reply)?
             }
-            NodeRequest::AlterConfigs(r, v, fwd) => self.alter_configs(now, v, r, fwd, reply)?,
+            NodeRequest::AlterConfigs(r, v, fwd) => {
+                self.alter_configs(now, v, r, fwd, &principal, reply)?
+            }
             NodeRequest::IncrementalAlterConfigs(r, v, fwd) => {
-                self.incremental_alter_configs(now, v, r, fwd, reply)?
+                self.incremental_alter_configs(now, v, r, fwd, &principal, reply)?
             }
             NodeRequest::CreateDelegationToken(r, v, fwd) => {
                 self.create_delegation_token(now, v, r, fwd, principal, reply)?
