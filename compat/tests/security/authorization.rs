@@ -29,10 +29,10 @@ use kraftd::protocol::messages::incremental_alter_configs_request::{
 };
 use kraftd::protocol::messages::{
     AllocateProducerIdsRequest, AlterClientQuotasRequest, AlterUserScramCredentialsRequest,
-    CreateAclsRequest, CreatePartitionsRequest, CreateTopicsRequest, DefaultPrincipalData,
-    DeleteTopicsRequest, ElectLeadersRequest, EnvelopeRequest, EnvelopeResponse,
-    IncrementalAlterConfigsRequest, ListPartitionReassignmentsRequest, ResponseHeader,
-    UnregisterBrokerRequest, UpdateFeaturesRequest,
+    CreateAclsRequest, CreateDelegationTokenRequest, CreatePartitionsRequest, CreateTopicsRequest,
+    DefaultPrincipalData, DeleteTopicsRequest, ElectLeadersRequest, EnvelopeRequest,
+    EnvelopeResponse, IncrementalAlterConfigsRequest, ListPartitionReassignmentsRequest,
+    ResponseHeader, UnregisterBrokerRequest, UpdateFeaturesRequest,
 };
 use kraftd::server::api::not_controller::response_json;
 use serde_json::Value;
@@ -111,6 +111,16 @@ fn alter_configs(ty: i8, name: &str, key: &str, value: &str) -> IncrementalAlter
             }],
             ..Default::default()
         }],
+        ..Default::default()
+    }
+}
+
+/// A token owned by `owner` (the requester when `None`).
+fn token_for(owner: Option<&str>) -> CreateDelegationTokenRequest {
+    CreateDelegationTokenRequest {
+        owner_principal_type: owner.map(|_| "User".to_string()),
+        owner_principal_name: owner.map(str::to_string),
+        max_lifetime_ms: -1,
         ..Default::default()
     }
 }
@@ -308,6 +318,27 @@ fn forwarded() -> Vec<Case> {
                 ..Default::default()
             },
             E::CLUSTER_AUTHORIZATION_FAILED,
+        ),
+        case(
+            "alice asks a token for bob",
+            alice,
+            3,
+            token_for(Some("bob")),
+            E::DELEGATION_TOKEN_AUTHORIZATION_FAILED,
+        ),
+        case(
+            "alice asks a token for herself (allowed; tokens are disabled)",
+            alice,
+            3,
+            token_for(None),
+            E::DELEGATION_TOKEN_AUTH_DISABLED,
+        ),
+        case(
+            "admin asks a token for bob (allowed; tokens are disabled)",
+            admin,
+            3,
+            token_for(Some("bob")),
+            E::DELEGATION_TOKEN_AUTH_DISABLED,
         ),
         case(
             "an ACL lets alice create topics prefixed alice-",
