@@ -91,7 +91,7 @@ pub fn allows(
     name: &str,
     op: i8,
 ) -> bool {
-    authorizer.is_none_or(|a| a.authorize(acls, who, resource_type, name, op))
+    authorizer.map_or(true, |a| a.authorize(acls, who, resource_type, name, op))
 }
 
 /// A request (or part of one) the authorizer refused, with the code and message Java's

@@ -176,8 +176,10 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             .unique
             .iter()
             .any(|n| n != CLUSTER_METADATA_TOPIC && !creatable.contains(n.as_str()));
-        // A non-active controller asks its quorum controller unless nothing is left to ask.
-        if !self.acting() && !(refused && decided.is_empty()) {
+        // A non-active controller asks its quorum controller unless the authorizer left
+        // nothing to ask.
+        let nothing_to_ask = refused && decided.is_empty();
+        if !self.acting() && !nothing_to_ask {
             let r = not_controller::create_topics(&request, version, &self.non_active());
             return Self::answer_now(reply, NodeResponse::CreateTopics(r));
         }
