@@ -2,6 +2,7 @@
 //! tests that run in `make test` on stable Rust. Each must hold for every input: no panic, no
 //! unbounded allocation, and decode/encode agreement.
 
+use crate::controller::principal::RequestPrincipal;
 use crate::protocol::messages::REGISTRY;
 use crate::server::api::{self, Outcome};
 use crate::server::context::{QuorumView, ServerContext};
@@ -20,7 +21,8 @@ pub fn test_context() -> ServerContext {
 /// A response it writes must itself be a well-formed frame.
 pub fn request_frame(ctx: &ServerContext, data: &[u8]) {
     // Answers of every kind, the non-active controller's and Envelopes' included.
-    if let Outcome::Respond(bytes) = api::handle(ctx, "CONTROLLER", data) {
+    let connection = RequestPrincipal::anonymous(std::net::Ipv4Addr::LOCALHOST.into());
+    if let Outcome::Respond(bytes) = api::handle(ctx, "CONTROLLER", &connection, data) {
         assert!(
             bytes.len() >= 8,
             "a response frame holds at least size and correlation id"

@@ -5,6 +5,9 @@ use std::collections::BTreeMap;
 use std::sync::{OnceLock, RwLock};
 
 use super::node::NodeHandle;
+use crate::controller::acls::authorizer::allows;
+use crate::controller::acls::AclsImage;
+use crate::controller::principal::RequestPrincipal;
 
 pub use crate::protocol::features::FeatureRange;
 
@@ -54,6 +57,9 @@ pub struct ServerContext {
     pub delete_topic_enable: bool,
     /// `authorizer.class.name` (StandardAuthorizer) and its settings; `None`: no authorizer.
     pub authorizer: Option<crate::controller::acls::authorizer::AuthorizerConfig>,
+    /// The committed ACLs, as the node loop last published them: what the authorizer reads
+    /// for requests answered outside the node loop (Envelopes, raft, DescribeCluster).
+    acls: RwLock<AclsImage>,
     quorum: RwLock<QuorumView>,
     /// The node loop that answers raft requests; unset in tests that serve no raft.
     node: OnceLock<NodeHandle>,
@@ -73,6 +79,7 @@ impl ServerContext {
             max_request_bytes,
             delete_topic_enable: true,
             authorizer: None,
+            acls: RwLock::default(),
             quorum: RwLock::new(quorum),
             node: OnceLock::new(),
         }
@@ -122,6 +129,29 @@ impl ServerContext {
             .collect();
         v.sort_by_key(|c| c.node_id);
         v
+    }
+
+    /// Whether `who` may do `op` on `(resource_type, name)`, by the published ACLs (always,
+    /// without an authorizer).
+    pub fn authorize(&self, who: &RequestPrincipal, resource_type: i8, name: &str, op: i8) -> bool {
+        let acls = self.acls.read().unwrap_or_else(|p| p.into_inner());
+        allows(
+            self.authorizer.as_ref(),
+            &acls,
+            who,
+            resource_type,
+            name,
+            op,
+        )
+    }
+
+    /// Publishes the committed ACLs (called by the node loop when they change).
+    pub fn publish_acls(&self, acls: &AclsImage) {
+        let mut guard = self.acls.write().unwrap_or_else(|p| p.into_inner());
+        if guard.by_id.ptr_eq(&acls.by_id) {
+            return;
+        }
+        *guard = acls.clone();
     }
 
     /// Replaces the quorum view (called by the node loop when leadership or voters change).

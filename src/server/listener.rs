@@ -127,6 +127,8 @@ async fn serve_connection(
     debug!(target: "kraftd::socket", "Accepted connection from {peer} on {listener}");
     let (rd, mut wr) = stream.into_split();
     let mut rd = BufReader::new(rd);
+    // PLAINTEXT: the connection is anonymous, from the peer's address.
+    let connection = RequestPrincipal::anonymous(peer.ip());
     loop {
         let read = match tokio::time::timeout(
             CONNECTION_MAX_IDLE,
@@ -151,9 +153,9 @@ async fn serve_connection(
                 return;
             }
         };
-        let outcome = match api::handle(&ctx, listener, &frame) {
+        let outcome = match api::handle(&ctx, listener, &connection, &frame) {
             Outcome::Raft(call) => raft_answer(&ctx, listener, call).await,
-            Outcome::Node(call) => node_answer(&ctx, listener, peer, call).await,
+            Outcome::Node(call) => node_answer(&ctx, listener, &connection, call).await,
             other => other,
         };
         match outcome {
@@ -198,7 +200,7 @@ async fn raft_answer(ctx: &ServerContext, listener: &str, call: api::RaftCall) -
 async fn node_answer(
     ctx: &ServerContext,
     listener: &str,
-    peer: SocketAddr,
+    connection: &RequestPrincipal,
     call: api::NodeCall,
 ) -> Outcome {
     let api::NodeCall {
@@ -209,8 +211,8 @@ async fn node_answer(
         enveloped,
         principal,
     } = call;
-    // A direct request is the connection's: PLAINTEXT, so anonymous.
-    let principal = principal.unwrap_or_else(|| RequestPrincipal::anonymous(peer.ip()));
+    // A direct request is the connection's.
+    let principal = principal.unwrap_or_else(|| connection.clone());
     node_reply(
         ctx,
         api_key,

@@ -554,8 +554,11 @@ mod tests {
             let mut req = vec![0u8; i32::from_be_bytes(size) as usize];
             s.read_exact(&mut req).await.unwrap();
             let ctx = ServerContext::new(9, None, 1 << 20, QuorumView::default());
+            let connection = crate::controller::principal::RequestPrincipal::anonymous(
+                std::net::Ipv4Addr::LOCALHOST.into(),
+            );
             if let crate::server::api::Outcome::Respond(bytes) =
-                crate::server::api::handle(&ctx, "C", &req)
+                crate::server::api::handle(&ctx, "C", &connection, &req)
             {
                 s.write_all(&bytes).await.unwrap();
             }

@@ -1,5 +1,6 @@
 //! Producer ids (and, as they come, ACLs, client quotas and SCRAM credentials) decided by an
 //! active kraftd as a Java 4.4 controller decides them.
+//! - `authorization`: every API authorized as a Java controller does, the same bytes to both;
 //! - `producer_ids`: refused AllocateProducerIds requests, the same bytes to Java and kraftd;
 //! - `quotas`: AlterClientQuotas, the same bytes to Java and kraftd;
 //! - `quota_effect`: client quotas set through `kafka-configs` throttle clients on stock
@@ -14,6 +15,7 @@
 //!   producers), then Java's image of kraftd's log against kraftd's.
 
 mod acls;
+mod authorization;
 pub(crate) mod producer_ids;
 mod quota_effect;
 mod quotas;

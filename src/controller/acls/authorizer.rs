@@ -9,6 +9,7 @@ use std::net::IpAddr;
 
 use super::{operation, pattern, permission, Acl, AclsImage, WILDCARD};
 use crate::controller::principal::RequestPrincipal;
+use crate::protocol::errors::ErrorCode;
 
 /// The class name of the one authorizer kraftd implements.
 pub const STANDARD_AUTHORIZER: &str = "org.apache.kafka.metadata.authorizer.StandardAuthorizer";
@@ -77,6 +78,77 @@ impl AuthorizerConfig {
             }
         }
         allowed || (!applicable && self.allow_everyone_if_no_acl_found)
+    }
+}
+
+/// Whether `who` may do `op` on `(resource_type, name)` with this authorizer, if any (Java's
+/// `AuthHelper.authorize`: everything is allowed without an authorizer).
+pub fn allows(
+    authorizer: Option<&AuthorizerConfig>,
+    acls: &AclsImage,
+    who: &RequestPrincipal,
+    resource_type: i8,
+    name: &str,
+    op: i8,
+) -> bool {
+    authorizer.map_or(true, |a| a.authorize(acls, who, resource_type, name, op))
+}
+
+/// A request (or part of one) the authorizer refused, with the code and message Java's
+/// controller answers.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Denied {
+    /// `AuthHelper.authorizeClusterOperation`'s `ClusterAuthorizationException`. Java names
+    /// the request by its connection dump; kraftd by the api and the principal.
+    #[error("Request {api} from {who} needs {op} permission.")]
+    ClusterOperation {
+        api: &'static str,
+        who: String,
+        op: &'static str,
+    },
+    /// `ControllerApis.handleEnvelopeRequest`: the forwarding connection lacks CLUSTER_ACTION.
+    #[error("Principal {who} does not have required CLUSTER_ACTION for envelope")]
+    Envelope { who: String },
+    /// `new ApiError(CLUSTER_AUTHORIZATION_FAILED)`: the code's own message.
+    #[error("Cluster authorization failed.")]
+    Cluster,
+    /// `new ApiError(TOPIC_AUTHORIZATION_FAILED)`.
+    #[error("Topic authorization failed.")]
+    Topic,
+    /// `new ApiError(GROUP_AUTHORIZATION_FAILED)`.
+    #[error("Group authorization failed.")]
+    Group,
+    /// CreateTopics' result for a topic the principal may not create.
+    #[error("Authorization failed.")]
+    TopicCreation,
+}
+
+impl Denied {
+    /// `ClusterOperation` for `api` needing `op` on the cluster.
+    pub fn cluster_operation(api: &'static str, who: &RequestPrincipal, op: i8) -> Denied {
+        Denied::ClusterOperation {
+            api,
+            who: who.to_string(),
+            op: super::operation_name(op),
+        }
+    }
+
+    pub fn error_code(&self) -> ErrorCode {
+        match self {
+            Denied::Topic | Denied::TopicCreation => ErrorCode::TOPIC_AUTHORIZATION_FAILED,
+            Denied::Group => ErrorCode::GROUP_AUTHORIZATION_FAILED,
+            _ => ErrorCode::CLUSTER_AUTHORIZATION_FAILED,
+        }
+    }
+
+    /// `Errors.message()`: the code's default message, which some error responses carry
+    /// instead of the exception's own.
+    pub fn code_message(&self) -> String {
+        match self.error_code() {
+            ErrorCode::TOPIC_AUTHORIZATION_FAILED => Denied::Topic.to_string(),
+            ErrorCode::GROUP_AUTHORIZATION_FAILED => Denied::Group.to_string(),
+            _ => Denied::Cluster.to_string(),
+        }
     }
 }
 

@@ -21,6 +21,9 @@ pub struct CreateScreen {
     pub duplicates: Vec<String>,
     /// `__cluster_metadata` was asked for (once).
     pub metadata_topic: bool,
+    /// The names given once, in the order Java's `HashSet` of them iterates (after the
+    /// duplicates, Java answers the metadata topic and the topics it may not create so).
+    pub unique: Vec<String>,
 }
 
 fn set_order(names: Vec<String>, max_len: usize) -> Vec<String> {
@@ -40,11 +43,39 @@ pub fn screen_create_topics(names: &[&str]) -> CreateScreen {
         .map(|(i, _)| i)
         .collect();
     let count = duplicates.len();
+    // The set of names given once held at most this many at a time (a duplicate leaves it).
+    let (mut held, mut most) = (0usize, 0usize);
+    let mut state: HashMap<&str, bool> = HashMap::new();
+    for n in names {
+        match state.get(n) {
+            None => {
+                state.insert(n, true);
+                held += 1;
+                most = most.max(held);
+            }
+            Some(true) => {
+                state.insert(n, false);
+                held -= 1;
+            }
+            Some(false) => {}
+        }
+    }
+    let mut unique: Vec<String> = Vec::new();
+    for n in names {
+        if state.get(n) == Some(&true) {
+            state.insert(n, false);
+            unique.push(n.to_string());
+        }
+    }
     CreateScreen {
         decided,
         metadata_topic: seen.contains(CLUSTER_METADATA_TOPIC)
             && !duplicates.contains(CLUSTER_METADATA_TOPIC),
         duplicates: set_order(duplicates.iter().map(|s| s.to_string()).collect(), count),
+        unique: hash_order(
+            unique.into_iter().map(|n| (string_hash(&n), n)).collect(),
+            hash_map_capacity(most),
+        ),
     }
 }
 

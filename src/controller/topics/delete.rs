@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::errors::TopicError;
 use super::TopicRandom;
+use crate::controller::acls::authorizer::Denied;
 use crate::controller::java::{hash_map_capacity, hash_order, uuid_hash};
 use crate::controller::{ControllerResult, MetadataImage};
 use crate::protocol::codec::Uuid;
@@ -31,12 +32,37 @@ const DUPLICATE_ID: &str = "Duplicate topic id.";
 const NAME_MAPS_TO_GIVEN_ID: &str =
     "The provided topic name maps to an ID that was already supplied.";
 
-/// Names (as v0-5 send them) and entries of a name or an id (v6+).
+/// What the requester may do to a topic: `ControllerApis` filters the names by DESCRIBE and
+/// DELETE on each topic (both granted by DELETE on the cluster).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Access {
+    pub describe: bool,
+    pub delete: bool,
+}
+
+impl Access {
+    pub const ALL: Access = Access {
+        describe: true,
+        delete: true,
+    };
+}
+
+fn unauthorized(name: Option<String>, id: Uuid) -> Deletion {
+    Deletion {
+        name,
+        id,
+        outcome: Err(TopicError::Denied(Denied::Topic)),
+    }
+}
+
+/// Names (as v0-5 send them) and entries of a name or an id (v6+); `access` says what the
+/// requester may do to each topic, by name.
 pub fn delete_topics(
     latest: &MetadataImage,
     stable: &MetadataImage,
     names: &[String],
     entries: &[(Option<String>, Uuid)],
+    access: impl Fn(&str) -> Access,
     random: &mut TopicRandom,
 ) -> ControllerResult<Vec<Deletion>> {
     let mut results = Vec::new();
@@ -98,6 +124,12 @@ pub fn delete_topics(
                 outcome: Err(TopicError::UnknownTopicId),
             }),
             Some(t) => {
+                // An id the requester may not delete: its name only if it may describe it.
+                let may = access(&t.name);
+                if !may.delete {
+                    results.push(unauthorized(may.describe.then(|| t.name.to_string()), *id));
+                    continue;
+                }
                 slot_of.insert(*id, to_delete.len());
                 to_delete.push(Some((*id, t.name.to_string())));
             }
@@ -105,7 +137,14 @@ pub fn delete_topics(
     }
     let mut refused_ids: BTreeSet<Uuid> = duplicate_ids.iter().copied().collect();
     for name in &provided_names {
+        // A name the requester may not describe is refused before it is looked up.
+        let may = access(name);
+        if !may.describe {
+            results.push(unauthorized(Some(name.clone()), Uuid::ZERO));
+            continue;
+        }
         match stable.topics.by_name.get(name.as_str()) {
+            Some(_) if !may.delete => results.push(unauthorized(Some(name.clone()), Uuid::ZERO)),
             None => results.push(Deletion {
                 name: Some(name.clone()),
                 id: Uuid::ZERO,

@@ -5,6 +5,7 @@ use std::fmt;
 
 use super::names::InvalidName;
 use super::placement::PlacementError;
+use crate::controller::acls::authorizer::Denied;
 use crate::controller::topic_configs::ConfigError;
 use crate::protocol::errors::ErrorCode;
 
@@ -45,6 +46,8 @@ pub enum TopicError {
     },
     /// ControllerApis' refusals: `INVALID_REQUEST` with a fixed message.
     InvalidRequest(&'static str),
+    /// The authorizer's refusal (DeleteTopics: `ApiError(TOPIC_AUTHORIZATION_FAILED)`).
+    Denied(Denied),
 }
 
 /// A manual assignment refused (`INVALID_REPLICA_ASSIGNMENT`).
@@ -121,6 +124,7 @@ impl TopicError {
             | TopicError::NotAnIncrease { .. } => ErrorCode::INVALID_PARTITIONS,
             TopicError::UnknownTopic { .. } => ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
             TopicError::UnknownTopicId => ErrorCode::UNKNOWN_TOPIC_ID,
+            TopicError::Denied(d) => d.error_code(),
         }
     }
 
@@ -183,6 +187,7 @@ impl fmt::Display for TopicError {
                 "The topic {name} currently has {current} partition(s); {requested} would not be an increase."
             ),
             TopicError::InvalidRequest(m) => f.write_str(m),
+            TopicError::Denied(d) => d.fmt(f),
         }
     }
 }

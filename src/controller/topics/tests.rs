@@ -135,13 +135,23 @@ impl Cluster {
     }
 
     fn delete(&mut self, names: &[&str], entries: &[(Option<&str>, Uuid)]) -> Vec<Deletion> {
+        self.delete_as(|_| super::delete::Access::ALL, names, entries)
+    }
+
+    /// DeleteTopics by a requester with `access` to each topic.
+    fn delete_as(
+        &mut self,
+        access: impl Fn(&str) -> super::delete::Access,
+        names: &[&str],
+        entries: &[(Option<&str>, Uuid)],
+    ) -> Vec<Deletion> {
         let names: Vec<String> = names.iter().map(|s| s.to_string()).collect();
         let entries: Vec<(Option<String>, Uuid)> = entries
             .iter()
             .map(|(n, id)| (n.map(str::to_string), *id))
             .collect();
         let image = self.controller.image().clone();
-        let r = delete_topics(&image, &image, &names, &entries, &mut self.random);
+        let r = delete_topics(&image, &image, &names, &entries, access, &mut self.random);
         self.write(&r.records);
         let mut results = r.reply;
         results.sort_by_key(|d| (d.name.clone(), d.id.to_string()));
@@ -619,4 +629,82 @@ fn controller_apis_answers_duplicates_after_the_controller_in_hash_set_order() {
     assert_eq!(s.duplicates, vec!["a"]);
     // HashSet order: "b" (98) before "c" (99).
     assert_eq!(s.decided, vec![0, 2]);
+}
+
+#[test]
+fn a_topic_is_deleted_only_by_whom_may_delete_it() {
+    use super::delete::Access;
+    let mut c = three_brokers();
+    for n in ["mine", "seen", "hidden"] {
+        c.create_one(topic(n, 1, 1)).unwrap();
+    }
+    let (seen, hidden) = (c.topic_id("seen"), c.topic_id("hidden"));
+    // May delete "mine"; may only describe "seen" and "missing"; nothing else.
+    let access = |name: &str| Access {
+        describe: matches!(name, "mine" | "seen" | "missing"),
+        delete: name == "mine",
+    };
+    let results = c.delete_as(
+        access,
+        &[],
+        &[
+            (Some("mine"), Uuid::ZERO),
+            (Some("seen"), Uuid::ZERO),
+            (Some("hidden"), Uuid::ZERO),
+            (Some("missing"), Uuid::ZERO),
+            (Some("gone"), Uuid::ZERO),
+            (None, seen),
+            (None, hidden),
+        ],
+    );
+    let show: Vec<(Option<String>, bool, Result<(), Refused>)> = results
+        .into_iter()
+        .map(|d| {
+            let by_id = d.id != Uuid::ZERO && d.name.as_deref() != Some("mine");
+            (
+                d.name,
+                by_id,
+                d.outcome.map_err(|e| (e.error_code().name(), e.message())),
+            )
+        })
+        .collect();
+    let denied = || {
+        Err((
+            "TOPIC_AUTHORIZATION_FAILED",
+            Some("Topic authorization failed.".into()),
+        ))
+    };
+    assert_eq!(
+        show,
+        vec![
+            // An id not describable is answered without its name.
+            (None, true, denied()),
+            (Some("gone".into()), false, denied()),
+            (Some("hidden".into()), false, denied()),
+            (Some("mine".into()), false, Ok(())),
+            // Describable but missing: looked up, so UNKNOWN_TOPIC_OR_PARTITION.
+            (
+                Some("missing".into()),
+                false,
+                Err((
+                    "UNKNOWN_TOPIC_OR_PARTITION",
+                    Some("This server does not host this topic-partition.".into())
+                ))
+            ),
+            (Some("seen".into()), false, denied()),
+            (Some("seen".into()), true, denied()),
+        ]
+    );
+    assert_eq!(
+        c.controller.image().topics.by_name.len(),
+        2,
+        "only mine deleted"
+    );
+}
+
+#[test]
+fn create_topics_lists_the_names_given_once_in_hash_set_order() {
+    // "Aa" and "BB" share a hash; "x" (120) and "y" (121) follow in their buckets.
+    let s = screen_create_topics(&["y", "BB", "x", "Aa", "z", "z"]);
+    assert_eq!(s.unique, vec!["BB", "Aa", "x", "y"]);
 }

@@ -23,6 +23,9 @@ use node_call::controller_call;
 pub use node_call::{AclRequest, NodeCall, NodeRequest, NodeResponse};
 
 use super::context::ServerContext;
+use crate::controller::acls::authorizer::Denied;
+use crate::controller::acls::{operation, resource, CLUSTER_NAME};
+use crate::controller::principal::RequestPrincipal;
 
 /// An API kraftd serves, with the versions it implements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -238,8 +241,14 @@ impl fmt::Display for CloseReason {
     }
 }
 
-/// Handles one request frame (size prefix removed) received on a controller listener.
-pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
+/// Handles one request frame (size prefix removed) received on a controller listener from a
+/// connection authenticated as `connection`.
+pub fn handle(
+    ctx: &ServerContext,
+    listener: &str,
+    connection: &RequestPrincipal,
+    bytes: &[u8],
+) -> Outcome {
     let request = match frame::parse_request(bytes) {
         Ok(r) => r,
         Err(e) => return Outcome::Close(CloseReason::BadHeader(e)),
@@ -318,7 +327,7 @@ pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
     }
     let result = match api_key {
         messages::ApiVersionsRequest::API_KEY => api_versions::handle(ctx, &request),
-        messages::EnvelopeRequest::API_KEY => envelope(ctx, &request),
+        messages::EnvelopeRequest::API_KEY => envelope(ctx, connection, &request),
         messages::SaslHandshakeRequest::API_KEY => sasl::handshake(&request),
         messages::SaslAuthenticateRequest::API_KEY => sasl::authenticate(&request),
         messages::DescribeClusterRequest::API_KEY => {
@@ -365,9 +374,24 @@ pub fn handle(ctx: &ServerContext, listener: &str, bytes: &[u8]) -> Outcome {
 /// An Envelope from a broker: its answer, or the forwarded DescribeQuorum for raft to answer.
 fn envelope(
     ctx: &ServerContext,
+    connection: &RequestPrincipal,
     request: &ParsedRequest<'_>,
 ) -> Result<Outcome, crate::protocol::codec::DecodeError> {
     let body = messages::EnvelopeRequest::decode_exact(request.body, request.api_version())?;
+    // Only a connection holding CLUSTER_ACTION (a broker's) may forward, checked first.
+    if !ctx.authorize(
+        connection,
+        resource::CLUSTER,
+        CLUSTER_NAME,
+        operation::CLUSTER_ACTION,
+    ) {
+        let denied = Denied::Envelope {
+            who: connection.to_string(),
+        };
+        tracing::warn!(target: "kraftd::controller", "Envelope refused with CLUSTER_AUTHORIZATION_FAILED: {denied}");
+        let refused = not_controller::envelope_error(denied.error_code());
+        return Ok(respond(request, &refused, request.api_version()));
+    }
     let answer = match not_controller::answer_envelope(&body, &ctx.non_active()) {
         Ok(a) => a,
         Err(not_controller::AnswerError::Encode(error)) => {

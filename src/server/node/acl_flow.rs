@@ -9,6 +9,7 @@ use tokio::sync::oneshot;
 use tracing::{info, warn};
 
 use super::runner::NodeLoop;
+use crate::controller::acls::authorizer::Denied;
 use crate::controller::acls::decide::{create_acls, delete_acls, describe_acls, AclError};
 use crate::controller::acls::{self, operation, resource, Acl, AclFilter, CLUSTER_NAME};
 use crate::controller::metadata_version::MetadataVersion;
@@ -92,14 +93,9 @@ fn describe_filter(f: &DescribeAclsRequest) -> AclFilter {
 }
 
 impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
-    /// Whether `who` holds `op` on the cluster (`AuthHelper.authorize`; always, without an
-    /// authorizer). Reads the committed ACLs, as Java's authorizer sees published images.
+    /// Whether `who` holds `op` on the cluster (`AuthHelper.authorize`).
     pub(super) fn cluster_authorized(&self, who: &RequestPrincipal, op: i8) -> bool {
-        let Some(config) = &self.ctx.authorizer else {
-            return true;
-        };
-        let (_, stable) = self.controller.stable_image();
-        config.authorize(&stable.acls, who, resource::CLUSTER, CLUSTER_NAME, op)
+        self.authorized(who, resource::CLUSTER, CLUSTER_NAME, op)
     }
 
     pub(super) fn acls(
@@ -117,11 +113,9 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         };
         // `AuthHelper.authorizeClusterOperation`, before anything else.
         let denied = (!self.cluster_authorized(who, op)).then(|| {
-            warn!(target: "kraftd::controller", "{api} from {who} refused: it needs {} on the cluster", acls::operation_name(op));
-            refusal(
-                ErrorCode::CLUSTER_AUTHORIZATION_FAILED,
-                format!("Request {api} from {who} needs {} permission.", acls::operation_name(op)),
-            )
+            let denied = Denied::cluster_operation(api, who, op);
+            warn!(target: "kraftd::controller", "{api} refused with CLUSTER_AUTHORIZATION_FAILED: {denied}");
+            refusal(denied.error_code(), denied.to_string())
         });
         let ctx = self.non_active();
         let (no_authorizer, acting) = (self.ctx.authorizer.is_none(), self.acting());

@@ -9,6 +9,8 @@ use tokio::sync::oneshot;
 use tracing::{info, warn};
 
 use super::runner::NodeLoop;
+use crate::controller::acls::authorizer::Denied;
+use crate::controller::acls::{operation, resource, CLUSTER_NAME};
 use crate::controller::config_changes::api::{
     broker_logger, screen_incremental, screen_legacy, Refused,
 };
@@ -16,6 +18,7 @@ use crate::controller::config_changes::{
     incremental_alter_configs, legacy_alter_configs, ConfigsContext, IncrementalChange,
     LegacyChange, Op, OpType, Outcomes, TooManyRecords,
 };
+use crate::controller::principal::RequestPrincipal;
 use crate::controller::ControllerResult;
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages::alter_configs_response::AlterConfigsResourceResponse as LegacyEntry;
@@ -28,6 +31,10 @@ use crate::raft::{FatalError, Instant, QuorumStateStore, RaftLog};
 use crate::server::api::NodeResponse;
 
 type Reply = oneshot::Sender<NodeResponse>;
+
+/// `ConfigResource.Type` ids of the resources authorized on themselves (others on the cluster).
+const TOPIC_RESOURCE: i8 = 2;
+const GROUP_RESOURCE: i8 = 32;
 
 /// One resource's answer: type, name, code, message.
 type Entry = (i8, String, ErrorCode, Option<String>);
@@ -130,6 +137,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         _version: i16,
         request: IncrementalAlterConfigsRequest,
         forwarded: bool,
+        who: &RequestPrincipal,
         reply: Reply,
     ) -> Result<(), FatalError> {
         let send = move |reply: Reply, entries: Vec<Entry>| {
@@ -142,9 +150,17 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             .map(|r| (r.resource_type, r.resource_name.clone()))
             .collect();
         let borrowed: Vec<(i8, &str)> = resources.iter().map(|(t, n)| (*t, n.as_str())).collect();
-        let screen = screen_incremental(&borrowed);
-        let before = refused_entries(&screen.refused);
+        let mut screen = screen_incremental(&borrowed);
+        let mut before = refused_entries(&screen.refused);
+        self.authorize_alter(who, &borrowed, &mut screen.decided, &mut before);
         let node_id = self.ctx.node_id;
+        // A logger change needs CLUSTER_ACTION (`RuntimeLoggerManager`, before its checks).
+        let loggers_allowed = self.authorized(
+            who,
+            resource::CLUSTER,
+            CLUSTER_NAME,
+            operation::CLUSTER_ACTION,
+        );
         let loggers: Vec<Entry> = screen
             .loggers
             .iter()
@@ -155,6 +171,11 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                     .iter()
                     .map(|c| (c.name.clone(), c.config_operation, c.value.clone()))
                     .collect();
+                if !loggers_allowed {
+                    let denied = Denied::Cluster;
+                    let (code, message) = (denied.error_code(), Some(denied.to_string()));
+                    return (r.resource_type, r.resource_name.clone(), code, message);
+                }
                 match broker_logger(node_id, &r.resource_name, &ops) {
                     Ok(()) => (
                         r.resource_type,
@@ -229,6 +250,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         _version: i16,
         request: AlterConfigsRequest,
         forwarded: bool,
+        who: &RequestPrincipal,
         reply: Reply,
     ) -> Result<(), FatalError> {
         let send = move |reply: Reply, entries: Vec<Entry>| {
@@ -241,8 +263,9 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             .map(|r| (r.resource_type, r.resource_name.clone()))
             .collect();
         let borrowed: Vec<(i8, &str)> = resources.iter().map(|(t, n)| (*t, n.as_str())).collect();
-        let screen = screen_legacy(&borrowed);
-        let before = refused_entries(&screen.refused);
+        let mut screen = screen_legacy(&borrowed);
+        let mut before = refused_entries(&screen.refused);
+        self.authorize_alter(who, &borrowed, &mut screen.decided, &mut before);
         let changes: Vec<LegacyChange> = screen
             .decided
             .iter()
@@ -281,6 +304,32 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             after: Vec::new(),
         };
         self.submit_configs(now, result, answered, reply, send)
+    }
+
+    /// `ControllerApis.authorizeAlterResource` on each resource left to decide: ALTER_CONFIGS
+    /// on the cluster (broker and client-metrics resources), on the topic or on the group;
+    /// a refused resource leaves `decided` and is answered with the resources refused first.
+    fn authorize_alter(
+        &self,
+        who: &RequestPrincipal,
+        resources: &[(i8, &str)],
+        decided: &mut Vec<usize>,
+        before: &mut Vec<Entry>,
+    ) {
+        decided.retain(|&i| {
+            let (ty, name) = resources[i];
+            let (target, denied) = match ty {
+                TOPIC_RESOURCE => ((resource::TOPIC, name), Denied::Topic),
+                GROUP_RESOURCE => ((resource::GROUP, name), Denied::Group),
+                _ => ((resource::CLUSTER, CLUSTER_NAME), Denied::Cluster),
+            };
+            if self.authorized(who, target.0, target.1, operation::ALTER_CONFIGS) {
+                return true;
+            }
+            warn!(target: "kraftd::controller", "Altering the configs of {ty}:{name:?} refused for {who}: {denied}");
+            before.push((ty, name.to_string(), denied.error_code(), Some(denied.to_string())));
+            false
+        });
     }
 
     /// Every resource answered `NOT_CONTROLLER`: this node is not the active controller.

@@ -21,6 +21,7 @@
 //! * `scram_flow`: AlterUserScramCredentials through the pipeline.
 //! * `token_flow`: Create/Renew/ExpireDelegationToken through the pipeline.
 //! * `config_flow`: AlterConfigs, IncrementalAlterConfigs through the pipeline.
+//! * `authz_flow`: the authorizer's checks before a request is served (`ControllerApis`).
 //! * `snapshots`: committed batches into the controller, and when to snapshot its image.
 //! * `snapshot_job`: a snapshot of the image written on a thread of its own.
 //! * `settings`: Kafka's property names to the node's settings.
@@ -28,6 +29,7 @@
 
 mod acl_flow;
 mod activation;
+mod authz_flow;
 mod broker_flow;
 mod clock;
 mod config_flow;

@@ -196,6 +196,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             self.raft.epoch(),
             self.raft.role().name()
         );
+        self.publish_acls();
         loop {
             let deadline = self.next_deadline();
             let first = match self.clock.until(deadline) {
@@ -251,6 +252,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 // The rest is replayed on the next turns, between events.
                 self.replay_pending = replay == Replay::Behind;
                 self.publish_features();
+                self.publish_acls();
                 // A new leader activates as soon as its controller has caught up.
                 if self.raft.fatal_error().is_none() {
                     self.maybe_activate(self.clock.now())?;
@@ -338,62 +340,77 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 principal,
                 request,
                 reply,
-            } => match request {
-                NodeRequest::Acls(r, v) => self.acls(now, v, r, &principal, reply)?,
-                NodeRequest::Register(r) => self.register(now, r, reply)?,
-                NodeRequest::BrokerRegistration(r, v) => {
-                    self.broker_registration(now, v, r, reply)?
+            } => {
+                // `ControllerApis` authorizes before anything else.
+                if let Some(refused) = self.cluster_refusal(&request, &principal) {
+                    let _ = reply.send(refused);
+                    return Ok(());
                 }
-                NodeRequest::BrokerHeartbeat(r, v) => self.broker_heartbeat(now, v, r, reply)?,
-                NodeRequest::UnregisterBroker(r, v) => self.unregister_broker(now, v, r, reply)?,
-                NodeRequest::UnregisterController(r, _) => {
-                    self.unregister_controller(now, r, reply)?
-                }
-                NodeRequest::UpdateFeatures(r, v) => self.update_features(now, v, r, reply)?,
-                NodeRequest::CreateTopics(r, v) => self.create_topics(now, v, r, reply)?,
-                NodeRequest::AlterPartition(r, v) => self.alter_partition(now, v, r, reply)?,
-                NodeRequest::ElectLeaders(r, v) => self.elect_leaders(now, v, r, reply)?,
-                NodeRequest::AlterPartitionReassignments(r, v) => {
-                    self.alter_partition_reassignments(now, v, r, reply)?
-                }
-                NodeRequest::AssignReplicasToDirs(r, v) => {
-                    self.assign_replicas_to_dirs(now, v, r, reply)?
-                }
-                NodeRequest::DeleteTopics(r, v) => self.delete_topics(now, v, r, reply)?,
-                NodeRequest::CreatePartitions(r, v) => self.create_partitions(now, v, r, reply)?,
-                NodeRequest::ListPartitionReassignments(r, _) => {
-                    self.list_partition_reassignments(r, reply)
-                }
-                NodeRequest::AllocateProducerIds(r, v) => {
-                    self.allocate_producer_ids(now, v, r, reply)?
-                }
-                NodeRequest::AlterClientQuotas(r, v) => {
-                    self.alter_client_quotas(now, v, r, reply)?
-                }
-                NodeRequest::AlterUserScramCredentials(r, v) => {
-                    self.alter_user_scram_credentials(now, v, r, reply)?
-                }
-                NodeRequest::AlterConfigs(r, v, fwd) => {
-                    self.alter_configs(now, v, r, fwd, reply)?
-                }
-                NodeRequest::IncrementalAlterConfigs(r, v, fwd) => {
-                    self.incremental_alter_configs(now, v, r, fwd, reply)?
-                }
-                NodeRequest::CreateDelegationToken(r, v, fwd) => {
-                    self.create_delegation_token(now, v, r, fwd, principal, reply)?
-                }
-                NodeRequest::RenewDelegationToken(r, v, fwd) => {
-                    self.renew_delegation_token(now, v, r, fwd, principal, reply)?
-                }
-                NodeRequest::ExpireDelegationToken(r, v, fwd) => {
-                    self.expire_delegation_token(now, v, r, fwd, principal, reply)?
-                }
-            },
+                self.node_request(now, principal, request, reply)?
+            }
             Event::SnapshotWritten(outcome) => self
                 .snapshots
                 .on_written(&mut self.raft, now, *outcome)
                 .map_err(|e| self.halt(e.fatal()))?,
             Event::Shutdown => self.begin_shutdown(),
+        }
+        Ok(())
+    }
+
+    /// A request from a connection, past the cluster authorization.
+    fn node_request(
+        &mut self,
+        now: Instant,
+        principal: crate::controller::principal::RequestPrincipal,
+        request: NodeRequest,
+        reply: oneshot::Sender<crate::server::api::NodeResponse>,
+    ) -> Result<(), FatalError> {
+        match request {
+            NodeRequest::Acls(r, v) => self.acls(now, v, r, &principal, reply)?,
+            NodeRequest::Register(r) => self.register(now, r, reply)?,
+            NodeRequest::BrokerRegistration(r, v) => self.broker_registration(now, v, r, reply)?,
+            NodeRequest::BrokerHeartbeat(r, v) => self.broker_heartbeat(now, v, r, reply)?,
+            NodeRequest::UnregisterBroker(r, v) => self.unregister_broker(now, v, r, reply)?,
+            NodeRequest::UnregisterController(r, _) => self.unregister_controller(now, r, reply)?,
+            NodeRequest::UpdateFeatures(r, v) => self.update_features(now, v, r, reply)?,
+            NodeRequest::CreateTopics(r, v) => self.create_topics(now, v, r, &principal, reply)?,
+            NodeRequest::AlterPartition(r, v) => self.alter_partition(now, v, r, reply)?,
+            NodeRequest::ElectLeaders(r, v) => self.elect_leaders(now, v, r, reply)?,
+            NodeRequest::AlterPartitionReassignments(r, v) => {
+                self.alter_partition_reassignments(now, v, r, reply)?
+            }
+            NodeRequest::AssignReplicasToDirs(r, v) => {
+                self.assign_replicas_to_dirs(now, v, r, reply)?
+            }
+            NodeRequest::DeleteTopics(r, v) => self.delete_topics(now, v, r, &principal, reply)?,
+            NodeRequest::CreatePartitions(r, v) => {
+                self.create_partitions(now, v, r, &principal, reply)?
+            }
+            NodeRequest::ListPartitionReassignments(r, _) => {
+                self.list_partition_reassignments(r, reply)
+            }
+            NodeRequest::AllocateProducerIds(r, v) => {
+                self.allocate_producer_ids(now, v, r, reply)?
+            }
+            NodeRequest::AlterClientQuotas(r, v) => self.alter_client_quotas(now, v, r, reply)?,
+            NodeRequest::AlterUserScramCredentials(r, v) => {
+                self.alter_user_scram_credentials(now, v, r, reply)?
+            }
+            NodeRequest::AlterConfigs(r, v, fwd) => {
+                self.alter_configs(now, v, r, fwd, &principal, reply)?
+            }
+            NodeRequest::IncrementalAlterConfigs(r, v, fwd) => {
+                self.incremental_alter_configs(now, v, r, fwd, &principal, reply)?
+            }
+            NodeRequest::CreateDelegationToken(r, v, fwd) => {
+                self.create_delegation_token(now, v, r, fwd, principal, reply)?
+            }
+            NodeRequest::RenewDelegationToken(r, v, fwd) => {
+                self.renew_delegation_token(now, v, r, fwd, principal, reply)?
+            }
+            NodeRequest::ExpireDelegationToken(r, v, fwd) => {
+                self.expire_delegation_token(now, v, r, fwd, principal, reply)?
+            }
         }
         Ok(())
     }

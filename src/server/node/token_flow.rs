@@ -10,6 +10,7 @@ use tokio::sync::oneshot;
 use tracing::{info, warn};
 
 use super::runner::NodeLoop;
+use crate::controller::acls::{operation, resource};
 use crate::controller::principal::RequestPrincipal;
 use crate::controller::tokens::decide::{
     create_token, expire_token, renew_token, CreatedToken, NewTokenRequest, Principal, TokenError,
@@ -120,6 +121,27 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             let r = create_response(
                 version,
                 ErrorCode::DELEGATION_TOKEN_REQUEST_NOT_ALLOWED,
+                &owner,
+                &requester,
+                None,
+                ERROR_TIMESTAMP,
+            );
+            let _ = reply.send(NodeResponse::CreateDelegationToken(Box::new(r)));
+            return Ok(());
+        }
+        // A token for someone else needs CREATE_TOKENS on that user (`ControllerApis`).
+        if owner != requester
+            && !self.authorized(
+                &principal,
+                resource::USER,
+                &owner.to_string(),
+                operation::CREATE_TOKENS,
+            )
+        {
+            warn!(target: "kraftd::controller", "CreateDelegationToken by {requester} for {owner} refused: it needs CREATE_TOKENS on {owner}");
+            let r = create_response(
+                version,
+                ErrorCode::DELEGATION_TOKEN_AUTHORIZATION_FAILED,
                 &owner,
                 &requester,
                 None,

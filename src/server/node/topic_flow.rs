@@ -7,13 +7,18 @@
 use tokio::sync::oneshot;
 use tracing::{info, warn};
 
+use std::collections::HashSet;
+
 use super::runner::NodeLoop;
+use crate::controller::acls::authorizer::{allows, Denied};
+use crate::controller::acls::{operation, resource, CLUSTER_NAME};
+use crate::controller::principal::RequestPrincipal;
 use crate::controller::topic_configs::EffectiveConfig;
 use crate::controller::topics::api::{
     screen_create_partitions, screen_create_topics, DUPLICATE_NAME, METADATA_TOPIC_PROHIBITED,
 };
 use crate::controller::topics::create::{create_topics, CreatedTopic, NewTopic};
-use crate::controller::topics::delete::delete_topics;
+use crate::controller::topics::delete::{delete_topics, Access};
 use crate::controller::topics::names::CLUSTER_METADATA_TOPIC;
 use crate::controller::topics::partitions::{create_partitions, NewPartitions};
 use crate::controller::topics::reassignments::list_reassignments;
@@ -48,16 +53,28 @@ fn refused_topic(name: &str, code: ErrorCode, message: Option<String>) -> Creata
     }
 }
 
-fn created_topic(name: &str, c: &CreatedTopic) -> CreatableTopicResult {
-    CreatableTopicResult {
+/// A created topic's result; its configs, partition count and replication factor only if the
+/// requester may describe its configs (else `TOPIC_AUTHORIZATION_FAILED` in their place).
+fn created_topic(name: &str, c: &CreatedTopic, describable: bool) -> CreatableTopicResult {
+    let result = CreatableTopicResult {
         name: name.to_string(),
         topic_id: c.id,
         error_code: ErrorCode::NONE.0,
         error_message: None,
+        ..Default::default()
+    };
+    if !describable {
+        return CreatableTopicResult {
+            topic_config_error_code: Denied::Topic.error_code().0,
+            configs: Some(Vec::new()),
+            ..result
+        };
+    }
+    CreatableTopicResult {
         num_partitions: c.num_partitions,
         replication_factor: c.replication_factor,
         configs: Some(c.configs.iter().map(config_entry).collect()),
-        ..Default::default()
+        ..result
     }
 }
 
@@ -127,28 +144,68 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         now: Instant,
         version: i16,
         request: CreateTopicsRequest,
+        who: &RequestPrincipal,
         reply: Reply,
     ) -> Result<(), FatalError> {
-        if !self.acting() {
+        let names: Vec<&str> = request.topics.iter().map(|t| t.name.as_str()).collect();
+        let screen = screen_create_topics(&names);
+        // ControllerApis: CREATE on the cluster, else on each topic; the configs of a created
+        // topic are returned only with DESCRIBE_CONFIGS on it.
+        let cluster_create =
+            self.authorized(who, resource::CLUSTER, CLUSTER_NAME, operation::CREATE);
+        let topic_may = |op: i8, name: &str| self.authorized(who, resource::TOPIC, name, op);
+        let creatable: HashSet<&str> = screen
+            .unique
+            .iter()
+            .filter(|n| cluster_create || topic_may(operation::CREATE, n))
+            .map(String::as_str)
+            .collect();
+        let describable: HashSet<String> = screen
+            .unique
+            .iter()
+            .filter(|n| topic_may(operation::DESCRIBE_CONFIGS, n))
+            .cloned()
+            .collect();
+        let decided: Vec<usize> = screen
+            .decided
+            .iter()
+            .copied()
+            .filter(|i| creatable.contains(request.topics[*i].name.as_str()))
+            .collect();
+        let refused = screen
+            .unique
+            .iter()
+            .any(|n| n != CLUSTER_METADATA_TOPIC && !creatable.contains(n.as_str()));
+        // A non-active controller asks its quorum controller unless the authorizer left
+        // nothing to ask.
+        let nothing_to_ask = refused && decided.is_empty();
+        if !self.acting() && !nothing_to_ask {
             let r = not_controller::create_topics(&request, version, &self.non_active());
             return Self::answer_now(reply, NodeResponse::CreateTopics(r));
         }
-        let names: Vec<&str> = request.topics.iter().map(|t| t.name.as_str()).collect();
-        let screen = screen_create_topics(&names);
         let mut after: Vec<CreatableTopicResult> = screen
             .duplicates
             .iter()
             .map(|n| refused_topic(n, ErrorCode::INVALID_REQUEST, Some(DUPLICATE_NAME.into())))
             .collect();
-        if screen.metadata_topic {
-            after.push(refused_topic(
-                CLUSTER_METADATA_TOPIC,
-                ErrorCode::INVALID_REQUEST,
-                Some(METADATA_TOPIC_PROHIBITED.into()),
-            ));
+        for name in &screen.unique {
+            if name == CLUSTER_METADATA_TOPIC {
+                let message = Some(METADATA_TOPIC_PROHIBITED.into());
+                after.push(refused_topic(name, ErrorCode::INVALID_REQUEST, message));
+            } else if !creatable.contains(name.as_str()) {
+                let denied = Denied::TopicCreation;
+                after.push(refused_topic(
+                    name,
+                    denied.error_code(),
+                    Some(denied.to_string()),
+                ));
+            }
         }
-        let topics: Vec<NewTopic> = screen
-            .decided
+        if refused {
+            warn!(target: "kraftd::controller", "CreateTopics from {who}: not authorized to create {}", 
+                screen.unique.iter().filter(|n| *n != CLUSTER_METADATA_TOPIC && !creatable.contains(n.as_str())).cloned().collect::<Vec<_>>().join(", "));
+        }
+        let topics: Vec<NewTopic> = decided
             .iter()
             .map(|i| new_topic(&request.topics[*i]))
             .collect();
@@ -197,7 +254,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                     let mut topics: Vec<CreatableTopicResult> = outcomes
                         .iter()
                         .map(|(name, o)| match o {
-                            Ok(c) => created_topic(name, c),
+                            Ok(c) => created_topic(name, c, describable.contains(name)),
                             Err(e) => refused_topic(name, e.error_code(), e.message()),
                         })
                         .collect();
@@ -220,15 +277,12 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         now: Instant,
         version: i16,
         request: CreatePartitionsRequest,
+        who: &RequestPrincipal,
         reply: Reply,
     ) -> Result<(), FatalError> {
-        if !self.acting() {
-            let r = not_controller::create_partitions(&request, version, &self.non_active());
-            return Self::answer_now(reply, NodeResponse::CreatePartitions(r));
-        }
         let names: Vec<&str> = request.topics.iter().map(|t| t.name.as_str()).collect();
         let screen = screen_create_partitions(&names);
-        let before: Vec<CreatePartitionsTopicResult> = screen
+        let mut before: Vec<CreatePartitionsTopicResult> = screen
             .duplicates
             .iter()
             .map(|n| CreatePartitionsTopicResult {
@@ -238,8 +292,28 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 ..Default::default()
             })
             .collect();
-        let topics: Vec<NewPartitions> = screen
-            .decided
+        // ControllerApis: ALTER on each topic; a refused one is answered without a message.
+        let mut decided = Vec::new();
+        for &i in &screen.decided {
+            let name = &request.topics[i].name;
+            if self.authorized(who, resource::TOPIC, name, operation::ALTER) {
+                decided.push(i);
+            } else {
+                warn!(target: "kraftd::controller", "CreatePartitions of {name} refused for {who}: {}", Denied::Topic);
+                before.push(CreatePartitionsTopicResult {
+                    name: name.clone(),
+                    error_code: Denied::Topic.error_code().0,
+                    error_message: None,
+                    ..Default::default()
+                });
+            }
+        }
+        // A non-active quorum controller answers an empty list at once.
+        if !self.acting() && !decided.is_empty() {
+            let r = not_controller::create_partitions(&request, version, &self.non_active());
+            return Self::answer_now(reply, NodeResponse::CreatePartitions(r));
+        }
+        let topics: Vec<NewPartitions> = decided
             .iter()
             .map(|i| {
                 let t = &request.topics[*i];
@@ -325,6 +399,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         now: Instant,
         version: i16,
         request: DeleteTopicsRequest,
+        who: &RequestPrincipal,
         reply: Reply,
     ) -> Result<(), FatalError> {
         // With deletion disabled, or as a non-active controller, Java's answer needs no state.
@@ -337,12 +412,32 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             .iter()
             .map(|t| (t.name.clone(), t.topic_id))
             .collect();
+        // ControllerApis: DELETE on the cluster, else DESCRIBE and DELETE on each topic.
+        let cluster_delete =
+            self.authorized(who, resource::CLUSTER, CLUSTER_NAME, operation::DELETE);
+        let (acls, ctx) = (
+            self.controller.stable_image().1.acls.clone(),
+            self.ctx.clone(),
+        );
+        let access = |name: &str| {
+            let authorizer = ctx.authorizer.as_ref();
+            let may = |op| allows(authorizer, &acls, who, resource::TOPIC, name, op);
+            if cluster_delete {
+                Access::ALL
+            } else {
+                Access {
+                    describe: may(operation::DESCRIBE),
+                    delete: may(operation::DELETE),
+                }
+            }
+        };
         let (_, stable) = self.controller.stable_image();
         let result = delete_topics(
             self.controller.image(),
             stable,
             &request.topic_names,
             &entries,
+            access,
             &mut self.topic_random,
         );
         let described: Vec<String> = result
