@@ -68,9 +68,9 @@ pub fn run() -> Workload {
 }
 
 impl Cluster {
-    /// Broker 103 stopped and unregistered (UnregisterBrokerRecord); kraftd's controller
-    /// registration removed (UnregisterControllerRecord, 4.4-IV2), after which kraftd
-    /// registers again.
+    /// Broker 103 stopped and unregistered (UnregisterBrokerRecord); a controller's
+    /// registration removed (UnregisterControllerRecord, 4.4-IV2): kraftd's, or a Java
+    /// controller's while kraftd is the active one; the node then registers again.
     fn unregistrations(&mut self) {
         self.controlled_shutdown(103);
         let t = self.tools();
@@ -85,7 +85,12 @@ impl Cluster {
             ],
         );
         self.wait_for("broker 103 unregistered", |v| !v.brokers.contains_key(&103));
-        let registered = self.view().controller_registrations.get(&KRAFTD).copied();
+        // The active controller may not unregister itself (Java's rule, kraftd's too): when
+        // kraftd leads, a Java controller's registration is the one removed.
+        let d = self.q.wait_caught_up(0);
+        let leader = d.leader_id;
+        let target = if leader == KRAFTD { 1 } else { KRAFTD };
+        let registered = self.view().controller_registrations.get(&target).copied();
         let controllers = self.q.bootstrap();
         t.run(
             Tool::Cluster,
@@ -94,13 +99,16 @@ impl Cluster {
                 "--bootstrap-controller",
                 &controllers,
                 "--id",
-                &KRAFTD.to_string(),
+                &target.to_string(),
             ],
         );
-        self.wait_for("kraftd registered again after its unregistration", |v| {
-            v.controllers.contains_key(&KRAFTD)
-                && v.controller_registrations.get(&KRAFTD).copied() > registered
-        });
+        self.wait_for(
+            "the controller registered again after its unregistration",
+            |v| {
+                v.controllers.contains_key(&target)
+                    && v.controller_registrations.get(&target).copied() > registered
+            },
+        );
     }
 
     /// Stops the brokers, waits until kraftd holds everything the leader committed, and stops
