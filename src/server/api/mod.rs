@@ -154,10 +154,16 @@ pub fn answer_frame(
     };
     // Java turns a forwarded DescribeQuorum that this node cannot answer (it does not lead)
     // into an envelope-level NOT_CONTROLLER, so the broker forwards it to the leader.
-    let envelope = if raft::reports_not_leader(response) {
+    in_envelope(outer, raft::reports_not_leader(response), &bytes)
+}
+
+/// The Envelope answer around an inner response frame: an inner NOT_CONTROLLER fails the
+/// whole Envelope, so that the broker forwards the request to the new leader.
+fn in_envelope(outer: Enveloped, inner_not_controller: bool, inner: &[u8]) -> Outcome {
+    let envelope = if inner_not_controller {
         not_controller::envelope_error(crate::protocol::errors::ErrorCode::NOT_CONTROLLER)
     } else {
-        not_controller::wrap_frame(&bytes)
+        not_controller::wrap_frame(inner)
     };
     match frame::encode_response(
         messages::EnvelopeRequest::API_KEY,
@@ -167,7 +173,11 @@ pub fn answer_frame(
         outer.version,
     ) {
         Ok(bytes) => Outcome::Respond(bytes),
-        Err(error) => close(error),
+        Err(error) => Outcome::Close(CloseReason::Encode {
+            api_key: messages::EnvelopeRequest::API_KEY,
+            api_version: outer.version,
+            error,
+        }),
     }
 }
 

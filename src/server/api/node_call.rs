@@ -2,7 +2,7 @@
 //! (`NodeCall`, `NodeRequest`), what comes back (`NodeResponse`), and the decoding of a request
 //! body into one (`controller_call`).
 
-use super::{not_controller, CloseReason, Enveloped, Outcome};
+use super::{CloseReason, Enveloped, Outcome};
 use crate::controller::principal::RequestPrincipal;
 use crate::protocol::codec::{ApiMessage, Message};
 use crate::protocol::frame;
@@ -205,26 +205,7 @@ impl NodeResponse {
         let Outcome::Respond(bytes) = framed else {
             return framed;
         };
-        // As for a forwarded DescribeQuorum: an inner NOT_CONTROLLER fails the envelope.
-        let envelope = if self.not_controller() {
-            not_controller::envelope_error(crate::protocol::errors::ErrorCode::NOT_CONTROLLER)
-        } else {
-            not_controller::wrap_frame(&bytes)
-        };
-        match frame::encode_response(
-            messages::EnvelopeRequest::API_KEY,
-            outer.version,
-            outer.correlation_id,
-            &envelope,
-            outer.version,
-        ) {
-            Ok(bytes) => Outcome::Respond(bytes),
-            Err(error) => Outcome::Close(CloseReason::Encode {
-                api_key: messages::EnvelopeRequest::API_KEY,
-                api_version: outer.version,
-                error,
-            }),
-        }
+        super::in_envelope(outer, self.not_controller(), &bytes)
     }
 
     /// This kind of response with only `code` set (a reply whose records were not committed).

@@ -13,14 +13,13 @@ use super::runner::NodeLoop;
 use crate::controller::acls::authorizer::{allows, Denied};
 use crate::controller::acls::{operation, resource, CLUSTER_NAME};
 use crate::controller::principal::RequestPrincipal;
-use crate::protocol::messages::alter_client_quotas_response as quotas;
 use crate::protocol::messages::alter_partition_reassignments_response as reassign;
 use crate::protocol::messages::alter_user_scram_credentials_response as scram;
 use crate::protocol::messages::elect_leaders_response::{PartitionResult, ReplicaElectionResult};
 use crate::protocol::messages::list_partition_reassignments_response as listed;
 use crate::protocol::messages::*;
 use crate::raft::{QuorumStateStore, RaftLog};
-use crate::server::api::{NodeRequest, NodeResponse};
+use crate::server::api::{not_controller, NodeRequest, NodeResponse};
 
 /// The operation `ControllerApis` requires on the cluster before it serves `request`, and the
 /// API's name; `None` for the APIs it authorizes otherwise (topics, configs, ACLs, tokens).
@@ -237,29 +236,9 @@ fn error_response(request: &NodeRequest, denied: &Denied) -> NodeResponse {
                 ..Default::default()
             })
         }
-        NodeRequest::AlterClientQuotas(r, _) => {
-            NodeResponse::AlterClientQuotas(AlterClientQuotasResponse {
-                entries: r
-                    .entries
-                    .iter()
-                    .map(|e| quotas::EntryData {
-                        error_code: code,
-                        error_message: Some(denied.code_message()),
-                        entity: e
-                            .entity
-                            .iter()
-                            .map(|d| quotas::EntityData {
-                                entity_type: d.entity_type.clone(),
-                                entity_name: d.entity_name.clone(),
-                                ..Default::default()
-                            })
-                            .collect(),
-                        ..Default::default()
-                    })
-                    .collect(),
-                ..Default::default()
-            })
-        }
+        NodeRequest::AlterClientQuotas(r, _) => NodeResponse::AlterClientQuotas(
+            not_controller::alter_client_quotas_failed(r, code, &denied.code_message()),
+        ),
         other => unreachable!("{other:?} needs no cluster operation"),
     }
 }

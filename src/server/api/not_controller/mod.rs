@@ -19,11 +19,12 @@ use crate::protocol::messages;
 
 pub use envelope::{answer_envelope, envelope_error, wrap_frame, EnvelopeAnswer};
 pub use replies::{
-    allocate_producer_ids, alter_client_quotas, alter_partition, alter_partition_reassignments,
-    alter_user_scram_credentials, assign_replicas_to_dirs, broker_heartbeat, broker_registration,
-    create_acls, create_delegation_token, create_partitions, create_partitions_failed,
-    create_topics, delete_acls, delete_topics, describe_acls, elect_leaders, elect_leaders_failed,
-    expire_delegation_token, renew_delegation_token, unregister_broker, update_features,
+    allocate_producer_ids, alter_client_quotas, alter_client_quotas_failed, alter_partition,
+    alter_partition_reassignments, alter_user_scram_credentials, assign_replicas_to_dirs,
+    broker_heartbeat, broker_registration, create_acls, create_delegation_token, create_partitions,
+    create_partitions_failed, create_topics, delete_acls, delete_topics, describe_acls,
+    elect_leaders, elect_leaders_failed, expire_delegation_token, renew_delegation_token,
+    unregister_broker, update_features,
 };
 
 /// What a controller that is not the active one needs to know to answer as Java does.

@@ -572,13 +572,22 @@ pub fn alter_client_quotas(
     _v: i16,
     _ctx: &NonActive,
 ) -> AlterClientQuotasResponse {
+    alter_client_quotas_failed(r, NOT_CONTROLLER, NOT_CONTROLLER_TEXT)
+}
+
+/// Every entity of `r` refused with `code` and `message`.
+pub fn alter_client_quotas_failed(
+    r: &AlterClientQuotasRequest,
+    code: i16,
+    message: &str,
+) -> AlterClientQuotasResponse {
     AlterClientQuotasResponse {
         entries: r
             .entries
             .iter()
             .map(|e| quotas::EntryData {
-                error_code: NOT_CONTROLLER,
-                error_message: Some(NOT_CONTROLLER_TEXT.into()),
+                error_code: code,
+                error_message: Some(message.into()),
                 entity: e
                     .entity
                     .iter()
