@@ -123,3 +123,19 @@ pub fn spawn_program(
     super::ChildGuard::spawn_logged(name, cmd, &log)
         .unwrap_or_else(|e| panic!("cannot start java {main_class}: {e}"))
 }
+
+/// The lines in which a probe's output and kraftd's rendering of the same table differ, as
+/// `line N: java | kraftd` entries (empty when they agree line for line).
+pub fn line_differences(java: &str, ours: &str) -> Vec<String> {
+    let (j, k): (Vec<&str>, Vec<&str>) = (java.lines().collect(), ours.lines().collect());
+    (0..j.len().max(k.len()))
+        .filter(|&i| j.get(i) != k.get(i))
+        .map(|i| {
+            format!(
+                "line {i}:\n  java:   {:?}\n  kraftd: {:?}",
+                j.get(i),
+                k.get(i)
+            )
+        })
+        .collect()
+}

@@ -8,25 +8,14 @@ use std::collections::BTreeMap;
 use kraftd::controller::config_changes::group::{validate, GroupLimits, GROUP_CONFIG_DEFS};
 use kraftd::controller::topic_configs::defs::render_defs;
 
-use crate::harness::java_probe::run_probe;
+use crate::harness::java_probe::{line_differences, run_probe};
 use crate::harness::TestDir;
 
 #[test]
 fn the_group_config_table_is_kafkas() {
     let dir = TestDir::new();
     let java = run_probe("GroupConfigProbe", &["table"], "", dir.path());
-    let ours = render_defs(GROUP_CONFIG_DEFS);
-    let (j, k): (Vec<&str>, Vec<&str>) = (java.stdout.lines().collect(), ours.lines().collect());
-    let diffs: Vec<String> = (0..j.len().max(k.len()))
-        .filter(|&i| j.get(i) != k.get(i))
-        .map(|i| {
-            format!(
-                "line {i}:\n  java:   {:?}\n  kraftd: {:?}",
-                j.get(i),
-                k.get(i)
-            )
-        })
-        .collect();
+    let diffs = line_differences(&java.stdout, &render_defs(GROUP_CONFIG_DEFS));
     assert!(
         diffs.is_empty(),
         "the table differs from Kafka 4.4's:\n{}",

@@ -11,22 +11,14 @@ use kraftd::controller::topic_configs::{
 use kraftd::controller::topics::placement::{place, UsableBroker};
 
 use crate::harness::cases::Gen;
-use crate::harness::java_probe::run_probe;
+use crate::harness::java_probe::{line_differences, run_probe};
 use crate::harness::TestDir;
 
 #[test]
 fn the_topic_config_table_is_kafkas() {
     let dir = TestDir::new();
     let java = run_probe("TopicConfigProbe", &["table"], "", dir.path());
-    let ours = render_table();
-    let (j, k): (Vec<&str>, Vec<&str>) = (java.stdout.lines().collect(), ours.lines().collect());
-    let mut diffs = Vec::new();
-    for i in 0..j.len().max(k.len()) {
-        let (a, b) = (j.get(i).copied(), k.get(i).copied());
-        if a != b {
-            diffs.push(format!("line {i}:\n  java:   {a:?}\n  kraftd: {b:?}"));
-        }
-    }
+    let diffs = line_differences(&java.stdout, &render_table());
     assert!(
         diffs.is_empty(),
         "the table differs from Kafka 4.4's:\n{}",
