@@ -229,6 +229,7 @@ fn api_versions_lists_exactly_what_kraftd_serves() {
                 (29, 1, 3),
                 (30, 1, 3),
                 (31, 1, 3),
+                (32, 1, 4),
                 (33, 0, 2),
                 (36, 0, 2),
                 (37, 0, 3),

@@ -70,19 +70,67 @@ pub fn dump_java_image_from_snapshot(log_dir: &Path, snapshot: &Path, at: Option
     parse_dump(&run_image_dumper(&args))
 }
 
+/// What a Java 4.4 controller running with the properties file `config` answers to a
+/// DescribeConfigs request, given the metadata log `log_dir` it replayed
+/// (`ConfigsDescriber.java`, Kafka's own `ConfigHelper`): Kafka's JSON of the response at
+/// `version`, with the image up to offset `at`. `resources` are (type, name, configuration
+/// keys).
+pub fn describe_configs_offline(
+    log_dir: &Path,
+    config: &Path,
+    at: i64,
+    version: i16,
+    include_synonyms: bool,
+    include_documentation: bool,
+    resources: &[(i8, String, Option<Vec<String>>)],
+) -> Value {
+    let (version_text, at_text) = (version.to_string(), at.to_string());
+    let mut args = vec![
+        path_arg(log_dir),
+        path_arg(config),
+        "--version",
+        version_text.as_str(),
+        "--at",
+        at_text.as_str(),
+    ];
+    if include_synonyms {
+        args.push("--synonyms");
+    }
+    if include_documentation {
+        args.push("--documentation");
+    }
+    let stdin: String = resources
+        .iter()
+        .map(|(ty, name, keys)| match keys {
+            Some(keys) => format!("{ty}\t{name}\t{}\n", keys.join(",")),
+            None => format!("{ty}\t{name}\n"),
+        })
+        .collect();
+    let out = run_java_class(CONFIGS_DESCRIBER_CLASS, &args, Some(stdin.as_bytes()));
+    parse_dump(&out)
+}
+
+/// The DescribeConfigs oracle's main class (default package, beside the dumper).
+const CONFIGS_DESCRIBER_CLASS: &str = "ConfigsDescriber";
+
 /// Runs the dumper with raw arguments (compiling it first if needed); the result may be a failure.
 pub fn run_image_dumper(args: &[&str]) -> Output {
+    run_java_class(IMAGE_DUMPER_CLASS, args, None)
+}
+
+/// Runs `class` of the dumper's sources with `args` and `stdin`.
+fn run_java_class(class: &str, args: &[&str], stdin: Option<&[u8]>) -> Output {
     let kafka = Kafka::get();
     let classes = compiled_dumper();
     let opts: Vec<String> = DUMPER_JVM_OPTS.iter().map(|s| s.to_string()).collect();
-    let mut cmd = kafka.java_command(IMAGE_DUMPER_CLASS, &kafka.tools_log4j_config(), &opts);
+    let mut cmd = kafka.java_command(class, &kafka.tools_log4j_config(), &opts);
     cmd.env(
         "CLASSPATH",
         format!("{}:{}", classes.display(), kafka.classpath()),
     );
     cmd.args(args);
-    let display = format!("java {IMAGE_DUMPER_CLASS} {}", args.join(" "));
-    run_command(cmd, display, None, DUMP_TIMEOUT, &scratch_dir())
+    let display = format!("java {class} {}", args.join(" "));
+    run_command(cmd, display, stdin, DUMP_TIMEOUT, &scratch_dir())
 }
 
 #[track_caller]

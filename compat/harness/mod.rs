@@ -37,7 +37,8 @@ mod tools;
 pub mod workload;
 
 pub use image_dumper::{
-    dump_java_image, dump_java_image_from_snapshot, dump_java_snapshot, run_image_dumper,
+    describe_configs_offline, dump_java_image, dump_java_image_from_snapshot, dump_java_snapshot,
+    run_image_dumper,
 };
 pub use java_server::{JavaBroker, JavaController, JavaServer};
 pub use kafka::{Kafka, Tool, ToolOptions, DEFAULT_KAFKA_VERSION, TOOL_TIMEOUT};

@@ -26,30 +26,6 @@ use crate::topics::cluster::TopicCluster;
 
 const BROKER: i32 = 101;
 
-/// APIs a Java 4.4 controller advertises that kraftd does not serve at all yet: DescribeConfigs.
-/// Left out of Java's answer only while kraftd's lacks them: once kraftd serves one, its range
-/// is compared like every other.
-const NOT_SERVED_YET: &[i64] = &[32];
-
-/// Java's answer without the [`NOT_SERVED_YET`] APIs that kraftd's answer lacks.
-fn without_unserved(java: &Value, kraftd: &Value) -> Value {
-    let mut java = java.clone();
-    let served = |key: &Value| {
-        kraftd["apiKeys"]
-            .as_array()
-            .is_some_and(|a| a.iter().any(|k| k["apiKey"] == *key))
-    };
-    if let Some(keys) = java["apiKeys"].as_array_mut() {
-        keys.retain(|k| {
-            !k["apiKey"]
-                .as_i64()
-                .is_some_and(|key| NOT_SERVED_YET.contains(&key))
-                || served(&k["apiKey"])
-        });
-    }
-    java
-}
-
 /// The ApiVersions request bodies sent, with a label: every version, and from v3 on with a
 /// client software name, without one (Java rejects the empty name) and with a malformed one;
 /// from v5 with a cluster id and node id (another cluster's: a controller does not check them),
@@ -283,8 +259,7 @@ fn compare(stage: &str, java_cluster: &TopicCluster, kraftd_cluster: &TopicClust
         differences(&format!("{stage} Fetch v{v}"), &k, &j, &mut diffs);
     }
     for (label, version, request) in requests() {
-        let (j, mut k) = (ask(java, version, &request), ask(kraftd, version, &request));
-        let mut j = without_unserved(&j, &k);
+        let (mut j, mut k) = (ask(java, version, &request), ask(kraftd, version, &request));
         let what = format!("{stage} {label}");
         take_epoch(
             &mut j,

@@ -161,6 +161,21 @@ impl<V> JavaStringMap<V> {
     }
 }
 
+/// `Integer.parseInt`: an optional sign and ASCII digits, within range.
+pub fn parse_int(s: &str) -> Option<i32> {
+    integer_syntax(s).then(|| s.parse().ok()).flatten()
+}
+
+/// `Long.parseLong`.
+pub fn parse_long(s: &str) -> Option<i64> {
+    integer_syntax(s).then(|| s.parse().ok()).flatten()
+}
+
+fn integer_syntax(s: &str) -> bool {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
 /// Java's `String.trim`: strips every leading and trailing char at or below U+0020.
 pub fn trim(s: &str) -> &str {
     s.trim_matches(|c: char| c <= ' ')

@@ -17,6 +17,7 @@ pub mod config_changes;
 pub mod config_names;
 pub mod configs;
 pub mod controller_registration;
+pub mod describe_configs;
 pub mod error;
 pub mod features;
 #[doc(hidden)]

@@ -172,4 +172,41 @@ pub fn kafka_configs_take_effect(c: &TopicCluster) {
         );
         std::thread::sleep(Duration::from_millis(500));
     }
+
+    kafka_configs_at_the_controller(kafka, &c.controller.endpoint());
+}
+
+/// `kafka-configs --bootstrap-controller`: an alter (which describes the resource first), and
+/// describes of this controller's broker config and of the cluster default, answered by kraftd
+/// itself. (A topic cannot be described there: the tool lists topics first, which no
+/// controller serves, Java's included.)
+fn kafka_configs_at_the_controller(kafka: &Kafka, controller: &str) {
+    let run = |args: &[&str]| {
+        let mut all = vec!["--bootstrap-controller", controller];
+        all.extend_from_slice(args);
+        let out = kafka.run(Tool::Configs, &all);
+        out.assert_success();
+        eprintln!(
+            "kafka-configs --bootstrap-controller {args:?}:\n{}",
+            out.stdout.trim()
+        );
+        out.stdout
+    };
+    let topic = ["--entity-type", "topics", "--entity-name", "t"];
+    let mut alter_args = vec!["--alter"];
+    alter_args.extend_from_slice(&topic);
+    alter_args.extend_from_slice(&["--add-config", "retention.ms=3600000"]);
+    run(&alter_args);
+    let own = run(&[
+        "--describe",
+        "--entity-type",
+        "brokers",
+        "--entity-name",
+        "1",
+        "--all",
+    ]);
+    assert!(own.contains("node.id=1"), "{own}");
+    assert!(own.contains("log.retention.ms=123456789"), "{own}");
+    let default = run(&["--describe", "--entity-type", "brokers", "--entity-default"]);
+    assert!(default.contains("log.retention.ms=123456789"), "{default}");
 }

@@ -99,7 +99,7 @@ pub fn screen_legacy(resources: &[(i8, &str)]) -> Screen {
 
 /// The log levels `RuntimeLoggerManager` accepts.
 const LOG_LEVELS: &[&str] = &["DEBUG", "ERROR", "FATAL", "INFO", "TRACE", "WARN"];
-const ROOT_LOGGER: &str = "root";
+pub const ROOT_LOGGER: &str = "root";
 
 /// `RuntimeLoggerManager.applyChangesForResource` for this controller (`node_id`): the name
 /// must be its id, and every operation a SET or DELETE of a logger that exists. kraftd's only

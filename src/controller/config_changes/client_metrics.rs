@@ -17,7 +17,7 @@ const ANY_LIST: Validator = Validator::ValidList {
 };
 
 /// `ClientMetricsConfigs.CONFIG`, in definition order.
-const DEFS: &[TopicConfigDef] = &[
+pub const CLIENT_METRICS_DEFS: &[TopicConfigDef] = &[
     TopicConfigDef {
         name: "metrics",
         ty: ConfigType::List,
@@ -90,7 +90,10 @@ pub fn validate(name: &str, configs: &[(String, String)]) -> Result<(), ChangeEr
             .collect(),
         hash_map_capacity(configs.len()),
     );
-    if let Some(unknown) = ordered.iter().find(|k| !DEFS.iter().any(|d| d.name == **k)) {
+    if let Some(unknown) = ordered
+        .iter()
+        .find(|k| !CLIENT_METRICS_DEFS.iter().any(|d| d.name == **k))
+    {
         return Err(request(format!(
             "Unknown client metrics configuration: {unknown}"
         )));
@@ -102,7 +105,7 @@ pub fn validate(name: &str, configs: &[(String, String)]) -> Result<(), ChangeEr
             .map(|(_, v)| v.as_str())
     };
     let mut parsed = Vec::new();
-    for def in DEFS {
+    for def in CLIENT_METRICS_DEFS {
         if let Some(raw) = given(def.name) {
             let value = parse_value(def, raw).map_err(ChangeError::ClientMetricsConfig)?;
             parsed.push((def.name, value));

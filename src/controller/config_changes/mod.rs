@@ -6,7 +6,7 @@
 //! outcomes; nothing here mutates the controller.
 
 pub mod api;
-mod client_metrics;
+pub mod client_metrics;
 mod errors;
 pub mod group;
 pub mod schema;

@@ -3,48 +3,18 @@
 //! a schema there, so nothing else is a list or has a default.
 
 use crate::controller::configs::{BROKER_RESOURCE, TOPIC_RESOURCE};
+use crate::controller::describe_configs::table::{broker_config, BrokerDefault};
 use crate::controller::topic_configs::{topic_config_def, ConfigType};
 
-/// Every broker config of type LIST in `KafkaConfig.configDef` of the 4.4.0 jars, with
-/// `ConfigDef.convertToString` of its default (`None`: no default, or null). Sorted by name.
-pub const BROKER_LIST_CONFIGS: &[(&str, Option<&str>)] = &[
-    ("advertised.listeners", None),
-    ("config.providers", Some("")),
-    ("controller.listener.names", None),
-    ("controller.quorum.bootstrap.servers", Some("")),
-    ("controller.quorum.voters", Some("")),
-    ("cordoned.log.dirs", Some("")),
-    ("early.start.listeners", None),
-    ("group.consumer.assignors", Some("uniform,range")),
-    (
-        "group.coordinator.rebalance.protocols",
-        Some("classic,consumer,streams"),
-    ),
-    ("group.share.assignors", Some("simple")),
-    ("group.streams.assignors", Some("sticky")),
-    ("group.streams.rack.aware.assignment.tags", Some("")),
-    ("kafka.metrics.reporters", Some("")),
-    ("listeners", Some("PLAINTEXT://:9092")),
-    ("log.cleanup.policy", Some("delete")),
-    ("log.dir", Some("/tmp/kafka-logs")),
-    ("log.dirs", None),
-    (
-        "metric.reporters",
-        Some("org.apache.kafka.common.metrics.JmxReporter"),
-    ),
-    ("process.roles", None),
-    ("sasl.enabled.mechanisms", Some("GSSAPI")),
-    ("sasl.kerberos.principal.to.local.rules", Some("DEFAULT")),
-    ("sasl.oauthbearer.expected.audience", Some("")),
-    ("ssl.cipher.suites", Some("")),
-    ("ssl.enabled.protocols", Some("TLSv1.2,TLSv1.3")),
-];
-
+/// `ConfigDef.convertToString` of the default of broker config `key` if it is a LIST config of
+/// `KafkaConfig.configDef` (`Some(None)`: no default, or null).
 fn broker_list(key: &str) -> Option<Option<&'static str>> {
-    BROKER_LIST_CONFIGS
-        .binary_search_by(|(n, _)| n.cmp(&key))
-        .ok()
-        .map(|i| BROKER_LIST_CONFIGS[i].1)
+    broker_config(key)
+        .filter(|d| d.in_kafka_config && d.ty == ConfigType::List)
+        .map(|d| match d.default {
+            BrokerDefault::Value(v) => Some(v),
+            BrokerDefault::Null | BrokerDefault::Required => None,
+        })
 }
 
 /// `KafkaConfigSchema.isSplittable`: whether `key` is a LIST config of resource type `kind`.

@@ -16,6 +16,9 @@ pub enum ConfigSource {
     DynamicDefaultBrokerConfig,
     StaticBrokerConfig,
     DefaultConfig,
+    DynamicBrokerLoggerConfig,
+    ClientMetricsConfig,
+    GroupConfig,
 }
 
 impl ConfigSource {
@@ -26,6 +29,9 @@ impl ConfigSource {
             ConfigSource::DynamicDefaultBrokerConfig => 3,
             ConfigSource::StaticBrokerConfig => 4,
             ConfigSource::DefaultConfig => 5,
+            ConfigSource::DynamicBrokerLoggerConfig => 6,
+            ConfigSource::ClientMetricsConfig => 7,
+            ConfigSource::GroupConfig => 8,
         }
     }
 }

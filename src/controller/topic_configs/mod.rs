@@ -20,7 +20,7 @@ pub use effective::{
 };
 pub use validate::{validate_topic_configs, StaticLogConfig};
 
-/// `ConfigDef.Type`, for the types topic configs use.
+/// `ConfigDef.Type`: the types topic configs use, and those only broker configs use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ConfigType {
     Boolean,
@@ -29,9 +29,44 @@ pub enum ConfigType {
     Long,
     Double,
     List,
+    Short,
+    Class,
+    Password,
 }
 
 impl ConfigType {
+    /// The type of Kafka's name for it (`ConfigDef.Type.valueOf`).
+    pub fn from_name(name: &str) -> Option<ConfigType> {
+        [
+            ConfigType::Boolean,
+            ConfigType::String,
+            ConfigType::Int,
+            ConfigType::Long,
+            ConfigType::Double,
+            ConfigType::List,
+            ConfigType::Short,
+            ConfigType::Class,
+            ConfigType::Password,
+        ]
+        .into_iter()
+        .find(|t| t.name() == name)
+    }
+
+    /// `DescribeConfigsResponse.ConfigType` id of the type (0 is UNKNOWN).
+    pub fn describe_id(self) -> i8 {
+        match self {
+            ConfigType::Boolean => 1,
+            ConfigType::String => 2,
+            ConfigType::Int => 3,
+            ConfigType::Short => 4,
+            ConfigType::Long => 5,
+            ConfigType::Double => 6,
+            ConfigType::List => 7,
+            ConfigType::Class => 8,
+            ConfigType::Password => 9,
+        }
+    }
+
     /// Kafka's name of the type (`ConfigDef.Type.toString`).
     pub fn name(self) -> &'static str {
         match self {
@@ -41,6 +76,9 @@ impl ConfigType {
             ConfigType::Long => "LONG",
             ConfigType::Double => "DOUBLE",
             ConfigType::List => "LIST",
+            ConfigType::Short => "SHORT",
+            ConfigType::Class => "CLASS",
+            ConfigType::Password => "PASSWORD",
         }
     }
 }

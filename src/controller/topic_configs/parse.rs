@@ -2,7 +2,7 @@
 //! and Java's way of printing the value they refuse.
 
 use super::{ConfigError, ConfigType, InvalidReason, TopicConfigDef, Validator};
-use crate::controller::java::trim;
+use crate::controller::java::{parse_int, parse_long, trim};
 
 /// A parsed config value (the Java object `ConfigDef.parse` yields).
 #[derive(Debug, Clone, PartialEq)]
@@ -47,6 +47,15 @@ impl Value {
         }
     }
 
+    /// `ConfigDef.convertToString` of the parsed value: lists joined by commas, null as null.
+    pub fn config_string(&self) -> Option<String> {
+        match self {
+            Value::Null => None,
+            Value::List(items) => Some(items.join(",")),
+            other => Some(other.java_string()),
+        }
+    }
+
     pub fn as_bool(&self) -> Option<bool> {
         match self {
             Value::Boolean(b) => Some(*b),
@@ -74,9 +83,17 @@ pub fn parse_type(def: &TopicConfigDef, raw: &str) -> Result<Value, ConfigError>
                 return Err(invalid(InvalidReason::NotABoolean));
             }
         }
-        ConfigType::String => Value::String(trimmed.to_string()),
-        ConfigType::Int => Value::Int(parse_java_int(trimmed).ok_or_else(not_a_number)?),
-        ConfigType::Long => Value::Long(parse_java_long(trimmed).ok_or_else(not_a_number)?),
+        // A class name stands for the class Java loads; a password is never shown.
+        ConfigType::String | ConfigType::Class | ConfigType::Password => {
+            Value::String(trimmed.to_string())
+        }
+        ConfigType::Short => Value::Int(
+            parse_int(trimmed)
+                .filter(|v| i16::try_from(*v).is_ok())
+                .ok_or_else(not_a_number)?,
+        ),
+        ConfigType::Int => Value::Int(parse_int(trimmed).ok_or_else(not_a_number)?),
+        ConfigType::Long => Value::Long(parse_long(trimmed).ok_or_else(not_a_number)?),
         ConfigType::Double => Value::Double(parse_java_double(trimmed).ok_or_else(not_a_number)?),
         ConfigType::List => {
             if trimmed.is_empty() {
@@ -102,21 +119,6 @@ fn split_list(s: &str) -> Vec<String> {
     s.split(',')
         .map(|part| part.trim_matches(is_ws).to_string())
         .collect()
-}
-
-/// `Integer.parseInt`: an optional sign and ASCII digits, within range.
-fn parse_java_int(s: &str) -> Option<i32> {
-    java_integer_syntax(s).then(|| s.parse().ok()).flatten()
-}
-
-/// `Long.parseLong`.
-fn parse_java_long(s: &str) -> Option<i64> {
-    java_integer_syntax(s).then(|| s.parse().ok()).flatten()
-}
-
-fn java_integer_syntax(s: &str) -> bool {
-    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
-    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// `Double.parseDouble` for decimal notation (an optional sign, digits with an optional point

@@ -36,8 +36,8 @@ pub struct ServedApi {
     pub max_version: i16,
 }
 
-/// The APIs kraftd serves itself (raft, discovery, SASL's refusals on a PLAINTEXT listener,
-/// controller registration, Envelope), in api-key order. ApiVersions advertises these and
+/// The APIs kraftd serves itself (raft, discovery, DescribeConfigs, SASL's refusals on a
+/// PLAINTEXT listener, controller registration, Envelope), in api-key order. ApiVersions advertises these and
 /// `not_controller::CONTROLLER_APIS`.
 pub const SERVED_APIS: &[ServedApi] = &[
     raft::served(ApiKind::Fetch),
@@ -48,6 +48,14 @@ pub const SERVED_APIS: &[ServedApi] = &[
         max_version: 1,
     },
     raft::served(ApiKind::ApiVersions),
+    ServedApi {
+        key: messages::DescribeConfigsRequest::API_KEY,
+        name: "DescribeConfigs",
+        min_version:
+            <messages::DescribeConfigsRequest as crate::protocol::codec::Message>::LOWEST_VERSION,
+        max_version:
+            <messages::DescribeConfigsRequest as crate::protocol::codec::Message>::HIGHEST_VERSION,
+    },
     ServedApi {
         key: messages::SaslAuthenticateRequest::API_KEY,
         name: "SaslAuthenticate",

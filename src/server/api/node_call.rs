@@ -70,6 +70,8 @@ pub enum NodeRequest {
     UnregisterController(messages::UnregisterControllerRequest, i16),
     /// `CreateAcls` (30), `DeleteAcls` (31) and `DescribeAcls` (29, direct only).
     Acls(AclRequest, i16),
+    /// `DescribeConfigs` (key 32), answered by every controller from its committed image.
+    DescribeConfigs(messages::DescribeConfigsRequest, i16),
 }
 
 /// The ACL requests, answered by `node::acl_flow`.
@@ -130,6 +132,7 @@ pub enum NodeResponse {
     CreateDelegationToken(Box<messages::CreateDelegationTokenResponse>),
     RenewDelegationToken(messages::RenewDelegationTokenResponse),
     ExpireDelegationToken(messages::ExpireDelegationTokenResponse),
+    DescribeConfigs(messages::DescribeConfigsResponse),
 }
 
 impl NodeResponse {
@@ -191,6 +194,8 @@ impl NodeResponse {
                     .any(|t| t.error_code == NOT_CONTROLLER)
             }
             NodeResponse::DescribeAcls(r) => r.error_code,
+            // Every controller describes configs: never NOT_CONTROLLER.
+            NodeResponse::DescribeConfigs(_) => return false,
         };
         code == NOT_CONTROLLER
     }
@@ -275,6 +280,8 @@ impl NodeResponse {
             NodeResponse::CreateAcls(r) => NodeResponse::CreateAcls(r.clone()),
             NodeResponse::DeleteAcls(r) => NodeResponse::DeleteAcls(r.clone()),
             NodeResponse::DescribeAcls(r) => NodeResponse::DescribeAcls(r.clone()),
+            // Answered at once from the committed image: nothing waits for a commit.
+            NodeResponse::DescribeConfigs(r) => NodeResponse::DescribeConfigs(r.clone()),
             NodeResponse::ListPartitionReassignments(_) => {
                 NodeResponse::ListPartitionReassignments(
                     messages::ListPartitionReassignmentsResponse {
@@ -346,6 +353,7 @@ impl NodeResponse {
             }
             NodeResponse::AlterConfigs(r) => frame::encode_response(key, v, corr, r, v),
             NodeResponse::IncrementalAlterConfigs(r) => frame::encode_response(key, v, corr, r, v),
+            NodeResponse::DescribeConfigs(r) => frame::encode_response(key, v, corr, r, v),
         };
         match encoded {
             Ok(bytes) => Outcome::Respond(bytes),
@@ -452,6 +460,10 @@ pub(super) fn controller_call(
         messages::ExpireDelegationTokenRequest::API_KEY => {
             messages::ExpireDelegationTokenRequest::decode_exact(body, version)
                 .map(|r| NodeRequest::ExpireDelegationToken(r, version, false))
+        }
+        messages::DescribeConfigsRequest::API_KEY => {
+            messages::DescribeConfigsRequest::decode_prefix(body, version)
+                .map(|r| NodeRequest::DescribeConfigs(r, version))
         }
         _ => return None,
     })

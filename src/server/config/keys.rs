@@ -52,8 +52,7 @@ pub const USED_KEYS: &[&str] = &[
 /// `StandardAuthorizer`'s own keys (read with `authorizer.class.name`; not `KafkaConfig` keys).
 pub const AUTHORIZER_KEYS: &[&str] = &["super.users", "allow.everyone.if.no.acl.found"];
 
-/// All server keys of Kafka 4.4.0, one per line (`#` lines are comments).
-const KAFKA_KEYS: &str = include_str!("kafka-4.4.0-keys.txt");
+use crate::controller::describe_configs::table::broker_configs;
 
 /// How kraftd treats a key it found in the configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,11 +65,12 @@ pub enum KeyKind {
     Unknown { suggestion: Option<&'static str> },
 }
 
+/// All server keys of Kafka 4.4.0 (`KafkaConfig.configDef`).
 fn kafka_keys() -> impl Iterator<Item = &'static str> {
-    KAFKA_KEYS
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    broker_configs()
+        .iter()
+        .filter(|d| d.in_kafka_config)
+        .map(|d| d.name)
 }
 
 pub fn classify(key: &str) -> KeyKind {

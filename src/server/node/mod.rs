@@ -33,6 +33,7 @@ mod authz_flow;
 mod broker_flow;
 mod clock;
 mod config_flow;
+mod describe_configs_flow;
 pub mod event;
 mod feature_flow;
 mod leadership_flow;

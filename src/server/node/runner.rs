@@ -367,6 +367,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
     ) -> Result<(), FatalError> {
         match request {
             NodeRequest::Acls(r, v) => self.acls(now, v, r, &principal, reply)?,
+            NodeRequest::DescribeConfigs(r, _) => self.describe_configs(&r, &principal, reply),
             NodeRequest::Register(r) => self.register(now, r, reply)?,
             NodeRequest::BrokerRegistration(r, v) => self.broker_registration(now, v, r, reply)?,
             NodeRequest::BrokerHeartbeat(r, v) => self.broker_heartbeat(now, v, r, reply)?,
