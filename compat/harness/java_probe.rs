@@ -86,6 +86,11 @@ pub fn compile(sources: &Path, cache: &str, scratch: &Path) -> PathBuf {
     dir
 }
 
+/// The compiled classes of `compat/java` (compiled now if their sources changed).
+pub fn probe_classes(scratch: &Path) -> PathBuf {
+    compile(&sources(), "java-probes", scratch)
+}
+
 /// `main_class` of the classes in `classes` (with the Kafka classpath) at heap `xmx`.
 pub fn java_command(classes: &Path, main_class: &str, xmx: &str, args: &[&str]) -> Command {
     let kafka = Kafka::get();
@@ -101,7 +106,7 @@ pub fn java_command(classes: &Path, main_class: &str, xmx: &str, args: &[&str]) 
 
 /// Runs probe `main_class` with `args` and `stdin`; panics unless it succeeds.
 pub fn run_probe(main_class: &str, args: &[&str], stdin: &str, scratch: &Path) -> Output {
-    let classes = compile(&sources(), "java-probes", scratch);
+    let classes = probe_classes(scratch);
     let cmd = java_command(&classes, main_class, "512m", args);
     let display = format!("java {main_class} {}", args.join(" "));
     let out = run_command(cmd, display, Some(stdin.as_bytes()), RUN_TIMEOUT, scratch);
@@ -117,11 +122,74 @@ pub fn spawn_program(
     dir: &super::TestDir,
     name: &str,
 ) -> super::ChildGuard {
-    let classes = compile(&sources(), "java-probes", dir.path());
+    let classes = probe_classes(dir.path());
     let cmd = java_command(&classes, main_class, "512m", args);
     let log = dir.log_path(name);
     super::ChildGuard::spawn_logged(name, cmd, &log)
         .unwrap_or_else(|e| panic!("cannot start java {main_class}: {e}"))
+}
+
+/// A long-running program of `compat/java` that answers each line written to its stdin with
+/// one line of JSON on its stdout (other output, such as client warnings, is not JSON). Its
+/// JVM starts once, so each question costs only the work it asks for.
+pub struct ProbeSession {
+    guard: super::ChildGuard,
+    stdin: std::process::ChildStdin,
+    log: PathBuf,
+    answered: usize,
+}
+
+impl ProbeSession {
+    /// Starts `main_class` with `args`, its output logged in `dir` as `<name>.log`.
+    pub fn start(
+        main_class: &str,
+        args: &[&str],
+        dir: &super::TestDir,
+        name: &str,
+    ) -> ProbeSession {
+        let classes = probe_classes(dir.path());
+        let cmd = java_command(&classes, main_class, "256m", args);
+        let log = dir.log_path(name);
+        let (guard, stdin) = super::ChildGuard::spawn_logged_with_stdin(name, cmd, &log)
+            .unwrap_or_else(|e| panic!("cannot start java {main_class}: {e}"));
+        ProbeSession {
+            guard,
+            stdin,
+            log,
+            answered: 0,
+        }
+    }
+
+    /// Writes `question` as a line and waits up to `timeout` for the answer.
+    #[track_caller]
+    pub fn ask(&mut self, question: &str, timeout: Duration) -> serde_json::Value {
+        use std::io::Write;
+        writeln!(self.stdin, "{question}")
+            .and_then(|()| self.stdin.flush())
+            .unwrap_or_else(|e| panic!("cannot write to {}: {e}", self.log.display()));
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            let text = fs::read_to_string(&self.log).unwrap_or_default();
+            let answers: Vec<&str> = text.lines().filter(|l| l.starts_with('{')).collect();
+            if let Some(answer) = answers.get(self.answered) {
+                self.answered += 1;
+                return serde_json::from_str(answer).unwrap_or_else(|e| {
+                    panic!("{}: not JSON ({e}): {answer}", self.log.display())
+                });
+            }
+            assert!(
+                self.guard.is_running(),
+                "{} exited before answering {question:?}",
+                self.log.display()
+            );
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{} did not answer {question:?} within {timeout:?}",
+                self.log.display()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
 }
 
 /// The lines in which a probe's output and kraftd's rendering of the same table differ, as

@@ -80,6 +80,8 @@ pub enum Tool {
     ConsumerPerformance,
     /// `kafka-verifiable-producer.sh`
     VerifiableProducer,
+    /// `kafka-verifiable-consumer.sh`
+    VerifiableConsumer,
 }
 
 impl Tool {
@@ -126,6 +128,7 @@ impl Tool {
             Tool::ProducerPerformance => &["org.apache.kafka.tools.ProducerPerformance"],
             Tool::ConsumerPerformance => &["org.apache.kafka.tools.ConsumerPerformance"],
             Tool::VerifiableProducer => &["org.apache.kafka.tools.VerifiableProducer"],
+            Tool::VerifiableConsumer => &["org.apache.kafka.tools.VerifiableConsumer"],
         }
     }
 }

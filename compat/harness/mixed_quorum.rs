@@ -125,6 +125,15 @@ impl Member {
     }
 }
 
+/// How a voter is stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// A clean shutdown (a leader resigns first).
+    Sigterm,
+    /// A crash: no shutdown hook, no flush.
+    Kill9,
+}
+
 pub struct Mixed {
     pub dir: TestDir,
     pub cluster_id: String,
@@ -223,6 +232,78 @@ impl Mixed {
 
     pub fn member(&mut self, id: i32) -> &mut Member {
         &mut self.members[(id - 1) as usize]
+    }
+
+    /// Waits until a controller (Java or kraftd) leads in an epoch after `after`.
+    pub fn wait_for_leader(&self, after: i32) -> DescribeQuorumResponse {
+        let ports = self.ports();
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            if let Some(d) = leader_view(&ports).filter(|d| d.leader_epoch > after) {
+                return d;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no controller led after epoch {after} within {TIMEOUT:?}"
+            );
+            thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Stops voter `id` (a Java controller) and starts kraftd in its place: on its data
+    /// directory, from its own `server.properties` (same node id, listener and voters).
+    /// Returns the stopped Java controller, which [`Self::replace_with_java`] can bring back.
+    pub fn replace_with_kraftd(&mut self, id: i32, stop: Stop) -> JavaController {
+        self.stop_member(id, stop);
+        let (config, data) = match self.member(id) {
+            Member::Java(j) => (
+                j.config_path().display().to_string(),
+                j.data_dir().to_path_buf(),
+            ),
+            Member::Kraftd(..) => panic!("voter {id} already runs kraftd"),
+        };
+        let kraftd =
+            KraftdProcess::start(&self.dir, &format!("kraftd-{id}"), &["start", &config], &[]);
+        match std::mem::replace(self.member(id), Member::Kraftd(kraftd, data)) {
+            Member::Java(j) => j,
+            Member::Kraftd(..) => unreachable!("checked above"),
+        }
+    }
+
+    /// Stops voter `id` (kraftd) and restarts `java`, the Java controller it replaced, on
+    /// the same directory and config.
+    pub fn replace_with_java(&mut self, id: i32, mut java: JavaController, stop: Stop) {
+        assert!(
+            matches!(self.member(id), Member::Kraftd(..)),
+            "voter {id} does not run kraftd"
+        );
+        self.stop_member(id, stop);
+        java.restart(&self.dir);
+        *self.member(id) = Member::Java(java);
+    }
+
+    /// SIGTERM to every voter at once, then a check that each exited cleanly.
+    pub fn stop(&mut self) {
+        for m in &mut self.members {
+            m.sigterm();
+        }
+        for (i, m) in self.members.iter_mut().enumerate() {
+            let name = format!("{} controller {}", m.kind(), i + 1);
+            m.assert_clean_exit(&name);
+        }
+    }
+
+    /// Stops voter `id`: SIGTERM and a check that it exited cleanly, or SIGKILL.
+    pub fn stop_member(&mut self, id: i32, stop: Stop) {
+        let m = self.member(id);
+        match stop {
+            Stop::Sigterm => {
+                let name = format!("{} controller {id}", m.kind());
+                m.sigterm();
+                m.assert_clean_exit(&name);
+            }
+            Stop::Kill9 => m.kill9(),
+        }
     }
 
     /// Waits until a leader reports every voter at its own log end offset, past `min_hw`.

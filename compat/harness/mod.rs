@@ -34,6 +34,7 @@ pub mod quorum_probe;
 mod server_builder;
 mod testdir;
 mod tools;
+pub mod verifying;
 pub mod workload;
 
 pub use image_dumper::{

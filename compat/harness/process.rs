@@ -15,7 +15,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -81,6 +81,21 @@ impl ChildGuard {
         let mut guard = ChildGuard::spawn(name, cmd)?;
         guard.log = Some(log.to_path_buf());
         Ok(guard)
+    }
+
+    /// [`Self::spawn_logged`] with stdin a pipe, returned for the caller to write to.
+    pub fn spawn_logged_with_stdin(
+        name: &str,
+        mut cmd: Command,
+        log: &Path,
+    ) -> io::Result<(ChildGuard, ChildStdin)> {
+        let out = OpenOptions::new().create(true).append(true).open(log)?;
+        let err = out.try_clone()?;
+        cmd.stdin(Stdio::piped()).stdout(out).stderr(err);
+        let mut guard = ChildGuard::spawn(name, cmd)?;
+        guard.log = Some(log.to_path_buf());
+        let stdin = guard.child.stdin.take().expect("stdin is piped");
+        Ok((guard, stdin))
     }
 
     pub fn name(&self) -> &str {

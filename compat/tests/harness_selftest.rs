@@ -197,6 +197,7 @@ fn every_tool_main_class_exists_in_the_resolved_jars() {
         Tool::ClientMetrics,
         Tool::ProducerPerformance,
         Tool::VerifiableProducer,
+        Tool::VerifiableConsumer,
     ] {
         let class = kafka.main_class(tool); // panics if none of the candidates exists
         assert!(kafka.has_class(class));

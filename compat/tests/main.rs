@@ -26,6 +26,7 @@ mod mixed;
 mod not_controller;
 mod quorum;
 mod reconfiguration;
+mod rolling_replacement;
 mod security;
 mod storage;
 mod test_raft_server;

@@ -8,19 +8,20 @@
 //! 1. The same bytes to both kinds of follower: every API at every version kraftd advertises,
 //!    directly and inside an Envelope, gets the same answer (error messages aside) from the
 //!    kraftd follower and the Java follower; ApiVersions ranges agree.
-//! 2. Leadership moves while an idempotent producer runs: the leader is stopped and restarted
-//!    each round, with the other Java frozen when a Java leader stops, so that kraftd wins and
-//!    leads until it is stopped in turn. No live broker is fenced, topics are created and
+//! 2. Leadership moves while the verifying clients run (an idempotent producer and a
+//!    consumer): the leader is stopped and restarted each round, with the other Java frozen
+//!    when a Java leader stops, so that kraftd wins and leads until it is stopped in turn. No live broker is fenced, topics are created and
 //!    deleted through whoever leads, the Java controllers replay kraftd's records without a
-//!    fault, and every acknowledged message is consumed.
+//!    fault, and every acknowledged message is consumed exactly once.
 
-use std::collections::BTreeSet;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::harness::mixed_quorum::{Mixed, TIMEOUT};
-use crate::harness::quorum_probe::{leader_view, read_log_batches, round_trip};
-use crate::harness::{ChildGuard, JavaBroker, Kafka, Quorum};
+use crate::harness::quorum_probe::{leader_view, round_trip};
+use crate::harness::verifying::VerifyingClients;
+use crate::harness::workload::log_view::LogView;
+use crate::harness::{JavaBroker, Kafka, Quorum};
 use kraftd::protocol::codec::{Message, RawBody, Uuid};
 use kraftd::protocol::frame::encode_request;
 use kraftd::protocol::messages::{ApiVersionsRequest, ApiVersionsResponse, EnvelopeResponse};
@@ -90,10 +91,10 @@ fn a_kraftd_follower_answers_like_java_and_never_gets_brokers_fenced() {
     // 2. Leadership moves with an idempotent producer running: each round the leader (Java or
     //    kraftd) is stopped and restarted; when a Java leader is stopped with the other Java
     //    frozen, only kraftd can stand: it wins and stays the active controller.
-    let mut producer = start_producer(&q, &bootstrap);
+    let clients = VerifyingClients::start(&q.dir, &bootstrap, "orders", 100);
     let mut kraftd_led = 0;
     for round in 0..4 {
-        let (leader, _) = wait_for_leader(&q, epoch - 1);
+        let leader = q.wait_for_leader(epoch - 1).leader_id;
         let force = round % 2 == 0 && leader != KRAFTD;
         let other = [1, 2].into_iter().find(|&id| id != leader && id != KRAFTD);
         let moved = Instant::now();
@@ -105,7 +106,8 @@ fn a_kraftd_follower_answers_like_java_and_never_gets_brokers_fenced() {
             thread::sleep(Duration::from_millis(2500));
             q.member(other).signal(libc::SIGCONT);
         }
-        let (next, next_epoch) = wait_for_leader(&q, epoch);
+        let d = q.wait_for_leader(epoch);
+        let (next, next_epoch) = (d.leader_id, d.leader_epoch);
         eprintln!(
             "move {}: {} {leader} stopped{} -> {} {next} leads epoch {next_epoch} after {:?}",
             round + 1,
@@ -160,32 +162,18 @@ fn a_kraftd_follower_answers_like_java_and_never_gets_brokers_fenced() {
             .assert_java_healthy(&format!("java controller {id}"));
     }
 
-    // Every acknowledged message is consumed.
-    producer.sigterm();
-    producer.wait_exit(Duration::from_secs(60));
-    let acked = acked_values(&q);
+    // Every acknowledged message is consumed, exactly once.
+    let tally = clients.finish(Duration::from_secs(60));
+    eprintln!("clients: {}", tally.summary());
+    tally.assert_exactly_once();
     assert!(
-        acked.len() > 100,
+        tally.acked > 100,
         "only {} messages acknowledged",
-        acked.len()
+        tally.acked
     );
-    let consumed = kafka.console_consume(&bootstrap, "orders", acked.len() + 1000, 20_000);
-    let consumed: BTreeSet<u64> = consumed
-        .stdout
-        .lines()
-        .filter_map(|l| l.trim().parse().ok())
-        .collect();
-    let lost: Vec<&u64> = acked.difference(&consumed).collect();
-    assert!(
-        lost.is_empty(),
-        "{} acknowledged messages lost: {:?}",
-        lost.len(),
-        &lost[..lost.len().min(20)]
-    );
-    eprintln!("{} acknowledged messages, all consumed", acked.len());
 
-    // No live broker was fenced: the committed log holds no fencing after registration.
-    let fenced = fencings(&q.members[(KRAFTD - 1) as usize].metadata_dir());
+    // No live broker was fenced: the log holds no fencing after registration.
+    let fenced = LogView::read(&q.members[(KRAFTD - 1) as usize].metadata_dir()).fencings;
     assert!(fenced.is_empty(), "brokers fenced: {fenced:?}");
 }
 
@@ -206,27 +194,12 @@ fn retry(what: &str, mut run: impl FnMut() -> crate::harness::Output) {
     }
 }
 
-/// Waits until a controller (Java or kraftd) leads in an epoch after `after`; returns its id
-/// and epoch.
-fn wait_for_leader(q: &Mixed, after: i32) -> (i32, i32) {
-    let ports: Vec<u16> = q.voters.iter().map(|v| v.port).collect();
-    let deadline = Instant::now() + TIMEOUT;
-    loop {
-        if let Some(d) = leader_view(&ports) {
-            if d.leader_epoch > after {
-                return (d.leader_id, d.leader_epoch);
-            }
-        }
-        assert!(Instant::now() < deadline, "no controller leads");
-        thread::sleep(Duration::from_millis(50));
-    }
-}
-
 /// Waits for a leader; if kraftd won, stops and restarts it until a Java controller leads.
 fn java_leader(q: &mut Mixed) -> (i32, i32) {
     let mut after = 0;
     loop {
-        let (leader, epoch) = wait_for_leader(q, after);
+        let d = q.wait_for_leader(after);
+        let (leader, epoch) = (d.leader_id, d.leader_epoch);
         if leader != KRAFTD {
             return (leader, epoch);
         }
@@ -352,67 +325,4 @@ fn forwarded(port: u16, envelope: &[u8]) -> EnvelopeResponse {
     let answer = round_trip(port, 58, 0, &RawBody(envelope.to_vec()))
         .unwrap_or_else(|| panic!("no answer to an Envelope from port {port}"));
     EnvelopeResponse::decode_exact(&answer, 0).unwrap()
-}
-
-/// Kafka's `VerifiableProducer`: idempotent (acks=all), 100 messages a second into `orders`,
-/// printing each acknowledged value; its output lands in the test dir.
-fn start_producer(q: &Mixed, bootstrap: &str) -> ChildGuard {
-    let kafka = Kafka::get();
-    let mut cmd = kafka.java_command(
-        "org.apache.kafka.tools.VerifiableProducer",
-        &kafka.tools_log4j_config(),
-        &[],
-    );
-    cmd.args([
-        "--bootstrap-server",
-        bootstrap,
-        "--topic",
-        "orders",
-        "--throughput",
-        "100",
-        "--max-messages",
-        "1000000",
-        "--acks",
-        "-1",
-    ]);
-    let log = q.dir.log_path("verifiable-producer");
-    ChildGuard::spawn_logged("verifiable-producer", cmd, &log).expect("start VerifiableProducer")
-}
-
-/// The values the producer reported acknowledged.
-fn acked_values(q: &Mixed) -> BTreeSet<u64> {
-    let text = std::fs::read_to_string(q.dir.log_path("verifiable-producer")).unwrap_or_default();
-    text.lines()
-        .filter(|l| l.contains("\"producer_send_success\""))
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter_map(|j| j["value"].as_str().and_then(|v| v.parse().ok()))
-        .collect()
-}
-
-/// (broker id, broker epoch) of every fencing in a node's committed log: a
-/// `FenceBrokerRecord`, or a `BrokerRegistrationChangeRecord` with fenced = 1.
-fn fencings(metadata_dir: &std::path::Path) -> Vec<(i32, i64)> {
-    use kraftd::protocol::records::{split_batches, MetadataRecord, MetadataRecordAndVersion};
-    let mut fenced = Vec::new();
-    for (_, _, bytes) in read_log_batches(metadata_dir) {
-        for view in split_batches(&bytes).batches {
-            if view.is_control() {
-                continue;
-            }
-            for r in view.records().expect("a readable batch").iter() {
-                let value = r.expect("a readable record").value.expect("a value");
-                match MetadataRecordAndVersion::decode(value)
-                    .expect("a metadata record")
-                    .record
-                {
-                    MetadataRecord::FenceBroker(f) => fenced.push((f.id, f.epoch)),
-                    MetadataRecord::BrokerRegistrationChange(c) if c.fenced == 1 => {
-                        fenced.push((c.broker_id, c.broker_epoch))
-                    }
-                    _ => {}
-                }
-            }
-        }
-    }
-    fenced
 }

@@ -1,6 +1,7 @@
-//! The workload's cluster: Java 4.4 voters 1 and 2, kraftd voter 3 (static voters), and stock
-//! brokers 101-103 with an extra SASL_PLAINTEXT listener (PLAIN) for the delegation-token
-//! calls, `StandardAuthorizer` everywhere, and the Kafka tools run against it.
+//! The workload's cluster: Java 4.4 voters 1 and 2, kraftd voter 3 (static voters) unless
+//! [`Cluster::start_with`] says otherwise, and stock brokers 101-103 with an extra
+//! SASL_PLAINTEXT listener (PLAIN) for the delegation-token calls, `StandardAuthorizer`
+//! everywhere, and the Kafka tools run against it.
 
 use std::path::PathBuf;
 use std::thread;
@@ -52,6 +53,9 @@ pub struct Checkpoint {
 
 pub struct Cluster {
     pub q: Mixed,
+    /// The node whose copy of the log [`Self::view`] reads: a voter ([`KRAFTD`] unless
+    /// changed) or a broker (its copy stays whole while the voters come and go).
+    pub log_of: i32,
     /// Brokers 101, 102, 103 in that order.
     pub brokers: Vec<JavaBroker>,
     pub checkpoints: Vec<Checkpoint>,
@@ -63,12 +67,26 @@ pub struct Cluster {
 
 impl Cluster {
     pub fn start() -> Cluster {
+        Self::start_with(&[KRAFTD], INITIAL_RELEASE, &[])
+    }
+
+    /// Voters 1..=3, those in `kraftd` running kraftd and the others Java, and the brokers,
+    /// every node formatted at `release` (e.g. `4.4-IV2`), the controllers configured with
+    /// `controller_overrides` over the workload's settings. The waits read voter 3's log, or
+    /// the first kraftd's.
+    pub fn start_with(
+        kraftd: &[i32],
+        release: &str,
+        controller_overrides: &[(&str, &str)],
+    ) -> Cluster {
         let started = Instant::now();
-        let q = Mixed::start_formatted(
-            &[KRAFTD],
-            EVERY_NODE,
-            &["--release-version", INITIAL_RELEASE],
-        );
+        let controllers: Vec<(&str, &str)> = EVERY_NODE
+            .iter()
+            .filter(|(k, _)| !controller_overrides.iter().any(|(o, _)| o == k))
+            .chain(controller_overrides)
+            .copied()
+            .collect();
+        let q = Mixed::start_formatted(kraftd, &controllers, &["--release-version", release]);
         let mut sasl_ports = Vec::new();
         let builders = BROKERS
             .iter()
@@ -77,7 +95,7 @@ impl Cluster {
                 sasl_ports.push(sasl);
                 let mut b = JavaBroker::builder(id, Quorum::StaticVoters(q.voters.clone()))
                     .cluster_id(q.cluster_id.clone())
-                    .format_args(&["--release-version", INITIAL_RELEASE])
+                    .format_args(&["--release-version", release])
                     .broker_port(plain)
                     .prop(
                         "listeners",
@@ -123,6 +141,7 @@ impl Cluster {
         sasl.write(&sasl_admin_config);
         Cluster {
             q,
+            log_of: kraftd.first().copied().unwrap_or(KRAFTD),
             brokers,
             checkpoints: Vec::new(),
             sasl_admin_config,
@@ -158,12 +177,25 @@ impl Cluster {
         self.q.members[(KRAFTD - 1) as usize].metadata_dir()
     }
 
-    /// What kraftd's copy of the log says now.
+    /// What node [`Self::log_of`]'s copy of the log says now (nothing yet if the node has
+    /// not created its log).
     pub fn view(&self) -> LogView {
-        LogView::read(&self.kraftd_metadata_dir())
+        let id = self.log_of;
+        let dir = if BROKERS.contains(&id) {
+            self.brokers[(id - BROKERS[0]) as usize]
+                .data_dir()
+                .to_path_buf()
+        } else {
+            self.q.members[(id - 1) as usize].metadata_dir()
+        };
+        if !dir.join("__cluster_metadata-0").is_dir() {
+            return LogView::default();
+        }
+        LogView::read(&dir)
     }
 
-    /// Polls kraftd's log until `done` holds; panics naming `what` after [`STEP_TIMEOUT`].
+    /// Polls node [`Self::log_of`]'s log until `done` holds; panics naming `what` after
+    /// [`STEP_TIMEOUT`].
     #[track_caller]
     pub fn wait_for(&mut self, what: &str, done: impl Fn(&LogView) -> bool) -> LogView {
         let deadline = Instant::now() + STEP_TIMEOUT;
@@ -175,8 +207,9 @@ impl Cluster {
             self.assert_running();
             assert!(
                 Instant::now() < deadline,
-                "kraftd's log did not show {what} within {STEP_TIMEOUT:?} (its log ends at \
+                "node {}'s log did not show {what} within {STEP_TIMEOUT:?} (its log ends at \
                  offset {}; brokers {:?}; see the node logs in {})",
+                self.log_of,
                 view.end_offset,
                 view.brokers,
                 self.q.dir.path().display()
