@@ -351,6 +351,23 @@ fn every_advertised_api_version_is_answered_and_the_next_one_is_not() {
                     Some("v"),
                     &kraftd::protocol::messages::SaslAuthenticateRequest::default(),
                 ),
+                32 => encode_request(
+                    32,
+                    version.clamp(1, 4),
+                    77,
+                    Some("v"),
+                    &kraftd::protocol::messages::DescribeConfigsRequest {
+                        resources: vec![
+                            kraftd::protocol::messages::describe_configs_request::DescribeConfigsResource {
+                                resource_type: 4,
+                                resource_name: "1".into(),
+                                configuration_keys: Some(vec!["node.id".into()]),
+                                ..Default::default()
+                            },
+                        ],
+                        ..Default::default()
+                    },
+                ),
                 58 => encode_request(
                     58,
                     0,
@@ -433,6 +450,16 @@ fn every_advertised_api_version_is_answered_and_the_next_one_is_not() {
                         version,
                     )
                     .is_ok_and(|a| a.error_code == 34),
+                    // The controller's own node.id, described.
+                    (32, _) => kraftd::protocol::messages::DescribeConfigsResponse::decode_exact(
+                        r.rest(),
+                        version,
+                    )
+                    .is_ok_and(|a| {
+                        a.results.len() == 1
+                            && a.results[0].error_code == 0
+                            && a.results[0].configs.len() == 1
+                    }),
                     (58, _) => kraftd::protocol::messages::EnvelopeResponse::decode_exact(
                         r.rest(),
                         version,
