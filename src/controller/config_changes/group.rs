@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use crate::controller::describe_configs::table::{broker_config, BrokerDefault};
 use crate::controller::java::{hash_map_capacity, hash_order, string_hash, trim};
 use crate::controller::topic_configs::parse::{parse_value, Value};
 use crate::controller::topic_configs::{ConfigError, ConfigType, TopicConfigDef, Validator};
@@ -257,9 +258,9 @@ pub const GROUP_CONFIG_DEFS: &[TopicConfigDef] = &[
 ];
 
 /// An int bound of the controller's own config (`GroupCoordinatorConfig`, `ShareGroupConfig`):
-/// its property and Kafka's default.
+/// its property, whose default is Kafka's (the broker config table).
 #[derive(Debug, Clone, Copy)]
-struct Bound(&'static str, i32);
+struct Bound(&'static str);
 
 /// What a group value must lie within, checked in `GroupConfig.validateValues`' order.
 enum Limit {
@@ -271,75 +272,75 @@ enum Limit {
 const LIMITS: &[Limit] = &[
     Limit::Range(
         CONSUMER_HEARTBEAT,
-        Bound("group.consumer.min.heartbeat.interval.ms", 5000),
-        Bound("group.consumer.max.heartbeat.interval.ms", 15000),
+        Bound("group.consumer.min.heartbeat.interval.ms"),
+        Bound("group.consumer.max.heartbeat.interval.ms"),
     ),
     Limit::Range(
         CONSUMER_SESSION,
-        Bound("group.consumer.min.session.timeout.ms", 45000),
-        Bound("group.consumer.max.session.timeout.ms", 60000),
+        Bound("group.consumer.min.session.timeout.ms"),
+        Bound("group.consumer.max.session.timeout.ms"),
     ),
     Limit::Range(
         "consumer.assignment.interval.ms",
-        Bound("group.consumer.min.assignment.interval.ms", 0),
-        Bound("group.consumer.max.assignment.interval.ms", 15000),
+        Bound("group.consumer.min.assignment.interval.ms"),
+        Bound("group.consumer.max.assignment.interval.ms"),
     ),
     Limit::Range(
         SHARE_HEARTBEAT,
-        Bound("group.share.min.heartbeat.interval.ms", 5000),
-        Bound("group.share.max.heartbeat.interval.ms", 15000),
+        Bound("group.share.min.heartbeat.interval.ms"),
+        Bound("group.share.max.heartbeat.interval.ms"),
     ),
     Limit::Range(
         SHARE_SESSION,
-        Bound("group.share.min.session.timeout.ms", 45000),
-        Bound("group.share.max.session.timeout.ms", 60000),
+        Bound("group.share.min.session.timeout.ms"),
+        Bound("group.share.max.session.timeout.ms"),
     ),
     Limit::Range(
         "share.record.lock.duration.ms",
-        Bound("group.share.min.record.lock.duration.ms", 15000),
-        Bound("group.share.max.record.lock.duration.ms", 60000),
+        Bound("group.share.min.record.lock.duration.ms"),
+        Bound("group.share.max.record.lock.duration.ms"),
     ),
     Limit::Range(
         "share.delivery.count.limit",
-        Bound("group.share.min.delivery.count.limit", 2),
-        Bound("group.share.max.delivery.count.limit", 10),
+        Bound("group.share.min.delivery.count.limit"),
+        Bound("group.share.max.delivery.count.limit"),
     ),
     Limit::Range(
         "share.partition.max.record.locks",
-        Bound("group.share.min.partition.max.record.locks", 100),
-        Bound("group.share.max.partition.max.record.locks", 4000),
+        Bound("group.share.min.partition.max.record.locks"),
+        Bound("group.share.max.partition.max.record.locks"),
     ),
     Limit::Range(
         "share.assignment.interval.ms",
-        Bound("group.share.min.assignment.interval.ms", 0),
-        Bound("group.share.max.assignment.interval.ms", 15000),
+        Bound("group.share.min.assignment.interval.ms"),
+        Bound("group.share.max.assignment.interval.ms"),
     ),
     Limit::Range(
         STREAMS_HEARTBEAT,
-        Bound("group.streams.min.heartbeat.interval.ms", 5000),
-        Bound("group.streams.max.heartbeat.interval.ms", 15000),
+        Bound("group.streams.min.heartbeat.interval.ms"),
+        Bound("group.streams.max.heartbeat.interval.ms"),
     ),
     Limit::Range(
         STREAMS_SESSION,
-        Bound("group.streams.min.session.timeout.ms", 45000),
-        Bound("group.streams.max.session.timeout.ms", 60000),
+        Bound("group.streams.min.session.timeout.ms"),
+        Bound("group.streams.max.session.timeout.ms"),
     ),
     Limit::Max(
         "streams.num.standby.replicas",
-        Bound("group.streams.max.standby.replicas", 2),
+        Bound("group.streams.max.standby.replicas"),
     ),
     Limit::Range(
         "streams.assignment.interval.ms",
-        Bound("group.streams.min.assignment.interval.ms", 0),
-        Bound("group.streams.max.assignment.interval.ms", 15000),
+        Bound("group.streams.min.assignment.interval.ms"),
+        Bound("group.streams.max.assignment.interval.ms"),
     ),
     Limit::Min(
         "streams.task.offset.interval.ms",
-        Bound("group.streams.min.task.offset.interval.ms", 15000),
+        Bound("group.streams.min.task.offset.interval.ms"),
     ),
     Limit::Max(
         "streams.num.warmup.replicas",
-        Bound("group.streams.max.warmup.replicas", 20),
+        Bound("group.streams.max.warmup.replicas"),
     ),
 ];
 
@@ -348,21 +349,21 @@ const LIMITS: &[Limit] = &[
 const SESSION_HEARTBEAT: &[(&str, Bound, &str, Bound)] = &[
     (
         CONSUMER_SESSION,
-        Bound("group.consumer.session.timeout.ms", 45000),
+        Bound("group.consumer.session.timeout.ms"),
         CONSUMER_HEARTBEAT,
-        Bound("group.consumer.heartbeat.interval.ms", 5000),
+        Bound("group.consumer.heartbeat.interval.ms"),
     ),
     (
         SHARE_SESSION,
-        Bound("group.share.session.timeout.ms", 45000),
+        Bound("group.share.session.timeout.ms"),
         SHARE_HEARTBEAT,
-        Bound("group.share.heartbeat.interval.ms", 5000),
+        Bound("group.share.heartbeat.interval.ms"),
     ),
     (
         STREAMS_SESSION,
-        Bound("group.streams.session.timeout.ms", 45000),
+        Bound("group.streams.session.timeout.ms"),
         STREAMS_HEARTBEAT,
-        Bound("group.streams.heartbeat.interval.ms", 5000),
+        Bound("group.streams.heartbeat.interval.ms"),
     ),
 ];
 
@@ -438,10 +439,15 @@ pub struct GroupLimits<'a>(pub &'a BTreeMap<String, String>);
 
 impl GroupLimits<'_> {
     fn get(&self, bound: Bound) -> i32 {
+        let default = || match broker_config(bound.0).map(|d| d.default) {
+            Some(BrokerDefault::Value(v)) => v.parse().ok(),
+            _ => None,
+        };
         self.0
             .get(bound.0)
             .and_then(|v| trim(v).parse().ok())
-            .unwrap_or(bound.1)
+            .or_else(default)
+            .unwrap_or_else(|| panic!("{} is an int config of Kafka's with a default", bound.0))
     }
 
     /// `streamsGroupAssignorNames`: the names of `group.streams.assignors` (Kafka's one
@@ -576,4 +582,30 @@ fn split_on_commas(s: &str) -> Vec<&str> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod bound_defaults {
+    use super::*;
+
+    /// Every bound is a broker config with an int default, so `GroupLimits::get` always has one.
+    #[test]
+    fn every_bound_has_kafkas_int_default() {
+        let empty = BTreeMap::new();
+        let limits = GroupLimits(&empty);
+        let mut bounds = Vec::new();
+        for limit in LIMITS {
+            match limit {
+                Limit::Range(_, min, max) => bounds.extend([*min, *max]),
+                Limit::Max(_, b) | Limit::Min(_, b) => bounds.push(*b),
+            }
+        }
+        for (_, session, _, heartbeat) in SESSION_HEARTBEAT {
+            bounds.extend([*session, *heartbeat]);
+        }
+        let defaults: Vec<(&str, i32)> = bounds.iter().map(|b| (b.0, limits.get(*b))).collect();
+        assert!(defaults.contains(&("group.consumer.max.session.timeout.ms", 60000)));
+        assert!(defaults.contains(&("group.share.min.partition.max.record.locks", 100)));
+        assert_eq!(defaults.len(), 33);
+    }
 }
