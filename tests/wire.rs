@@ -35,12 +35,7 @@ impl Kraftd {
         let dir = std::env::temp_dir().join(format!("kraftd-wire-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let data = dir.join("data");
-        std::fs::create_dir_all(&data).unwrap();
-        std::fs::write(
-            data.join("meta.properties"),
-            format!("version=1\nnode.id=1\ncluster.id={CLUSTER_ID}\n"),
-        )
-        .unwrap();
+        std::fs::create_dir_all(&dir).unwrap();
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -58,6 +53,13 @@ impl Kraftd {
             ),
         )
         .unwrap();
+        // Formatted, so that it writes its bootstrap metadata (a metadata.version) once it leads.
+        let format = Command::new(env!("CARGO_BIN_EXE_kraftd"))
+            .args(["format", "-t", CLUSTER_ID, "-c"])
+            .arg(&props)
+            .output()
+            .expect("run kraftd format");
+        assert!(format.status.success(), "kraftd format: {format:?}");
         let log = std::fs::File::create(dir.join("kraftd.log")).unwrap();
         let child = Command::new(env!("CARGO_BIN_EXE_kraftd"))
             .arg("start")
@@ -78,6 +80,22 @@ impl Kraftd {
             assert!(
                 Instant::now() < deadline,
                 "kraftd did not listen:\n{}",
+                k.log()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // DescribeCluster needs a finalized metadata.version, which the node publishes once it
+        // has committed its bootstrap records (as Java's controller does).
+        let finalized = || {
+            let (_, resp) = api_versions(&mut k.connect(), 3, 1);
+            resp.finalized_features
+                .iter()
+                .any(|f| f.name == "metadata.version")
+        };
+        while !finalized() {
+            assert!(
+                Instant::now() < deadline,
+                "kraftd published no metadata.version:\n{}",
                 k.log()
             );
             std::thread::sleep(Duration::from_millis(20));
@@ -176,8 +194,8 @@ fn api_versions(s: &mut TcpStream, version: i16, corr: i32) -> (i32, ApiVersions
     (header.correlation_id, body)
 }
 
-/// A forwarded CreateDelegationToken, which kraftd answers NOT_CONTROLLER (the envelope then
-/// fails as a whole) whether it leads or not.
+/// A forwarded CreateDelegationToken, which the active kraftd (no
+/// `delegation.token.secret.key`) answers DELEGATION_TOKEN_AUTH_DISABLED inside the envelope.
 fn forwarded_create_delegation_token() -> Vec<u8> {
     let body =
         not_controller::samples::sample_request(38, 3, "t", kraftd::protocol::codec::Uuid::ZERO)
@@ -464,8 +482,17 @@ fn every_advertised_api_version_is_answered_and_the_next_one_is_not() {
                         r.rest(),
                         version,
                     )
-                    .map(|e| e.error_code == 41)
-                    .unwrap_or(false),
+                    .is_ok_and(|e| {
+                        let inner = e.response_data.unwrap_or_default();
+                        let mut r = kraftd::protocol::codec::Reader::new(&inner);
+                        e.error_code == 0
+                            && ResponseHeader::decode(&mut r, 1).is_ok()
+                            && kraftd::protocol::messages::CreateDelegationTokenResponse::decode_exact(
+                                r.rest(),
+                                3,
+                            )
+                            .is_ok_and(|t| t.error_code == 61)
+                    }),
                     (key, _) if not_controller::answers(key) => {
                         not_controller::response_json(key, version, r.rest())
                             .unwrap()

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use std::sync::{OnceLock, RwLock};
 
 use super::node::NodeHandle;
-use crate::controller::acls::authorizer::allows;
-use crate::controller::acls::AclsImage;
+use crate::controller::acls::authorizer::{self, allows, Denied, NotReady};
+use crate::controller::acls::{operation, resource, AclsImage, CLUSTER_NAME, CLUSTER_OPERATIONS};
 use crate::controller::principal::RequestPrincipal;
 
 pub use crate::protocol::features::FeatureRange;
@@ -58,8 +58,10 @@ pub struct ServerContext {
     /// `authorizer.class.name` (StandardAuthorizer) and its settings; `None`: no authorizer.
     pub authorizer: Option<crate::controller::acls::authorizer::AuthorizerConfig>,
     /// The committed ACLs, as the node loop last published them: what the authorizer reads
-    /// for requests answered outside the node loop (Envelopes, raft, DescribeCluster).
-    acls: RwLock<AclsImage>,
+    /// for requests answered outside the node loop (Envelopes, raft, DescribeCluster). `None`
+    /// until the node first catches up with the committed metadata (the authorizer's first
+    /// load).
+    acls: RwLock<Option<AclsImage>>,
     quorum: RwLock<QuorumView>,
     /// The node loop that answers raft requests; unset in tests that serve no raft.
     node: OnceLock<NodeHandle>,
@@ -133,11 +135,17 @@ impl ServerContext {
 
     /// Whether `who` may do `op` on `(resource_type, name)`, by the published ACLs (always,
     /// without an authorizer).
-    pub fn authorize(&self, who: &RequestPrincipal, resource_type: i8, name: &str, op: i8) -> bool {
+    pub fn authorize(
+        &self,
+        who: &RequestPrincipal,
+        resource_type: i8,
+        name: &str,
+        op: i8,
+    ) -> Result<bool, NotReady> {
         let acls = self.acls.read().unwrap_or_else(|p| p.into_inner());
         allows(
             self.authorizer.as_ref(),
-            &acls,
+            acls.as_ref(),
             who,
             resource_type,
             name,
@@ -145,13 +153,48 @@ impl ServerContext {
         )
     }
 
-    /// Publishes the committed ACLs (called by the node loop when they change).
+    /// `AuthHelper.authorizeClusterOperation`: whether `who` may do `op` on the cluster, as
+    /// `api` needs, by the published ACLs; else the refusal to answer with (logged).
+    pub fn authorize_cluster_operation(
+        &self,
+        api: &'static str,
+        who: &RequestPrincipal,
+        op: i8,
+    ) -> Result<(), Denied> {
+        let verdict = self.authorize(who, resource::CLUSTER, CLUSTER_NAME, op);
+        authorizer::cluster_operation(verdict, api, who, op)
+    }
+
+    /// DescribeCluster's `clusterAuthorizedOperations` (`AuthHelper.computeDescribeClusterResponse`):
+    /// with DESCRIBE on the cluster, the bit field (`1 << code`) of the cluster operations `who`
+    /// may do (`authorizedOperations`, each asked of the authorizer; all of them without one),
+    /// else 0. Asked only once `who` passed DescribeCluster's ALTER check, so the authorizer
+    /// is ready for it.
+    pub fn authorized_cluster_operations(&self, who: &RequestPrincipal) -> i32 {
+        let may = |op| {
+            self.authorize(who, resource::CLUSTER, CLUSTER_NAME, op)
+                .unwrap_or(false)
+        };
+        if !may(operation::DESCRIBE) {
+            return 0;
+        }
+        CLUSTER_OPERATIONS
+            .into_iter()
+            .filter(|&op| may(op))
+            .fold(0, |bits, op| bits | 1 << op)
+    }
+
+    /// Publishes the committed ACLs (called by the node loop once it has caught up with the
+    /// committed metadata, and whenever they change after).
     pub fn publish_acls(&self, acls: &AclsImage) {
         let mut guard = self.acls.write().unwrap_or_else(|p| p.into_inner());
-        if guard.by_id.ptr_eq(&acls.by_id) {
+        if guard
+            .as_ref()
+            .is_some_and(|published| published.by_id.ptr_eq(&acls.by_id))
+        {
             return;
         }
-        *guard = acls.clone();
+        *guard = Some(acls.clone());
     }
 
     /// Replaces the quorum view (called by the node loop when leadership or voters change).

@@ -451,7 +451,7 @@ mod tests {
             .await
             .unwrap();
         let port = socket.local_addr().unwrap().port();
-        let view = QuorumView {
+        let mut view = QuorumView {
             leader_id: Some(1),
             controllers: vec![ControllerEndpoint {
                 node_id: 1,
@@ -461,6 +461,10 @@ mod tests {
             }],
             ..Default::default()
         };
+        // DescribeCluster wants a finalized metadata.version (4.4-IV0 here).
+        view.finalized
+            .levels
+            .insert(crate::protocol::features::METADATA_VERSION.into(), 31);
         let ctx = Arc::new(ServerContext::new(1, Some("c".into()), 1 << 20, view));
         tokio::spawn(crate::server::listener::serve(
             socket,

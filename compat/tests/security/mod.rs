@@ -1,6 +1,8 @@
 //! Producer ids (and, as they come, ACLs, client quotas and SCRAM credentials) decided by an
 //! active kraftd as a Java 4.4 controller decides them.
 //! - `authorization`: every API authorized as a Java controller does, the same bytes to both;
+//! - `raft_authorization`: the raft APIs and DescribeCluster likewise, and what a controller
+//!   answers before its authorizer has loaded the ACLs;
 //! - `producer_ids`: refused AllocateProducerIds requests, the same bytes to Java and kraftd;
 //! - `quotas`: AlterClientQuotas, the same bytes to Java and kraftd;
 //! - `quota_effect`: client quotas set through `kafka-configs` throttle clients on stock
@@ -19,6 +21,7 @@ mod authorization;
 pub(crate) mod producer_ids;
 mod quota_effect;
 mod quotas;
+mod raft_authorization;
 mod scram;
 mod scram_clients;
 mod token_refusals;

@@ -50,6 +50,12 @@ impl AuthorizerConfig {
         })
     }
 
+    /// Whether `who` is one of `super.users` (matched on the exact `type:name`).
+    pub fn is_super_user(&self, who: &RequestPrincipal) -> bool {
+        self.super_users
+            .contains(&format!("{}:{}", who.principal_type, who.name))
+    }
+
     /// Whether `who` may do `op` on the resource `(resource_type, name)`.
     pub fn authorize(
         &self,
@@ -59,10 +65,10 @@ impl AuthorizerConfig {
         name: &str,
         op: i8,
     ) -> bool {
-        let principal = format!("{}:{}", who.principal_type, who.name);
-        if self.super_users.contains(&principal) {
+        if self.is_super_user(who) {
             return true;
         }
+        let principal = format!("{}:{}", who.principal_type, who.name);
         let host = java_host_address(who.host);
         let mut applicable = false;
         let mut allowed = false;
@@ -82,16 +88,51 @@ impl AuthorizerConfig {
 }
 
 /// Whether `who` may do `op` on `(resource_type, name)` with this authorizer, if any (Java's
-/// `AuthHelper.authorize`: everything is allowed without an authorizer).
+/// `AuthHelper.authorize`: everything is allowed without an authorizer). `acls` is `None`
+/// until the authorizer's first load (`StandardAuthorizer.completeInitialLoad`, when the node
+/// first catches up with the committed metadata): until then only super users are allowed and
+/// anyone else is `NotReady` (`StandardAuthorizerData.authorize` checks the super users first).
 pub fn allows(
     authorizer: Option<&AuthorizerConfig>,
-    acls: &AclsImage,
+    acls: Option<&AclsImage>,
     who: &RequestPrincipal,
     resource_type: i8,
     name: &str,
     op: i8,
-) -> bool {
-    authorizer.map_or(true, |a| a.authorize(acls, who, resource_type, name, op))
+) -> Result<bool, NotReady> {
+    let Some(authorizer) = authorizer else {
+        return Ok(true);
+    };
+    match acls {
+        Some(acls) => Ok(authorizer.authorize(acls, who, resource_type, name, op)),
+        None if authorizer.is_super_user(who) => Ok(true),
+        None => Err(NotReady),
+    }
+}
+
+/// Java's `AuthorizerNotReadyException`: the authorizer was asked about someone other than a
+/// super user before its first load of the ACLs. `Errors` has no code of its own for it, so
+/// the answer is `UNKNOWN_SERVER_ERROR`, and the exception carries no message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the authorizer has not loaded the committed ACLs yet")]
+pub struct NotReady;
+
+/// `AuthHelper.authorizeClusterOperation` for `api` needing `op` on the cluster, given the
+/// authorizer's answer: `Ok` to go on, else the refusal to answer with (logged).
+pub fn cluster_operation(
+    verdict: Result<bool, NotReady>,
+    api: &'static str,
+    who: &RequestPrincipal,
+    op: i8,
+) -> Result<(), Denied> {
+    let denied = match verdict {
+        Ok(true) => return Ok(()),
+        Ok(false) => Denied::cluster_operation(api, who, op),
+        Err(NotReady) => Denied::NotReady,
+    };
+    let code = denied.error_code().name();
+    tracing::warn!(target: "kraftd::controller", "{api} refused with {code}: {denied}");
+    Err(denied)
 }
 
 /// A request (or part of one) the authorizer refused, with the code and message Java's
@@ -121,6 +162,15 @@ pub enum Denied {
     /// CreateTopics' result for a topic the principal may not create.
     #[error("Authorization failed.")]
     TopicCreation,
+    /// The authorizer has not loaded the ACLs yet ([`NotReady`]).
+    #[error("{NotReady}")]
+    NotReady,
+}
+
+impl From<NotReady> for Denied {
+    fn from(_: NotReady) -> Denied {
+        Denied::NotReady
+    }
 }
 
 impl Denied {
@@ -137,7 +187,18 @@ impl Denied {
         match self {
             Denied::Topic | Denied::TopicCreation => ErrorCode::TOPIC_AUTHORIZATION_FAILED,
             Denied::Group => ErrorCode::GROUP_AUTHORIZATION_FAILED,
+            Denied::NotReady => ErrorCode::UNKNOWN_SERVER_ERROR,
             _ => ErrorCode::CLUSTER_AUTHORIZATION_FAILED,
+        }
+    }
+
+    /// The exception's own message, which some error responses carry (`e.getMessage()`, or
+    /// `ApiError.fromThrowable`, which drops it for UNKNOWN_SERVER_ERROR): none for
+    /// `AuthorizerNotReadyException`.
+    pub fn exception_message(&self) -> Option<String> {
+        match self {
+            Denied::NotReady => None,
+            other => Some(other.to_string()),
         }
     }
 
@@ -147,6 +208,9 @@ impl Denied {
         match self.error_code() {
             ErrorCode::TOPIC_AUTHORIZATION_FAILED => Denied::Topic.to_string(),
             ErrorCode::GROUP_AUTHORIZATION_FAILED => Denied::Group.to_string(),
+            ErrorCode::UNKNOWN_SERVER_ERROR => {
+                "The server experienced an unexpected error when processing the request.".into()
+            }
             _ => Denied::Cluster.to_string(),
         }
     }

@@ -119,6 +119,18 @@ pub mod operation {
     pub const TWO_PHASE_COMMIT: i8 = 15;
 }
 
+/// The operations a CLUSTER resource supports (`AclEntry.supportedOperations(CLUSTER)`), which
+/// DescribeCluster's authorized operations are drawn from.
+pub const CLUSTER_OPERATIONS: [i8; 7] = [
+    operation::CREATE,
+    operation::ALTER,
+    operation::DESCRIBE,
+    operation::CLUSTER_ACTION,
+    operation::DESCRIBE_CONFIGS,
+    operation::ALTER_CONFIGS,
+    operation::IDEMPOTENT_WRITE,
+];
+
 /// `AclPermissionType` codes.
 pub mod permission {
     pub const UNKNOWN: i8 = 0;

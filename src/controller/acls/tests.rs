@@ -376,3 +376,65 @@ fn authorizer_super_users_wildcards_hosts_and_the_default() {
     ));
     assert_eq!(java_host_address("::1".parse().unwrap()), "0:0:0:0:0:0:0:1");
 }
+
+#[test]
+fn before_its_first_load_the_authorizer_answers_only_super_users() {
+    use super::authorizer::{allows, cluster_operation, Denied, NotReady};
+    let config = AuthorizerConfig::parse(Some("User:admin"), Some("true")).unwrap();
+    let admin = RequestPrincipal {
+        name: "admin".into(),
+        ..alice("10.0.0.1")
+    };
+    let cluster = |acls: Option<&AclsImage>, who: &RequestPrincipal| {
+        allows(
+            Some(&config),
+            acls,
+            who,
+            resource::CLUSTER,
+            CLUSTER_NAME,
+            operation::ALTER,
+        )
+    };
+    // Not loaded: super users are allowed, anyone else is NotReady (even where
+    // allow.everyone.if.no.acl.found would allow them once loaded).
+    assert_eq!(cluster(None, &admin), Ok(true));
+    assert_eq!(cluster(None, &alice("10.0.0.1")), Err(NotReady));
+    assert_eq!(
+        cluster(Some(&AclsImage::default()), &alice("10.0.0.1")),
+        Ok(true)
+    );
+    // Without an authorizer everything is allowed, loaded or not.
+    let no_authorizer = allows(
+        None,
+        None,
+        &alice("10.0.0.1"),
+        resource::CLUSTER,
+        CLUSTER_NAME,
+        7,
+    );
+    assert_eq!(no_authorizer, Ok(true));
+    // authorizeClusterOperation's refusals: the exception, or not ready.
+    let who = alice("10.0.0.1");
+    assert_eq!(
+        cluster_operation(Ok(true), "Vote", &who, operation::CLUSTER_ACTION),
+        Ok(())
+    );
+    let refused =
+        cluster_operation(Ok(false), "Vote", &who, operation::CLUSTER_ACTION).unwrap_err();
+    assert_eq!(
+        refused.error_code(),
+        ErrorCode::CLUSTER_AUTHORIZATION_FAILED
+    );
+    assert_eq!(
+        refused.exception_message().as_deref(),
+        Some("Request Vote from User:alice needs CLUSTER_ACTION permission.")
+    );
+    let not_ready = cluster_operation(Err(NotReady), "Vote", &who, 9).unwrap_err();
+    assert_eq!(not_ready, Denied::NotReady);
+    assert_eq!(not_ready.error_code(), ErrorCode::UNKNOWN_SERVER_ERROR);
+    assert_eq!(not_ready.exception_message(), None);
+    assert_eq!(
+        not_ready.code_message(),
+        "The server experienced an unexpected error when processing the request."
+    );
+}

@@ -5,10 +5,13 @@
 //! dispatch refuses anything outside it the way Java's controller does.
 
 mod api_versions;
+#[cfg(test)]
+mod authz_tests;
 mod describe_cluster;
 mod node_call;
 pub mod not_controller;
 pub mod raft;
+mod raft_authz;
 mod sasl;
 
 use std::fmt;
@@ -349,7 +352,7 @@ pub fn handle(
         messages::SaslHandshakeRequest::API_KEY => sasl::handshake(&request),
         messages::SaslAuthenticateRequest::API_KEY => sasl::authenticate(&request),
         messages::DescribeClusterRequest::API_KEY => {
-            describe_cluster::handle(ctx, listener, &request)
+            describe_cluster::handle(ctx, listener, connection, &request)
         }
         messages::ControllerRegistrationRequest::API_KEY => {
             messages::ControllerRegistrationRequest::decode_exact(request.body, api_version).map(
@@ -366,15 +369,14 @@ pub fn handle(
             )
         }
         key => match raft::raft_api_by_key(key) {
-            Some(api) => raft::decode_request(api.kind, api_version, request.body).map(|r| {
-                Outcome::Raft(RaftCall {
-                    api_key,
-                    api_version,
-                    correlation_id,
-                    request: r,
-                    enveloped: None,
-                })
-            }),
+            Some(api) => raft_call(
+                ctx,
+                connection,
+                api,
+                (api_version, correlation_id),
+                request.body,
+                None,
+            ),
             None => unreachable!("every served api has a handler"),
         },
     };
@@ -397,17 +399,23 @@ fn envelope(
 ) -> Result<Outcome, crate::protocol::codec::DecodeError> {
     let body = messages::EnvelopeRequest::decode_exact(request.body, request.api_version())?;
     // Only a connection holding CLUSTER_ACTION (a broker's) may forward, checked first.
-    if !ctx.authorize(
+    let verdict = ctx.authorize(
         connection,
         resource::CLUSTER,
         CLUSTER_NAME,
         operation::CLUSTER_ACTION,
-    ) {
-        let denied = Denied::Envelope {
+    );
+    let denied = match verdict {
+        Ok(true) => None,
+        Ok(false) => Some(Denied::Envelope {
             who: connection.to_string(),
-        };
-        tracing::warn!(target: "kraftd::controller", "Envelope refused with CLUSTER_AUTHORIZATION_FAILED: {denied}");
-        let refused = not_controller::envelope_error(denied.error_code());
+        }),
+        Err(not_ready) => Some(not_ready.into()),
+    };
+    if let Some(denied) = denied {
+        let code = denied.error_code();
+        tracing::warn!(target: "kraftd::controller", "Envelope refused with {}: {denied}", code.name());
+        let refused = not_controller::envelope_error(code);
         return Ok(respond(request, &refused, request.api_version()));
     }
     let answer = match not_controller::answer_envelope(&body, &ctx.non_active()) {
@@ -457,19 +465,22 @@ fn envelope(
             version,
             correlation_id,
             body,
+            principal,
         } => {
             let api = raft::raft_api(ApiKind::DescribeQuorum);
-            match raft::decode_request(api.kind, version, &body) {
-                Ok(r) => Ok(Outcome::Raft(RaftCall {
-                    api_key: api.key,
-                    api_version: version,
-                    correlation_id,
-                    request: r,
-                    enveloped: Some(Enveloped {
-                        version: request.api_version(),
-                        correlation_id: request.correlation_id(),
-                    }),
-                })),
+            let outer = Enveloped {
+                version: request.api_version(),
+                correlation_id: request.correlation_id(),
+            };
+            match raft_call(
+                ctx,
+                &principal,
+                api,
+                (version, correlation_id),
+                &body,
+                Some(outer),
+            ) {
+                Ok(outcome) => Ok(outcome),
                 // Java: an inner request that does not parse is an envelope-level
                 // UNSUPPORTED_VERSION.
                 Err(_) => Ok(respond(
@@ -482,6 +493,37 @@ fn envelope(
             }
         }
     }
+}
+
+/// A raft request for the node loop, once `who` is authorized for it (`ControllerApis`
+/// authorizes every raft API on the cluster before raft sees it); refused, its error
+/// response, inside the Envelope `enveloped` when a broker forwarded it.
+fn raft_call(
+    ctx: &ServerContext,
+    who: &RequestPrincipal,
+    api: &'static raft::RaftApi,
+    (api_version, correlation_id): (i16, i32),
+    body: &[u8],
+    enveloped: Option<Enveloped>,
+) -> Result<Outcome, crate::protocol::codec::DecodeError> {
+    let wire = raft::decode_wire(api.kind, api_version, body)?;
+    let refused = raft_authz::refusal(ctx, who, api, api_version, correlation_id, &wire);
+    Ok(match (refused, enveloped) {
+        (None, _) => Outcome::Raft(RaftCall {
+            api_key: api.key,
+            api_version,
+            correlation_id,
+            request: crate::raft::convert::request_from_wire(&wire),
+            enveloped,
+        }),
+        (Some(Ok(frame)), None) => Outcome::Respond(frame),
+        (Some(Ok(frame)), Some(outer)) => in_envelope(outer, false, &frame),
+        (Some(Err(error)), _) => Outcome::Close(CloseReason::Encode {
+            api_key: api.key,
+            api_version,
+            error,
+        }),
+    })
 }
 
 /// Encodes `body` as the response to `request` at `body_version`.

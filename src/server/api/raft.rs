@@ -4,6 +4,7 @@
 //! encoded here at the version negotiated with the peer.
 
 use super::ServedApi;
+use crate::controller::acls::operation;
 use crate::protocol::codec::{ApiMessage, DecodeError, EncodeError, Message};
 use crate::protocol::frame;
 use crate::protocol::messages as wire;
@@ -20,6 +21,9 @@ pub struct RaftApi {
     pub name: &'static str,
     pub min_version: i16,
     pub max_version: i16,
+    /// The operation Kafka 4.4's `ControllerApis` requires on the cluster before raft sees a
+    /// request (`AuthHelper.authorizeClusterOperation`); `None`: not authorized (ApiVersions).
+    pub cluster_operation: Option<i8>,
 }
 
 pub const RAFT_APIS: [RaftApi; 10] = [
@@ -29,6 +33,7 @@ pub const RAFT_APIS: [RaftApi; 10] = [
         name: "Fetch",
         min_version: 4,
         max_version: 18,
+        cluster_operation: Some(operation::CLUSTER_ACTION),
     },
     RaftApi {
         kind: ApiKind::Vote,
@@ -36,6 +41,7 @@ pub const RAFT_APIS: [RaftApi; 10] = [
         name: "Vote",
         min_version: 0,
         max_version: 2,
+        cluster_operation: Some(operation::CLUSTER_ACTION),
     },
     RaftApi {
         kind: ApiKind::BeginQuorumEpoch,
@@ -43,6 +49,7 @@ pub const RAFT_APIS: [RaftApi; 10] = [
         name: "BeginQuorumEpoch",
         min_version: 0,
         max_version: 1,
+        cluster_operation: Some(operation::CLUSTER_ACTION),
     },
     RaftApi {
         kind: ApiKind::EndQuorumEpoch,
@@ -50,6 +57,7 @@ pub const RAFT_APIS: [RaftApi; 10] = [
         name: "EndQuorumEpoch",
         min_version: 0,
         max_version: 1,
+        cluster_operation: Some(operation::CLUSTER_ACTION),
     },
     RaftApi {
         kind: ApiKind::DescribeQuorum,
@@ -57,6 +65,7 @@ pub const RAFT_APIS: [RaftApi; 10] = [
         name: "DescribeQuorum",
         min_version: 0,
         max_version: 2,
+        cluster_operation: Some(operation::DESCRIBE),
     },
     RaftApi {
         kind: ApiKind::FetchSnapshot,
@@ -64,6 +73,7 @@ pub const RAFT_APIS: [RaftApi; 10] = [
         name: "FetchSnapshot",
         min_version: 0,
         max_version: 1,
+        cluster_operation: Some(operation::CLUSTER_ACTION),
     },
     RaftApi {
         kind: ApiKind::AddRaftVoter,
@@ -71,6 +81,7 @@ pub const RAFT_APIS: [RaftApi; 10] = [
         name: "AddRaftVoter",
         min_version: 0,
         max_version: 1,
+        cluster_operation: Some(operation::ALTER),
     },
     RaftApi {
         kind: ApiKind::RemoveRaftVoter,
@@ -78,6 +89,7 @@ pub const RAFT_APIS: [RaftApi; 10] = [
         name: "RemoveRaftVoter",
         min_version: 0,
         max_version: 0,
+        cluster_operation: Some(operation::ALTER),
     },
     RaftApi {
         kind: ApiKind::UpdateRaftVoter,
@@ -85,6 +97,7 @@ pub const RAFT_APIS: [RaftApi; 10] = [
         name: "UpdateRaftVoter",
         min_version: 0,
         max_version: 0,
+        cluster_operation: Some(operation::CLUSTER_ACTION),
     },
     // Served by the front end (`api_versions.rs`), sent by the raft core to a voter it adds.
     RaftApi {
@@ -93,6 +106,7 @@ pub const RAFT_APIS: [RaftApi; 10] = [
         name: "ApiVersions",
         min_version: 0,
         max_version: 5,
+        cluster_operation: None,
     },
 ];
 
@@ -141,7 +155,14 @@ pub fn raft_api_by_key(key: i16) -> Option<&'static RaftApi> {
 
 /// Decodes an inbound raft request body.
 pub fn decode_request(kind: ApiKind, version: i16, body: &[u8]) -> Result<Request, DecodeError> {
-    let w = match kind {
+    Ok(convert::request_from_wire(&decode_wire(
+        kind, version, body,
+    )?))
+}
+
+/// Decodes an inbound raft request body into Kafka's message type.
+pub fn decode_wire(kind: ApiKind, version: i16, body: &[u8]) -> Result<WireRequest, DecodeError> {
+    Ok(match kind {
         ApiKind::Vote => WireRequest::Vote(wire::VoteRequest::decode_exact(body, version)?),
         ApiKind::BeginQuorumEpoch => WireRequest::BeginQuorumEpoch(
             wire::BeginQuorumEpochRequest::decode_exact(body, version)?,
@@ -168,8 +189,7 @@ pub fn decode_request(kind: ApiKind, version: i16, body: &[u8]) -> Result<Reques
         ApiKind::ApiVersions => {
             WireRequest::ApiVersions(wire::ApiVersionsRequest::decode_exact(body, version)?)
         }
-    };
-    Ok(convert::request_from_wire(&w))
+    })
 }
 
 /// Encodes the complete response frame to an inbound raft request.

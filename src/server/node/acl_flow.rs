@@ -9,9 +9,8 @@ use tokio::sync::oneshot;
 use tracing::{info, warn};
 
 use super::runner::NodeLoop;
-use crate::controller::acls::authorizer::Denied;
 use crate::controller::acls::decide::{create_acls, delete_acls, describe_acls, AclError};
-use crate::controller::acls::{self, operation, resource, Acl, AclFilter, CLUSTER_NAME};
+use crate::controller::acls::{self, operation, resource, Acl, AclFilter};
 use crate::controller::metadata_version::MetadataVersion;
 use crate::controller::principal::RequestPrincipal;
 use crate::protocol::errors::ErrorCode;
@@ -93,11 +92,6 @@ fn describe_filter(f: &DescribeAclsRequest) -> AclFilter {
 }
 
 impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
-    /// Whether `who` holds `op` on the cluster (`AuthHelper.authorize`).
-    pub(super) fn cluster_authorized(&self, who: &RequestPrincipal, op: i8) -> bool {
-        self.authorized(who, resource::CLUSTER, CLUSTER_NAME, op)
-    }
-
     pub(super) fn acls(
         &mut self,
         now: Instant,
@@ -112,11 +106,10 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             AclRequest::Describe(_) => ("DescribeAcls", operation::DESCRIBE),
         };
         // `AuthHelper.authorizeClusterOperation`, before anything else.
-        let denied = (!self.cluster_authorized(who, op)).then(|| {
-            let denied = Denied::cluster_operation(api, who, op);
-            warn!(target: "kraftd::controller", "{api} refused with CLUSTER_AUTHORIZATION_FAILED: {denied}");
-            refusal(denied.error_code(), denied.to_string())
-        });
+        let denied = self
+            .authorize_cluster_operation(api, who, op)
+            .err()
+            .map(|denied| (denied.error_code().0, denied.exception_message()));
         let ctx = self.non_active();
         let (no_authorizer, acting) = (self.ctx.authorizer.is_none(), self.acting());
         // A non-active controller (or one without an authorizer) answers every result alike.

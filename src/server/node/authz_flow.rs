@@ -7,10 +7,8 @@
 
 use std::collections::BTreeSet;
 
-use tracing::warn;
-
 use super::runner::NodeLoop;
-use crate::controller::acls::authorizer::{allows, Denied};
+use crate::controller::acls::authorizer::{self, allows, Denied, NotReady};
 use crate::controller::acls::{operation, resource, CLUSTER_NAME};
 use crate::controller::principal::RequestPrincipal;
 use crate::protocol::messages::alter_partition_reassignments_response as reassign;
@@ -46,7 +44,30 @@ pub(super) fn cluster_operation(request: &NodeRequest) -> Option<(&'static str, 
 
 impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
     /// Whether `who` may do `op` on `(resource_type, name)`: the committed ACLs, as Java's
-    /// authorizer sees published images (always, without an authorizer).
+    /// authorizer sees published images (always, without an authorizer); `NotReady` for all
+    /// but super users until the node first catches up (the authorizer's first load).
+    pub(super) fn authorize(
+        &self,
+        who: &RequestPrincipal,
+        resource_type: i8,
+        name: &str,
+        op: i8,
+    ) -> Result<bool, NotReady> {
+        let (_, stable) = self.controller.stable_image();
+        let acls = self.caught_up.then_some(&stable.acls);
+        allows(
+            self.ctx.authorizer.as_ref(),
+            acls,
+            who,
+            resource_type,
+            name,
+            op,
+        )
+    }
+
+    /// [`Self::authorize`] for the checks made on parts of a request (each topic, each config
+    /// resource, a token's owner): before the first load they refuse the part, where Java
+    /// answers the whole request UNKNOWN_SERVER_ERROR (NOTES-security.md, "Not done").
     pub(super) fn authorized(
         &self,
         who: &RequestPrincipal,
@@ -54,14 +75,26 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         name: &str,
         op: i8,
     ) -> bool {
-        let (_, stable) = self.controller.stable_image();
-        let authorizer = self.ctx.authorizer.as_ref();
-        allows(authorizer, &stable.acls, who, resource_type, name, op)
+        self.authorize(who, resource_type, name, op)
+            .unwrap_or(false)
     }
 
-    /// Publishes the committed ACLs for the checks made outside the loop.
+    /// `AuthHelper.authorizeClusterOperation`: `Ok` if `who` may do `op` on the cluster, as
+    /// `api` needs, else the refusal to answer with (logged).
+    pub(super) fn authorize_cluster_operation(
+        &self,
+        api: &'static str,
+        who: &RequestPrincipal,
+        op: i8,
+    ) -> Result<(), Denied> {
+        let verdict = self.authorize(who, resource::CLUSTER, CLUSTER_NAME, op);
+        authorizer::cluster_operation(verdict, api, who, op)
+    }
+
+    /// Publishes the committed ACLs for the checks made outside the loop, once the node has
+    /// caught up.
     pub(super) fn publish_acls(&self) {
-        if self.ctx.authorizer.is_some() {
+        if self.ctx.authorizer.is_some() && self.caught_up {
             self.ctx
                 .publish_acls(&self.controller.stable_image().1.acls);
         }
@@ -75,11 +108,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         who: &RequestPrincipal,
     ) -> Option<NodeResponse> {
         let (api, op) = cluster_operation(request)?;
-        if self.authorized(who, resource::CLUSTER, CLUSTER_NAME, op) {
-            return None;
-        }
-        let denied = Denied::cluster_operation(api, who, op);
-        warn!(target: "kraftd::controller", "{api} refused with CLUSTER_AUTHORIZATION_FAILED: {denied}");
+        let denied = self.authorize_cluster_operation(api, who, op).err()?;
         Some(error_response(request, &denied))
     }
 }
@@ -88,7 +117,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
 /// message, some the code's own, some no message at all.
 fn error_response(request: &NodeRequest, denied: &Denied) -> NodeResponse {
     let code = denied.error_code().0;
-    let message = Some(denied.to_string());
+    let message = denied.exception_message();
     match request {
         NodeRequest::Register(_) => NodeResponse::Register(ControllerRegistrationResponse {
             error_code: code,

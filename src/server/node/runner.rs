@@ -130,6 +130,7 @@ where
                 snapshots,
                 replay_pending: false,
                 activated_epoch: None,
+                caught_up: false,
                 controller: Controller::new(),
                 registrations: Registrations::new(),
                 pipeline: Pipeline::default(),
@@ -169,6 +170,10 @@ pub(super) struct NodeLoop<L: RaftLog, S: QuorumStateStore> {
     pub(super) replay_pending: bool,
     /// The leader epoch whose activation check is done (NoOps wait for it).
     pub(super) activated_epoch: Option<i32>,
+    /// The node has once replayed every batch committed when it knew a high watermark (Java's
+    /// metadata loader then publishes its first image): until then the authorizer has not
+    /// loaded the ACLs and answers only super users.
+    pub(super) caught_up: bool,
     /// The controller's state machine: the metadata image, replayed from committed records.
     pub(super) controller: Controller,
     /// Controller registrations: others' waiting for commit, and this node's own.
@@ -251,6 +256,8 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                     .map_err(|e| self.halt(e.fatal()))?;
                 // The rest is replayed on the next turns, between events.
                 self.replay_pending = replay == Replay::Behind;
+                self.caught_up |=
+                    replay == Replay::CaughtUp && self.raft.high_watermark().is_some();
                 self.publish_features();
                 self.publish_acls();
                 // A new leader activates as soon as its controller has caught up.

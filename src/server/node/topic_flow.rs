@@ -415,13 +415,17 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         // ControllerApis: DELETE on the cluster, else DESCRIBE and DELETE on each topic.
         let cluster_delete =
             self.authorized(who, resource::CLUSTER, CLUSTER_NAME, operation::DELETE);
+        // What `Self::authorized` reads, apart from the controller that decides below.
         let (acls, ctx) = (
-            self.controller.stable_image().1.acls.clone(),
+            self.caught_up
+                .then(|| self.controller.stable_image().1.acls.clone()),
             self.ctx.clone(),
         );
         let access = |name: &str| {
             let authorizer = ctx.authorizer.as_ref();
-            let may = |op| allows(authorizer, &acls, who, resource::TOPIC, name, op);
+            let may = |op| {
+                allows(authorizer, acls.as_ref(), who, resource::TOPIC, name, op).unwrap_or(false)
+            };
             if cluster_delete {
                 Access::ALL
             } else {

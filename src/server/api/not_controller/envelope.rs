@@ -33,6 +33,8 @@ pub enum EnvelopeAnswer {
         version: i16,
         correlation_id: i32,
         body: Vec<u8>,
+        /// The client's principal and address, as the broker forwarded them.
+        principal: RequestPrincipal,
     },
     /// A forwarded request the node loop answers (as the active controller or
     /// not), and the answer goes back inside an envelope.
@@ -101,6 +103,7 @@ pub fn answer_envelope(
             version,
             correlation_id,
             body: inner.body.to_vec(),
+            principal,
         });
     }
     // The APIs the active controller serves from the node loop.
