@@ -124,11 +124,6 @@ impl BrokerLayers {
             .unwrap_or_default()
     }
 
-    /// The current value of broker config `name` (`KafkaConfig.get`), converted to a string.
-    pub fn value_of(&self, name: &str) -> Option<String> {
-        self.current_values().remove(name).flatten()
-    }
-
     /// `ConfigHelper.configSynonyms`: each name of `names` set in each layer, most specific
     /// layer first, from the first entry for `name` itself on.
     pub fn synonyms(&self, name: &str, names: &[String], sensitive: bool) -> Vec<Synonym> {

@@ -110,7 +110,7 @@ pub fn describe_configs(
             unknown.resource_name,
             unknown.resource_type
         );
-        return whole_request_refused(request, ErrorCode::INVALID_REQUEST);
+        return refused_as_a_whole(request);
     }
     let include = Include {
         synonyms: request.include_synonyms,
@@ -158,22 +158,16 @@ pub fn describe_configs(
     }
 }
 
-/// `DescribeConfigsRequest.getErrorResponse`: every resource refused with `code`'s message.
-pub fn whole_request_refused(
-    request: &DescribeConfigsRequest,
-    code: ErrorCode,
-) -> DescribeConfigsResponse {
-    let message = match code {
-        ErrorCode::INVALID_REQUEST => INVALID_REQUEST_MESSAGE.to_string(),
-        other => other.name().to_string(),
-    };
+/// `DescribeConfigsRequest.getErrorResponse` of an `InvalidRequestException`: every resource
+/// INVALID_REQUEST with the code's own message.
+fn refused_as_a_whole(request: &DescribeConfigsRequest) -> DescribeConfigsResponse {
     DescribeConfigsResponse {
         results: request
             .resources
             .iter()
             .map(|r| DescribeConfigsResult {
-                error_code: code.0,
-                error_message: Some(message.clone()),
+                error_code: ErrorCode::INVALID_REQUEST.0,
+                error_message: Some(INVALID_REQUEST_MESSAGE.to_string()),
                 resource_type: r.resource_type,
                 resource_name: r.resource_name.clone(),
                 ..Default::default()
