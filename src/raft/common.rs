@@ -290,7 +290,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         let voters_changed = batch.has_voters_record();
         if let Role::Leader(l) = &mut self.role {
             if voters_changed {
-                l.update_voter_set(self.control.latest_voters());
+                l.update_voter_set(self.control.latest_voters(), now);
             }
             l.update_local_end_offset(end, now);
         }

@@ -147,8 +147,11 @@ impl LeaderState {
 
     /// Kafka's `updateVoterAndObserverStates`: the latest voter set was appended. Voters keep
     /// their progress (an observer becoming a voter brings its own); removed voters become
-    /// observers.
-    pub fn update_voter_set(&mut self, set: &VoterSet) {
+    /// observers. A leader that was its only voter starts the check-quorum timer afresh:
+    /// its deadline was never kept while alone, and the new voter gets a whole timeout to fetch
+    /// (Kafka keeps the stale timer, so its leader may resign as soon as a second voter joins).
+    pub fn update_voter_set(&mut self, set: &VoterSet, now: Instant) {
+        let was_alone = self.check_quorum_deadline() == Instant::NEVER;
         let mut old = std::mem::take(&mut self.voters);
         for n in set.nodes() {
             let mut state = match old.remove(&n.key.id) {
@@ -170,6 +173,10 @@ impl LeaderState {
         }
         self.fetched_voters
             .retain(|id| self.voters.contains_key(id));
+        if was_alone && self.check_quorum_deadline() != Instant::NEVER {
+            self.fetched_voters.clear();
+            self.check_quorum_deadline = now + self.check_quorum_timeout;
+        }
     }
 
     /// The leader's own (flushed) end offset changed.
@@ -361,6 +368,33 @@ mod tests {
         l.update_local_end_offset(11, Instant(0));
         assert_eq!(l.high_watermark_candidate(None), Some(11));
         assert_eq!(l.check_quorum_deadline(), Instant::NEVER);
+    }
+
+    #[test]
+    fn a_second_voter_gets_a_whole_check_quorum_timeout_to_fetch() {
+        let mut l = leader(1);
+        let two = VoterSet::from_static(
+            "C",
+            &[(1, HostPort::new("h", 9001)), (2, HostPort::new("h", 9002))],
+        );
+        l.update_voter_set(&two, Instant(60_000));
+        assert_eq!(l.check_quorum_deadline(), Instant(63_000));
+        l.update_check_quorum(2, Instant(61_000));
+        assert_eq!(l.check_quorum_deadline(), Instant(64_000));
+        let three = VoterSet::from_static(
+            "C",
+            &[
+                (1, HostPort::new("h", 9001)),
+                (2, HostPort::new("h", 9002)),
+                (3, HostPort::new("h", 9003)),
+            ],
+        );
+        l.update_voter_set(&three, Instant(62_000));
+        assert_eq!(
+            l.check_quorum_deadline(),
+            Instant(64_000),
+            "only a leader that was alone restarts the timer"
+        );
     }
 
     #[test]
