@@ -126,7 +126,8 @@ fn run_java_class(class: &str, args: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut cmd = kafka.java_command(class, &kafka.tools_log4j_config(), &opts);
     cmd.env(
         "CLASSPATH",
-        format!("{}:{}", classes.display(), kafka.classpath()),
+        // Kafka's jars first: the class-data-sharing archive matches a classpath by its prefix.
+        format!("{}:{}", kafka.classpath(), classes.display()),
     );
     cmd.args(args);
     let display = format!("java {class} {}", args.join(" "));

@@ -98,7 +98,8 @@ pub fn java_command(classes: &Path, main_class: &str, xmx: &str, args: &[&str]) 
     let mut cmd = kafka.java_command(main_class, &kafka.tools_log4j_config(), &opts);
     cmd.env(
         "CLASSPATH",
-        format!("{}:{}", classes.display(), kafka.classpath()),
+        // Kafka's jars first: the class-data-sharing archive matches a classpath by its prefix.
+        format!("{}:{}", kafka.classpath(), classes.display()),
     );
     cmd.args(args);
     cmd

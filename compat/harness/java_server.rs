@@ -25,11 +25,13 @@ const BROKER_METADATA_FAULTS: [&str; 2] = [
     "Encountered metadata publishing fault",
 ];
 
-/// JVM options for servers: a modest heap and a single-threaded GC, as the test machine has two
-/// cores shared by several JVMs; the JIT stays at its defaults.
+/// JVM options for servers: a modest heap, a single-threaded GC and the quick (C1) compiler only,
+/// as the test machine has two cores shared by several JVMs that mostly wait; the optimising
+/// compiler's work would not pay off in a test's lifetime. (`make bench` runs Java as shipped.)
 const SERVER_JVM_OPTS: &[&str] = &[
     "-Xmx512m",
     "-XX:+UseSerialGC",
+    "-XX:TieredStopAtLevel=1",
     "-XX:+ExitOnOutOfMemoryError",
     "-Djava.awt.headless=true",
 ];

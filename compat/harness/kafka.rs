@@ -7,6 +7,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use super::cds;
 use super::process::{run_command, try_run_command, Output};
 use super::testdir::scratch_dir;
 
@@ -160,6 +161,8 @@ pub struct Kafka {
     classpath: String,
     cache_dir: PathBuf,
     classes: HashSet<String>,
+    /// Kafka's classes as a class-data-sharing archive every JVM maps, when one could be made.
+    class_archive: Option<PathBuf>,
 }
 
 impl Kafka {
@@ -221,12 +224,14 @@ impl Kafka {
             .map(str::to_string)
             .collect();
         write_atomically(&cache_dir.join("admin-fast.properties"), FAST_ADMIN_PROPS)?;
+        let class_archive = cds::archive(&java, &classpath, &cache_dir);
         Ok(Kafka {
             version,
             java,
             classpath,
             cache_dir,
             classes,
+            class_archive,
         })
     }
 
@@ -286,6 +291,9 @@ impl Kafka {
     ) -> Command {
         let mut cmd = Command::new(&self.java);
         cmd.env("CLASSPATH", &self.classpath);
+        if let Some(archive) = &self.class_archive {
+            cmd.args(cds::jvm_opts(archive));
+        }
         cmd.args(jvm_opts);
         cmd.arg(format!(
             "-Dlog4j2.configurationFile={}",

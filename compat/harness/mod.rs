@@ -18,6 +18,7 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod cases;
+mod cds;
 pub mod dynamic_quorum;
 pub mod image_compare;
 mod image_dumper;

@@ -41,7 +41,7 @@ use super::assert_same_answers;
 use crate::harness::dynamic_quorum::Kind;
 use crate::harness::quorum_probe::round_trip;
 use crate::harness::TestDir;
-use crate::topics::cluster::TopicCluster;
+use crate::topics::cluster::{TopicCluster, START_TIMEOUT};
 
 const STANDARD_AUTHORIZER: &str = "org.apache.kafka.metadata.authorizer.StandardAuthorizer";
 
@@ -549,6 +549,7 @@ fn run(
 ) -> Vec<(String, i16)> {
     let dir = TestDir::new();
     let mut c = TopicCluster::start_with(&dir, kind, brokers, props);
+    wait_until_authorizer_loaded(kind, c.controller.port);
     let answers = cases
         .iter()
         .map(|x| {
@@ -563,6 +564,36 @@ fn run(
         .collect();
     c.stop();
     answers
+}
+
+/// Leading is not yet answering: until its authorizer has loaded the ACLs, StandardAuthorizer
+/// refuses every principal but the super users with UNKNOWN_SERVER_ERROR, and kraftd does the
+/// same. A read-only request forwarded for alice (no super user in either configuration) tells
+/// when that is over, so the cases see a loaded authorizer on both controllers.
+fn wait_until_authorizer_loaded(kind: Kind, port: u16) {
+    let probe = case(
+        "alice lists reassignments",
+        Via::As("alice"),
+        0,
+        ListPartitionReassignmentsRequest {
+            timeout_ms: 30_000,
+            topics: None,
+            ..Default::default()
+        },
+        ErrorCode::NONE,
+    );
+    let deadline = std::time::Instant::now() + START_TIMEOUT;
+    loop {
+        let (answer, code) = ask(port, &probe);
+        if code != ErrorCode::UNKNOWN_SERVER_ERROR.0 && code != i16::MIN {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{kind}: the authorizer did not load within {START_TIMEOUT:?}: {answer}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
 }
 
 fn compare(what: &str, brokers: &[i32], props: &[(&str, String)], cases: Vec<Case>) {

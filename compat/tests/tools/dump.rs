@@ -236,24 +236,26 @@ fn java_decodes_a_segment_and_a_snapshot_kraftd_wrote_with_every_metadata_record
     );
 }
 
-/// Waits until Java has written a snapshot other than the bootstrap checkpoint.
-fn wait_for_snapshot(part: &Path, timeout: Duration) -> PathBuf {
+/// Waits until Java has written two snapshots other than the bootstrap checkpoint. The second
+/// one's offset is past the first's, so the log then holds records written after the first
+/// snapshot too: on an idle controller, its periodic NoOp records.
+fn wait_for_two_snapshots(part: &Path, timeout: Duration) {
     let deadline = Instant::now() + timeout;
     loop {
         let found = fs::read_dir(part)
             .unwrap()
             .flatten()
-            .map(|e| e.path())
-            .find(|p| {
-                let n = p.file_name().unwrap().to_string_lossy().into_owned();
+            .filter(|e| {
+                let n = e.file_name().to_string_lossy().into_owned();
                 n.ends_with(".checkpoint") && !n.starts_with("00000000000000000000-")
-            });
-        if let Some(p) = found {
-            return p;
+            })
+            .count();
+        if found >= 2 {
+            return;
         }
         assert!(
             Instant::now() < deadline,
-            "no snapshot in {}",
+            "fewer than two snapshots in {}",
             part.display()
         );
         std::thread::sleep(Duration::from_millis(250));
@@ -270,7 +272,7 @@ fn kraftd_decodes_and_re_encodes_what_a_java_controller_wrote() {
         .start(&dir);
     java.wait_until_leader(START_TIMEOUT);
     let part = java.metadata_log_dir();
-    wait_for_snapshot(&part, START_TIMEOUT);
+    wait_for_two_snapshots(&part, START_TIMEOUT);
     java.stop(Duration::from_secs(60));
     let mut files: Vec<PathBuf> = fs::read_dir(&part)
         .unwrap()

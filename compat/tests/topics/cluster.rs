@@ -12,7 +12,7 @@ use crate::harness::{
     free_port, random_kafka_uuid, JavaBroker, Kafka, Quorum, ServerBuilder, TestDir,
 };
 
-const START_TIMEOUT: Duration = Duration::from_secs(120);
+pub(crate) const START_TIMEOUT: Duration = Duration::from_secs(120);
 pub const RUNNING: &str = "The broker has been unfenced. Transitioning from RECOVERY to RUNNING.";
 
 pub struct TopicCluster {

@@ -1,0 +1,313 @@
+//! A class-data-sharing archive of the Kafka classes that servers and tools load, so that the
+//! hundreds of JVMs a compat run starts map those classes instead of loading, parsing and
+//! verifying them each time (a tool's start-up costs about half the CPU with it). It changes
+//! nothing Kafka does: the JVM checks the archive against the classpath and the jars, and
+//! ignores it when they differ.
+//!
+//! The archive is trained once per Kafka release and Java: a combined broker and controller is
+//! formatted and started, the tools the tests use run against it, and the classes every JVM
+//! loaded become `target/compat/kafka-<version>/kafka.jsa`. A failed training is reported and
+//! the run goes on without an archive (slower, never different).
+
+use super::ports::free_port;
+use super::process::{try_run_command, ChildGuard};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant, UNIX_EPOCH};
+
+/// How long the trained broker may take to serve its first tool request.
+const READY_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// JVM options that use `archive`; `-Xlog:cds=off` keeps a stale archive's warnings out of the
+/// tools' stdout (the JVM then just loads classes as usual).
+pub fn jvm_opts(archive: &Path) -> [String; 2] {
+    [
+        format!("-XX:SharedArchiveFile={}", archive.display()),
+        "-Xlog:cds=off,cds+dynamic=off".to_string(),
+    ]
+}
+
+/// The archive for `classpath` and `java` in `cache_dir`, trained now unless one for the same
+/// jars and Java is there. `None` (said on stderr) when training fails.
+pub fn archive(java: &Path, classpath: &str, cache_dir: &Path) -> Option<PathBuf> {
+    let archive = cache_dir.join("kafka.jsa");
+    let stamp_file = cache_dir.join("kafka.jsa.stamp");
+    let stamp = stamp(java, classpath);
+    if archive.is_file() && fs::read_to_string(&stamp_file).ok().as_deref() == Some(&stamp) {
+        return Some(archive);
+    }
+    let started = Instant::now();
+    eprintln!(
+        "compat harness: training a class-data-sharing archive of Kafka's classes in {} (once per release and Java)",
+        cache_dir.display()
+    );
+    match train(java, classpath, cache_dir, &archive) {
+        Ok(()) => {
+            if let Err(e) = fs::write(&stamp_file, &stamp) {
+                eprintln!(
+                    "compat harness: cannot write {}: {e}; the archive is retrained next run",
+                    stamp_file.display()
+                );
+            }
+            eprintln!(
+                "compat harness: class-data-sharing archive {} ready in {:.0?}",
+                archive.display(),
+                started.elapsed()
+            );
+            Some(archive)
+        }
+        Err(e) => {
+            eprintln!("compat harness: no class-data-sharing archive ({e}); JVMs load Kafka's classes as usual");
+            None
+        }
+    }
+}
+
+/// What the archive was made from: Java's version, and every jar with its size and mtime.
+fn stamp(java: &Path, classpath: &str) -> String {
+    let version = Command::new(java)
+        .arg("-version")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
+        .unwrap_or_default();
+    let mut s = version;
+    for jar in classpath.split(':') {
+        let meta = fs::metadata(jar).ok();
+        let size = meta.as_ref().map_or(0, |m| m.len());
+        let mtime = meta
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_secs());
+        s.push_str(&format!("{jar} {size} {mtime}\n"));
+    }
+    s
+}
+
+/// Runs the training workload, each JVM listing the classes it loads, then dumps the archive.
+fn train(java: &Path, classpath: &str, cache_dir: &Path, archive: &Path) -> Result<(), String> {
+    let dir = cache_dir.join(format!("cds-training-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let result = Training::new(java, classpath, &dir).run(archive);
+    if result.is_ok() {
+        let _ = fs::remove_dir_all(&dir);
+    }
+    result.map_err(|e| format!("{e}; its files are in {}", dir.display()))
+}
+
+struct Training<'a> {
+    java: &'a Path,
+    classpath: &'a str,
+    dir: &'a Path,
+    lists: Vec<PathBuf>,
+}
+
+impl<'a> Training<'a> {
+    fn new(java: &'a Path, classpath: &'a str, dir: &'a Path) -> Self {
+        Training {
+            java,
+            classpath,
+            dir,
+            lists: Vec::new(),
+        }
+    }
+
+    /// A JVM running `main_class` that lists the classes it loads in `<name>.classes`.
+    fn jvm(&mut self, name: &str, main_class: &str, args: &[&str]) -> Command {
+        let list = self.dir.join(format!("{name}.classes"));
+        let mut cmd = Command::new(self.java);
+        cmd.env("CLASSPATH", self.classpath)
+            .arg("-Xmx512m")
+            .arg("-XX:+UseSerialGC")
+            .arg(format!("-XX:DumpLoadedClassList={}", list.display()))
+            .arg(format!(
+                "-Dlog4j2.configurationFile={}",
+                self.dir.join("log4j2.properties").display()
+            ))
+            .arg(main_class)
+            .args(args);
+        self.lists.push(list);
+        cmd
+    }
+
+    fn tool(&mut self, name: &str, main_class: &str, args: &[&str]) -> Result<bool, String> {
+        let cmd = self.jvm(name, main_class, args);
+        let out = try_run_command(cmd, name, None, Duration::from_secs(90), self.dir)
+            .map_err(|e| format!("cannot run {name}: {e}"))?;
+        Ok(out.success())
+    }
+
+    fn run(mut self, archive: &Path) -> Result<(), String> {
+        let (broker, controller) = (free_port(), free_port());
+        let props = self.dir.join("server.properties");
+        let data = self.dir.join("data");
+        write(
+            &self.dir.join("log4j2.properties"),
+            "rootLogger.level=WARN\nrootLogger.appenderRef.out.ref=OUT\nappender.out.type=Console\nappender.out.name=OUT\nappender.out.layout.type=PatternLayout\nappender.out.layout.pattern=%m%n\n",
+        )?;
+        write(
+            &props,
+            &format!(
+                "process.roles=broker,controller\nnode.id=1\n\
+                 controller.quorum.voters=1@127.0.0.1:{controller}\n\
+                 listeners=PLAINTEXT://127.0.0.1:{broker},CONTROLLER://127.0.0.1:{controller}\n\
+                 controller.listener.names=CONTROLLER\ninter.broker.listener.name=PLAINTEXT\n\
+                 log.dirs={}\noffsets.topic.replication.factor=1\n\
+                 transaction.state.log.replication.factor=1\ntransaction.state.log.min.isr=1\n",
+                data.display()
+            ),
+        )?;
+        let props_arg = props.display().to_string();
+        if !self.tool(
+            "format",
+            "kafka.tools.StorageTool",
+            &["format", "-t", "MkU3OEVBNTcwNTJENDM2Qg", "-c", &props_arg],
+        )? {
+            return Err("kafka-storage format failed".into());
+        }
+        let cmd = self.jvm("server", "kafka.Kafka", &[&props_arg]);
+        let mut server =
+            ChildGuard::spawn_logged("cds-training-server", cmd, &self.dir.join("server.log"))
+                .map_err(|e| format!("cannot start the training broker: {e}"))?;
+        let bootstrap = format!("127.0.0.1:{broker}");
+        let controllers = format!("127.0.0.1:{controller}");
+        let deadline = Instant::now() + READY_TIMEOUT;
+        let mut created = false;
+        let mut attempt = 0;
+        while !created {
+            if Instant::now() > deadline || !server.is_running() {
+                return Err("the training broker never served a topic creation".into());
+            }
+            attempt += 1;
+            created = self.tool(
+                &format!("topics-{attempt}"),
+                "org.apache.kafka.tools.TopicCommand",
+                &[
+                    "--bootstrap-server",
+                    &bootstrap,
+                    "--create",
+                    "--topic",
+                    "t",
+                    "--partitions",
+                    "2",
+                    "--replication-factor",
+                    "1",
+                ],
+            )?;
+        }
+        self.tool(
+            "topics-describe",
+            "org.apache.kafka.tools.TopicCommand",
+            &["--bootstrap-server", &bootstrap, "--describe"],
+        )?;
+        self.tool(
+            "configs",
+            "org.apache.kafka.tools.ConfigCommand",
+            &[
+                "--bootstrap-server",
+                &bootstrap,
+                "--describe",
+                "--entity-type",
+                "brokers",
+                "--entity-name",
+                "1",
+            ],
+        )?;
+        self.tool(
+            "quorum",
+            "org.apache.kafka.tools.MetadataQuorumCommand",
+            &[
+                "--bootstrap-controller",
+                &controllers,
+                "describe",
+                "--status",
+            ],
+        )?;
+        self.tool(
+            "features",
+            "org.apache.kafka.tools.FeatureCommand",
+            &["--bootstrap-controller", &controllers, "describe"],
+        )?;
+        self.tool(
+            "producer",
+            "org.apache.kafka.tools.VerifiableProducer",
+            &[
+                "--bootstrap-server",
+                &bootstrap,
+                "--topic",
+                "t",
+                "--max-messages",
+                "20",
+            ],
+        )?;
+        self.tool(
+            "consumer",
+            "org.apache.kafka.tools.VerifiableConsumer",
+            &[
+                "--bootstrap-server",
+                &bootstrap,
+                "--topic",
+                "t",
+                "--group-id",
+                "g",
+                "--max-messages",
+                "20",
+            ],
+        )?;
+        server.sigterm();
+        if server.wait_timeout(Duration::from_secs(60)).is_none() {
+            server.kill9();
+        }
+        self.dump(archive)
+    }
+
+    /// Merges the class lists (first occurrence first) and dumps the archive next to `archive`,
+    /// then renames it into place, so a concurrent run never maps half a file.
+    fn dump(&self, archive: &Path) -> Result<(), String> {
+        let mut seen = std::collections::HashSet::new();
+        let mut merged = String::new();
+        for list in &self.lists {
+            let Ok(text) = fs::read_to_string(list) else {
+                continue;
+            };
+            for line in text.lines() {
+                if seen.insert(line.to_string()) {
+                    merged.push_str(line);
+                    merged.push('\n');
+                }
+            }
+        }
+        if seen.len() < 1000 {
+            return Err(format!(
+                "the training JVMs listed only {} classes",
+                seen.len()
+            ));
+        }
+        let all = self.dir.join("all.classes");
+        write(&all, &merged)?;
+        let tmp = self.dir.join("kafka.jsa");
+        let mut cmd = Command::new(self.java);
+        cmd.env("CLASSPATH", self.classpath)
+            .arg("-Xshare:dump")
+            .arg(format!("-XX:SharedClassListFile={}", all.display()))
+            .arg(format!("-XX:SharedArchiveFile={}", tmp.display()));
+        let out = try_run_command(
+            cmd,
+            "java -Xshare:dump",
+            None,
+            Duration::from_secs(300),
+            self.dir,
+        )
+        .map_err(|e| format!("cannot run java -Xshare:dump: {e}"))?;
+        if !out.success() || !tmp.is_file() {
+            return Err(format!("java -Xshare:dump failed:\n{out}"));
+        }
+        fs::rename(&tmp, archive)
+            .map_err(|e| format!("cannot move the archive to {}: {e}", archive.display()))
+    }
+}
+
+fn write(path: &Path, text: &str) -> Result<(), String> {
+    fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
