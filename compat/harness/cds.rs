@@ -12,6 +12,7 @@
 use super::ports::free_port;
 use super::process::{try_run_command, ChildGuard};
 use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant, UNIX_EPOCH};
@@ -38,27 +39,29 @@ pub fn archive(java: &Path, classpath: &str, cache_dir: &Path) -> Option<PathBuf
         return Some(archive);
     }
     let started = Instant::now();
-    eprintln!(
-        "compat harness: training a class-data-sharing archive of Kafka's classes in {} (once per release and Java)",
+    say(&format!(
+        "training a class-data-sharing archive of Kafka's classes in {} (once per release and Java)",
         cache_dir.display()
-    );
+    ));
     match train(java, classpath, cache_dir, &archive) {
         Ok(()) => {
             if let Err(e) = fs::write(&stamp_file, &stamp) {
-                eprintln!(
-                    "compat harness: cannot write {}: {e}; the archive is retrained next run",
+                say(&format!(
+                    "cannot write {}: {e}; the archive is retrained next run",
                     stamp_file.display()
-                );
+                ));
             }
-            eprintln!(
-                "compat harness: class-data-sharing archive {} ready in {:.0?}",
+            say(&format!(
+                "class-data-sharing archive {} ready in {:.0?}",
                 archive.display(),
                 started.elapsed()
-            );
+            ));
             Some(archive)
         }
         Err(e) => {
-            eprintln!("compat harness: no class-data-sharing archive ({e}); JVMs load Kafka's classes as usual");
+            say(&format!(
+                "no class-data-sharing archive ({e}); JVMs load Kafka's classes as usual"
+            ));
             None
         }
     }
@@ -306,6 +309,12 @@ impl<'a> Training<'a> {
         fs::rename(&tmp, archive)
             .map_err(|e| format!("cannot move the archive to {}: {e}", archive.display()))
     }
+}
+
+/// A line on the run's own stderr: the test harness captures `eprintln!` of a test thread,
+/// and this half-minute step should show while it happens.
+fn say(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "compat harness: {line}");
 }
 
 fn write(path: &Path, text: &str) -> Result<(), String> {
