@@ -20,6 +20,7 @@ mod full_disk;
 mod harness_selftest;
 mod image_dumper;
 mod image_snapshots;
+mod java_followers;
 mod kafka40;
 mod leadership;
 mod mixed;

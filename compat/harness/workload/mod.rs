@@ -41,7 +41,19 @@ pub struct Workload {
 
 /// Runs every phase; panics with the failing step (and the node logs) if one does not happen.
 pub fn run() -> Workload {
+    phases(Cluster::start())
+}
+
+/// [`run`] with kraftd (voter 3) the active controller before the first phase: Java voters 1
+/// and 2 follow it and replay every record it decides. Also returns the epoch kraftd leads in
+/// then; nothing in the workload stops a controller, so it is expected to lead to the end.
+pub fn run_led_by_kraftd() -> (Workload, i32) {
     let mut c = Cluster::start();
+    let epoch = c.move_leadership_to_kraftd();
+    (phases(c), epoch)
+}
+
+fn phases(mut c: Cluster) -> Workload {
     c.wait_for("brokers 101-103 registered and unfenced", |v| {
         BROKERS.iter().all(|&b| v.is_active(b))
     });
@@ -68,6 +80,27 @@ pub fn run() -> Workload {
 }
 
 impl Cluster {
+    /// Restarts the active Java controller until kraftd wins the election that follows (a
+    /// stopping leader resigns, and either follower may win); returns kraftd's epoch.
+    fn move_leadership_to_kraftd(&mut self) -> i32 {
+        let mut d = self.q.wait_for_leader(0);
+        for _ in 0..10 {
+            if d.leader_id == KRAFTD {
+                eprintln!("kraftd leads in epoch {}", d.leader_epoch);
+                return d.leader_epoch;
+            }
+            let (leader, epoch) = (d.leader_id, d.leader_epoch);
+            eprintln!("java controller {leader} leads in epoch {epoch}: restarting it");
+            let q = &mut self.q;
+            let member = &mut q.members[(leader - 1) as usize];
+            member.sigterm();
+            member.assert_clean_exit(&format!("java controller {leader}"));
+            d = q.wait_for_leader(epoch);
+            q.members[(leader - 1) as usize].restart(&q.dir);
+        }
+        panic!("kraftd did not win any of 10 elections; the last: {d:?}");
+    }
+
     /// Broker 103 stopped and unregistered (UnregisterBrokerRecord); a controller's
     /// registration removed (UnregisterControllerRecord, 4.4-IV2): kraftd's, or a Java
     /// controller's while kraftd is the active one; the node then registers again.
@@ -120,6 +153,9 @@ impl Cluster {
             }
         }
         self.q.assert_java_healthy();
+        for id in BROKERS {
+            self.broker(id).assert_no_metadata_faults();
+        }
         let d = self.q.wait_caught_up(0);
         let high_watermark = d.high_watermark;
         let kraftd_end = voter_end(&d, KRAFTD).unwrap_or(-1);

@@ -1,0 +1,52 @@
+//! Issue 13, "a long Java-follower run": kraftd leads a mixed quorum for the whole workload
+//! (`compat/harness/workload`: topics, configs, reassignment, ACLs, quotas, SCRAM, delegation
+//! tokens, producers, a feature upgrade, broker failures, elections, unregistrations) while
+//! Java voters 1 and 2 follow it and replay every record it decides. Neither Java controller
+//! logs a replay, metadata-loading or fatal fault, and no broker logs a metadata loading or
+//! publishing fault (the lines behind `metadata-load-error-count` and the publisher's fault
+//! metric; the workload checks both before it stops). kraftd leads in one epoch from the first
+//! phase to the last (the end of the workload, before its processes stop), and Java's image of
+//! each Java follower's log equals kraftd's image of it.
+
+use std::path::Path;
+
+use crate::harness::image_compare::assert_image_equals_javas;
+use crate::harness::quorum_probe::read_log_batches;
+use crate::harness::workload;
+use kraftd::protocol::records::split_batches;
+
+/// The highest leader epoch of the batches below `below` in the log of `metadata_dir`.
+fn last_epoch_below(metadata_dir: &Path, below: i64) -> i32 {
+    read_log_batches(metadata_dir)
+        .iter()
+        .filter(|(base, _, _)| *base < below)
+        .flat_map(|(_, _, bytes)| split_batches(bytes).batches)
+        .map(|b| b.partition_leader_epoch())
+        .max()
+        .expect("a log with batches")
+}
+
+#[test]
+fn java_followers_replay_a_kraftd_leaders_whole_workload() {
+    let (mut w, epoch) = workload::run_led_by_kraftd();
+    eprintln!(
+        "workload led by kraftd in epoch {epoch}, done in {:.0?}",
+        w.elapsed
+    );
+    for id in [1, 2] {
+        let dir = w.q.member(id).metadata_dir();
+        // Below the high watermark seen with the workload done: the stop that follows stops
+        // kraftd first, and the Java voters then elect one of themselves.
+        assert_eq!(
+            last_epoch_below(&dir, w.high_watermark),
+            epoch,
+            "java follower {id}: a later epoch than kraftd's {epoch} is in its log below offset {}",
+            w.high_watermark
+        );
+        let (offset, topics, partitions) =
+            assert_image_equals_javas(&dir.join("__cluster_metadata-0"), None);
+        eprintln!(
+            "java follower {id}: Java's image equals kraftd's at offset {offset} ({topics} topics, {partitions} partitions)"
+        );
+    }
+}
