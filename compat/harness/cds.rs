@@ -29,12 +29,18 @@ pub fn jvm_opts(archive: &Path) -> [String; 2] {
     ]
 }
 
-/// The archive for `classpath` and `java` in `cache_dir`, trained now unless one for the same
-/// jars and Java is there. `None` (said on stderr) when training fails.
-pub fn archive(java: &Path, classpath: &str, cache_dir: &Path) -> Option<PathBuf> {
+/// The archive for `classpath` and `java` (which printed `java_version` for `-version`) in
+/// `cache_dir`, trained now unless one for the same jars and Java is there. `None` (said on
+/// stderr) when training fails.
+pub fn archive(
+    java: &Path,
+    java_version: &str,
+    classpath: &str,
+    cache_dir: &Path,
+) -> Option<PathBuf> {
     let archive = cache_dir.join("kafka.jsa");
     let stamp_file = cache_dir.join("kafka.jsa.stamp");
-    let stamp = stamp(java, classpath);
+    let stamp = stamp(java_version, classpath);
     if archive.is_file() && fs::read_to_string(&stamp_file).ok().as_deref() == Some(&stamp) {
         return Some(archive);
     }
@@ -68,13 +74,8 @@ pub fn archive(java: &Path, classpath: &str, cache_dir: &Path) -> Option<PathBuf
 }
 
 /// What the archive was made from: Java's version, and every jar with its size and mtime.
-fn stamp(java: &Path, classpath: &str) -> String {
-    let version = Command::new(java)
-        .arg("-version")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
-        .unwrap_or_default();
-    let mut s = version;
+fn stamp(java_version: &str, classpath: &str) -> String {
+    let mut s = java_version.to_string();
     for jar in classpath.split(':') {
         let meta = fs::metadata(jar).ok();
         let size = meta.as_ref().map_or(0, |m| m.len());

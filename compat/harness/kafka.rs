@@ -196,7 +196,7 @@ impl Kafka {
             Some(home) => Path::new(&home).join("bin").join("java"),
             None => PathBuf::from("java"),
         };
-        check_java(&java)?;
+        let java_version = check_java(&java)?;
 
         let script = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("compat")
@@ -224,7 +224,7 @@ impl Kafka {
             .map(str::to_string)
             .collect();
         write_atomically(&cache_dir.join("admin-fast.properties"), FAST_ADMIN_PROPS)?;
-        let class_archive = cds::archive(&java, &classpath, &cache_dir);
+        let class_archive = cds::archive(&java, &java_version, &classpath, &cache_dir);
         Ok(Kafka {
             version,
             java,
@@ -335,8 +335,9 @@ impl Kafka {
     }
 }
 
-/// Fails unless `java -version` runs and reports Java 17 or newer (Kafka 4 servers need 17).
-fn check_java(java: &Path) -> Result<(), String> {
+/// Fails unless `java -version` runs and reports Java 17 or newer (Kafka 4 servers need 17);
+/// returns what it printed.
+fn check_java(java: &Path) -> Result<String, String> {
     let mut cmd = Command::new(java);
     cmd.arg("-version");
     let display = format!("{} -version", java.display());
@@ -362,7 +363,7 @@ fn check_java(java: &Path) -> Result<(), String> {
             java.display()
         ));
     }
-    Ok(())
+    Ok(out.stderr)
 }
 
 fn read(path: &Path) -> Result<String, String> {
