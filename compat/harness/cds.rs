@@ -9,8 +9,10 @@
 //! loaded become `target/compat/kafka-<version>/kafka.jsa`. A failed training is reported and
 //! the run goes on without an archive (slower, never different).
 
+use super::kafka::{main_class_in, Tool};
 use super::ports::free_port;
 use super::process::{try_run_command, ChildGuard};
+use std::collections::HashSet;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -29,13 +31,14 @@ pub fn jvm_opts(archive: &Path) -> [String; 2] {
     ]
 }
 
-/// The archive for `classpath` and `java` (which printed `java_version` for `-version`) in
-/// `cache_dir`, trained now unless one for the same jars and Java is there. `None` (said on
-/// stderr) when training fails.
+/// The archive for `classpath` (whose jars hold `classes`) and `java` (which printed
+/// `java_version` for `-version`) in `cache_dir`, trained now unless one for the same jars and
+/// Java is there. `None` (said on stderr) when training fails.
 pub fn archive(
     java: &Path,
     java_version: &str,
     classpath: &str,
+    classes: &HashSet<String>,
     cache_dir: &Path,
 ) -> Option<PathBuf> {
     let archive = cache_dir.join("kafka.jsa");
@@ -49,7 +52,7 @@ pub fn archive(
         "training a class-data-sharing archive of Kafka's classes in {} (once per release and Java)",
         cache_dir.display()
     ));
-    match train(java, classpath, cache_dir, &archive) {
+    match train(java, classpath, classes, cache_dir, &archive) {
         Ok(()) => {
             if let Err(e) = fs::write(&stamp_file, &stamp) {
                 say(&format!(
@@ -89,11 +92,17 @@ fn stamp(java_version: &str, classpath: &str) -> String {
 }
 
 /// Runs the training workload, each JVM listing the classes it loads, then dumps the archive.
-fn train(java: &Path, classpath: &str, cache_dir: &Path, archive: &Path) -> Result<(), String> {
+fn train(
+    java: &Path,
+    classpath: &str,
+    classes: &HashSet<String>,
+    cache_dir: &Path,
+    archive: &Path,
+) -> Result<(), String> {
     let dir = cache_dir.join(format!("cds-training-{}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let result = Training::new(java, classpath, &dir).run(archive);
+    let result = Training::new(java, classpath, classes, &dir).run(archive);
     if result.is_ok() {
         let _ = fs::remove_dir_all(&dir);
     }
@@ -103,22 +112,31 @@ fn train(java: &Path, classpath: &str, cache_dir: &Path, archive: &Path) -> Resu
 struct Training<'a> {
     java: &'a Path,
     classpath: &'a str,
+    classes: &'a HashSet<String>,
     dir: &'a Path,
     lists: Vec<PathBuf>,
 }
 
 impl<'a> Training<'a> {
-    fn new(java: &'a Path, classpath: &'a str, dir: &'a Path) -> Self {
+    fn new(
+        java: &'a Path,
+        classpath: &'a str,
+        classes: &'a HashSet<String>,
+        dir: &'a Path,
+    ) -> Self {
         Training {
             java,
             classpath,
+            classes,
             dir,
             lists: Vec::new(),
         }
     }
 
-    /// A JVM running `main_class` that lists the classes it loads in `<name>.classes`.
-    fn jvm(&mut self, name: &str, main_class: &str, args: &[&str]) -> Command {
+    /// A JVM running `tool`'s main class in these jars that lists the classes it loads in `<name>.classes`.
+    fn jvm(&mut self, name: &str, tool: Tool, args: &[&str]) -> Result<Command, String> {
+        let main_class = main_class_in(self.classes, tool)
+            .ok_or_else(|| format!("no main class of {tool:?} in these jars"))?;
         let list = self.dir.join(format!("{name}.classes"));
         let mut cmd = Command::new(self.java);
         cmd.env("CLASSPATH", self.classpath)
@@ -132,11 +150,11 @@ impl<'a> Training<'a> {
             .arg(main_class)
             .args(args);
         self.lists.push(list);
-        cmd
+        Ok(cmd)
     }
 
-    fn tool(&mut self, name: &str, main_class: &str, args: &[&str]) -> Result<bool, String> {
-        let cmd = self.jvm(name, main_class, args);
+    fn tool(&mut self, name: &str, tool: Tool, args: &[&str]) -> Result<bool, String> {
+        let cmd = self.jvm(name, tool, args)?;
         let out = try_run_command(cmd, name, None, Duration::from_secs(90), self.dir)
             .map_err(|e| format!("cannot run {name}: {e}"))?;
         Ok(out.success())
@@ -165,12 +183,12 @@ impl<'a> Training<'a> {
         let props_arg = props.display().to_string();
         if !self.tool(
             "format",
-            "kafka.tools.StorageTool",
+            Tool::Storage,
             &["format", "-t", "MkU3OEVBNTcwNTJENDM2Qg", "-c", &props_arg],
         )? {
             return Err("kafka-storage format failed".into());
         }
-        let cmd = self.jvm("server", "kafka.Kafka", &[&props_arg]);
+        let cmd = self.jvm("server", Tool::Server, &[&props_arg])?;
         let mut server =
             ChildGuard::spawn_logged("cds-training-server", cmd, &self.dir.join("server.log"))
                 .map_err(|e| format!("cannot start the training broker: {e}"))?;
@@ -186,7 +204,7 @@ impl<'a> Training<'a> {
             attempt += 1;
             created = self.tool(
                 &format!("topics-{attempt}"),
-                "org.apache.kafka.tools.TopicCommand",
+                Tool::Topics,
                 &[
                     "--bootstrap-server",
                     &bootstrap,
@@ -202,12 +220,12 @@ impl<'a> Training<'a> {
         }
         self.tool(
             "topics-describe",
-            "org.apache.kafka.tools.TopicCommand",
+            Tool::Topics,
             &["--bootstrap-server", &bootstrap, "--describe"],
         )?;
         self.tool(
             "configs",
-            "org.apache.kafka.tools.ConfigCommand",
+            Tool::Configs,
             &[
                 "--bootstrap-server",
                 &bootstrap,
@@ -220,7 +238,7 @@ impl<'a> Training<'a> {
         )?;
         self.tool(
             "quorum",
-            "org.apache.kafka.tools.MetadataQuorumCommand",
+            Tool::MetadataQuorum,
             &[
                 "--bootstrap-controller",
                 &controllers,
@@ -230,12 +248,12 @@ impl<'a> Training<'a> {
         )?;
         self.tool(
             "features",
-            "org.apache.kafka.tools.FeatureCommand",
+            Tool::Features,
             &["--bootstrap-controller", &controllers, "describe"],
         )?;
         self.tool(
             "producer",
-            "org.apache.kafka.tools.VerifiableProducer",
+            Tool::VerifiableProducer,
             &[
                 "--bootstrap-server",
                 &bootstrap,
@@ -247,7 +265,7 @@ impl<'a> Training<'a> {
         )?;
         self.tool(
             "consumer",
-            "org.apache.kafka.tools.VerifiableConsumer",
+            Tool::VerifiableConsumer,
             &[
                 "--bootstrap-server",
                 &bootstrap,

@@ -224,7 +224,7 @@ impl Kafka {
             .map(str::to_string)
             .collect();
         write_atomically(&cache_dir.join("admin-fast.properties"), FAST_ADMIN_PROPS)?;
-        let class_archive = cds::archive(&java, &java_version, &classpath, &cache_dir);
+        let class_archive = cds::archive(&java, &java_version, &classpath, &classes, &cache_dir);
         Ok(Kafka {
             version,
             java,
@@ -276,7 +276,7 @@ impl Kafka {
     /// The main class of `tool` in this release.
     pub fn main_class(&self, tool: Tool) -> &'static str {
         let candidates = tool.candidates();
-        candidates.iter().copied().find(|class| self.has_class(class)).unwrap_or_else(|| {
+        main_class_in(&self.classes, tool).unwrap_or_else(|| {
             panic!("none of {candidates:?} ({tool:?}) is in the Kafka {} jars; update Tool::candidates", self.version)
         })
     }
@@ -333,6 +333,14 @@ impl Kafka {
     pub fn run(&self, tool: Tool, args: &[&str]) -> Output {
         self.tool(self.main_class(tool), args)
     }
+}
+
+/// The first of `tool`'s candidate main classes among `classes` (a release's).
+pub(super) fn main_class_in(classes: &HashSet<String>, tool: Tool) -> Option<&'static str> {
+    tool.candidates()
+        .iter()
+        .copied()
+        .find(|class| classes.contains(*class))
 }
 
 /// Fails unless `java -version` runs and reports Java 17 or newer (Kafka 4 servers need 17);
