@@ -5,10 +5,10 @@ use std::path::PathBuf;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use super::dynamic_quorum::{kraftd_format_with, kraftd_props};
 use super::quorum_probe::{all_caught_up, assert_same_batches, leader_view, read_log_batches};
 use super::{
-    voters, JavaController, Kafka, KraftdProcess, Properties, Quorum, ServerBuilder, TestDir,
-    Voter, KRAFTD_COMMAND_TIMEOUT,
+    voters, JavaController, Kafka, KraftdProcess, Properties, Quorum, ServerBuilder, TestDir, Voter,
 };
 use kraftd::raft::msg::DescribeQuorumResponse;
 
@@ -33,6 +33,13 @@ impl Member {
             Member::Java(j) => j.metadata_log_dir().parent().unwrap().to_path_buf(),
             Member::Kraftd(_, data) => data.clone(),
         }
+    }
+    /// The `directory.id` its format wrote into `meta.properties`.
+    pub fn directory_id(&self) -> String {
+        let meta = Properties::read(&self.metadata_dir().join("meta.properties"));
+        meta.get("directory.id")
+            .unwrap_or_else(|| panic!("{}: meta.properties has no directory.id", self.kind()))
+            .to_string()
     }
     pub fn kill9(&mut self) {
         match self {
@@ -134,11 +141,28 @@ pub enum Stop {
     Kill9,
 }
 
+/// How the voters of a [`Mixed`] quorum know each other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QuorumMode {
+    /// `controller.quorum.voters` (kraft.version 0): the voter set is fixed by the config.
+    Static,
+    /// `controller.quorum.bootstrap.servers`, formatted with `--initial-controllers`
+    /// (kraft.version 1): the voter set lives in the log and changes through
+    /// `add-controller` / `remove-controller`.
+    Dynamic,
+}
+
 pub struct Mixed {
     pub dir: TestDir,
     pub cluster_id: String,
+    /// Voters 1..=3 in that order; a voter's directory id is the one it runs with now.
     pub voters: Vec<Voter>,
     pub members: Vec<Member>,
+    pub mode: QuorumMode,
+    /// The properties every node got over the harness's, and the format arguments: a node on a
+    /// new directory gets them too.
+    pub node_props: Vec<(String, String)>,
+    pub format_args: Vec<String>,
 }
 
 impl Mixed {
@@ -155,22 +179,31 @@ impl Mixed {
     /// [`Self::start_with`], every node formatted with `format_args` too (both `kafka-storage
     /// format` and `kraftd format` take e.g. `--release-version 3.9-IV0`).
     pub fn start_formatted(kraftd: &[i32], extra: &[(&str, &str)], format_args: &[&str]) -> Mixed {
+        Self::start_in_mode(QuorumMode::Static, kraftd, extra, format_args)
+    }
+
+    /// [`Self::start_formatted`] for a quorum of either [`QuorumMode`].
+    pub fn start_in_mode(
+        mode: QuorumMode,
+        kraftd: &[i32],
+        extra: &[(&str, &str)],
+        format_args: &[&str],
+    ) -> Mixed {
         let dir = TestDir::new();
         let kafka = Kafka::get();
         let cluster_id = kafka.random_uuid();
         let voters = voters(1..=3);
-        let static_voters = voters
-            .iter()
-            .map(|v| format!("{}@{}", v.id, v.endpoint()))
-            .collect::<Vec<_>>()
-            .join(",");
+        let quorum = match mode {
+            QuorumMode::Static => Quorum::StaticVoters(voters.clone()),
+            QuorumMode::Dynamic => Quorum::InitialControllers(voters.clone()),
+        };
         // The Java voters' formats run in parallel (a JVM each); the servers start in order.
         let java_builders = voters
             .iter()
             .filter(|v| !kraftd.contains(&v.id))
             .map(|v| {
                 let mut builder = JavaController::builder(v.id)
-                    .quorum(Quorum::StaticVoters(voters.clone()))
+                    .quorum(quorum.clone())
                     .cluster_id(cluster_id.clone())
                     .format_args(format_args);
                 for (k, v) in extra {
@@ -187,23 +220,14 @@ impl Mixed {
                     return Member::Java(java.next().expect("one Java server per Java voter"));
                 }
                 let data = dir.subdir(format!("kraftd-{}-data", v.id));
-                let mut props = Properties::new();
-                props
-                    .set("process.roles", "controller")
-                    .set("node.id", v.id.to_string())
-                    .set("listeners", format!("CONTROLLER://{}", v.endpoint()))
-                    .set("controller.listener.names", "CONTROLLER")
-                    .set("controller.quorum.voters", static_voters.clone())
-                    .set("log.dirs", data.display().to_string());
+                let (mut props, flag) = kraftd_props(v.id, v.port, &data, &quorum);
                 for (k, v) in extra {
                     props.set(*k, *v);
                 }
                 let name = format!("kraftd-{}", v.id);
                 let config = KraftdProcess::write_config(&dir, &name, &props);
+                kraftd_format_with(&config, &cluster_id, &flag, format_args);
                 let config = config.display().to_string();
-                let mut format = vec!["format", "-t", &cluster_id, "-c", &config];
-                format.extend_from_slice(format_args);
-                KraftdProcess::run(&format, &[], KRAFTD_COMMAND_TIMEOUT).assert_success();
                 Member::Kraftd(
                     KraftdProcess::start(&dir, &name, &["start", &config], &[]),
                     data,
@@ -215,6 +239,22 @@ impl Mixed {
             cluster_id,
             voters,
             members,
+            mode,
+            node_props: extra
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            format_args: format_args.iter().map(|a| a.to_string()).collect(),
+        }
+    }
+
+    /// How a broker (or an observer) finds this quorum.
+    pub fn quorum_for_others(&self) -> Quorum {
+        match self.mode {
+            QuorumMode::Static => Quorum::StaticVoters(self.voters.clone()),
+            QuorumMode::Dynamic => {
+                Quorum::Bootstrap(self.voters.iter().map(Voter::endpoint).collect())
+            }
         }
     }
 

@@ -19,6 +19,7 @@
 
 pub mod cases;
 mod cds;
+pub mod disk_replacement;
 pub mod dynamic_quorum;
 pub mod image_compare;
 mod image_dumper;

@@ -1,8 +1,11 @@
-//! Issue 13, static quorum: every Java controller of a live cluster replaced by kraftd, one
-//! node at a time, on the node's own data directory, and then back to Java the same way,
-//! while three stock brokers serve a verifying producer and consumer.
+//! Issue 13: every Java controller of a live cluster replaced by kraftd, one node at a time, on
+//! the node's own data directory, and then back to Java the same way, while three stock brokers
+//! serve a verifying producer and consumer. Once on a static quorum, and once on a dynamic one
+//! (kraft.version 1), where the last step of each direction also replaces the voter's disk
+//! (`remove-controller`, a new directory id, `add-controller`; see `Swap::NewDirectory`).
 //!
-//! Start: Java 4.4 voters 1-3 (static `controller.quorum.voters`) and stock brokers 101-103
+//! Start: Java 4.4 voters 1-3 (static `controller.quorum.voters`, or formatted
+//! `--initial-controllers` with brokers bootstrapping from them) and stock brokers 101-103
 //! (the workload cluster, at 4.4-IV2, Kafka's default broker session); topic `orders`, written
 //! by Kafka's `VerifiableProducer` (idempotent, acks=all) and read by Kafka's
 //! `VerifiableConsumer` for the whole test.
@@ -10,7 +13,8 @@
 //! Six steps, three to kraftd and three back. Each step stops one voter, the active controller
 //! whenever it is of the kind being replaced (else the lowest id of that kind), with SIGTERM
 //! or, in the second step of each direction, SIGKILL; and starts the other kind on the same
-//! directory from the same `server.properties` (same node id, listener and voters). Then:
+//! directory from the same `server.properties` (same node id, listener and voters), or on a
+//! new directory. Then:
 //! - a controller leads (in a later epoch, when the leader was stopped);
 //! - the new process registered itself (a new RegisterControllerRecord for its id) and every
 //!   voter is at the leader's log end, past that registration (DescribeQuorum);
@@ -34,11 +38,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::harness::disk_replacement::DiskReplacement;
+use crate::harness::dynamic_quorum::Kind;
 use crate::harness::image_compare::{
     image_differences, kraftd_image, without_orphan_topic_configs,
 };
 use crate::harness::java_probe::ProbeSession;
-use crate::harness::mixed_quorum::{Member, Stop};
+use crate::harness::mixed_quorum::{Member, QuorumMode, Stop};
 use crate::harness::verifying::VerifyingClients;
 use crate::harness::workload::{Cluster, BROKERS};
 use crate::harness::{dump_java_image, JavaController};
@@ -69,40 +75,42 @@ const KRAFTD: &str = "kraftd";
 
 #[test]
 fn rolling_replacement_of_every_java_controller_by_kraftd_and_back() {
-    let mut r = Rolling::start();
-    let mut steps = Vec::new();
-    for n in 1..=6 {
-        let to = if n <= 3 { KRAFTD } else { JAVA };
-        // The second step of each direction crashes the voter it replaces.
-        let stop = if n % 3 == 2 {
-            Stop::Kill9
-        } else {
-            Stop::Sigterm
-        };
-        let s = r.step(n, to, stop);
-        r.log(&format!("step {n}: {s}"));
-        steps.push(s);
-    }
-    let moves = steps.iter().filter(|s| s.moved()).count();
-    let kraftd_led = steps.iter().filter(|s| s.leader_after.1 == KRAFTD).count();
-    r.log(&format!(
-        "leadership moved in {moves} of {} steps; kraftd led after {kraftd_led} of them",
-        steps.len()
-    ));
-    let replaced_leader = |steps: &[Step], kind| {
-        steps
-            .iter()
-            .any(|s| s.leader_before == (s.node, kind) && s.moved())
-    };
-    assert!(
-        replaced_leader(&steps[..3], JAVA) && replaced_leader(&steps[3..], KRAFTD),
-        "each direction should replace an active controller"
-    );
-    assert!(
-        kraftd_led > 0,
-        "kraftd never was the brokers' active controller"
-    );
-    r.finish();
+    // The second step of each direction crashes the voter it replaces.
+    let plan = [
+        (KRAFTD, Swap::SameDirectory(Stop::Sigterm)),
+        (KRAFTD, Swap::SameDirectory(Stop::Kill9)),
+        (KRAFTD, Swap::SameDirectory(Stop::Sigterm)),
+        (JAVA, Swap::SameDirectory(Stop::Sigterm)),
+        (JAVA, Swap::SameDirectory(Stop::Kill9)),
+        (JAVA, Swap::SameDirectory(Stop::Sigterm)),
+    ];
+    Rolling::start(QuorumMode::Static).run(&plan);
+}
+
+/// The same path on a dynamic quorum (kraft.version 1, formatted `--initial-controllers`, the
+/// brokers finding it through `controller.quorum.bootstrap.servers`). The last step of each
+/// direction replaces the voter's disk: `remove-controller` of its old replica key, the other
+/// kind on a new directory (a new directory id), `add-controller` once it has caught up.
+#[test]
+fn rolling_replacement_of_a_dynamic_quorum_with_a_new_disk_each_way() {
+    let plan = [
+        (KRAFTD, Swap::SameDirectory(Stop::Sigterm)),
+        (KRAFTD, Swap::SameDirectory(Stop::Kill9)),
+        (KRAFTD, Swap::NewDirectory(Stop::Sigterm)),
+        (JAVA, Swap::SameDirectory(Stop::Sigterm)),
+        (JAVA, Swap::SameDirectory(Stop::Kill9)),
+        (JAVA, Swap::NewDirectory(Stop::Kill9)),
+    ];
+    Rolling::start(QuorumMode::Dynamic).run(&plan);
+}
+
+/// How a step swaps a voter's implementation.
+#[derive(Debug, Clone, Copy)]
+enum Swap {
+    /// The other kind starts on the voter's own directory, from its own `server.properties`.
+    SameDirectory(Stop),
+    /// The voter's disk is replaced (dynamic quorums only): see `Mixed::replace_on_new_directory`.
+    NewDirectory(Stop),
 }
 
 /// The cluster, its clients and what the steps need to remember.
@@ -124,7 +132,9 @@ struct Step {
     node: i32,
     from: &'static str,
     to: &'static str,
-    stop: Stop,
+    swap: Swap,
+    /// The directory ids and timings of a disk replacement.
+    disk: Option<DiskReplacement>,
     /// (id, kind) of the leader before and after the step.
     leader_before: (i32, &'static str),
     leader_after: (i32, &'static str),
@@ -152,13 +162,17 @@ impl std::fmt::Display for Step {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "voter {} {} -> {} ({:?}); leader {} {} -> {} {} (epoch {}{}); swapped {:.1?}, \
+            "voter {} {} -> {} ({:?}{}); leader {} {} -> {} {} (epoch {}{}); swapped {:.1?}, \
              registered {:.1?}, caught up {:.1?}, topic+config {:.1?} {}; step {:.1?}; {} \
              acknowledged",
             self.node,
             self.from,
             self.to,
-            self.stop,
+            self.swap,
+            self.disk.as_ref().map_or(String::new(), |d| format!(
+                ", directory {} -> {}, removed {:.1?}, observer caught up {:.1?}, added {:.1?}",
+                d.old_directory_id, d.new_directory_id, d.removed, d.observer_caught_up, d.added
+            )),
             self.leader_before.1,
             self.leader_before.0,
             self.leader_after.1,
@@ -178,9 +192,9 @@ impl std::fmt::Display for Step {
 
 impl Rolling {
     /// The Java cluster with its clients running.
-    fn start() -> Rolling {
+    fn start(mode: QuorumMode) -> Rolling {
         let started = Instant::now();
-        let mut c = Cluster::start_with(&[], RELEASE, CONTROLLERS);
+        let mut c = Cluster::start_in_mode(mode, &[], RELEASE, CONTROLLERS);
         // The waits read broker 101's copy of the log: it stays whole (the brokers keep the
         // default retention) while the voters clean theirs and come and go.
         c.log_of = BROKERS[0];
@@ -230,37 +244,92 @@ impl Rolling {
         r
     }
 
+    /// Runs the steps of `plan` (the kind each step swaps to, and how), checks that each
+    /// direction replaced an active controller and that kraftd led, and makes the end checks.
+    fn run(mut self, plan: &[(&'static str, Swap)]) {
+        let mut steps = Vec::new();
+        for (i, &(to, swap)) in plan.iter().enumerate() {
+            let s = self.step(i + 1, to, swap);
+            self.log(&format!("step {}: {s}", i + 1));
+            steps.push(s);
+        }
+        let moves = steps.iter().filter(|s| s.moved()).count();
+        let kraftd_led = steps.iter().filter(|s| s.leader_after.1 == KRAFTD).count();
+        self.log(&format!(
+            "leadership moved in {moves} of {} steps; kraftd led after {kraftd_led} of them",
+            steps.len()
+        ));
+        let replaced_leader = |kind| {
+            steps
+                .iter()
+                .any(|s| s.from == kind && s.leader_before == (s.node, kind) && s.moved())
+        };
+        assert!(
+            replaced_leader(JAVA) && replaced_leader(KRAFTD),
+            "each direction should replace an active controller"
+        );
+        assert!(
+            kraftd_led > 0,
+            "kraftd never was the brokers' active controller"
+        );
+        self.finish();
+    }
+
     fn log(&self, what: &str) {
         eprintln!("[{:>6.1?}] {what}", self.started.elapsed());
     }
 
     /// Replaces one voter with the other kind and checks the cluster through it.
-    fn step(&mut self, n: usize, to: &'static str, stop: Stop) -> Step {
+    fn step(&mut self, n: usize, to: &'static str, swap: Swap) -> Step {
         let c = &mut self.c;
         let before = c.q.wait_caught_up(0);
         let from = if to == KRAFTD { JAVA } else { KRAFTD };
         let kind = |c: &mut Cluster, id: i32| c.q.member(id).kind();
-        let node = if kind(c, before.leader_id) == from {
+        // A voter of the other kind, the leader if it is one. Java comes back on a directory
+        // only where it was parked; a voter whose disk kraftd replaced takes a new one again.
+        let parked = &self.parked;
+        let eligible = |c: &mut Cluster, id: i32| {
+            kind(c, id) == from
+                && (to == KRAFTD
+                    || matches!(swap, Swap::NewDirectory(_))
+                    || parked.contains_key(&id))
+        };
+        let node = if eligible(c, before.leader_id) {
             before.leader_id
         } else {
             (1..=3)
-                .find(|&id| kind(c, id) == from)
-                .expect("a voter to replace")
+                .find(|&id| eligible(c, id))
+                .unwrap_or_else(|| panic!("step {n}: no voter to replace by {swap:?}"))
         };
         let leader_before = (before.leader_id, kind(c, before.leader_id));
         let incarnation = c.view().controllers.get(&node).copied();
         let acked_before = self.clients.tally().acked;
 
         let t0 = Instant::now();
-        if to == KRAFTD {
-            let java = c.q.replace_with_kraftd(node, stop);
-            self.parked.insert(node, java);
-        } else {
-            let java = self
-                .parked
-                .remove(&node)
-                .expect("the Java controller kraftd replaced");
-            c.q.replace_with_java(node, java, stop);
+        let mut disk = None;
+        match swap {
+            Swap::SameDirectory(stop) if to == KRAFTD => {
+                let java = c.q.replace_with_kraftd(node, stop);
+                self.parked.insert(node, java);
+            }
+            Swap::SameDirectory(stop) => {
+                let java = self
+                    .parked
+                    .remove(&node)
+                    .expect("the Java controller kraftd replaced");
+                c.q.replace_with_java(node, java, stop);
+            }
+            Swap::NewDirectory(stop) => {
+                let kind = if to == KRAFTD {
+                    Kind::Kraftd
+                } else {
+                    Kind::Java
+                };
+                // The old directory is given up, and with it a Java controller parked there.
+                let (_old, report) = c.q.replace_on_new_directory(node, kind, stop);
+                self.parked.remove(&node);
+                disk = Some(report);
+            }
         }
         let swapped = t0.elapsed();
         if node == before.leader_id {
@@ -314,7 +383,8 @@ impl Rolling {
             node,
             from,
             to,
-            stop,
+            swap,
+            disk,
             leader_before,
             leader_after: (after.leader_id, kind(c, after.leader_id)),
             epoch_after: after.leader_epoch,
@@ -356,7 +426,27 @@ impl Rolling {
         for b in &mut c.brokers {
             b.wait_exit(Duration::from_secs(60));
         }
-        let hw = c.q.wait_caught_up(0).high_watermark;
+        let end = c.q.wait_caught_up(0);
+        let hw = end.high_watermark;
+        if c.q.mode == QuorumMode::Dynamic {
+            // The voter set holds each voter's current directory: the replaced disks' new ids.
+            let mut listed: Vec<(i32, String)> = end
+                .voters
+                .iter()
+                .map(|v| {
+                    let dir = v.replica_key.directory_id.map(|u| u.to_string());
+                    (v.replica_key.id, dir.unwrap_or_default())
+                })
+                .collect();
+            listed.sort();
+            let current: Vec<(i32, String)> =
+                c.q.voters
+                    .iter()
+                    .map(|v| (v.id, v.directory_id.clone()))
+                    .collect();
+            assert_eq!(listed, current, "the voter set at the end");
+            log(format!("voters at the end: {listed:?}"));
+        }
         c.q.assert_java_healthy();
         c.q.stop();
 

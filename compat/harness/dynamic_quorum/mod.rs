@@ -11,14 +11,15 @@
 
 mod node;
 
+use std::path::Path;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use kraftd::raft::msg::{DescribeQuorumResponse, ReplicaDescription};
 
 pub use node::{
-    ids, kraftd_format, kraftd_format_with, start_node, start_node_formatted, voters_history, Kind,
-    Node, VoterEntry, VotersAt,
+    ids, kraftd_format, kraftd_format_with, kraftd_props, start_node, start_node_formatted,
+    voters_history, Kind, Node, VoterEntry, VotersAt,
 };
 
 use super::mixed_quorum::{Member, Mixed};
@@ -284,33 +285,10 @@ impl DynamicQuorum {
         })
     }
 
-    /// `kafka-metadata-quorum --bootstrap-controller <via> --command-config <node's config plus
-    /// short admin timeouts> add-controller`. Retried (at most 3 runs) while the leader answers
-    /// REQUEST_TIMED_OUT because the node lags behind, as Kafka's docs advise.
+    /// [`add_controller`] of node `id` through `via`.
     pub fn add_controller(&self, via: &str, id: i32) -> Output {
         let node = self.node(id);
-        let config = self
-            .dir
-            .subdir("tool-configs")
-            .join(format!("add-{}.properties", node.name()));
-        let mut props = Properties::read(&node.config);
-        props
-            .set("request.timeout.ms", "20000")
-            .set("default.api.timeout.ms", "30000");
-        props.write(&config);
-        let config = config.display().to_string();
-        let kafka = Kafka::get();
-        let mut out = None;
-        for _ in 0..3 {
-            let o = kafka.metadata_quorum(via, &["--command-config", &config, "add-controller"]);
-            let retry = !o.success() && o.stderr.contains("lagging behind");
-            out = Some(o);
-            if !retry {
-                break;
-            }
-            thread::sleep(Duration::from_secs(1));
-        }
-        out.expect("ran at least once")
+        add_controller(&self.dir, &node.config, &node.name(), via)
     }
 
     /// `remove-controller --controller-id <id> --controller-directory-id <dir>` through `via`.
@@ -435,6 +413,7 @@ impl DynamicQuorum {
             cluster_id,
             voters,
             members,
+            ..
         } = m;
         let nodes = voters
             .iter()
@@ -493,6 +472,34 @@ impl Default for DynamicQuorum {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// `kafka-metadata-quorum --bootstrap-controller <via> --command-config <the node's config plus
+/// short admin timeouts> add-controller` for the node that runs with `config`. Retried (at most
+/// 3 runs) while the leader answers REQUEST_TIMED_OUT because the node lags behind, as Kafka's
+/// docs advise.
+pub fn add_controller(dir: &TestDir, config: &Path, name: &str, via: &str) -> Output {
+    let tool_config = dir
+        .subdir("tool-configs")
+        .join(format!("add-{name}.properties"));
+    let mut props = Properties::read(config);
+    props
+        .set("request.timeout.ms", "20000")
+        .set("default.api.timeout.ms", "30000");
+    props.write(&tool_config);
+    let tool_config = tool_config.display().to_string();
+    let kafka = Kafka::get();
+    let mut out = None;
+    for _ in 0..3 {
+        let o = kafka.metadata_quorum(via, &["--command-config", &tool_config, "add-controller"]);
+        let retry = !o.success() && o.stderr.contains("lagging behind");
+        out = Some(o);
+        if !retry {
+            break;
+        }
+        thread::sleep(Duration::from_secs(1));
+    }
+    out.expect("ran at least once")
 }
 
 /// Asserts `out` succeeded, saying what ran against which leader.

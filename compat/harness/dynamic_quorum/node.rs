@@ -68,10 +68,7 @@ impl Node {
 
     /// The `directory.id` its format wrote into `meta.properties`.
     pub fn directory_id(&self) -> String {
-        let meta = Properties::read(&self.metadata_dir().join("meta.properties"));
-        meta.get("directory.id")
-            .unwrap_or_else(|| panic!("{}: meta.properties has no directory.id", self.name()))
-            .to_string()
+        self.member.directory_id()
     }
 
     pub fn is_running(&mut self) -> bool {
@@ -140,7 +137,7 @@ pub fn ids(voters: &[VoterEntry]) -> Vec<i32> {
 }
 
 /// The properties of a kraftd controller, Kafka's keys; `quorum` as for a Java node.
-fn kraftd_props(id: i32, port: u16, data: &Path, quorum: &Quorum) -> (Properties, FormatFlag) {
+pub fn kraftd_props(id: i32, port: u16, data: &Path, quorum: &Quorum) -> (Properties, FormatFlag) {
     let join =
         |v: &[Voter], f: &dyn Fn(&Voter) -> String| v.iter().map(f).collect::<Vec<_>>().join(",");
     let mut p = Properties::new();

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::log_view::LogView;
 use super::tools::Tools;
-use crate::harness::mixed_quorum::{Member, Mixed};
+use crate::harness::mixed_quorum::{Member, Mixed, QuorumMode};
 use crate::harness::quorum_probe::leader_view;
 use crate::harness::{free_port, JavaBroker, Properties, Quorum, ServerBuilder};
 
@@ -79,6 +79,17 @@ impl Cluster {
         release: &str,
         controller_overrides: &[(&str, &str)],
     ) -> Cluster {
+        Self::start_in_mode(QuorumMode::Static, kraftd, release, controller_overrides)
+    }
+
+    /// [`Self::start_with`] on a quorum of either [`QuorumMode`]; the brokers find a dynamic
+    /// quorum through `controller.quorum.bootstrap.servers`.
+    pub fn start_in_mode(
+        mode: QuorumMode,
+        kraftd: &[i32],
+        release: &str,
+        controller_overrides: &[(&str, &str)],
+    ) -> Cluster {
         let started = Instant::now();
         let controllers: Vec<(&str, &str)> = EVERY_NODE
             .iter()
@@ -86,14 +97,14 @@ impl Cluster {
             .chain(controller_overrides)
             .copied()
             .collect();
-        let q = Mixed::start_formatted(kraftd, &controllers, &["--release-version", release]);
+        let q = Mixed::start_in_mode(mode, kraftd, &controllers, &["--release-version", release]);
         let mut sasl_ports = Vec::new();
         let builders = BROKERS
             .iter()
             .map(|&id| {
                 let (plain, sasl) = (free_port(), free_port());
                 sasl_ports.push(sasl);
-                let mut b = JavaBroker::builder(id, Quorum::StaticVoters(q.voters.clone()))
+                let mut b = JavaBroker::builder(id, q.quorum_for_others())
                     .cluster_id(q.cluster_id.clone())
                     .format_args(&["--release-version", release])
                     .broker_port(plain)
