@@ -29,6 +29,14 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                 return Err(format!("high watermark {hw} was never reported"));
             }
         }
+        if let Some(deadline) = self.shutdown.filter(|d| *d > self.now) {
+            if self.next_deadline > deadline {
+                return Err(format!(
+                    "shutting down until {deadline}, but the next deadline is {}",
+                    self.next_deadline
+                ));
+            }
+        }
         if !self.parked.is_empty() && !self.is_leader() {
             return Err("parked fetches while not leader".into());
         }

@@ -136,6 +136,8 @@ pub struct Raft<L: RaftLog, S: QuorumStateStore> {
     /// The last `now` seen (time must not go back).
     pub(super) now: Instant,
     /// Set by `begin_shutdown`: the deadline of a graceful shutdown (Kafka's `GracefulShutdown`).
+    /// Invariant: until it passes, `next_deadline` is no later, so that a driver with nothing
+    /// else to wake it still sees the shutdown complete.
     pub(super) shutdown: Option<Instant>,
     /// The (epoch, leader) last told to the state machine (`Action::LeaderChange`).
     pub(super) announced_leader: Option<(Epoch, Option<NodeId>)>,
@@ -379,8 +381,12 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
 
     fn compute_next_deadline(&self, now: Instant) -> Instant {
         let role = match &self.role {
-            // Shutting down, only requests (and parked fetches) have timers left.
-            _ if self.shutdown.is_some() => Instant::NEVER,
+            // Shutting down, only requests (and parked fetches) have timers left, and the
+            // shutdown's own deadline while ahead: with every peer gone nothing else wakes the
+            // driver. Past it the shutdown is complete and the driver stops the node.
+            _ if self.shutdown.is_some() => {
+                self.shutdown.filter(|d| *d > now).unwrap_or(Instant::NEVER)
+            }
             // A voter removed while unattached no longer elects; its fetches have timers.
             Role::Unattached(_) if !self.is_voter() => Instant::NEVER,
             Role::Unattached(s) => s.election_deadline,

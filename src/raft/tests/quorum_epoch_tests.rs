@@ -251,3 +251,46 @@ fn graceful_shutdown_resigns_then_completes_once_a_successor_leads() {
         matches!(reply(&fetch), Response::Fetch(f) if f.partition_error == ErrorCode::NOT_LEADER_OR_FOLLOWER)
     );
 }
+
+/// A driver sleeps until `next_deadline` when nothing arrives. With every other voter gone
+/// (each request fails at once, as a refused connection does), a shutting-down leader must
+/// still wake by its shutdown deadline and complete there, as Java's does after 5 s; it used
+/// to report no deadline at all and hang.
+#[test]
+fn a_shutdown_with_every_peer_gone_completes_at_its_deadline() {
+    let (mut l, _) = leader(1, VOTERS, 1, MemLog::new());
+    l.begin_shutdown(Instant(10), std::time::Duration::from_secs(5));
+    let mut actions = l.take_actions();
+    let mut now = 10;
+    let mut wakes = 0;
+    while !l.is_shutdown_complete(Instant(now)) {
+        let mut failed = Vec::new();
+        for (to, corr, _) in sends(&actions) {
+            failed.extend(l.step(
+                Instant(now),
+                Input::SendFailed {
+                    to,
+                    corr,
+                    error: ErrorCode::BROKER_NOT_AVAILABLE,
+                },
+            ));
+        }
+        if !failed.is_empty() {
+            actions = failed;
+            continue;
+        }
+        let next = l.next_deadline();
+        assert!(
+            next <= Instant(5010),
+            "shutting down until 5010 with nothing to wake it before {next}"
+        );
+        now = next.0.max(now + 1);
+        actions = l.step(Instant(now), Input::Tick);
+        wakes += 1;
+        assert!(wakes < 1000, "no end to the shutdown by {now}");
+    }
+    assert_eq!(
+        now, 5010,
+        "complete at the deadline, not before: no successor was elected"
+    );
+}
