@@ -152,8 +152,17 @@ vectors:
 #   SNAPSHOT_BENCH_QUIET_CPU (0.2), SNAPSHOT_BENCH_TIMEOUT_S (900), SNAPSHOT_BENCH_JAVA_OPTS (-Xmx6g, G1),
 #   SNAPSHOT_BENCH_DIR (target/bench/snapshot), SNAPSHOT_BENCH_KEEP=1 keeps the data directories;
 #   see bench/snapshot/snapshot_bench.py. Quick run: SNAPSHOT_BENCH_TOPICS=100 SNAPSHOT_BENCH_PARTITIONS=100.
-.PHONY: bench bench-storage bench-raft bench-image bench-snapshot
-bench: bench-storage bench-raft bench-image bench-snapshot
+# `bench-failover`: the active controller of a 3-kraftd, a 3-Java and a 2-Java + 1-kraftd static
+#   quorum killed FAILOVER_KILLS (20) times each, at a random point of its cycle: time until a new
+#   leader, until its first commit, each follower's first pre-vote, and who wins the mixed
+#   quorum's elections (target/bench/failover.json; compat/tests/failover_bench.rs).
+FAILOVER_KILLS ?= 20
+.PHONY: bench bench-storage bench-raft bench-image bench-snapshot bench-failover
+bench: bench-storage bench-raft bench-image bench-snapshot bench-failover
+
+bench-failover: compat-deps
+	KRAFTD_FAILOVER_KILLS=$(FAILOVER_KILLS) $(CARGO) test --release --test compat -- \
+	  failover_bench --test-threads=1 --nocapture
 
 bench-storage: compat-deps
 	@mkdir -p target/bench/java-classes

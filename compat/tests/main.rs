@@ -15,6 +15,7 @@ mod brokers;
 mod configs;
 mod controller_failover;
 mod every_record;
+mod failover_bench;
 mod front_end;
 mod full_disk;
 mod harness_selftest;
