@@ -135,6 +135,8 @@ pub enum Stop {
 }
 
 pub struct Mixed {
+    /// The Kafka release the Java controllers run (and format with).
+    pub kafka: &'static Kafka,
     pub dir: TestDir,
     pub cluster_id: String,
     pub voters: Vec<Voter>,
@@ -155,8 +157,17 @@ impl Mixed {
     /// [`Self::start_with`], every node formatted with `format_args` too (both `kafka-storage
     /// format` and `kraftd format` take e.g. `--release-version 3.9-IV0`).
     pub fn start_formatted(kraftd: &[i32], extra: &[(&str, &str)], format_args: &[&str]) -> Mixed {
+        Self::start_on(Kafka::get(), kraftd, extra, format_args)
+    }
+
+    /// [`Self::start_formatted`] with the Java controllers of Kafka release `kafka`.
+    pub fn start_on(
+        kafka: &'static Kafka,
+        kraftd: &[i32],
+        extra: &[(&str, &str)],
+        format_args: &[&str],
+    ) -> Mixed {
         let dir = TestDir::new();
-        let kafka = Kafka::get();
         let cluster_id = kafka.random_uuid();
         let voters = voters(1..=3);
         let static_voters = voters
@@ -170,6 +181,7 @@ impl Mixed {
             .filter(|v| !kraftd.contains(&v.id))
             .map(|v| {
                 let mut builder = JavaController::builder(v.id)
+                    .kafka(kafka)
                     .quorum(Quorum::StaticVoters(voters.clone()))
                     .cluster_id(cluster_id.clone())
                     .format_args(format_args);
@@ -211,6 +223,7 @@ impl Mixed {
             })
             .collect();
         Mixed {
+            kafka,
             dir,
             cluster_id,
             voters,
@@ -271,7 +284,7 @@ impl Mixed {
     }
 
     /// Stops voter `id` (kraftd) and restarts `java`, the Java controller it replaced, on
-    /// the same directory and config.
+    /// the same directory and config, with the quorum's Kafka release.
     pub fn replace_with_java(&mut self, id: i32, mut java: JavaController, stop: Stop) {
         assert!(
             matches!(self.member(id), Member::Kraftd(..)),
@@ -279,6 +292,7 @@ impl Mixed {
         );
         self.stop_member(id, stop);
         java.restart(&self.dir);
+        java.assert_runs(self.kafka);
         *self.member(id) = Member::Java(java);
     }
 
