@@ -45,6 +45,13 @@ impl Mixed {
             QuorumMode::Dynamic,
             "a static quorum cannot change its voter set"
         );
+        // The new node and the tools run Kafka::get()'s release.
+        assert!(
+            std::ptr::eq(self.kafka, Kafka::get()),
+            "disk replacements run {:?}, not {:?}",
+            Kafka::get(),
+            self.kafka
+        );
         let t0 = Instant::now();
         let old_directory_id = self.member(id).directory_id();
         let others: Vec<Voter> = self.voters.iter().filter(|v| v.id != id).cloned().collect();

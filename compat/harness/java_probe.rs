@@ -35,21 +35,28 @@ fn java_files(dir: &Path) -> Vec<PathBuf> {
 /// `target/compat/kafka-<version>/<cache>/<hash of the sources>/` (compiled now if they
 /// changed). Concurrent callers never see half a compile.
 pub fn compile(sources: &Path, cache: &str, scratch: &Path) -> PathBuf {
-    // One compile at a time in this process; other processes stage under their own pid.
-    static COMPILING: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _one = COMPILING.lock().unwrap_or_else(|p| p.into_inner());
-    let kafka = Kafka::get();
     let files = java_files(sources);
     assert!(
         !files.is_empty(),
         "no Java sources in {}",
         sources.display()
     );
+    compile_on(Kafka::get(), &files, cache, scratch)
+}
+
+/// [`compile`] of the source `files` against Kafka release `kafka`'s classpath, into its
+/// [`Kafka::cache_dir`].
+fn compile_on(kafka: &Kafka, files: &[PathBuf], cache: &str, scratch: &Path) -> PathBuf {
+    // One compile at a time in this process; other processes stage under their own pid.
+    static COMPILING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = COMPILING.lock().unwrap_or_else(|p| p.into_inner());
     let mut hasher = DefaultHasher::new();
     kafka.classpath().hash(&mut hasher);
-    for f in &files {
+    for f in files {
         f.file_name().hash(&mut hasher);
-        fs::read(f).unwrap().hash(&mut hasher);
+        fs::read(f)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", f.display()))
+            .hash(&mut hasher);
     }
     let root = kafka.cache_dir().join(cache);
     let dir = root.join(format!("{:016x}", hasher.finish()));
@@ -66,14 +73,10 @@ pub fn compile(sources: &Path, cache: &str, scratch: &Path) -> PathBuf {
         .arg(&staging)
         .arg("-cp")
         .arg(kafka.classpath())
-        .args(&files);
-    let what = format!("javac <{}>", sources.display());
-    let out = run_command(cmd, what, None, COMPILE_TIMEOUT, scratch);
-    assert!(
-        out.success(),
-        "cannot compile {}:\n{out}",
-        sources.display()
-    );
+        .args(files);
+    let what = format!("javac {files:?} (Kafka {})", kafka.version());
+    let out = run_command(cmd, what.clone(), None, COMPILE_TIMEOUT, scratch);
+    assert!(out.success(), "cannot compile {what}:\n{out}");
     fs::write(staging.join(".complete"), b"").unwrap();
     if dir.is_dir() && !marker.is_file() {
         // Left by an interrupted or older compile: replaced.
@@ -91,9 +94,27 @@ pub fn probe_classes(scratch: &Path) -> PathBuf {
     compile(&sources(), "java-probes", scratch)
 }
 
+/// The class of program `main_class` (`compat/java/<main_class>.java`, which must need no other
+/// source there) compiled alone against Kafka release `kafka`'s classpath: a program can then
+/// run on a release other than [`Kafka::get`]'s, whose jars lack classes the other probes use.
+fn program_classes(kafka: &Kafka, main_class: &str, scratch: &Path) -> PathBuf {
+    let source = sources().join(format!("{main_class}.java"));
+    compile_on(kafka, &[source], "java-programs", scratch)
+}
+
 /// `main_class` of the classes in `classes` (with the Kafka classpath) at heap `xmx`.
 pub fn java_command(classes: &Path, main_class: &str, xmx: &str, args: &[&str]) -> Command {
-    let kafka = Kafka::get();
+    java_command_on(Kafka::get(), classes, main_class, xmx, args)
+}
+
+/// [`java_command`] on Kafka release `kafka`'s classpath (and its class-data-sharing archive).
+fn java_command_on(
+    kafka: &Kafka,
+    classes: &Path,
+    main_class: &str,
+    xmx: &str,
+    args: &[&str],
+) -> Command {
     let opts = vec![format!("-Xmx{xmx}"), "-XX:+UseSerialGC".to_string()];
     let mut cmd = kafka.java_command(main_class, &kafka.tools_log4j_config(), &opts);
     cmd.env(
@@ -148,8 +169,20 @@ impl ProbeSession {
         dir: &super::TestDir,
         name: &str,
     ) -> ProbeSession {
-        let classes = probe_classes(dir.path());
-        let cmd = java_command(&classes, main_class, "256m", args);
+        Self::start_on(Kafka::get(), main_class, args, dir, name)
+    }
+
+    /// [`Self::start`] on Kafka release `kafka`: the program (one self-contained source, see
+    /// [`program_classes`]) compiled against and run on that release's jars.
+    pub fn start_on(
+        kafka: &Kafka,
+        main_class: &str,
+        args: &[&str],
+        dir: &super::TestDir,
+        name: &str,
+    ) -> ProbeSession {
+        let classes = program_classes(kafka, main_class, dir.path());
+        let cmd = java_command_on(kafka, &classes, main_class, "256m", args);
         let log = dir.log_path(name);
         let (guard, stdin) = super::ChildGuard::spawn_logged_with_stdin(name, cmd, &log)
             .unwrap_or_else(|e| panic!("cannot start java {main_class}: {e}"));

@@ -126,6 +126,36 @@ impl JavaServer {
         &self.spec.name
     }
 
+    /// The Kafka release whose jars format and run this server (a restart keeps it).
+    pub fn kafka(&self) -> &'static Kafka {
+        self.spec.kafka
+    }
+
+    /// Panics unless the running JVM is `kafka`'s: the release this server was built with, and
+    /// the classpath of the live process (read from `/proc/<pid>/environ`) is that release's.
+    #[track_caller]
+    pub fn assert_runs(&self, kafka: &Kafka) {
+        assert_eq!(
+            self.spec.kafka.version(),
+            kafka.version(),
+            "{} is built on another Kafka",
+            self.spec.name
+        );
+        let environ = std::fs::read(format!("/proc/{}/environ", self.pid()))
+            .unwrap_or_else(|e| panic!("cannot read the environment of {}: {e}", self.spec.name));
+        let classpath = environ
+            .split(|&b| b == 0)
+            .find_map(|v| v.strip_prefix(b"CLASSPATH="))
+            .map(String::from_utf8_lossy);
+        assert_eq!(
+            classpath.as_deref(),
+            Some(kafka.classpath()),
+            "{} does not run Kafka {}'s jars",
+            self.spec.name,
+            kafka.version()
+        );
+    }
+
     pub fn node_id(&self) -> i32 {
         self.spec.node_id
     }

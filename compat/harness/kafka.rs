@@ -165,6 +165,12 @@ pub struct Kafka {
     class_archive: Option<PathBuf>,
 }
 
+impl std::fmt::Debug for Kafka {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Kafka {}", self.version)
+    }
+}
+
 impl Kafka {
     /// The resolved release. The first call runs `compat/resolve-kafka` (Maven; reuses its cache)
     /// and checks Java; if either fails, this and every later call panics saying why: compat
@@ -237,6 +243,12 @@ impl Kafka {
 
     pub fn version(&self) -> &str {
         &self.version
+    }
+
+    /// The class-data-sharing archive this release's JVMs map, if one could be trained (each
+    /// release has its own, in its [`Self::cache_dir`]).
+    pub fn class_archive(&self) -> Option<&Path> {
+        self.class_archive.as_deref()
     }
 
     pub fn classpath(&self) -> &str {

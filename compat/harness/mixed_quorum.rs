@@ -153,6 +153,8 @@ pub enum QuorumMode {
 }
 
 pub struct Mixed {
+    /// The Kafka release the Java controllers run (and format with).
+    pub kafka: &'static Kafka,
     pub dir: TestDir,
     pub cluster_id: String,
     /// Voters 1..=3 in that order; a voter's directory id is the one it runs with now.
@@ -179,7 +181,7 @@ impl Mixed {
     /// [`Self::start_with`], every node formatted with `format_args` too (both `kafka-storage
     /// format` and `kraftd format` take e.g. `--release-version 3.9-IV0`).
     pub fn start_formatted(kraftd: &[i32], extra: &[(&str, &str)], format_args: &[&str]) -> Mixed {
-        Self::start_in_mode(QuorumMode::Static, kraftd, extra, format_args)
+        Self::start_on(Kafka::get(), QuorumMode::Static, kraftd, extra, format_args)
     }
 
     /// [`Self::start_formatted`] for a quorum of either [`QuorumMode`].
@@ -189,8 +191,18 @@ impl Mixed {
         extra: &[(&str, &str)],
         format_args: &[&str],
     ) -> Mixed {
+        Self::start_on(Kafka::get(), mode, kraftd, extra, format_args)
+    }
+
+    /// [`Self::start_in_mode`] with the Java controllers of Kafka release `kafka`.
+    pub fn start_on(
+        kafka: &'static Kafka,
+        mode: QuorumMode,
+        kraftd: &[i32],
+        extra: &[(&str, &str)],
+        format_args: &[&str],
+    ) -> Mixed {
         let dir = TestDir::new();
-        let kafka = Kafka::get();
         let cluster_id = kafka.random_uuid();
         let voters = voters(1..=3);
         let quorum = match mode {
@@ -203,6 +215,7 @@ impl Mixed {
             .filter(|v| !kraftd.contains(&v.id))
             .map(|v| {
                 let mut builder = JavaController::builder(v.id)
+                    .kafka(kafka)
                     .quorum(quorum.clone())
                     .cluster_id(cluster_id.clone())
                     .format_args(format_args);
@@ -235,6 +248,7 @@ impl Mixed {
             })
             .collect();
         Mixed {
+            kafka,
             dir,
             cluster_id,
             voters,
@@ -311,7 +325,7 @@ impl Mixed {
     }
 
     /// Stops voter `id` (kraftd) and restarts `java`, the Java controller it replaced, on
-    /// the same directory and config.
+    /// the same directory and config, with the quorum's Kafka release.
     pub fn replace_with_java(&mut self, id: i32, mut java: JavaController, stop: Stop) {
         assert!(
             matches!(self.member(id), Member::Kraftd(..)),
@@ -319,6 +333,7 @@ impl Mixed {
         );
         self.stop_member(id, stop);
         java.restart(&self.dir);
+        java.assert_runs(self.kafka);
         *self.member(id) = Member::Java(java);
     }
 

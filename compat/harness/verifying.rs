@@ -1,4 +1,5 @@
-//! A verifying client workload from the pinned Kafka jars: Kafka's `VerifiableProducer`
+//! A verifying client workload from the pinned Kafka jars (or a cluster's own release, see
+//! [`VerifyingClients::start_on`]): Kafka's `VerifiableProducer`
 //! (idempotent, acks=all) writing increasing integers into one topic, and Kafka's
 //! `VerifiableConsumer` (one member of a consumer group, from the earliest offset) reading them
 //! the whole time. Both print one JSON event a line into the test's directory; [`Tally`] reads
@@ -46,7 +47,17 @@ impl VerifyingClients {
     /// Starts the consumer (group `verifying-<topic>`), then the producer at about `rate`
     /// messages a second, both against the brokers in `bootstrap`. The topic must exist.
     pub fn start(dir: &TestDir, bootstrap: &str, topic: &str, rate: u32) -> VerifyingClients {
-        let kafka = Kafka::get();
+        Self::start_on(Kafka::get(), dir, bootstrap, topic, rate)
+    }
+
+    /// [`Self::start`] with Kafka release `kafka`'s producer and consumer.
+    pub fn start_on(
+        kafka: &Kafka,
+        dir: &TestDir,
+        bootstrap: &str,
+        topic: &str,
+        rate: u32,
+    ) -> VerifyingClients {
         let producer_config = dir.join("verifiable-producer.properties");
         let mut props = Properties::new();
         for (k, v) in PRODUCER_CONFIG {
@@ -84,7 +95,7 @@ impl VerifyingClients {
                 &rate,
                 "--acks",
                 "-1",
-                "--command-config",
+                producer_config_flag(kafka),
                 &producer_config.display().to_string(),
             ],
             dir,
@@ -152,6 +163,18 @@ impl VerifyingClients {
         self.consumer.sigterm();
         self.consumer.wait_exit(STOP_TIMEOUT);
         self.tally()
+    }
+}
+
+/// `VerifiableProducer`'s config-file option: `--command-config` since Kafka 4.2 (KIP-1147,
+/// which deprecated the older name), `--producer.config` before; Kafka's own system tests
+/// choose by release the same way.
+fn producer_config_flag(kafka: &Kafka) -> &'static str {
+    let mut numbers = kafka.version().split('.').map(|n| n.parse::<u32>());
+    match (numbers.next(), numbers.next()) {
+        (Some(Ok(major)), Some(Ok(minor))) if (major, minor) < (4, 2) => "--producer.config",
+        (Some(Ok(_)), Some(Ok(_))) => "--command-config",
+        _ => panic!("cannot read Kafka release {:?}", kafka.version()),
     }
 }
 

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::harness::{
     free_port, random_kafka_uuid, run_command, voters, ChildGuard, JavaBroker, JavaController,
-    Kafka, KraftdProcess, Quorum, TestDir, Tool, KRAFTD_COMMAND_TIMEOUT,
+    Kafka, KraftdProcess, Quorum, TestDir, Tool, ToolOptions, KRAFTD_COMMAND_TIMEOUT,
 };
 
 /// Generous for one JVM on a loaded 2-core machine, still far below "hung".
@@ -177,30 +177,65 @@ fn kafka_storage_random_uuid_prints_a_22_char_id() {
 
 #[test]
 fn every_tool_main_class_exists_in_the_resolved_jars() {
-    let kafka = Kafka::get();
-    for tool in [
-        Tool::Server,
-        Tool::Storage,
-        Tool::MetadataQuorum,
-        Tool::DumpLog,
-        Tool::BrokerApiVersions,
-        Tool::Topics,
-        Tool::Features,
-        Tool::Configs,
-        Tool::Acls,
-        Tool::ConsoleProducer,
-        Tool::ConsoleConsumer,
-        Tool::DelegationTokens,
-        Tool::LeaderElection,
-        Tool::ReassignPartitions,
-        Tool::Cluster,
-        Tool::ClientMetrics,
-        Tool::ProducerPerformance,
-        Tool::VerifiableProducer,
-        Tool::VerifiableConsumer,
-    ] {
-        let class = kafka.main_class(tool); // panics if none of the candidates exists
-        assert!(kafka.has_class(class));
+    // Both releases: the 4.0 compat tests run 4.0's tools, servers and verifying clients.
+    for kafka in [Kafka::get(), Kafka::kafka_4_0()] {
+        for tool in [
+            Tool::Server,
+            Tool::Storage,
+            Tool::MetadataQuorum,
+            Tool::DumpLog,
+            Tool::BrokerApiVersions,
+            Tool::Topics,
+            Tool::Features,
+            Tool::Configs,
+            Tool::Acls,
+            Tool::ConsoleProducer,
+            Tool::ConsoleConsumer,
+            Tool::DelegationTokens,
+            Tool::LeaderElection,
+            Tool::ReassignPartitions,
+            Tool::Cluster,
+            Tool::ClientMetrics,
+            Tool::ProducerPerformance,
+            Tool::VerifiableProducer,
+            Tool::VerifiableConsumer,
+        ] {
+            let class = kafka.main_class(tool); // panics if none of the candidates exists
+            assert!(kafka.has_class(class), "Kafka {}: {class}", kafka.version());
+        }
+    }
+}
+
+/// Each release's JVMs map that release's class-data-sharing archive, never another's: it lies
+/// in the release's own directory, and a JVM of the release that must map it (`-Xshare:on`
+/// fails when the archive does not match the classpath) runs.
+#[test]
+fn each_release_maps_its_own_class_data_sharing_archive() {
+    let releases = [Kafka::get(), Kafka::kafka_4_0()];
+    assert_ne!(releases[0].version(), releases[1].version());
+    for kafka in releases {
+        let Some(archive) = kafka.class_archive() else {
+            eprintln!("Kafka {}: no class-data-sharing archive", kafka.version());
+            continue;
+        };
+        assert!(
+            archive.starts_with(kafka.cache_dir()),
+            "Kafka {}'s archive {} is not in {}",
+            kafka.version(),
+            archive.display(),
+            kafka.cache_dir().display()
+        );
+        let options = ToolOptions {
+            jvm_opts: vec!["-Xshare:on".to_string()],
+            ..ToolOptions::default()
+        };
+        let out = kafka.tool_with(kafka.main_class(Tool::Storage), &["random-uuid"], &options);
+        assert!(
+            out.success(),
+            "Kafka {}'s JVM cannot map {}:\n{out}",
+            kafka.version(),
+            archive.display()
+        );
     }
 }
 

@@ -32,6 +32,10 @@
 //! The broker session is Kafka's default and the controllers' logs are small (see
 //! [`CONTROLLERS`]), so each replacement starts from a snapshot the other kind wrote. The waits
 //! read broker 101's copy of the log, which stays whole.
+//!
+//! The same test runs on a Kafka 4.0 cluster: Java 4.0.x controllers and brokers, their tools
+//! and clients, formatted at 4.0-IV3 (`rolling_replacement_on_a_kafka_4_0_cluster`). The Java
+//! image dumper (4.4's classes) reads its logs as the oracle.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -47,18 +51,16 @@ use crate::harness::java_probe::ProbeSession;
 use crate::harness::mixed_quorum::{Member, QuorumMode, Stop};
 use crate::harness::verifying::VerifyingClients;
 use crate::harness::workload::{Cluster, BROKERS};
-use crate::harness::{dump_java_image, JavaController};
+use crate::harness::{dump_java_image, JavaController, Kafka};
 
-/// The release the cluster is formatted at (4.4's latest production metadata.version).
-const RELEASE: &str = "4.4-IV2";
 /// The controllers' settings over the workload cluster's:
 /// - Kafka's default broker session, not the workload's 4 s: with a controller killed, brokers
 ///   (observers) take a few seconds to find the new leader, as they do with Java controllers;
-/// - a small log: segments of 8 KiB, deleted once a snapshot covers them, so that each
-///   replacement starts on a directory whose log begins at a snapshot the other kind wrote.
+/// - a small log: segments of 8 KiB (see [`Release::small_segments`]), deleted once a snapshot
+///   covers them, so that each replacement starts on a directory whose log begins at a
+///   snapshot the other kind wrote.
 const CONTROLLERS: &[(&str, &str)] = &[
     ("broker.session.timeout.ms", "9000"),
-    ("internal.metadata.log.segment.bytes", "8192"),
     ("metadata.max.retention.bytes", "0"),
 ];
 const TOPIC: &str = "orders";
@@ -73,18 +75,36 @@ const ADMIN_TIMEOUT: Duration = Duration::from_secs(180);
 const JAVA: &str = "java";
 const KRAFTD: &str = "kraftd";
 
+/// The Kafka release a cluster runs and how it is set up.
+struct Release {
+    kafka: &'static Kafka,
+    /// The metadata.version the nodes are formatted at (`--release-version`).
+    metadata_version: &'static str,
+    /// The controllers' settings for 8 KiB log segments, below `metadata.log.segment.bytes`'
+    /// 8 MiB floor. kraftd reads both releases' keys, as it starts from the Java controller's
+    /// own `server.properties`.
+    small_segments: &'static [(&'static str, &'static str)],
+}
+
+/// The six steps on the same directories: the second step of each direction crashes the voter
+/// it replaces.
+const SAME_DIRECTORIES: [(&str, Swap); 6] = [
+    (KRAFTD, Swap::SameDirectory(Stop::Sigterm)),
+    (KRAFTD, Swap::SameDirectory(Stop::Kill9)),
+    (KRAFTD, Swap::SameDirectory(Stop::Sigterm)),
+    (JAVA, Swap::SameDirectory(Stop::Sigterm)),
+    (JAVA, Swap::SameDirectory(Stop::Kill9)),
+    (JAVA, Swap::SameDirectory(Stop::Sigterm)),
+];
+
 #[test]
 fn rolling_replacement_of_every_java_controller_by_kraftd_and_back() {
-    // The second step of each direction crashes the voter it replaces.
-    let plan = [
-        (KRAFTD, Swap::SameDirectory(Stop::Sigterm)),
-        (KRAFTD, Swap::SameDirectory(Stop::Kill9)),
-        (KRAFTD, Swap::SameDirectory(Stop::Sigterm)),
-        (JAVA, Swap::SameDirectory(Stop::Sigterm)),
-        (JAVA, Swap::SameDirectory(Stop::Kill9)),
-        (JAVA, Swap::SameDirectory(Stop::Sigterm)),
-    ];
-    Rolling::start(QuorumMode::Static).run(&plan);
+    Rolling::start(&Release::kafka_4_4(), QuorumMode::Static).run(&SAME_DIRECTORIES);
+}
+
+#[test]
+fn rolling_replacement_on_a_kafka_4_0_cluster() {
+    Rolling::start(&Release::kafka_4_0(), QuorumMode::Static).run(&SAME_DIRECTORIES);
 }
 
 /// The same path on a dynamic quorum (kraft.version 1, formatted `--initial-controllers`, the
@@ -101,7 +121,32 @@ fn rolling_replacement_of_a_dynamic_quorum_with_a_new_disk_each_way() {
         (JAVA, Swap::SameDirectory(Stop::Kill9)),
         (JAVA, Swap::NewDirectory(Stop::Kill9)),
     ];
-    Rolling::start(QuorumMode::Dynamic).run(&plan);
+    Rolling::start(&Release::kafka_4_4(), QuorumMode::Dynamic).run(&plan);
+}
+
+impl Release {
+    fn kafka_4_4() -> Release {
+        Release {
+            kafka: Kafka::get(),
+            // 4.4's latest production metadata.version.
+            metadata_version: "4.4-IV2",
+            // 4.4's test-only size, which skips the floor.
+            small_segments: &[("internal.metadata.log.segment.bytes", "8192")],
+        }
+    }
+
+    fn kafka_4_0() -> Release {
+        Release {
+            kafka: Kafka::kafka_4_0(),
+            // 4.0's latest metadata.version.
+            metadata_version: "4.0-IV3",
+            // 4.0 has no test-only size; its test-only floor is lowered instead.
+            small_segments: &[
+                ("metadata.log.segment.bytes", "8192"),
+                ("metadata.log.segment.min.bytes", "8192"),
+            ],
+        }
+    }
 }
 
 /// How a step swaps a voter's implementation.
@@ -191,16 +236,30 @@ impl std::fmt::Display for Step {
 }
 
 impl Rolling {
-    /// The Java cluster with its clients running.
-    fn start(mode: QuorumMode) -> Rolling {
+    /// The Java cluster of `release` with its clients running, on a quorum of `mode`.
+    fn start(release: &Release, mode: QuorumMode) -> Rolling {
         let started = Instant::now();
-        let mut c = Cluster::start_in_mode(mode, &[], RELEASE, CONTROLLERS);
+        let kafka = release.kafka;
+        let controllers = [CONTROLLERS, release.small_segments].concat();
+        let mut c = Cluster::start_on(kafka, mode, &[], release.metadata_version, &controllers);
+        for m in &c.q.members {
+            let Member::Java(j) = m else {
+                unreachable!("every voter starts as Java")
+            };
+            j.assert_runs(kafka);
+        }
+        for b in &c.brokers {
+            b.assert_runs(kafka);
+        }
         // The waits read broker 101's copy of the log: it stays whole (the brokers keep the
         // default retention) while the voters clean theirs and come and go.
         c.log_of = BROKERS[0];
         // The Admin client's JVM starts while the brokers do.
         let bootstrap = c.bootstrap();
-        let mut admin = ProbeSession::start(
+        // The Admin client of the cluster's own release: TopicRoundTrip compiles against 4.0's
+        // jars unchanged.
+        let mut admin = ProbeSession::start_on(
+            kafka,
             "TopicRoundTrip",
             &[&bootstrap, "3", "3", "retention.ms", "3600000"],
             &c.q.dir,
@@ -220,7 +279,7 @@ impl Rolling {
                 "min.insync.replicas=2",
             ],
         );
-        let mut clients = VerifyingClients::start(&c.q.dir, &bootstrap, TOPIC, RATE);
+        let mut clients = VerifyingClients::start_on(kafka, &c.q.dir, &bootstrap, TOPIC, RATE);
         let calls = topic_round_trip(&mut admin, "step-0");
         clients.wait_beyond(0, CLIENT_TIMEOUT);
         // The producer is idempotent: a broker took a producer-id block for it.
@@ -237,8 +296,10 @@ impl Rolling {
             started,
         };
         r.log(&format!(
-            "3 Java controllers, 3 brokers, clients producing and consuming; topic round trip \
-             {calls}; fenced while starting: {:?}",
+            "3 Java controllers, 3 brokers (Kafka {} at {}), clients producing and consuming; \
+             topic round trip {calls}; fenced while starting: {:?}",
+            kafka.version(),
+            release.metadata_version,
             r.fenced_at_start
         ));
         r

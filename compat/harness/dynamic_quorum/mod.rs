@@ -413,8 +413,15 @@ impl DynamicQuorum {
             cluster_id,
             voters,
             members,
+            kafka,
             ..
         } = m;
+        // Its Java nodes restart and its tools run on Kafka::get()'s release.
+        assert!(
+            std::ptr::eq(kafka, Kafka::get()),
+            "a DynamicQuorum runs {:?}, not {kafka:?}",
+            Kafka::get()
+        );
         let nodes = voters
             .iter()
             .zip(members)

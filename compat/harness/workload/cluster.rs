@@ -1,5 +1,6 @@
 //! The workload's cluster: Java 4.4 voters 1 and 2, kraftd voter 3 (static voters) unless
-//! [`Cluster::start_with`] says otherwise, and stock brokers 101-103 with an extra
+//! [`Cluster::start_with`] says otherwise (or [`Cluster::start_on`] another Kafka release for
+//! the Java controllers, the brokers and the tools), and stock brokers 101-103 with an extra
 //! SASL_PLAINTEXT listener (PLAIN) for the delegation-token calls, `StandardAuthorizer`
 //! everywhere, and the Kafka tools run against it.
 
@@ -11,7 +12,7 @@ use super::log_view::LogView;
 use super::tools::Tools;
 use crate::harness::mixed_quorum::{Member, Mixed, QuorumMode};
 use crate::harness::quorum_probe::leader_view;
-use crate::harness::{free_port, JavaBroker, Properties, Quorum, ServerBuilder};
+use crate::harness::{free_port, JavaBroker, Kafka, Properties, Quorum, ServerBuilder};
 
 pub const KRAFTD: i32 = 3;
 pub const BROKERS: [i32; 3] = [101, 102, 103];
@@ -52,6 +53,7 @@ pub struct Checkpoint {
 }
 
 pub struct Cluster {
+    /// The voters; `q.kafka` is the release of the Java controllers, the brokers and the tools.
     pub q: Mixed,
     /// The node whose copy of the log [`Self::view`] reads: a voter ([`KRAFTD`] unless
     /// changed) or a broker (its copy stays whole while the voters come and go).
@@ -79,12 +81,29 @@ impl Cluster {
         release: &str,
         controller_overrides: &[(&str, &str)],
     ) -> Cluster {
-        Self::start_in_mode(QuorumMode::Static, kraftd, release, controller_overrides)
+        Self::start_on(
+            Kafka::get(),
+            QuorumMode::Static,
+            kraftd,
+            release,
+            controller_overrides,
+        )
     }
 
     /// [`Self::start_with`] on a quorum of either [`QuorumMode`]; the brokers find a dynamic
     /// quorum through `controller.quorum.bootstrap.servers`.
     pub fn start_in_mode(
+        mode: QuorumMode,
+        kraftd: &[i32],
+        release: &str,
+        controller_overrides: &[(&str, &str)],
+    ) -> Cluster {
+        Self::start_on(Kafka::get(), mode, kraftd, release, controller_overrides)
+    }
+
+    /// [`Self::start_in_mode`] on Kafka release `kafka`: its Java controllers, brokers and tools.
+    pub fn start_on(
+        kafka: &'static Kafka,
         mode: QuorumMode,
         kraftd: &[i32],
         release: &str,
@@ -97,7 +116,13 @@ impl Cluster {
             .chain(controller_overrides)
             .copied()
             .collect();
-        let q = Mixed::start_in_mode(mode, kraftd, &controllers, &["--release-version", release]);
+        let q = Mixed::start_on(
+            kafka,
+            mode,
+            kraftd,
+            &controllers,
+            &["--release-version", release],
+        );
         let mut sasl_ports = Vec::new();
         let builders = BROKERS
             .iter()
@@ -105,6 +130,7 @@ impl Cluster {
                 let (plain, sasl) = (free_port(), free_port());
                 sasl_ports.push(sasl);
                 let mut b = JavaBroker::builder(id, q.quorum_for_others())
+                    .kafka(kafka)
                     .cluster_id(q.cluster_id.clone())
                     .format_args(&["--release-version", release])
                     .broker_port(plain)
@@ -232,7 +258,7 @@ impl Cluster {
     /// The tools, pointed at the brokers that run now.
     pub fn tools(&mut self) -> Tools {
         let (bootstrap, sasl) = (self.bootstrap(), self.sasl_bootstrap());
-        Tools::new(bootstrap, sasl, &self.sasl_admin_config)
+        Tools::new(self.q.kafka, bootstrap, sasl, &self.sasl_admin_config)
     }
 
     /// Records the leader's high watermark as the end of `phase`.

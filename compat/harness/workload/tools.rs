@@ -11,6 +11,8 @@ use crate::harness::{Kafka, Output, Tool};
 
 #[derive(Debug, Clone)]
 pub struct Tools {
+    /// The cluster's Kafka release, whose tools run.
+    pub kafka: &'static Kafka,
     /// The running brokers' PLAINTEXT listeners.
     pub bootstrap: String,
     /// One running broker's SASL_PLAINTEXT listener.
@@ -20,8 +22,14 @@ pub struct Tools {
 }
 
 impl Tools {
-    pub fn new(bootstrap: String, sasl_bootstrap: String, sasl_config: &Path) -> Tools {
+    pub fn new(
+        kafka: &'static Kafka,
+        bootstrap: String,
+        sasl_bootstrap: String,
+        sasl_config: &Path,
+    ) -> Tools {
         Tools {
+            kafka,
             bootstrap,
             sasl_bootstrap,
             sasl_config: sasl_config.display().to_string(),
@@ -32,10 +40,9 @@ impl Tools {
     /// may be moving), for up to [`STEP_TIMEOUT`].
     #[track_caller]
     pub fn run_until(&self, tool: Tool, args: &[&str], accept: impl Fn(&Output) -> bool) -> Output {
-        let kafka = Kafka::get();
         let deadline = Instant::now() + STEP_TIMEOUT;
         loop {
-            let out = kafka.run(tool, args);
+            let out = self.kafka.run(tool, args);
             if out.success() && accept(&out) {
                 return out;
             }
@@ -66,7 +73,6 @@ impl Tools {
     /// topic there, which counts as done.
     #[track_caller]
     pub fn create_topic(&self, name: &str, args: &[&str]) {
-        let kafka = Kafka::get();
         let mut all = vec![
             "--bootstrap-server",
             self.bootstrap.as_str(),
@@ -78,7 +84,7 @@ impl Tools {
         let deadline = Instant::now() + STEP_TIMEOUT;
         let mut attempts = 0;
         loop {
-            let out = kafka.run(Tool::Topics, &all);
+            let out = self.kafka.run(Tool::Topics, &all);
             attempts += 1;
             let exists =
                 out.stderr.contains("already exists") || out.stdout.contains("already exists");

@@ -49,6 +49,10 @@ pub const USED_KEYS: &[&str] = &[
     "socket.request.max.bytes",
 ];
 
+/// Keys of Kafka 4.0 that 4.4 dropped and `ControllerConfig` still reads, so that kraftd can
+/// start from a Java 4.0 controller's `server.properties`.
+pub const KAFKA_4_0_KEYS: &[&str] = &["metadata.log.segment.min.bytes"];
+
 /// `StandardAuthorizer`'s own keys (read with `authorizer.class.name`; not `KafkaConfig` keys).
 pub const AUTHORIZER_KEYS: &[&str] = &["super.users", "allow.everyone.if.no.acl.found"];
 
@@ -74,7 +78,7 @@ fn kafka_keys() -> impl Iterator<Item = &'static str> {
 }
 
 pub fn classify(key: &str) -> KeyKind {
-    if USED_KEYS.contains(&key) || AUTHORIZER_KEYS.contains(&key) {
+    if USED_KEYS.contains(&key) || KAFKA_4_0_KEYS.contains(&key) || AUTHORIZER_KEYS.contains(&key) {
         KeyKind::Used
     } else if kafka_keys().any(|k| k == key) || key.starts_with("listener.name.") {
         // `listener.name.<listener>.<setting>` is Kafka's per-listener override family.
@@ -133,6 +137,11 @@ mod tests {
             USED_KEYS.windows(2).all(|w| w[0] < w[1]),
             "keep USED_KEYS sorted"
         );
+        // ... but for a few of Kafka 4.0's that 4.4 no longer has.
+        for k in KAFKA_4_0_KEYS {
+            assert!(!kafka_keys().any(|x| x == *k), "{k} is a Kafka 4.4 key");
+            assert_eq!(classify(k), KeyKind::Used);
+        }
     }
 
     #[test]

@@ -97,8 +97,14 @@ pub struct QuorumConfig {
 /// The `metadata.*` settings of the metadata log and its snapshots (Kafka's `MetadataLogConfig`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MetadataLogConfig {
-    /// `metadata.log.segment.bytes` (>= 8 MiB); see [`Self::effective_segment_bytes`].
+    /// `metadata.log.segment.bytes` (>= [`Self::segment_min_bytes`]); see
+    /// [`Self::effective_segment_bytes`].
     pub segment_bytes: u32,
+    /// The floor of `metadata.log.segment.bytes`: 8 MiB, or Kafka 4.0's test-only
+    /// `metadata.log.segment.min.bytes` (>= 12), which 4.4 dropped for
+    /// `internal.metadata.log.segment.bytes`. A Java 4.0 controller's `server.properties` with
+    /// small segments thus means the same to kraftd.
+    pub segment_min_bytes: u32,
     pub segment_ms: i64,
     /// `metadata.max.retention.bytes`; -1 means no size limit.
     pub max_retention_bytes: i64,
@@ -289,8 +295,12 @@ impl ControllerConfig {
 
         let quorum = quorum_config(&r, node_id)?;
         let (log_dirs, metadata_log_dir) = log_dirs(&r)?;
+        // Kafka 4.0 checks the segment size against the floor when it opens the log; kraftd
+        // checks it here.
+        let segment_min_bytes = r.uint("metadata.log.segment.min.bytes", 8 * 1024 * 1024, 12)?;
         let metadata_log = MetadataLogConfig {
-            segment_bytes: r.uint("metadata.log.segment.bytes", 1 << 30, 8 * 1024 * 1024)?,
+            segment_bytes: r.uint("metadata.log.segment.bytes", 1 << 30, segment_min_bytes)?,
+            segment_min_bytes,
             segment_ms: r.long("metadata.log.segment.ms", 7 * 24 * 3_600_000, i64::MIN)?,
             max_retention_bytes: r.long(
                 "metadata.max.retention.bytes",

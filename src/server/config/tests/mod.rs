@@ -84,6 +84,7 @@ fn minimal_config_gets_kafka_defaults() {
     );
     let m = &c.metadata_log;
     assert_eq!(m.segment_bytes, 1_073_741_824);
+    assert_eq!(m.segment_min_bytes, 8_388_608);
     assert_eq!(m.segment_ms, 604_800_000);
     assert_eq!(m.max_retention_bytes, 104_857_600);
     assert_eq!(m.max_retention_ms, 604_800_000);
@@ -407,7 +408,8 @@ fn used_keys_match_what_the_builder_reads() {
         "metadata.log.dir",
         "delegation.token.secret.key",
     ];
-    for key in keys::USED_KEYS.iter().filter(|k| !free_form.contains(k)) {
+    let read = keys::USED_KEYS.iter().chain(keys::KAFKA_4_0_KEYS);
+    for key in read.filter(|k| !free_form.contains(k)) {
         let r = with(&format!("{key}=\\u0000not valid"));
         assert!(
             r.is_err(),
@@ -518,4 +520,35 @@ fn the_token_sweep_interval_is_a_positive_long() {
     // Kafka's `atLeast(1)`.
     assert!(with("delegation.token.expiry.check.interval.ms=0").is_err());
     assert!(with("delegation.token.expiry.check.interval.ms=-5").is_err());
+}
+
+#[test]
+fn a_kafka_4_0_controller_lowers_the_segment_floor_with_its_test_only_key() {
+    // 4.0's way to 8 KiB segments (4.4's is internal.metadata.log.segment.bytes).
+    let c = with("metadata.log.segment.bytes=8192\nmetadata.log.segment.min.bytes=8192").unwrap();
+    let m = &c.metadata_log;
+    assert_eq!((m.segment_bytes, m.segment_min_bytes), (8192, 8192));
+    assert_eq!(m.effective_segment_bytes(), 8192);
+    // Without it the floor is 8 MiB, as in both releases; below a lowered floor is refused too.
+    let m = err_with("metadata.log.segment.bytes=8192");
+    assert!(
+        m.starts_with("invalid value '8192' for metadata.log.segment.bytes: expected "),
+        "{m}"
+    );
+    let m = err_with("metadata.log.segment.bytes=4096\nmetadata.log.segment.min.bytes=8192");
+    assert!(
+        m.starts_with("invalid value '4096' for metadata.log.segment.bytes: expected "),
+        "{m}"
+    );
+    // 4.0's own validator: at least a record batch header's 12 bytes.
+    let m = err_with("metadata.log.segment.min.bytes=11");
+    assert!(
+        m.starts_with("invalid value '11' for metadata.log.segment.min.bytes: expected "),
+        "{m}"
+    );
+    // kraftd does not warn about it as an unknown key.
+    assert_eq!(
+        keys::classify("metadata.log.segment.min.bytes"),
+        keys::KeyKind::Used
+    );
 }
