@@ -1,11 +1,13 @@
 //! Mixed static quorums of Java and kraftd controllers (voters 1..=3), each node formatted by
 //! its own tool with one cluster id, and the moves the compat tests make on them.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::quorum_probe::{all_caught_up, assert_same_batches, leader_view, read_log_batches};
+use super::netns::Placement;
+use super::quorum_probe::{all_caught_up, assert_same_batches, leader_view_at, read_log_batches};
 use super::{
     voters, JavaController, Kafka, KraftdProcess, Properties, Quorum, ServerBuilder, TestDir,
     Voter, KRAFTD_COMMAND_TIMEOUT,
@@ -139,6 +141,8 @@ pub struct Mixed {
     pub cluster_id: String,
     pub voters: Vec<Voter>,
     pub members: Vec<Member>,
+    /// Where each voter listens and runs (127.0.0.1, this network namespace, by default).
+    pub placement: Placement,
 }
 
 impl Mixed {
@@ -155,10 +159,23 @@ impl Mixed {
     /// [`Self::start_with`], every node formatted with `format_args` too (both `kafka-storage
     /// format` and `kraftd format` take e.g. `--release-version 3.9-IV0`).
     pub fn start_formatted(kraftd: &[i32], extra: &[(&str, &str)], format_args: &[&str]) -> Mixed {
+        Self::start_placed(kraftd, extra, format_args, Placement::default())
+    }
+
+    /// [`Self::start_formatted`], each voter listening and running where `placement` says.
+    pub fn start_placed(
+        kraftd: &[i32],
+        extra: &[(&str, &str)],
+        format_args: &[&str],
+        placement: Placement,
+    ) -> Mixed {
         let dir = TestDir::new();
         let kafka = Kafka::get();
         let cluster_id = kafka.random_uuid();
-        let voters = voters(1..=3);
+        let mut voters = voters(1..=3);
+        for v in &mut voters {
+            v.host = placement.host(v.id);
+        }
         let static_voters = voters
             .iter()
             .map(|v| format!("{}@{}", v.id, v.endpoint()))
@@ -175,6 +192,9 @@ impl Mixed {
                     .format_args(format_args);
                 for (k, v) in extra {
                     builder = builder.prop(k, v);
+                }
+                if let Some(netns) = placement.netns(v.id) {
+                    builder = builder.netns(netns);
                 }
                 builder
             })
@@ -204,8 +224,10 @@ impl Mixed {
                 let mut format = vec!["format", "-t", &cluster_id, "-c", &config];
                 format.extend_from_slice(format_args);
                 KraftdProcess::run(&format, &[], KRAFTD_COMMAND_TIMEOUT).assert_success();
+                let start = ["start", config.as_str()];
+                let netns = placement.netns(v.id);
                 Member::Kraftd(
-                    KraftdProcess::start(&dir, &name, &["start", &config], &[]),
+                    KraftdProcess::start_in_netns(&dir, &name, &start, netns),
                     data,
                 )
             })
@@ -215,11 +237,20 @@ impl Mixed {
             cluster_id,
             voters,
             members,
+            placement,
         }
     }
 
     pub fn ports(&self) -> Vec<u16> {
         self.voters.iter().map(|v| v.port).collect()
+    }
+
+    /// Each voter's listener address.
+    pub fn addrs(&self) -> Vec<SocketAddr> {
+        self.voters
+            .iter()
+            .map(|v| SocketAddr::from((v.host, v.port)))
+            .collect()
     }
 
     pub fn bootstrap(&self) -> String {
@@ -236,10 +267,10 @@ impl Mixed {
 
     /// Waits until a controller (Java or kraftd) leads in an epoch after `after`.
     pub fn wait_for_leader(&self, after: i32) -> DescribeQuorumResponse {
-        let ports = self.ports();
+        let addrs = self.addrs();
         let deadline = Instant::now() + TIMEOUT;
         loop {
-            if let Some(d) = leader_view(&ports).filter(|d| d.leader_epoch > after) {
+            if let Some(d) = leader_view_at(&addrs).filter(|d| d.leader_epoch > after) {
                 return d;
             }
             assert!(
@@ -262,8 +293,9 @@ impl Mixed {
             ),
             Member::Kraftd(..) => panic!("voter {id} already runs kraftd"),
         };
-        let kraftd =
-            KraftdProcess::start(&self.dir, &format!("kraftd-{id}"), &["start", &config], &[]);
+        let netns = self.placement.netns(id);
+        let name = format!("kraftd-{id}");
+        let kraftd = KraftdProcess::start_in_netns(&self.dir, &name, &["start", &config], netns);
         match std::mem::replace(self.member(id), Member::Kraftd(kraftd, data)) {
             Member::Java(j) => j,
             Member::Kraftd(..) => unreachable!("checked above"),
@@ -308,10 +340,10 @@ impl Mixed {
 
     /// Waits until a leader reports every voter at its own log end offset, past `min_hw`.
     pub fn wait_caught_up(&self, min_hw: i64) -> DescribeQuorumResponse {
-        let ports = self.ports();
+        let addrs = self.addrs();
         let deadline = Instant::now() + TIMEOUT;
         loop {
-            if let Some(d) = leader_view(&ports) {
+            if let Some(d) = leader_view_at(&addrs) {
                 if d.high_watermark > min_hw && all_caught_up(&d) {
                     return d;
                 }

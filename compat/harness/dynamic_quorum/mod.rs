@@ -435,6 +435,7 @@ impl DynamicQuorum {
             cluster_id,
             voters,
             members,
+            ..
         } = m;
         let nodes = voters
             .iter()

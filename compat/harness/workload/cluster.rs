@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 use super::log_view::LogView;
 use super::tools::Tools;
 use crate::harness::mixed_quorum::{Member, Mixed};
-use crate::harness::quorum_probe::leader_view;
+use crate::harness::netns::Placement;
+use crate::harness::quorum_probe::leader_view_at;
 use crate::harness::{free_port, JavaBroker, Properties, Quorum, ServerBuilder};
 
 pub const KRAFTD: i32 = 3;
@@ -79,6 +80,17 @@ impl Cluster {
         release: &str,
         controller_overrides: &[(&str, &str)],
     ) -> Cluster {
+        Self::start_placed(kraftd, release, controller_overrides, Placement::default())
+    }
+
+    /// [`Self::start_with`], the voters listening and running where `placement` says (the
+    /// brokers and clients stay on 127.0.0.1).
+    pub fn start_placed(
+        kraftd: &[i32],
+        release: &str,
+        controller_overrides: &[(&str, &str)],
+        placement: Placement,
+    ) -> Cluster {
         let started = Instant::now();
         let controllers: Vec<(&str, &str)> = EVERY_NODE
             .iter()
@@ -86,7 +98,8 @@ impl Cluster {
             .chain(controller_overrides)
             .copied()
             .collect();
-        let q = Mixed::start_formatted(kraftd, &controllers, &["--release-version", release]);
+        let format = ["--release-version", release];
+        let q = Mixed::start_placed(kraftd, &controllers, &format, placement);
         let mut sasl_ports = Vec::new();
         let builders = BROKERS
             .iter()
@@ -228,7 +241,7 @@ impl Cluster {
     pub fn checkpoint(&mut self, phase: &'static str) {
         let deadline = Instant::now() + STEP_TIMEOUT;
         let offset = loop {
-            if let Some(d) = leader_view(&self.q.ports()) {
+            if let Some(d) = leader_view_at(&self.q.addrs()) {
                 break d.high_watermark;
             }
             assert!(
