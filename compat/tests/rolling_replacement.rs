@@ -39,7 +39,8 @@ use crate::harness::image_compare::{
 };
 use crate::harness::java_probe::ProbeSession;
 use crate::harness::mixed_quorum::{Member, Stop};
-use crate::harness::verifying::VerifyingClients;
+use crate::harness::netns::Placement;
+use crate::harness::verifying::{Tally, VerifyingClients};
 use crate::harness::workload::{Cluster, BROKERS};
 use crate::harness::{dump_java_image, JavaController};
 
@@ -59,13 +60,13 @@ const TOPIC: &str = "orders";
 /// Messages a second from the verifying producer.
 const RATE: u32 = 200;
 /// How long the clients may take to get further after a step, and to drain at the end.
-const CLIENT_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const CLIENT_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long a topic's create, config change and delete may take (the Admin client's own
 /// timeout for each call is 60 s).
 const ADMIN_TIMEOUT: Duration = Duration::from_secs(180);
 
-const JAVA: &str = "java";
-const KRAFTD: &str = "kraftd";
+pub(crate) const JAVA: &str = "java";
+pub(crate) const KRAFTD: &str = "kraftd";
 
 #[test]
 fn rolling_replacement_of_every_java_controller_by_kraftd_and_back() {
@@ -106,29 +107,29 @@ fn rolling_replacement_of_every_java_controller_by_kraftd_and_back() {
 }
 
 /// The cluster, its clients and what the steps need to remember.
-struct Rolling {
-    c: Cluster,
-    clients: VerifyingClients,
+pub(crate) struct Rolling {
+    pub(crate) c: Cluster,
+    pub(crate) clients: VerifyingClients,
     /// One Admin client for the whole test, asked for a topic's life at every step.
     admin: ProbeSession,
     /// The Java controllers kraftd stands in for, by voter id.
     parked: BTreeMap<i32, JavaController>,
     /// Brokers fenced before the first step (a broker slow to heartbeat while every JVM
     /// starts); from then on none may be.
-    fenced_at_start: Vec<i32>,
+    pub(crate) fenced_at_start: Vec<i32>,
     started: Instant,
 }
 
 /// What one step did and how long its parts took.
-struct Step {
-    node: i32,
+pub(crate) struct Step {
+    pub(crate) node: i32,
     from: &'static str,
     to: &'static str,
     stop: Stop,
     /// (id, kind) of the leader before and after the step.
-    leader_before: (i32, &'static str),
-    leader_after: (i32, &'static str),
-    epoch_after: i32,
+    pub(crate) leader_before: (i32, &'static str),
+    pub(crate) leader_after: (i32, &'static str),
+    pub(crate) epoch_after: i32,
     /// Until the replacement process was started (the old one stopped first).
     swapped: Duration,
     /// Until the replacement's registration was in the leader's log.
@@ -139,11 +140,21 @@ struct Step {
     admin: Duration,
     calls: Value,
     total: Duration,
-    acked: usize,
+    pub(crate) acked: usize,
+}
+
+/// Where in a step [`Rolling::step_with`] hands the cluster to its caller (a soak injects
+/// faults there).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Point {
+    /// The replacement process was started; it may not have registered yet.
+    Swapped,
+    /// Its registration is in the log; the voters may not have caught up with it yet.
+    Registered,
 }
 
 impl Step {
-    fn moved(&self) -> bool {
+    pub(crate) fn moved(&self) -> bool {
         self.leader_before.0 != self.leader_after.0
     }
 }
@@ -178,9 +189,14 @@ impl std::fmt::Display for Step {
 
 impl Rolling {
     /// The Java cluster with its clients running.
-    fn start() -> Rolling {
+    pub(crate) fn start() -> Rolling {
+        Self::start_placed(Placement::default())
+    }
+
+    /// [`Self::start`], the controllers listening and running where `placement` says.
+    pub(crate) fn start_placed(placement: Placement) -> Rolling {
         let started = Instant::now();
-        let mut c = Cluster::start_with(&[], RELEASE, CONTROLLERS);
+        let mut c = Cluster::start_placed(&[], RELEASE, CONTROLLERS, placement);
         // The waits read broker 101's copy of the log: it stays whole (the brokers keep the
         // default retention) while the voters clean theirs and come and go.
         c.log_of = BROKERS[0];
@@ -230,12 +246,23 @@ impl Rolling {
         r
     }
 
-    fn log(&self, what: &str) {
+    pub(crate) fn log(&self, what: &str) {
         eprintln!("[{:>6.1?}] {what}", self.started.elapsed());
     }
 
     /// Replaces one voter with the other kind and checks the cluster through it.
-    fn step(&mut self, n: usize, to: &'static str, stop: Stop) -> Step {
+    pub(crate) fn step(&mut self, n: usize, to: &'static str, stop: Stop) -> Step {
+        self.step_with(n, to, stop, |_, _| {})
+    }
+
+    /// [`Self::step`], calling `at` at each [`Point`] of it.
+    pub(crate) fn step_with(
+        &mut self,
+        n: usize,
+        to: &'static str,
+        stop: Stop,
+        mut at: impl FnMut(&mut Cluster, Point),
+    ) -> Step {
         let c = &mut self.c;
         let before = c.q.wait_caught_up(0);
         let from = if to == KRAFTD { JAVA } else { KRAFTD };
@@ -266,6 +293,7 @@ impl Rolling {
         if node == before.leader_id {
             c.q.wait_for_leader(before.leader_epoch);
         }
+        at(c, Point::Swapped);
         // The new process registered (a new incarnation): it runs and reached the leader. It
         // has caught up once every voter is at the leader's log end, past that registration.
         let view = c.wait_for(
@@ -277,6 +305,7 @@ impl Rolling {
             },
         );
         let registered = t0.elapsed();
+        at(c, Point::Registered);
         let after = c.q.wait_caught_up(view.end_offset);
         let caught_up = t0.elapsed();
 
@@ -329,7 +358,7 @@ impl Rolling {
     }
 
     /// The end checks: the clients' tally, no fencing, identical logs and equal images.
-    fn finish(self) {
+    pub(crate) fn finish(self) -> Tally {
         let Rolling {
             mut c,
             clients,
@@ -410,6 +439,7 @@ impl Rolling {
              equals Java's; the 3 images equal but for configs of deleted topics that Java's \
              images kept ({orphans:?})"
         ));
+        tally
     }
 }
 
