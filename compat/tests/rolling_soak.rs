@@ -16,6 +16,14 @@
 //! (`Rolling::step`), and the end makes rolling_replacement's: every acknowledged message
 //! consumed exactly once, identical logs, Java's image equal to kraftd's on every node.
 //!
+//! Each step's topic is named after the step's number in the whole run, never reused: Kafka
+//! 4.4 can keep a deleted topic's configs in a node's image and write them into its snapshots
+//! (see `without_orphan_topic_configs`); a controller, Java's or kraftd, that loads such a
+//! snapshot holds them for a topic re-created with that name, takes a SET of the same value as
+//! no change (`ConfigurationControlManager` writes no record for it) and answers it, and the
+//! brokers, whose images dropped the configs, never see the value. The first soak run met
+//! exactly that (step-4 of loop 2, after a SIGKILLed Java voter's snapshot reached kraftd).
+//!
 //! In `make test` the test runs one loop with one kill and one partition. With
 //! `KRAFTD_SOAK_MINUTES=n` (`make soak SOAK_MINUTES=n`) it starts loops until n minutes have
 //! passed. `KRAFTD_SOAK_SEED` (`SOAK_SEED`) replays a run's draws (the timing still varies);
@@ -285,7 +293,9 @@ impl<'a> Soak<'a> {
         let s: Step = {
             let net = self.net;
             let healers = &mut self.healers;
-            r.step_with(n, to, p.stop, |c, point| {
+            // Numbered through the run, so that each step's topic has a name of its own (see
+            // the module documentation).
+            r.step_with(self.steps + 1, to, p.stop, |c, point| {
                 let Some((fault, at)) = mid else { return };
                 if at != point {
                     return;
@@ -302,14 +312,22 @@ impl<'a> Soak<'a> {
         if s.leader_after.1 == KRAFTD {
             self.kraftd_led += 1;
         }
-        r.log(&format!("loop {} step {n}: {s}", self.loops + 1));
+        r.log(&format!(
+            "loop {} step {n} (topic step-{}): {s}",
+            self.loops + 1,
+            self.steps
+        ));
         if let Some((point, struck)) = struck {
             self.mid_step += 1;
             self.count(&struck);
             for h in self.healers.drain(..) {
                 h.join().expect("the healing thread");
             }
-            let what = format!("{} at {point:?} of step {n}", struck.describe());
+            let what = format!(
+                "{} at {point:?} of loop {} step {n}",
+                struck.describe(),
+                self.loops + 1
+            );
             self.check(r, &what, struck.restarted, acked_before);
         }
     }
