@@ -62,6 +62,12 @@ impl Link {
         ip(&["-n", &self.netns, "link", "set", &self.ifname, "up"]);
     }
 
+    /// [`Self::up`] saying why it failed instead of panicking (for a thread that heals later,
+    /// when the namespace may be gone with a failed test).
+    pub fn try_up(&self) -> Result<(), String> {
+        try_ip(&["-n", &self.netns, "link", "set", &self.ifname, "up"]).map(drop)
+    }
+
     /// Whether the link is up (administratively).
     pub fn is_up(&self) -> bool {
         let out = ip(&["-n", &self.netns, "-o", "link", "show", &self.ifname]);

@@ -80,9 +80,6 @@ fn replacement_loop_with_kill9_and_partition() {
         eprintln!("{}", soak.summary(None, Some(&what)));
         panic::resume_unwind(anomaly);
     }
-    for h in soak.healers.drain(..) {
-        h.join().expect("the healing thread");
-    }
     let tally = r.finish();
     eprintln!("{}", soak.summary(Some(tally.acked), None));
 }
@@ -192,7 +189,7 @@ struct Soak<'a> {
     leader_changes: usize,
     kraftd_led: usize,
     /// Threads that heal a partition made within a step, once its time is up.
-    healers: Vec<JoinHandle<()>>,
+    healers: Vec<JoinHandle<Result<(), String>>>,
 }
 
 impl<'a> Soak<'a> {
@@ -321,7 +318,8 @@ impl<'a> Soak<'a> {
             self.mid_step += 1;
             self.count(&struck);
             for h in self.healers.drain(..) {
-                h.join().expect("the healing thread");
+                let healed = h.join().expect("the healing thread");
+                healed.unwrap_or_else(|e| panic!("cannot heal the partition: {e}"));
             }
             let what = format!(
                 "{} at {point:?} of loop {} step {n}",
@@ -497,7 +495,7 @@ fn strike_within(
     net: &Netns,
     fault: Fault,
     leader: Option<i32>,
-    healers: &mut Vec<JoinHandle<()>>,
+    healers: &mut Vec<JoinHandle<Result<(), String>>>,
 ) -> Struck {
     let (victim, restarted) = match fault {
         Fault::Kill(id) => {
@@ -514,7 +512,7 @@ fn strike_within(
             let link = net.link();
             healers.push(thread::spawn(move || {
                 thread::sleep(time);
-                link.up();
+                link.try_up()
             }));
         }
     }
