@@ -19,6 +19,8 @@ help:
 	@echo "make test         everything CI runs: format check, clippy, unit, protocol vectors, fuzz smoke, compat against Kafka $(KAFKA_VERSION)"
 	@echo "make fuzz         run each cargo-fuzz target for FUZZ_SECONDS (needs nightly and cargo-fuzz)"
 	@echo "make soak-failover  SOAK_MINUTES of produce/consume while the active kraftd is killed every 30 s"
+	@echo "make soak         SOAK_MINUTES of Java->kraftd->Java rolling replacement with kill -9s and a partitioned"
+	@echo "                  controller (network namespace, needs root); SOAK_SEED=<n> replays a run's draws"
 	@echo "make codegen      regenerate src/protocol/messages from the pinned Kafka jars"
 	@echo "make vectors      recapture protocol-tests/vectors from real Kafka"
 	@echo "make image-dump   Kafka's own image of a metadata log as JSON: DIR=<__cluster_metadata-0> [AT=offset] [SNAPSHOT=file]"
@@ -90,6 +92,18 @@ SOAK_MINUTES ?= 10
 soak-failover: compat-deps
 	KRAFTD_SOAK_MINUTES=$(SOAK_MINUTES) $(CARGO) test --release --test compat -- \
 	  controller_failover --test-threads=1 --nocapture
+
+# The rolling replacement as a soak (compat/tests/rolling_soak.rs): every Java controller of a
+# live cluster replaced by kraftd and back, in a loop for SOAK_MINUTES, with kill -9s of any
+# controller (between steps and within them) and voter 3, in a network namespace of its own, cut
+# off for 10-20 s; checks after every fault, exactly once and equal images at the end. Prints the
+# seed of its random draws; SOAK_SEED=<n> replays them. Needs root (ip netns). `make test` runs
+# one loop of it.
+SOAK_SEED ?=
+.PHONY: soak
+soak: compat-deps
+	KRAFTD_SOAK_MINUTES=$(SOAK_MINUTES) KRAFTD_SOAK_SEED=$(SOAK_SEED) $(CARGO) test --release \
+	  --test compat -- rolling_soak --test-threads=1 --nocapture
 
 # The seeded raft simulation (tests/raft_sim.rs): `make sim SEEDS=100000`. A failing seed prints
 # the command that replays it.

@@ -180,13 +180,14 @@ impl JavaServer {
         self.spec.broker_port
     }
 
-    /// `127.0.0.1:<controller port>`; panics for a broker-only node.
+    /// `<host>:<controller port>` (127.0.0.1 unless its voter listens elsewhere); panics for a
+    /// broker-only node.
     pub fn controller_endpoint(&self) -> String {
         let port = self
             .spec
             .controller_port
             .unwrap_or_else(|| panic!("{} has no controller listener", self.spec.name));
-        format!("127.0.0.1:{port}")
+        format!("{}:{port}", self.spec.controller_host)
     }
 
     /// `127.0.0.1:<broker port>` for `--bootstrap-server`; panics for a controller-only node.
@@ -367,6 +368,9 @@ fn spawn_server(kafka: &Kafka, spec: &Spec, config: &Path, dir: &TestDir) -> Chi
         &jvm_opts,
     );
     cmd.arg(config);
+    if let Some(netns) = &spec.netns {
+        super::netns::enter(&mut cmd, netns);
+    }
     let log = dir.log_path(&spec.name);
     ChildGuard::spawn_logged(&spec.name, cmd, &log)
         .unwrap_or_else(|e| panic!("cannot start {} (java kafka.Kafka): {e}", spec.name))

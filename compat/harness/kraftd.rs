@@ -18,6 +18,8 @@ pub struct KraftdProcess {
     env: Vec<(String, String)>,
     /// Working directory (relative `log.dirs` in a config file resolve against it).
     cwd: Option<PathBuf>,
+    /// The network namespace it runs in (the test's own if `None`).
+    netns: Option<String>,
     guard: ChildGuard,
 }
 
@@ -78,12 +80,34 @@ impl KraftdProcess {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         let cwd = cwd.map(Path::to_path_buf);
-        let guard = spawn(dir, name, &args, &env, cwd.as_deref());
+        let guard = spawn(dir, name, &args, &env, cwd.as_deref(), None);
         KraftdProcess {
             name: name.to_string(),
             args,
             env,
             cwd,
+            netns: None,
+            guard,
+        }
+    }
+
+    /// [`Self::start`] in network namespace `netns` (see `netns.rs`), if given; restarts stay
+    /// there.
+    pub fn start_in_netns(
+        dir: &TestDir,
+        name: &str,
+        args: &[&str],
+        netns: Option<&str>,
+    ) -> KraftdProcess {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let netns = netns.map(str::to_string);
+        let guard = spawn(dir, name, &args, &[], None, netns.as_deref());
+        KraftdProcess {
+            name: name.to_string(),
+            args,
+            env: Vec::new(),
+            cwd: None,
+            netns,
             guard,
         }
     }
@@ -103,7 +127,14 @@ impl KraftdProcess {
             "{} is still running; stop it before restart",
             self.name
         );
-        self.guard = spawn(dir, &self.name, &self.args, &self.env, self.cwd.as_deref());
+        self.guard = spawn(
+            dir,
+            &self.name,
+            &self.args,
+            &self.env,
+            self.cwd.as_deref(),
+            self.netns.as_deref(),
+        );
     }
 
     pub fn name(&self) -> &str {
@@ -160,12 +191,16 @@ fn spawn(
     args: &[String],
     env: &[(String, String)],
     cwd: Option<&Path>,
+    netns: Option<&str>,
 ) -> ChildGuard {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let mut cmd = KraftdProcess::command(&args, &env);
     if let Some(cwd) = cwd {
         cmd.current_dir(cwd);
+    }
+    if let Some(netns) = netns {
+        super::netns::enter(&mut cmd, netns);
     }
     let log = dir.log_path(name);
     ChildGuard::spawn_logged(name, cmd, &log).unwrap_or_else(|e| {

@@ -31,6 +31,7 @@ impl KraftdQuorum {
         let voters: Vec<Voter> = (1..=n)
             .map(|id| Voter {
                 id,
+                host: std::net::Ipv4Addr::LOCALHOST,
                 port: free_port(),
                 directory_id: String::new(),
             })

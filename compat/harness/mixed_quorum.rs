@@ -1,12 +1,14 @@
 //! Mixed static quorums of Java and kraftd controllers (voters 1..=3), each node formatted by
 //! its own tool with one cluster id, and the moves the compat tests make on them.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use super::dynamic_quorum::{kraftd_format_with, kraftd_props};
-use super::quorum_probe::{all_caught_up, assert_same_batches, leader_view, read_log_batches};
+use super::netns::Placement;
+use super::quorum_probe::{all_caught_up, assert_same_batches, leader_view_at, read_log_batches};
 use super::{
     voters, JavaController, Kafka, KraftdProcess, Properties, Quorum, ServerBuilder, TestDir, Voter,
 };
@@ -165,6 +167,8 @@ pub struct Mixed {
     /// new directory gets them too.
     pub node_props: Vec<(String, String)>,
     pub format_args: Vec<String>,
+    /// Where each voter listens and runs (127.0.0.1, this network namespace, by default).
+    pub placement: Placement,
 }
 
 impl Mixed {
@@ -181,7 +185,14 @@ impl Mixed {
     /// [`Self::start_with`], every node formatted with `format_args` too (both `kafka-storage
     /// format` and `kraftd format` take e.g. `--release-version 3.9-IV0`).
     pub fn start_formatted(kraftd: &[i32], extra: &[(&str, &str)], format_args: &[&str]) -> Mixed {
-        Self::start_on(Kafka::get(), QuorumMode::Static, kraftd, extra, format_args)
+        Self::start_on(
+            Kafka::get(),
+            QuorumMode::Static,
+            Placement::default(),
+            kraftd,
+            extra,
+            format_args,
+        )
     }
 
     /// [`Self::start_formatted`] for a quorum of either [`QuorumMode`].
@@ -191,20 +202,50 @@ impl Mixed {
         extra: &[(&str, &str)],
         format_args: &[&str],
     ) -> Mixed {
-        Self::start_on(Kafka::get(), mode, kraftd, extra, format_args)
+        Self::start_on(
+            Kafka::get(),
+            mode,
+            Placement::default(),
+            kraftd,
+            extra,
+            format_args,
+        )
     }
 
-    /// [`Self::start_in_mode`] with the Java controllers of Kafka release `kafka`.
+    /// [`Self::start_formatted`], each voter listening and running where `placement` says.
+    pub fn start_placed(
+        kraftd: &[i32],
+        extra: &[(&str, &str)],
+        format_args: &[&str],
+        placement: Placement,
+    ) -> Mixed {
+        Self::start_on(
+            Kafka::get(),
+            QuorumMode::Static,
+            placement,
+            kraftd,
+            extra,
+            format_args,
+        )
+    }
+
+    /// Voters 1..=3 of a quorum of `mode`, the Java ones of Kafka release `kafka`, each voter
+    /// listening and running where `placement` says; the ids in `kraftd` run kraftd; every
+    /// node gets the `extra` properties and is formatted with `format_args`.
     pub fn start_on(
         kafka: &'static Kafka,
         mode: QuorumMode,
+        placement: Placement,
         kraftd: &[i32],
         extra: &[(&str, &str)],
         format_args: &[&str],
     ) -> Mixed {
         let dir = TestDir::new();
         let cluster_id = kafka.random_uuid();
-        let voters = voters(1..=3);
+        let mut voters = voters(1..=3);
+        for v in &mut voters {
+            v.host = placement.host(v.id);
+        }
         let quorum = match mode {
             QuorumMode::Static => Quorum::StaticVoters(voters.clone()),
             QuorumMode::Dynamic => Quorum::InitialControllers(voters.clone()),
@@ -222,6 +263,9 @@ impl Mixed {
                 for (k, v) in extra {
                     builder = builder.prop(k, v);
                 }
+                if let Some(netns) = placement.netns(v.id) {
+                    builder = builder.netns(netns);
+                }
                 builder
             })
             .collect();
@@ -234,6 +278,7 @@ impl Mixed {
                 }
                 let data = dir.subdir(format!("kraftd-{}-data", v.id));
                 let (mut props, flag) = kraftd_props(v.id, v.port, &data, &quorum);
+                props.set("listeners", format!("CONTROLLER://{}", v.endpoint()));
                 for (k, v) in extra {
                     props.set(*k, *v);
                 }
@@ -241,8 +286,10 @@ impl Mixed {
                 let config = KraftdProcess::write_config(&dir, &name, &props);
                 kraftd_format_with(&config, &cluster_id, &flag, format_args);
                 let config = config.display().to_string();
+                let start = ["start", config.as_str()];
+                let netns = placement.netns(v.id);
                 Member::Kraftd(
-                    KraftdProcess::start(&dir, &name, &["start", &config], &[]),
+                    KraftdProcess::start_in_netns(&dir, &name, &start, netns),
                     data,
                 )
             })
@@ -259,6 +306,7 @@ impl Mixed {
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
             format_args: format_args.iter().map(|a| a.to_string()).collect(),
+            placement,
         }
     }
 
@@ -276,6 +324,14 @@ impl Mixed {
         self.voters.iter().map(|v| v.port).collect()
     }
 
+    /// Each voter's listener address.
+    pub fn addrs(&self) -> Vec<SocketAddr> {
+        self.voters
+            .iter()
+            .map(|v| SocketAddr::from((v.host, v.port)))
+            .collect()
+    }
+
     pub fn bootstrap(&self) -> String {
         self.voters
             .iter()
@@ -290,10 +346,10 @@ impl Mixed {
 
     /// Waits until a controller (Java or kraftd) leads in an epoch after `after`.
     pub fn wait_for_leader(&self, after: i32) -> DescribeQuorumResponse {
-        let ports = self.ports();
+        let addrs = self.addrs();
         let deadline = Instant::now() + TIMEOUT;
         loop {
-            if let Some(d) = leader_view(&ports).filter(|d| d.leader_epoch > after) {
+            if let Some(d) = leader_view_at(&addrs).filter(|d| d.leader_epoch > after) {
                 return d;
             }
             assert!(
@@ -316,8 +372,9 @@ impl Mixed {
             ),
             Member::Kraftd(..) => panic!("voter {id} already runs kraftd"),
         };
-        let kraftd =
-            KraftdProcess::start(&self.dir, &format!("kraftd-{id}"), &["start", &config], &[]);
+        let netns = self.placement.netns(id);
+        let name = format!("kraftd-{id}");
+        let kraftd = KraftdProcess::start_in_netns(&self.dir, &name, &["start", &config], netns);
         match std::mem::replace(self.member(id), Member::Kraftd(kraftd, data)) {
             Member::Java(j) => j,
             Member::Kraftd(..) => unreachable!("checked above"),
@@ -363,10 +420,10 @@ impl Mixed {
 
     /// Waits until a leader reports every voter at its own log end offset, past `min_hw`.
     pub fn wait_caught_up(&self, min_hw: i64) -> DescribeQuorumResponse {
-        let ports = self.ports();
+        let addrs = self.addrs();
         let deadline = Instant::now() + TIMEOUT;
         loop {
-            if let Some(d) = leader_view(&ports) {
+            if let Some(d) = leader_view_at(&addrs) {
                 if d.high_watermark > min_hw && all_caught_up(&d) {
                     return d;
                 }

@@ -29,6 +29,7 @@ mod kafka;
 mod kraftd;
 pub mod kraftd_quorum;
 pub mod mixed_quorum;
+pub mod netns;
 mod ports;
 mod process;
 mod props;

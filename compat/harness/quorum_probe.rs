@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
-use std::net::TcpStream;
+use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::path::Path;
 use std::time::Duration;
 
@@ -19,8 +19,19 @@ use kraftd::raft::msg::{DescribeQuorumRequest, DescribeQuorumResponse as Describ
 /// (header removed) and the version to decode it at; `None` if the node is unreachable, closes
 /// the connection or answers with a bad header.
 pub fn round_trip<M: Message>(port: u16, api_key: i16, version: i16, body: &M) -> Option<Vec<u8>> {
+    round_trip_at(loopback(port), api_key, version, body)
+}
+
+/// [`round_trip`] to any address.
+pub fn round_trip_at<M: Message>(
+    addr: SocketAddr,
+    api_key: i16,
+    version: i16,
+    body: &M,
+) -> Option<Vec<u8>> {
     let frame = encode_request(api_key, version, 7, Some("compat-probe"), body).ok()?;
-    round_trip_frame(port, api_key, version, &frame, Duration::from_secs(10))
+    let mut s = send_frame_to(addr, &frame)?;
+    read_response(&mut s, api_key, version, Duration::from_secs(10))
 }
 
 /// [`round_trip`] of an already encoded request frame (size prefix included), so that the very
@@ -36,11 +47,24 @@ pub fn round_trip_frame(
     read_response(&mut s, api_key, version, timeout)
 }
 
+/// How long a probe's connect may take: a node cut off by a partition (see `netns.rs`) drops
+/// the handshake instead of refusing it.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+
 /// Connects to `127.0.0.1:port` and writes `frame`; the answer is read with [`read_response`].
 pub fn send_frame(port: u16, frame: &[u8]) -> Option<TcpStream> {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    send_frame_to(loopback(port), frame)
+}
+
+/// [`send_frame`] to any address.
+pub fn send_frame_to(addr: SocketAddr, frame: &[u8]) -> Option<TcpStream> {
+    let mut s = TcpStream::connect_timeout(&addr, CONNECT_TIMEOUT).ok()?;
     s.write_all(frame).ok()?;
     Some(s)
+}
+
+fn loopback(port: u16) -> SocketAddr {
+    SocketAddr::from((Ipv4Addr::LOCALHOST, port))
 }
 
 /// Reads one response from `s` and returns its body (header removed); `None` if the peer closes
@@ -97,17 +121,28 @@ pub fn try_round_trip_frame(
 /// One DescribeQuorum v2 round trip to `127.0.0.1:port`; `None` if the node is unreachable or
 /// the answer is unreadable.
 pub fn describe_quorum(port: u16) -> Option<Described> {
+    describe_quorum_at(loopback(port))
+}
+
+/// [`describe_quorum`] at any address.
+pub fn describe_quorum_at(addr: SocketAddr) -> Option<Described> {
     let body = describe::request_to_wire(&DescribeQuorumRequest { partition_ok: true });
-    let answer = round_trip(port, wire::DescribeQuorumRequest::API_KEY, 2, &body)?;
+    let answer = round_trip_at(addr, wire::DescribeQuorumRequest::API_KEY, 2, &body)?;
     let wire = DescribeQuorumResponse::decode_exact(&answer, 2).ok()?;
     Some(describe::response_from_wire(&wire))
 }
 
 /// The leader's DescribeQuorum answer, asking each port in turn (`None`: no node leads).
 pub fn leader_view(ports: &[u16]) -> Option<Described> {
-    ports
-        .iter()
-        .find_map(|&p| describe_quorum(p).filter(|d| d.partition_error.0 == 0 && d.leader_id >= 0))
+    let addrs: Vec<SocketAddr> = ports.iter().map(|&p| loopback(p)).collect();
+    leader_view_at(&addrs)
+}
+
+/// [`leader_view`] asking each address in turn.
+pub fn leader_view_at(addrs: &[SocketAddr]) -> Option<Described> {
+    addrs.iter().find_map(|&a| {
+        describe_quorum_at(a).filter(|d| d.partition_error.0 == 0 && d.leader_id >= 0)
+    })
 }
 
 /// The log end offset the leader reports for voter `id`.

@@ -1,6 +1,7 @@
 //! Configuring a Java Kafka server: its quorum, ports, roles and `server.properties`.
 
 use std::marker::PhantomData;
+use std::net::Ipv4Addr;
 
 use super::java_server::JavaServer;
 use super::kafka::Kafka;
@@ -9,27 +10,31 @@ use super::props::Properties;
 use super::testdir::TestDir;
 use super::tools::{random_kafka_uuid, FormatFlag};
 
-/// One controller of a quorum: its id, loopback port and metadata directory id.
+/// One controller of a quorum: its id, address, port and metadata directory id.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Voter {
     pub id: i32,
+    /// The address it listens on and is reached at: 127.0.0.1 unless the test places it
+    /// elsewhere (see `netns::Placement`).
+    pub host: Ipv4Addr,
     pub port: u16,
     pub directory_id: String,
 }
 
 impl Voter {
-    /// A voter on a fresh free port with a fresh directory id.
+    /// A voter on 127.0.0.1, on a fresh free port with a fresh directory id.
     pub fn new(id: i32) -> Voter {
         Voter {
             id,
+            host: Ipv4Addr::LOCALHOST,
             port: free_port(),
             directory_id: random_kafka_uuid(),
         }
     }
 
-    /// `127.0.0.1:<port>`
+    /// `<host>:<port>`, e.g. `127.0.0.1:<port>`
     pub fn endpoint(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
+        format!("{}:{}", self.host, self.port)
     }
 }
 
@@ -71,6 +76,7 @@ pub struct ServerBuilder<R> {
     format_args: Vec<String>,
     name: Option<String>,
     kafka: Option<&'static Kafka>,
+    netns: Option<String>,
     role: PhantomData<fn() -> R>,
 }
 
@@ -90,6 +96,7 @@ impl<R: From<JavaServer>> ServerBuilder<R> {
             format_args: Vec::new(),
             name: None,
             kafka: None,
+            netns: None,
             role: PhantomData,
         }
     }
@@ -165,6 +172,13 @@ impl<R: From<JavaServer>> ServerBuilder<R> {
         self
     }
 
+    /// Runs the server (not its format) in the named network namespace (see `netns.rs`); its
+    /// listeners should be on an address of that namespace, i.e. its [`Voter`]'s host.
+    pub fn netns(mut self, name: &str) -> Self {
+        self.netns = Some(name.to_string());
+        self
+    }
+
     /// Writes `server.properties`, formats the data directory and starts `kafka.Kafka`.
     pub fn start(self, dir: &TestDir) -> R {
         R::from(JavaServer::start(self.into_spec(), dir))
@@ -225,6 +239,8 @@ impl<R: From<JavaServer>> ServerBuilder<R> {
                 (None, Some(v)) => v.port,
                 (None, None) => free_port(),
             });
+        // A controller listens on its voter's address; anything else on loopback.
+        let controller_host = voter.map_or(Ipv4Addr::LOCALHOST, |v| v.host);
         let broker_port = self
             .broker
             .then(|| self.broker_port.unwrap_or_else(free_port));
@@ -245,7 +261,7 @@ impl<R: From<JavaServer>> ServerBuilder<R> {
         props.set("node.id", self.node_id.to_string());
         let listeners = [
             broker_port.map(|p| format!("PLAINTEXT://127.0.0.1:{p}")),
-            controller_port.map(|p| format!("CONTROLLER://127.0.0.1:{p}")),
+            controller_port.map(|p| format!("CONTROLLER://{controller_host}:{p}")),
         ];
         props.set("listeners", join(listeners.into_iter().flatten()));
         props.set("controller.listener.names", "CONTROLLER");
@@ -273,6 +289,7 @@ impl<R: From<JavaServer>> ServerBuilder<R> {
         Spec {
             name,
             node_id: self.node_id,
+            controller_host,
             controller_port,
             broker_port,
             cluster_id: self.cluster_id.unwrap_or_else(random_kafka_uuid),
@@ -283,6 +300,7 @@ impl<R: From<JavaServer>> ServerBuilder<R> {
             props,
             jvm_opts: self.jvm_opts,
             kafka: self.kafka.unwrap_or_else(Kafka::get),
+            netns: self.netns,
         }
     }
 }
@@ -291,6 +309,8 @@ impl<R: From<JavaServer>> ServerBuilder<R> {
 pub(super) struct Spec {
     pub(super) name: String,
     pub(super) node_id: i32,
+    /// The address of the CONTROLLER listener (127.0.0.1 unless its voter is elsewhere).
+    pub(super) controller_host: Ipv4Addr,
     pub(super) controller_port: Option<u16>,
     pub(super) broker_port: Option<u16>,
     pub(super) cluster_id: String,
@@ -302,6 +322,8 @@ pub(super) struct Spec {
     pub(super) jvm_opts: Vec<String>,
     /// The Kafka release whose jars format and run the server.
     pub(super) kafka: &'static Kafka,
+    /// The network namespace the server runs in (the test's own if `None`).
+    pub(super) netns: Option<String>,
 }
 
 /// The quorum part of a server's config and format command.

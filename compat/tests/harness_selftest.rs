@@ -2,13 +2,16 @@
 //! Java controller.
 
 use std::fs;
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use crate::harness::netns::{self, Netns};
+use crate::harness::quorum_probe::describe_quorum_at;
 use crate::harness::{
     free_port, random_kafka_uuid, run_command, voters, ChildGuard, JavaBroker, JavaController,
-    Kafka, KraftdProcess, Quorum, TestDir, Tool, ToolOptions, KRAFTD_COMMAND_TIMEOUT,
+    Kafka, KraftdProcess, Properties, Quorum, TestDir, Tool, ToolOptions, KRAFTD_COMMAND_TIMEOUT,
 };
 
 /// Generous for one JVM on a loaded 2-core machine, still far below "hung".
@@ -408,4 +411,163 @@ fn static_quorum_java_controller_leads_with_kraft_version_0() {
     // A static quorum (no voter set in the log) finalizes kraft.version 0.
     let features = kafka.finalized_features(&controller.controller_endpoint());
     assert_eq!(features["kraft.version"], "0", "{features:?}");
+}
+
+/// `netns.rs`: a kraftd started in a namespace listens on the inner address and is reached
+/// through the link; a partition cuts it off both ways, a heal joins it again, and dropping the
+/// namespace removes it and its link. Leftovers of a dead test binary are removed.
+#[test]
+fn netns_partition_cuts_a_node_off_and_heal_joins_it_again() {
+    // A leftover of a test binary that died (a pid above pid_max never runs).
+    let pid_max: u32 = fs::read_to_string("/proc/sys/kernel/pid_max")
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let dead = format!("kraftd-soak-{}-0", pid_max + 1);
+    let dead_if = format!("ks{}-0h", pid_max + 1);
+    for args in [
+        vec!["netns", "add", dead.as_str()],
+        vec![
+            "link",
+            "add",
+            &dead_if,
+            "type",
+            "veth",
+            "peer",
+            "name",
+            "ksdead-0n",
+        ],
+    ] {
+        let out = Command::new("ip").args(&args).output().unwrap();
+        assert!(out.status.success(), "ip {args:?}: {out:?}");
+    }
+
+    let dir = TestDir::new();
+    let net = Netns::create();
+    let ip_out = |args: &[&str]| {
+        let out = Command::new("ip").args(args).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert!(
+        !ip_out(&["netns", "list"]).contains(&dead),
+        "the dead test's namespace is left"
+    );
+    assert!(
+        !ip_out(&["link", "show"]).contains(&dead_if),
+        "the dead test's link is left"
+    );
+
+    // A process entered into the namespace has the inner address, not this side's.
+    let mut cmd = Command::new("ip");
+    cmd.args(["-o", "-4", "addr", "show"]);
+    netns::enter(&mut cmd, net.name());
+    let addrs = run_command(
+        cmd,
+        "ip addr in netns".into(),
+        None,
+        STOP_TIMEOUT,
+        dir.path(),
+    );
+    addrs.assert_success();
+    assert!(
+        addrs
+            .stdout
+            .contains(&format!("inet {}/30", net.inside_addr()))
+            && !addrs.stdout.contains(&format!("inet {}/", net.host_addr())),
+        "{addrs}"
+    );
+
+    // kraftd inside, a single-node quorum on the inner address; a listener outside.
+    let port = free_port();
+    let inside = SocketAddr::from((net.inside_addr(), port));
+    let mut props = Properties::new();
+    props
+        .set("process.roles", "controller")
+        .set("node.id", "1")
+        .set("listeners", format!("CONTROLLER://{inside}"))
+        .set("controller.listener.names", "CONTROLLER")
+        .set("controller.quorum.bootstrap.servers", inside.to_string())
+        .set("log.dirs", dir.subdir("kraftd-data").display().to_string());
+    let config = KraftdProcess::write_config(&dir, "kraftd", &props);
+    let config = config.display().to_string();
+    let id = random_kafka_uuid();
+    KraftdProcess::run(
+        &["format", "--standalone", "-t", &id, "-c", &config],
+        &[],
+        KRAFTD_COMMAND_TIMEOUT,
+    )
+    .assert_success();
+    let mut kraftd =
+        KraftdProcess::start_in_netns(&dir, "kraftd", &["start", &config], Some(net.name()));
+    let outside = TcpListener::bind((net.host_addr(), 0)).unwrap();
+    let outside = outside.local_addr().unwrap();
+
+    // Both ways while the link is up, neither while it is down, both again once healed.
+    let from_inside = |to: SocketAddr| {
+        let name = net.name().to_string();
+        std::thread::spawn(move || {
+            netns::enter_thread(&name);
+            TcpStream::connect_timeout(&to, Duration::from_secs(2)).is_ok()
+        })
+        .join()
+        .unwrap()
+    };
+    let leads = || describe_quorum_at(inside).is_some_and(|d| d.leader_id == 1);
+    let eventually = |what: &str, done: &dyn Fn() -> bool| {
+        let deadline = Instant::now() + START_TIMEOUT;
+        while !done() {
+            assert!(Instant::now() < deadline, "{what}");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    };
+    eventually(
+        "kraftd in the namespace does not answer as the leader",
+        &leads,
+    );
+    assert!(from_inside(outside), "the namespace cannot reach {outside}");
+    assert!(!net.is_partitioned());
+
+    net.partition();
+    assert!(net.is_partitioned());
+    assert!(
+        describe_quorum_at(inside).is_none(),
+        "kraftd answers through a partition"
+    );
+    assert!(
+        !from_inside(outside),
+        "the namespace reaches {outside} through a partition"
+    );
+    assert!(kraftd.is_running());
+
+    net.heal();
+    assert!(!net.is_partitioned());
+    eventually("kraftd is not reached again after the heal", &leads);
+    assert!(
+        from_inside(outside),
+        "the namespace cannot reach {outside} after the heal"
+    );
+    kraftd.stop(STOP_TIMEOUT);
+
+    let (name, link) = (net.name().to_string(), format!("ks{}-", std::process::id()));
+    let host_if = ip_out(&["-o", "link", "show"])
+        .lines()
+        .find_map(|l| {
+            l.split(": ")
+                .nth(1)?
+                .split('@')
+                .next()
+                .filter(|n| n.starts_with(&link))
+                .map(str::to_string)
+        })
+        .expect("the namespace's link on this side");
+    drop(net);
+    assert!(
+        !ip_out(&["netns", "list"]).contains(&name),
+        "{name} left after drop"
+    );
+    assert!(
+        !ip_out(&["-o", "link", "show"]).contains(&format!("{host_if}@")),
+        "{host_if} left after drop"
+    );
 }

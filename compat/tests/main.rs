@@ -29,6 +29,7 @@ mod not_controller;
 mod quorum;
 mod reconfiguration;
 mod rolling_replacement;
+mod rolling_soak;
 mod security;
 mod storage;
 mod test_raft_server;

@@ -49,7 +49,8 @@ use crate::harness::image_compare::{
 };
 use crate::harness::java_probe::ProbeSession;
 use crate::harness::mixed_quorum::{Member, QuorumMode, Stop};
-use crate::harness::verifying::VerifyingClients;
+use crate::harness::netns::Placement;
+use crate::harness::verifying::{Tally, VerifyingClients};
 use crate::harness::workload::{Cluster, BROKERS};
 use crate::harness::{dump_java_image, JavaController, Kafka};
 
@@ -67,13 +68,13 @@ const TOPIC: &str = "orders";
 /// Messages a second from the verifying producer.
 const RATE: u32 = 200;
 /// How long the clients may take to get further after a step, and to drain at the end.
-const CLIENT_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const CLIENT_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long a topic's create, config change and delete may take (the Admin client's own
 /// timeout for each call is 60 s).
 const ADMIN_TIMEOUT: Duration = Duration::from_secs(180);
 
-const JAVA: &str = "java";
-const KRAFTD: &str = "kraftd";
+pub(crate) const JAVA: &str = "java";
+pub(crate) const KRAFTD: &str = "kraftd";
 
 /// The Kafka release a cluster runs and how it is set up.
 struct Release {
@@ -151,7 +152,7 @@ impl Release {
 
 /// How a step swaps a voter's implementation.
 #[derive(Debug, Clone, Copy)]
-enum Swap {
+pub(crate) enum Swap {
     /// The other kind starts on the voter's own directory, from its own `server.properties`.
     SameDirectory(Stop),
     /// The voter's disk is replaced (dynamic quorums only): see `Mixed::replace_on_new_directory`.
@@ -159,31 +160,31 @@ enum Swap {
 }
 
 /// The cluster, its clients and what the steps need to remember.
-struct Rolling {
-    c: Cluster,
-    clients: VerifyingClients,
+pub(crate) struct Rolling {
+    pub(crate) c: Cluster,
+    pub(crate) clients: VerifyingClients,
     /// One Admin client for the whole test, asked for a topic's life at every step.
     admin: ProbeSession,
     /// The Java controllers kraftd stands in for, by voter id.
     parked: BTreeMap<i32, JavaController>,
     /// Brokers fenced before the first step (a broker slow to heartbeat while every JVM
     /// starts); from then on none may be.
-    fenced_at_start: Vec<i32>,
+    pub(crate) fenced_at_start: Vec<i32>,
     started: Instant,
 }
 
 /// What one step did and how long its parts took.
-struct Step {
-    node: i32,
+pub(crate) struct Step {
+    pub(crate) node: i32,
     from: &'static str,
     to: &'static str,
     swap: Swap,
     /// The directory ids and timings of a disk replacement.
     disk: Option<DiskReplacement>,
     /// (id, kind) of the leader before and after the step.
-    leader_before: (i32, &'static str),
-    leader_after: (i32, &'static str),
-    epoch_after: i32,
+    pub(crate) leader_before: (i32, &'static str),
+    pub(crate) leader_after: (i32, &'static str),
+    pub(crate) epoch_after: i32,
     /// Until the replacement process was started (the old one stopped first).
     swapped: Duration,
     /// Until the replacement's registration was in the leader's log.
@@ -194,11 +195,21 @@ struct Step {
     admin: Duration,
     calls: Value,
     total: Duration,
-    acked: usize,
+    pub(crate) acked: usize,
+}
+
+/// Where in a step [`Rolling::step_with`] hands the cluster to its caller (a soak injects
+/// faults there).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Point {
+    /// The replacement process was started; it may not have registered yet.
+    Swapped,
+    /// Its registration is in the log; the voters may not have caught up with it yet.
+    Registered,
 }
 
 impl Step {
-    fn moved(&self) -> bool {
+    pub(crate) fn moved(&self) -> bool {
         self.leader_before.0 != self.leader_after.0
     }
 }
@@ -238,10 +249,27 @@ impl std::fmt::Display for Step {
 impl Rolling {
     /// The Java cluster of `release` with its clients running, on a quorum of `mode`.
     fn start(release: &Release, mode: QuorumMode) -> Rolling {
+        Self::start_on(release, mode, Placement::default())
+    }
+
+    /// The Kafka 4.4 cluster of [`Self::start`] on a static quorum, the controllers listening
+    /// and running where `placement` says.
+    pub(crate) fn start_placed(placement: Placement) -> Rolling {
+        Self::start_on(&Release::kafka_4_4(), QuorumMode::Static, placement)
+    }
+
+    fn start_on(release: &Release, mode: QuorumMode, placement: Placement) -> Rolling {
         let started = Instant::now();
         let kafka = release.kafka;
         let controllers = [CONTROLLERS, release.small_segments].concat();
-        let mut c = Cluster::start_on(kafka, mode, &[], release.metadata_version, &controllers);
+        let mut c = Cluster::start_on(
+            kafka,
+            mode,
+            placement,
+            &[],
+            release.metadata_version,
+            &controllers,
+        );
         for m in &c.q.members {
             let Member::Java(j) = m else {
                 unreachable!("every voter starts as Java")
@@ -336,12 +364,23 @@ impl Rolling {
         self.finish();
     }
 
-    fn log(&self, what: &str) {
+    pub(crate) fn log(&self, what: &str) {
         eprintln!("[{:>6.1?}] {what}", self.started.elapsed());
     }
 
     /// Replaces one voter with the other kind and checks the cluster through it.
-    fn step(&mut self, n: usize, to: &'static str, swap: Swap) -> Step {
+    pub(crate) fn step(&mut self, n: usize, to: &'static str, swap: Swap) -> Step {
+        self.step_with(n, to, swap, |_, _| {})
+    }
+
+    /// [`Self::step`], calling `at` at each [`Point`] of it.
+    pub(crate) fn step_with(
+        &mut self,
+        n: usize,
+        to: &'static str,
+        swap: Swap,
+        mut at: impl FnMut(&mut Cluster, Point),
+    ) -> Step {
         let c = &mut self.c;
         let before = c.q.wait_caught_up(0);
         let from = if to == KRAFTD { JAVA } else { KRAFTD };
@@ -396,6 +435,7 @@ impl Rolling {
         if node == before.leader_id {
             c.q.wait_for_leader(before.leader_epoch);
         }
+        at(c, Point::Swapped);
         // The new process registered (a new incarnation): it runs and reached the leader. It
         // has caught up once every voter is at the leader's log end, past that registration.
         let view = c.wait_for(
@@ -407,6 +447,7 @@ impl Rolling {
             },
         );
         let registered = t0.elapsed();
+        at(c, Point::Registered);
         let after = c.q.wait_caught_up(view.end_offset);
         let caught_up = t0.elapsed();
 
@@ -460,7 +501,7 @@ impl Rolling {
     }
 
     /// The end checks: the clients' tally, no fencing, identical logs and equal images.
-    fn finish(self) {
+    pub(crate) fn finish(self) -> Tally {
         let Rolling {
             mut c,
             clients,
@@ -561,6 +602,7 @@ impl Rolling {
              equals Java's; the 3 images equal but for configs of deleted topics that Java's \
              images kept ({orphans:?})"
         ));
+        tally
     }
 }
 

@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use super::log_view::LogView;
 use super::tools::Tools;
 use crate::harness::mixed_quorum::{Member, Mixed, QuorumMode};
-use crate::harness::quorum_probe::leader_view;
+use crate::harness::netns::Placement;
+use crate::harness::quorum_probe::leader_view_at;
 use crate::harness::{free_port, JavaBroker, Kafka, Properties, Quorum, ServerBuilder};
 
 pub const KRAFTD: i32 = 3;
@@ -84,6 +85,7 @@ impl Cluster {
         Self::start_on(
             Kafka::get(),
             QuorumMode::Static,
+            Placement::default(),
             kraftd,
             release,
             controller_overrides,
@@ -98,13 +100,41 @@ impl Cluster {
         release: &str,
         controller_overrides: &[(&str, &str)],
     ) -> Cluster {
-        Self::start_on(Kafka::get(), mode, kraftd, release, controller_overrides)
+        Self::start_on(
+            Kafka::get(),
+            mode,
+            Placement::default(),
+            kraftd,
+            release,
+            controller_overrides,
+        )
     }
 
-    /// [`Self::start_in_mode`] on Kafka release `kafka`: its Java controllers, brokers and tools.
+    /// [`Self::start_with`], the voters listening and running where `placement` says (the
+    /// brokers and clients stay on 127.0.0.1).
+    pub fn start_placed(
+        kraftd: &[i32],
+        release: &str,
+        controller_overrides: &[(&str, &str)],
+        placement: Placement,
+    ) -> Cluster {
+        Self::start_on(
+            Kafka::get(),
+            QuorumMode::Static,
+            placement,
+            kraftd,
+            release,
+            controller_overrides,
+        )
+    }
+
+    /// [`Self::start_in_mode`] on Kafka release `kafka` (its Java controllers, brokers and
+    /// tools), the voters listening and running where `placement` says (the brokers and
+    /// clients stay on 127.0.0.1).
     pub fn start_on(
         kafka: &'static Kafka,
         mode: QuorumMode,
+        placement: Placement,
         kraftd: &[i32],
         release: &str,
         controller_overrides: &[(&str, &str)],
@@ -116,13 +146,8 @@ impl Cluster {
             .chain(controller_overrides)
             .copied()
             .collect();
-        let q = Mixed::start_on(
-            kafka,
-            mode,
-            kraftd,
-            &controllers,
-            &["--release-version", release],
-        );
+        let format = ["--release-version", release];
+        let q = Mixed::start_on(kafka, mode, placement, kraftd, &controllers, &format);
         let mut sasl_ports = Vec::new();
         let builders = BROKERS
             .iter()
@@ -265,7 +290,7 @@ impl Cluster {
     pub fn checkpoint(&mut self, phase: &'static str) {
         let deadline = Instant::now() + STEP_TIMEOUT;
         let offset = loop {
-            if let Some(d) = leader_view(&self.q.ports()) {
+            if let Some(d) = leader_view_at(&self.q.addrs()) {
                 break d.high_watermark;
             }
             assert!(

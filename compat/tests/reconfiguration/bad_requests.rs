@@ -62,6 +62,7 @@ fn start_targets(dir: &TestDir, kind: Kind, s: &Shared) -> Targets {
     );
     let voter = Voter {
         id: 1,
+        host: std::net::Ipv4Addr::LOCALHOST,
         port: free_port(),
         directory_id: s.leader_dir.clone(),
     };
@@ -94,6 +95,7 @@ fn start_targets(dir: &TestDir, kind: Kind, s: &Shared) -> Targets {
         &s.cluster_id,
         Quorum::StaticVoters(vec![Voter {
             id: 11,
+            host: std::net::Ipv4Addr::LOCALHOST,
             port: static_port,
             directory_id: String::new(),
         }]),
