@@ -195,40 +195,6 @@ impl Mixed {
         )
     }
 
-    /// [`Self::start_formatted`] for a quorum of either [`QuorumMode`].
-    pub fn start_in_mode(
-        mode: QuorumMode,
-        kraftd: &[i32],
-        extra: &[(&str, &str)],
-        format_args: &[&str],
-    ) -> Mixed {
-        Self::start_on(
-            Kafka::get(),
-            mode,
-            Placement::default(),
-            kraftd,
-            extra,
-            format_args,
-        )
-    }
-
-    /// [`Self::start_formatted`], each voter listening and running where `placement` says.
-    pub fn start_placed(
-        kraftd: &[i32],
-        extra: &[(&str, &str)],
-        format_args: &[&str],
-        placement: Placement,
-    ) -> Mixed {
-        Self::start_on(
-            Kafka::get(),
-            QuorumMode::Static,
-            placement,
-            kraftd,
-            extra,
-            format_args,
-        )
-    }
-
     /// Voters 1..=3 of a quorum of `mode`, the Java ones of Kafka release `kafka`, each voter
     /// listening and running where `placement` says; the ids in `kraftd` run kraftd; every
     /// node gets the `extra` properties and is formatted with `format_args`.

@@ -92,45 +92,10 @@ impl Cluster {
         )
     }
 
-    /// [`Self::start_with`] on a quorum of either [`QuorumMode`]; the brokers find a dynamic
-    /// quorum through `controller.quorum.bootstrap.servers`.
-    pub fn start_in_mode(
-        mode: QuorumMode,
-        kraftd: &[i32],
-        release: &str,
-        controller_overrides: &[(&str, &str)],
-    ) -> Cluster {
-        Self::start_on(
-            Kafka::get(),
-            mode,
-            Placement::default(),
-            kraftd,
-            release,
-            controller_overrides,
-        )
-    }
-
-    /// [`Self::start_with`], the voters listening and running where `placement` says (the
-    /// brokers and clients stay on 127.0.0.1).
-    pub fn start_placed(
-        kraftd: &[i32],
-        release: &str,
-        controller_overrides: &[(&str, &str)],
-        placement: Placement,
-    ) -> Cluster {
-        Self::start_on(
-            Kafka::get(),
-            QuorumMode::Static,
-            placement,
-            kraftd,
-            release,
-            controller_overrides,
-        )
-    }
-
-    /// [`Self::start_in_mode`] on Kafka release `kafka` (its Java controllers, brokers and
-    /// tools), the voters listening and running where `placement` says (the brokers and
-    /// clients stay on 127.0.0.1).
+    /// [`Self::start_with`] on Kafka release `kafka` (its Java controllers, brokers and tools),
+    /// on a quorum of either [`QuorumMode`] (the brokers find a dynamic one through
+    /// `controller.quorum.bootstrap.servers`), the voters listening and running where
+    /// `placement` says (the brokers and clients stay on 127.0.0.1).
     pub fn start_on(
         kafka: &'static Kafka,
         mode: QuorumMode,
