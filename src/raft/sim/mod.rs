@@ -15,6 +15,7 @@ pub mod network;
 pub mod script;
 pub mod state_machine;
 pub mod trace;
+mod unseated;
 pub mod wire;
 
 use std::collections::BTreeMap;
@@ -81,6 +82,10 @@ pub struct SimOptions {
     pub observers_flush: bool,
     /// What every node replicates (default: the list of values).
     pub machine: MachineFactory,
+    /// A request to a node that is down comes back refused (`Input::ConnectionRefused`), as
+    /// a killed process's port refuses on a live host; otherwise it goes unanswered, as to a
+    /// host that is gone.
+    pub refused_connections: bool,
 }
 
 /// The timing of a run without randomness.
@@ -115,6 +120,7 @@ impl Default for SimOptions {
             auto_join: false,
             observers_flush: false,
             machine: MachineFactory::default(),
+            refused_connections: false,
         }
     }
 }
@@ -175,6 +181,8 @@ pub struct Cluster {
     /// Hash of every role-level line (and message line when kept): equal seeds, equal hashes.
     pub trace_hash: u64,
     checker: Checker,
+    /// The leaders that reach a majority, and since when (`unseated.rs`).
+    healthy_leaders: unseated::HealthyLeaders,
     /// Every record acknowledged as committed, for the durability check.
     pub acknowledged: Acknowledged,
     /// What the storage faults did.
@@ -218,6 +226,7 @@ impl Cluster {
             transcript: Vec::new(),
             trace_hash: 0,
             checker: Checker::default(),
+            healthy_leaders: Default::default(),
             acknowledged: Acknowledged::new(opts.machine.clone()),
             faults: FaultLog::default(),
             proposed: 0,
