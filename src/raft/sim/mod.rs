@@ -384,9 +384,25 @@ impl Cluster {
         log.crash().expect("a memory log reopens after a crash");
         node.down = Some((log, store));
         node.sm = SimStateMachine::new(self.opts.machine.make());
-        node.pending.clear();
+        let pending = std::mem::take(&mut node.pending);
         node.last_role = "down".into();
         self.net.drop_node(id);
+        if self.opts.refused_connections {
+            // A killed process's connections are reset: what it was answering (a parked
+            // Fetch, say) fails at once, and the requester's next connection is refused.
+            for (requester, via, corr) in pending.into_values() {
+                if requester != admin::ADMIN {
+                    let error = crate::protocol::errors::ErrorCode::BROKER_NOT_AVAILABLE;
+                    let env = network::Envelope::Failed {
+                        to: requester,
+                        via,
+                        corr,
+                        error,
+                    };
+                    self.net.send(self.now, env, &mut self.rng);
+                }
+            }
+        }
     }
 
     /// Restarts a crashed node from its durable state; then every record acknowledged as
