@@ -65,6 +65,20 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         now >= f.fetch_deadline || f.early_election_at.is_some_and(|at| now >= at)
     }
 
+    /// A prospective whose leader is gone, at its election deadline: a new deadline, the same
+    /// round (voters that refused still follow the gone leader; the coin needs their refusal
+    /// on record when they time out in turn). False for any other prospective.
+    pub(super) fn renew_pre_vote_of_a_gone_leader(&mut self, now: Instant) -> bool {
+        if !matches!(&self.role, Role::Prospective(p) if p.leader_gone) {
+            return false;
+        }
+        let deadline = now.plus_millis(self.chooser.election_timeout(self.cfg.election_timeout));
+        if let Role::Prospective(p) = &mut self.role {
+            p.election_deadline = deadline;
+        }
+        true
+    }
+
     /// Whether a prospective refuses `r`, a pre-vote it would grant, to ask its sender again:
     /// the sender refused our pre-vote earlier in this round and our logs are equal. Refused
     /// or not, the decision is a coin's. A refusal forgets the sender's answer, so that the

@@ -42,6 +42,10 @@ pub struct ProspectiveState {
     pub voted_key: Option<ReplicaKey>,
     pub election: EpochElection,
     pub election_deadline: Instant,
+    /// Started early, because the leader refused a connection (`early_election.rs`): at the
+    /// deadline it asks again instead of going back to a leader that is gone, and keeps the
+    /// refusals of voters that still follow it.
+    pub leader_gone: bool,
 }
 
 /// Voted for itself in `epoch`, collecting binding votes.
