@@ -170,9 +170,64 @@ vectors:
 #   quorum killed FAILOVER_KILLS (20) times each, at a random point of its cycle: time until a new
 #   leader, until its first commit, each follower's first pre-vote, and who wins the mixed
 #   quorum's elections (target/bench/failover.json; compat/tests/failover_bench.rs).
+#
+# `make bench`: every bench above plus `bench-floor` (the physical floor: fdatasync of the data dir,
+#   loopback RTT, the 3-voter commit floor; target/bench/floor.json; knobs in bench/floor.rs), one at
+#   a time, then `bench-report`; a failed bench does not stop the others (the report says
+#   "not measured in this run"), but `make bench` fails at the end. Step times: target/bench/run.json.
+# `make bench-quick` (= BENCH_QUICK=1 make bench): every bench at small sizes, under 10 minutes.
+#   Any knob set on the command line or in the environment still wins.
+# `make bench-report`: docs/performance.md and docs/performance/*.png from the target/bench/*.json
+#   present (bench/report.py, matplotlib in a venv under target/bench-venv).
+ifeq ($(BENCH_QUICK),1)
+FAILOVER_KILLS ?= 2
+export FLOOR_SYNCS ?= 300
+export FLOOR_PINGS ?= 3000
+export BENCH_RECOVERY_MB ?= 64
+export BENCH_BATCHES_1 ?= 2000
+export BENCH_BATCHES_100 ?= 200
+export BENCH_WARMUP_1 ?= 200
+export BENCH_WARMUP_100 ?= 20
+export BENCH_MAX_SECS ?= 5
+export RAFT_BENCH_DURATION_S ?= 5
+export RAFT_BENCH_WARMUP_S ?= 4
+export IMAGE_BENCH_TOPICS ?= 100
+export IMAGE_BENCH_PARTITIONS ?= 100
+export SNAPSHOT_BENCH_TOPICS ?= 100
+export SNAPSHOT_BENCH_PARTITIONS ?= 100
+export SNAPSHOT_BENCH_INTERVAL_S ?= 10
+export SNAPSHOT_BENCH_BASELINE_S ?= 3
+export SNAPSHOT_BENCH_AFTER_S ?= 3
+endif
 FAILOVER_KILLS ?= 20
-.PHONY: bench bench-storage bench-raft bench-image bench-snapshot bench-failover
-bench: bench-storage bench-raft bench-image bench-snapshot bench-failover
+# In this order, one at a time (each side by side with Java); the load generator adds its own.
+BENCH_STEPS ?= bench-floor bench-storage bench-raft bench-image bench-snapshot bench-failover
+BENCH_VENV := $(or $(CARGO_TARGET_DIR),target)/bench-venv
+.PHONY: bench bench-quick bench-report bench-floor bench-storage bench-raft bench-image bench-snapshot bench-failover
+bench: build
+	@mkdir -p target/bench; start=$$(date +%s); failed=""; steps=""; \
+	for step in $(BENCH_STEPS); do \
+	  t0=$$(date +%s); status=ok; \
+	  $(MAKE) --no-print-directory $$step || { status=failed; failed="$$failed $$step"; }; \
+	  steps="$$steps$${steps:+,}{\"step\":\"$$step\",\"seconds\":$$(( $$(date +%s) - t0 )),\"status\":\"$$status\"}"; \
+	done; \
+	echo "{\"quick\":$(if $(filter 1,$(BENCH_QUICK)),true,false),\"started_unix\":$$start,\"seconds\":$$(( $$(date +%s) - start )),\"steps\":[$$steps]}" > target/bench/run.json; \
+	$(MAKE) --no-print-directory bench-report || failed="$$failed bench-report"; \
+	echo "make bench: $$(( $$(date +%s) - start )) s$${failed:+; failed:$$failed}"; test -z "$$failed"
+
+bench-quick:
+	@$(MAKE) --no-print-directory bench BENCH_QUICK=1
+
+$(BENCH_VENV)/.matplotlib:
+	python3 -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/pip install --quiet --disable-pip-version-check matplotlib
+	@touch $@
+
+bench-report: $(BENCH_VENV)/.matplotlib
+	$(BENCH_VENV)/bin/python bench/report.py
+
+bench-floor:
+	$(CARGO) bench --bench floor
 
 bench-failover: compat-deps
 	KRAFTD_FAILOVER_KILLS=$(FAILOVER_KILLS) $(CARGO) test --release --test compat -- \
