@@ -154,6 +154,8 @@ vectors:
 #   replayed, written as a snapshot and loaded back by kraftd, and the same snapshot and log loaded by
 #   Java's image dumper, each step one process under /usr/bin/time -v (wall time, peak RSS).
 #   Knobs: IMAGE_DUMPER_SOURCES (compat/image-dumper), IMAGE_BENCH_JAVA_OPTS (-Xmx4g); see bench/image/image_bench.py.
+#   IMAGE_BENCH_SIZES (10x1000 100x1000: topics x partitions) runs smaller images first, one
+#   target/bench/image-<partitions>.json each, for RSS against partitions.
 # `bench-snapshot`: the raft loop's stall while the full image is written as a snapshot (issue #10,
 #   target/bench/snapshot.json): a synthesized log of SNAPSHOT_BENCH_TOPICS (1000) x
 #   SNAPSHOT_BENCH_PARTITIONS (1000) partitions x SNAPSHOT_BENCH_REPLICAS (3) under a single-node
@@ -191,8 +193,9 @@ export BENCH_WARMUP_100 ?= 20
 export BENCH_MAX_SECS ?= 5
 export RAFT_BENCH_DURATION_S ?= 5
 export RAFT_BENCH_WARMUP_S ?= 4
-export IMAGE_BENCH_TOPICS ?= 100
-export IMAGE_BENCH_PARTITIONS ?= 100
+IMAGE_BENCH_TOPICS ?= 100
+IMAGE_BENCH_PARTITIONS ?= 100
+IMAGE_BENCH_SIZES ?= 10x100
 export SNAPSHOT_BENCH_TOPICS ?= 100
 export SNAPSHOT_BENCH_PARTITIONS ?= 100
 export SNAPSHOT_BENCH_INTERVAL_S ?= 10
@@ -200,6 +203,9 @@ export SNAPSHOT_BENCH_BASELINE_S ?= 3
 export SNAPSHOT_BENCH_AFTER_S ?= 3
 endif
 FAILOVER_KILLS ?= 20
+IMAGE_BENCH_TOPICS ?= 1000
+IMAGE_BENCH_PARTITIONS ?= 1000
+IMAGE_BENCH_SIZES ?= 10x1000 100x1000
 # In this order, one at a time (each side by side with Java); the load generator adds its own.
 BENCH_STEPS ?= bench-floor bench-storage bench-raft bench-image bench-snapshot bench-failover
 BENCH_VENV := $(or $(CARGO_TARGET_DIR),target)/bench-venv
@@ -245,10 +251,18 @@ bench-image: compat-deps build
 	@mkdir -p target/bench/image-dumper
 	javac -nowarn -encoding UTF-8 -d target/bench/image-dumper -cp "$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" $(IMAGE_DUMPER_SOURCES)/*.java bench/image/LoadImage.java
 	$(CARGO) build --release --example synth_metadata_log
-	BENCH_JAVA_CP="$(CURDIR)/target/bench/image-dumper:$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" \
+	@# IMAGE_BENCH_SIZES: the smaller images first, one image-<partitions>.json each (RSS against
+	@# partitions in the report); image.json is the run at IMAGE_BENCH_TOPICS x IMAGE_BENCH_PARTITIONS.
+	@set -e; for size in $(IMAGE_BENCH_SIZES) $(IMAGE_BENCH_TOPICS)x$(IMAGE_BENCH_PARTITIONS); do \
+	  topics=$${size%x*}; parts=$${size#*x}; \
+	  out=$$([ $$size = $(IMAGE_BENCH_TOPICS)x$(IMAGE_BENCH_PARTITIONS) ] && echo image.json || echo image-$$((topics * parts)).json); \
+	  echo "bench-image: $$topics topics x $$parts partitions -> target/bench/$$out"; \
+	  IMAGE_BENCH_TOPICS=$$topics IMAGE_BENCH_PARTITIONS=$$parts IMAGE_BENCH_JSON=$$out \
+	  BENCH_JAVA_CP="$(CURDIR)/target/bench/image-dumper:$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" \
 	  BENCH_JAVA_LOG4J="$(CURDIR)/target/compat/kafka-$(KAFKA_VERSION)/log4j2-tools.properties" \
 	  KRAFTD=$(abspath $(KRAFTD)) SYNTH=$(abspath $(or $(CARGO_TARGET_DIR),target)/release/examples/synth_metadata_log) \
-	  python3 bench/image/image_bench.py
+	  python3 bench/image/image_bench.py; \
+	done
 
 bench-raft: compat-deps build
 	BENCH_JAVA_CP="$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" KRAFTD=$(abspath $(KRAFTD)) \

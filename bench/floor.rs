@@ -3,7 +3,10 @@
 //!
 //! 1. fdatasync: append `FLOOR_WRITE_BYTES` to a file in the bench's data directory and
 //!    `sync_data` it, `FLOOR_SYNCS` times: what kraftd's `Segment::flush` does after every
-//!    leader append and every follower append of a voter.
+//!    leader append and every follower append of a voter. Measured twice: one writer alone, and
+//!    `FLOOR_WRITERS` (3) writers at once, as the three voters of bench-raft on one filesystem
+//!    are. They differ a lot on ext4 (a lone fdatasync waits for its own journal commit; concurrent
+//!    ones share commits), and the concurrent figure is the one the commit floor is drawn from.
 //! 2. loopback TCP round trip: a `FLOOR_PING_BYTES` request answered by an echo thread over one
 //!    TCP_NODELAY connection, `FLOOR_PINGS` times: one Fetch response out and the next Fetch in.
 //! 3. the floor of a 3-voter commit, composed from those samples the way kraftd's raft commits
@@ -15,10 +18,9 @@
 //!    Java wakes parked Fetches before it fsyncs (spec §5.2), overlapping its own fsync:
 //!        overlap = max(fsync_L, min_i(rtt_i + fsync_i))
 //!    Both are sampled (Monte Carlo over the measured samples), not sums of percentiles.
-//!    The fsyncs of three nodes on one disk contend in a real run; these are uncontended.
 //!
 //! Knobs (environment): FLOOR_DIR (target/bench/raft, where bench-raft's nodes keep their logs),
-//! FLOOR_SYNCS (1000), FLOOR_WRITE_BYTES (4096), FLOOR_PINGS (10000), FLOOR_PING_BYTES (64),
+//! FLOOR_SYNCS (1000, per writer), FLOOR_WRITERS (3), FLOOR_WRITE_BYTES (4096), FLOOR_PINGS (10000), FLOOR_PING_BYTES (64),
 //! FLOOR_DRAWS (100000). Output: a summary on stdout, target/bench/floor.json.
 
 // clippy.toml keeps the clock, threads and file I/O out of src/raft; a bench owns its own.
@@ -43,15 +45,29 @@ fn knob(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
-/// fdatasync latencies (µs) of `syncs` appends of `bytes` each to a fresh file in `dir`.
-fn fsync_samples(dir: &Path, syncs: usize, bytes: usize) -> BoxResult<Vec<f64>> {
+/// fdatasync latencies (µs) of `syncs` appends of `bytes` each, by each of `writers` threads
+/// appending to a file of its own in `dir` at the same time.
+fn fsync_samples(dir: &Path, syncs: usize, bytes: usize, writers: usize) -> BoxResult<Vec<f64>> {
     fs::create_dir_all(dir)?;
-    let path = dir.join("floor-fsync.log");
+    let threads: Vec<_> = (0..writers)
+        .map(|w| {
+            let path = dir.join(format!("floor-fsync-{w}.log"));
+            std::thread::spawn(move || sync_loop(&path, syncs, bytes))
+        })
+        .collect();
+    let mut samples = Vec::with_capacity(syncs * writers);
+    for t in threads {
+        samples.extend(t.join().map_err(|_| "fsync thread panicked")??);
+    }
+    Ok(samples)
+}
+
+fn sync_loop(path: &Path, syncs: usize, bytes: usize) -> std::io::Result<Vec<f64>> {
     let mut file = OpenOptions::new()
         .create(true)
         .write(true)
         .truncate(true)
-        .open(&path)?;
+        .open(path)?;
     let block = vec![0x5au8; bytes];
     let mut samples = Vec::with_capacity(syncs);
     // A few untimed rounds: the first syncs of a new file also allocate its first extents.
@@ -64,7 +80,7 @@ fn fsync_samples(dir: &Path, syncs: usize, bytes: usize) -> BoxResult<Vec<f64>> 
         }
     }
     drop(file);
-    fs::remove_file(&path)?;
+    fs::remove_file(path)?;
     Ok(samples)
 }
 
@@ -172,21 +188,26 @@ fn main() -> BoxResult<()> {
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target/bench/raft"));
     let syncs = knob("FLOOR_SYNCS", 1000).max(1);
+    let writers = knob("FLOOR_WRITERS", 3).max(1);
     let write_bytes = knob("FLOOR_WRITE_BYTES", 4096).max(1);
     let pings = knob("FLOOR_PINGS", 10000).max(1);
     let ping_bytes = knob("FLOOR_PING_BYTES", 64).max(1);
     let draws = knob("FLOOR_DRAWS", 100_000).max(1);
 
     eprintln!(
-        "floor: {syncs} x ({write_bytes} B append + fdatasync) in {}",
+        "floor: {syncs} x ({write_bytes} B append + fdatasync) in {}, by 1 then {writers} writers",
         dir.display()
     );
-    let fsync = fsync_samples(&dir, syncs, write_bytes)?;
+    let fsync_alone = fsync_samples(&dir, syncs, write_bytes, 1)?;
+    let fsync = fsync_samples(&dir, syncs, write_bytes, writers)?;
     eprintln!("floor: {pings} loopback TCP round trips of {ping_bytes} B");
     let rtt = rtt_samples(pings, ping_bytes)?;
     let (serial, overlap) = commit_floors(&fsync, &rtt, draws);
 
-    let fsync_s = summary(&fsync);
+    let mut fsync_s = summary(&fsync);
+    fsync_s["writers"] = json!(writers);
+    let mut fsync_alone_s = summary(&fsync_alone);
+    fsync_alone_s["writers"] = json!(1);
     let rtt_s = summary(&rtt);
     let mut kraftd = summary(&serial);
     let mut java = summary(&overlap);
@@ -203,6 +224,7 @@ fn main() -> BoxResult<()> {
         "write_bytes": write_bytes,
         "ping_bytes": ping_bytes,
         "fsync": fsync_s,
+        "fsync_one_writer": fsync_alone_s,
         "rtt": rtt_s,
         "commit_floor_kraftd": kraftd,
         "commit_floor_overlapped": java,
@@ -212,7 +234,8 @@ fn main() -> BoxResult<()> {
     let p = |v: &Value, k: &str| v[k].as_f64().unwrap_or(f64::NAN);
     println!("physical floor (µs)               p50      p99    p99.9");
     for (name, v) in [
-        ("fdatasync", &out["fsync"]),
+        ("fdatasync, 1 writer", &out["fsync_one_writer"]),
+        ("fdatasync, concurrent writers", &out["fsync"]),
         ("loopback TCP RTT", &out["rtt"]),
         ("3-voter commit, kraftd order", &out["commit_floor_kraftd"]),
         ("3-voter commit, overlapped", &out["commit_floor_overlapped"]),

@@ -1,0 +1,358 @@
+#!/usr/bin/env python3
+"""`make bench-report`: docs/performance.md and docs/performance/*.png from target/bench/*.json.
+
+Reads whatever JSON the benches left (floor, storage, raft + raft-<impl>-linger<N>, image +
+image-<partitions>, snapshot, failover, controller, run) and fills issue #14's goals table with the
+kraftd/Java ratios of the same run. A missing input is written as "not measured in this run"; a
+file older than the `make bench` run that wrote run.json is flagged as left from an earlier run.
+Nothing is ever estimated in place of a measurement.
+
+controller.json, written by the load generator (bench/load), is expected in this shape (extra keys
+are ignored; either workload may be absent):
+  {"w2": {"topics": 10000, "partitions_per_topic": 10, "replication_factor": 3, "brokers": 3,
+          "kraftd": {"wall_s": 41.2, "records_per_s": 2700.0}, "java": {...same keys...}},
+   "w3": {"brokers": 1000, "duration_s": 300, "heartbeat_interval_ms": 2000,
+          "kraftd": {"heartbeat_p99_ms": 2.1, "cpu_s": 12.5, "rss_bytes": 31457280,
+                     "spurious_fencings": 0}, "java": {...same keys...}}}
+
+Environment: BENCH_OUT (target/bench), BENCH_DOC (docs/performance.md); plots go to
+docs/performance/ beside it. Needs matplotlib for the plots (the Makefile's venv); without it the
+markdown is still written and says the plots were skipped.
+"""
+
+import datetime
+import glob
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.environ.get("BENCH_OUT", os.path.join(REPO, "target", "bench"))
+DOC = os.environ.get("BENCH_DOC", os.path.join(REPO, "docs", "performance.md"))
+PLOTS = os.path.join(os.path.dirname(DOC), "performance")
+NOT_MEASURED = "not measured in this run"
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report_plots  # noqa: E402  bench/report_plots.py: the PNGs
+
+
+def load(name):
+    path = os.path.join(OUT, name)
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def inputs():
+    """Every JSON present, with its age relative to the `make bench` run (run.json)."""
+    run = load("run.json")
+    since = run.get("started_unix") if run else None
+    rows = []
+    for path in sorted(glob.glob(os.path.join(OUT, "*.json"))):
+        mtime = os.path.getmtime(path)
+        stale = since is not None and mtime < since - 1
+        when = datetime.datetime.fromtimestamp(mtime, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        rows.append((os.path.basename(path), when, stale))
+    return run, rows
+
+
+def sh(*argv):
+    try:
+        return subprocess.run(argv, capture_output=True, text=True, timeout=30, cwd=REPO).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+
+
+def machine(floor):
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+    mem = next((l.split()[1] for l in open("/proc/meminfo") if l.startswith("MemTotal")), "0")
+    fs = (floor or {}).get("filesystem") or {}
+    fs_text = f"{fs['type']} on {fs['device']}" if fs else sh("stat", "-f", "-c", "%T", OUT) or "?"
+    java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()
+    dirty = [l for l in sh("git", "status", "--porcelain").splitlines() if "docs/performance" not in l]
+    return [("cores", str(os.cpu_count())), ("CPU", cpu), ("memory", f"{int(mem) / 1048576:.1f} GiB"),
+            ("kernel", platform.release()), ("data dir filesystem", fs_text),
+            ("Java", java[0] if java else "?"),
+            ("git commit", sh("git", "rev-parse", "--short", "HEAD") + (" (with uncommitted changes)" if dirty else ""))]
+
+
+def num(v, nd=None):
+    if v is None:
+        return NOT_MEASURED
+    if isinstance(v, float) and nd is None:
+        nd = 0 if abs(v) >= 100 else (1 if abs(v) >= 10 else 2)
+    return f"{v:,.{nd}f}" if isinstance(v, float) else f"{v:,}"
+
+
+def ratio(k, j):
+    return k / j if k is not None and j not in (None, 0) else None
+
+
+def goal_row(figure, goal, k, j, unit, met_fn):
+    r = ratio(k, j)
+    met = "—" if r is None else ("yes" if met_fn(r) else "**no**")
+    return [figure, goal, num(k) + (f" {unit}" if k is not None and unit else ""),
+            num(j) + (f" {unit}" if j is not None and unit else ""),
+            "—" if r is None else f"{r:.3g}", met]
+
+
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def quorum(failover, name):
+    for q in (failover or {}).get("quorums", []):
+        if q["quorum"] == name:
+            return q
+    return None
+
+
+def step(image, name, key):
+    for s in (image or {}).get("steps", []):
+        if s["step"] == name:
+            return s[key]
+    return None
+
+
+def by_impl(res, impl):
+    return next((r for r in (res or {}).get("results", []) if r.get("impl") == impl), None)
+
+
+def goals(raft, floor, ctrl, failover, image, snapshot):
+    med = (raft or {}).get("medians", {})
+    k0, j0 = med.get("kraftd-linger0", {}), med.get("java-linger0", {})
+    floor_p99_ms = floor["commit_floor_kraftd"]["p99_us"] / 1000 if floor else None
+    rows = []
+    k99 = k0.get("p99_ms")
+    r = ratio(k99, j0.get("p99_ms"))
+    within_floor = None if k99 is None or floor_p99_ms is None else k99 <= 2 * floor_p99_ms
+    met = "—" if r is None else ("yes" if r <= 0.1 and within_floor else "**no**")
+    rows.append(["W1 p99 at linger 0", "≤ 0.1, and ≤ 2× the floor" + (f" ({2 * floor_p99_ms:.1f} ms)" if floor_p99_ms else ""),
+                 num(k99) + (" ms" if k99 is not None else ""), num(j0.get("p99_ms")) + (" ms" if j0.get("p99_ms") is not None else ""),
+                 "—" if r is None else f"{r:.3g}" + ("" if within_floor is None else f"; {k99 / floor_p99_ms:.2g}× floor"), met])
+    sat = (raft or {}).get("saturation", {}).get("max_committed_records_per_s", {})
+    rows.append(goal_row("W1 records/s at saturation", "≥ 5", sat.get("kraftd"), sat.get("java"), "/s", lambda x: x >= 5))
+    w2, w3 = (ctrl or {}).get("w2", {}), (ctrl or {}).get("w3", {})
+    rows.append(goal_row("W2 wall time", "≤ 0.2", w2.get("kraftd", {}).get("wall_s"), w2.get("java", {}).get("wall_s"),
+                         "s", lambda x: x <= 0.2))
+    fencings = w3.get("kraftd", {}).get("spurious_fencings")
+    rows.append(goal_row("W3 CPU", "≤ 0.2, 0 spurious fencings", w3.get("kraftd", {}).get("cpu_s"),
+                         w3.get("java", {}).get("cpu_s"), "s", lambda x: x <= 0.2 and fencings == 0))
+    kq, jq = quorum(failover, "3 kraftd"), quorum(failover, "3 java")
+    med_of = lambda q, k: q["summary"][k]["median"] if q and q["summary"].get(k) else None  # noqa: E731
+    rows.append(goal_row("W4 kill -9, kraftd-only quorum (kill to first commit, median)", "≤ 0.5",
+                         med_of(kq, "committed_ms"), med_of(jq, "committed_ms"), "ms", lambda x: x <= 0.5))
+    sig = (failover or {}).get("sigterm")
+    rows.append(["W4 SIGTERM", "≤ 1 RTT + 1 election", NOT_MEASURED if not sig else json.dumps(sig)[:60], "", "—", "—"])
+    mixed = quorum(failover, "2 java + 1 kraftd")
+    if mixed:
+        wins, kills = mixed["summary"].get("wins", {}).get("kraftd", 0), mixed["summary"]["kills"]
+        share = wins / kills if kills else None
+        rows.append(["kraftd's election wins, 2 Java + 1 kraftd", "30–70 % over 20 kills", f"{wins} of {kills}", "",
+                     "—", "—" if share is None or kills < 20 else ("yes" if 0.3 <= share <= 0.7 else "**no**")])
+    else:
+        rows.append(["kraftd's election wins, 2 Java + 1 kraftd", "30–70 % over 20 kills", NOT_MEASURED, "", "—", "—"])
+    parts = image and image["topics"] * image["partitions_per_topic"]
+    rows.append(goal_row(f"W5 cold start: snapshot load{f' ({parts:,} partitions)' if parts else ''}", "≤ 0.1",
+                         step(image, "kraftd load snapshot", "seconds"), step(image, "java load snapshot", "seconds"),
+                         "s", lambda x: x <= 0.1))
+    ks, js = by_impl(snapshot, "kraftd"), by_impl(snapshot, "java")
+    sparts = snapshot and snapshot["topics"] * snapshot["partitions_per_topic"]
+    rows.append(goal_row(f"W6 controller peak RSS{f' ({sparts:,} partitions)' if sparts else ''}", "≤ 0.1",
+                         ks and ks["rss_mib"]["vmhwm_at_end"], js and js["rss_mib"]["vmhwm_at_end"], "MiB",
+                         lambda x: x <= 0.1))
+    return rows
+
+
+def floor_section(floor, raft):
+    if not floor:
+        return f"Physical floor: {NOT_MEASURED} (`make bench-floor`)."
+    rows = []
+    writers = floor["fsync"].get("writers", 1)
+    for label, key in [("fdatasync of a %d B append, 1 writer alone" % floor["write_bytes"], "fsync_one_writer"),
+                       ("fdatasync of a %d B append, %d writers at once" % (floor["write_bytes"], writers), "fsync"),
+                       ("loopback TCP round trip", "rtt"),
+                       ("3-voter commit floor, kraftd's order", "commit_floor_kraftd"),
+                       ("3-voter commit floor, leader fsync overlapped (Java's order)", "commit_floor_overlapped")]:
+        v = floor.get(key)
+        if not v:
+            continue
+        rows.append([label, num(v["p50_us"], 0), num(v["p99_us"], 0), num(v["p999_us"], 0)])
+    for name, run in sorted(((raft or {}).get("medians") or {}).items()):
+        if name.endswith("linger0"):
+            rows.append([f"W1 {name.replace('-linger0', '')}, linger 0 (ms resolution)",
+                         *(num(run[k] * 1000.0, 0) if run.get(k) is not None else NOT_MEASURED
+                           for k in ("p50_ms", "p99_ms", "p999_ms"))])
+    return "\n".join([
+        table(["µs", "p50", "p99", "p99.9"], rows), "",
+        f"Measured in `{os.path.relpath(floor['data_dir'], REPO)}` (where bench-raft's nodes write), "
+        f"{floor['fsync']['samples']} fdatasyncs and {floor['rtt']['samples']} round trips. A record commits on an "
+        "idle 3-voter kraftd quorum when the leader has appended and fsynced it (kraftd fsyncs *before* it counts "
+        "itself and wakes the followers' parked Fetches), one follower has received it, appended and fsynced it, "
+        "and that follower's next Fetch has reported the durable end: `fsync_leader + min over 2 followers (RTT + "
+        "fsync_follower)`. Java wakes the Fetches first and fsyncs meanwhile: `max(fsync_leader, min(RTT + "
+        "fsync_follower))`. Both are drawn from the measured samples (not sums of percentiles), with the fdatasync "
+        f"of {writers} concurrent writers, as bench-raft's three voters share one filesystem: on ext4 a lone "
+        "fdatasync waits for a journal commit of its own, concurrent ones share commits, and the two "
+        "distributions differ by an order of magnitude at p50 (first two rows)."])
+
+
+def raft_section(raft):
+    if not raft:
+        return f"W1: {NOT_MEASURED} (`make bench-raft`)."
+    rows = []
+    for name, run in sorted(raft["medians"].items(), key=lambda kv: (int(kv[0].split("linger")[1]), kv[0])):
+        impl, linger = name.split("-linger")
+        rows.append([impl, linger, num(run["p50_ms"]), num(run["p99_ms"]), num(run["p999_ms"]),
+                     num(run["committed_records_per_s"], 0)])
+    text = [table(["impl", "linger ms", "p50 ms", "p99 ms", "p99.9 ms", "committed records/s"], rows), "",
+            f"Open loop: {raft['offered_rate']:,} records/s of {raft['record_size']} B offered, "
+            f"{raft['warmup_s']:g} s warm-up, {raft['duration_s']:g} s measured, {raft['repeat']} repeat(s); "
+            "latency in whole ms (TestRaftServer's own resolution, kept for kraftd so both are measured alike)."]
+    for mode, title in (("closed_loop", "Closed loop"), ("saturation", "Saturation")):
+        sect = raft.get(mode)
+        if not sect:
+            text += ["", f"{title}: {NOT_MEASURED}."]
+            continue
+        text += ["", f"{title}: {sect.get('description', '')}", "",
+                 table(list(sect["header"]), [[num(c) if isinstance(c, (int, float)) else c for c in row]
+                                              for row in sect["rows"]])]
+    return "\n".join(text)
+
+
+def failover_section(failover):
+    if not failover:
+        return f"W4: {NOT_MEASURED} (`make bench-failover`)."
+    rows = []
+    for q in failover["quorums"]:
+        s = q["summary"]
+        m = lambda k, f: num(s[k][f]) if s.get(k) else NOT_MEASURED  # noqa: E731
+        rows.append([q["quorum"], s["kills"], m("first_pre_vote_ms", "median"), m("elected_ms", "median"),
+                     m("elected_ms", "max"), m("committed_ms", "median"), m("committed_ms", "max"),
+                     ", ".join(f"{k} {v}" for k, v in sorted(s.get("wins", {}).items()))])
+    return table(["quorum", "kills", "first pre-vote ms (median)", "new leader ms (median)", "(max)",
+                  "first commit ms (median)", "(max)", "wins"], rows)
+
+
+def controller_section(ctrl):
+    if not ctrl:
+        return f"W2, W3: {NOT_MEASURED} (target/bench/controller.json from the load generator is absent)."
+    rows = []
+    for w, keys in (("w2", ("wall_s", "records_per_s")),
+                    ("w3", ("heartbeat_p99_ms", "cpu_s", "rss_bytes", "spurious_fencings"))):
+        part = ctrl.get(w) or {}
+        for key in keys:
+            k, j = part.get("kraftd", {}).get(key), part.get("java", {}).get(key)
+            r = ratio(k, j)
+            rows.append([w.upper(), key, num(k), num(j), "—" if r is None else f"{r:.3g}"])
+    return table(["workload", "figure", "kraftd", "Java", "kraftd/Java"], rows)
+
+
+def image_section(image, snapshot):
+    text = []
+    if image:
+        text.append(f"Image bench ({image['topics']:,} topics × {image['partitions_per_topic']:,} partitions × "
+                    f"{image['replicas']} replicas; each step one process under `/usr/bin/time -v`):\n")
+        text.append(table(["step", "s", "peak RSS MiB"], [[s["step"], num(s["seconds"], 2), s["peak_rss_mib"]]
+                                                          for s in image["steps"]]))
+    else:
+        text.append(f"Image bench: {NOT_MEASURED}.")
+    if snapshot:
+        text.append(f"\nSnapshot bench ({snapshot['topics']:,} × {snapshot['partitions_per_topic']:,} partitions, "
+                    f"a running single-node controller; W7):\n")
+        rows = []
+        ks, js = by_impl(snapshot, "kraftd"), by_impl(snapshot, "java")
+        for label, get in [("snapshot write wall time s", lambda r: r["snapshot"]["wall_s"]),
+                           ("snapshot bytes", lambda r: r["snapshot"]["bytes"]),
+                           ("DescribeQuorum RTT p99 while writing ms", lambda r: r["rtt"]["during"]["p99_ms"]),
+                           ("longest high-watermark gap while writing ms",
+                            lambda r: r["high_watermark"]["longest_gap_ms_during"]),
+                           ("CPU while writing s", lambda r: r["cpu_s_during"]),
+                           ("RSS before the snapshot MiB", lambda r: r["rss_mib"]["before"]),
+                           ("peak RSS (VmHWM) MiB", lambda r: r["rss_mib"]["vmhwm_at_end"]),
+                           ("start to leader s", lambda r: r["startup"]["leader_s"])]:
+            def safe(r):
+                try:
+                    return get(r) if r else None
+                except (KeyError, TypeError):
+                    return None
+            k, j = safe(ks), safe(js)
+            r = ratio(k, j)
+            rows.append([label, num(k), num(j), "—" if r is None else f"{r:.3g}"])
+        text.append(table(["figure", "kraftd", "Java", "kraftd/Java"], rows))
+    else:
+        text.append(f"\nSnapshot bench: {NOT_MEASURED}.")
+    return "\n".join(text)
+
+
+def storage_section(storage):
+    if not storage:
+        return f"Storage: {NOT_MEASURED} (`make bench-storage`)."
+    rows = [[r["label"], r["unit"], num(r["kraftd"]), num(r["java"]), f"{r['speed_ratio_kraftd_over_java']:.3g}×"]
+            for r in storage["results"]]
+    return table(["figure", "unit", "kraftd", "Java", "speed-up"], rows) + \
+        "\n\n(speed-up > 1: kraftd faster; for recovery time Java's seconds over kraftd's.)"
+
+
+def commands(run):
+    quick = run and run.get("quick")
+    lines = ["```", "make bench          # every bench, full sizes, then the report",
+             "make bench-quick    # the same at small sizes (BENCH_QUICK=1 make bench)",
+             "make bench-report   # only this page and the plots, from target/bench/*.json",
+             "```", "", "Each step alone: " + ", ".join(f"`make {s['step']}`" for s in (run or {}).get("steps", [])) + "."
+             if run else "Each step alone: `make bench-floor`, `make bench-storage`, `make bench-raft`, "
+             "`make bench-image`, `make bench-snapshot`, `make bench-failover`; knobs in the Makefile's bench section."]
+    if run:
+        lines += ["", f"This page comes from `make {'bench-quick' if quick else 'bench'}` started "
+                  f"{datetime.datetime.fromtimestamp(run['started_unix'], datetime.timezone.utc):%Y-%m-%d %H:%M UTC}, "
+                  f"{run['seconds']} s wall time in all" + (" (quick mode: small sizes; not the figures the goals are "
+                                                             "judged on)" if quick else "") + ":", "",
+                  table(["step", "s", "status"], [[f"`make {s['step']}`", s["seconds"], s["status"]]
+                                                  for s in run["steps"]])]
+    return "\n".join(lines)
+
+
+def main():
+    run, files = inputs()
+    data = {name: load(name + ".json") for name in
+            ("floor", "storage", "raft", "image", "snapshot", "failover", "controller")}
+    os.makedirs(PLOTS, exist_ok=True)
+    plots, plot_note = report_plots.write_all(PLOTS, OUT, data)
+    now = datetime.datetime.now(datetime.timezone.utc)
+    doc = [
+        "# Performance: kraftd against Kafka 4.4's Java controller", "",
+        f"Generated by `make bench-report` (bench/report.py) on {now:%Y-%m-%d %H:%M UTC} from the JSON in "
+        "`target/bench/`; every figure of a row comes from the same run on the same machine. "
+        f"\"{NOT_MEASURED}\" marks a figure whose bench did not run or has not been written yet (issue #14).", "",
+        "## Machine", "", table(["", ""], machine(data["floor"])), "",
+        "## Goals (issue #14): ratios kraftd / Java from the same run", "",
+        table(["figure", "goal", "kraftd", "Java", "kraftd/Java", "met?"],
+              goals(data["raft"], data["floor"], data["controller"], data["failover"], data["image"],
+                    data["snapshot"])), "",
+        "## Physical floor and W1 commit latency", "", floor_section(data["floor"], data["raft"]), "",
+        "## W1: raft commit latency, 3 voters on loopback", "", raft_section(data["raft"]), "",
+        "## W2, W3: controller workloads (load generator)", "", controller_section(data["controller"]), "",
+        "## W4: failover after kill -9 of the active controller", "", failover_section(data["failover"]), "",
+        "## W5, W6, W7: image, memory, snapshot", "", image_section(data["image"], data["snapshot"]), "",
+        "## Metadata log storage", "", storage_section(data["storage"]), "",
+        "## Plots", "", plot_note or "\n".join(f"![{t}](performance/{f})" for f, t in plots) or "No plot inputs.", "",
+        "## Commands", "", commands(run), "",
+        "## Inputs", "",
+        table(["file", "written", ""], [[f"`target/bench/{n}`", w, "**left from an earlier run**" if s else ""]
+                                        for n, w, s in files]) if files else "No JSON in target/bench.", "",
+        "## controller.json (expected from the load generator)", "", "```",
+        re.search(r"expected in this shape.*?\n(.*?)\n\n", __doc__, re.S).group(1), "```", ""]
+    with open(DOC, "w") as f:
+        f.write("\n".join(doc))
+    print(f"bench-report: wrote {os.path.relpath(DOC, REPO)} and {len(plots)} plot(s) in {os.path.relpath(PLOTS, REPO)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,163 @@
+"""The PNG plots of docs/performance.md (used by bench/report.py): latency CDFs, the physical
+floor's distributions, RSS against partitions, failover timelines. Each plot is drawn only from
+the JSON present; a plot without input is not drawn (and an old PNG of it is removed)."""
+
+import glob
+import json
+import os
+import re
+
+COLORS = {"kraftd": "tab:orange", "java": "tab:blue"}
+
+
+def _cdf(hist):
+    """[(value, count)] ascending -> (xs, fraction <= x)."""
+    total = sum(c for _, c in hist)
+    xs, ys, cum = [], [], 0
+    for v, c in hist:
+        cum += c
+        xs.append(v)
+        ys.append(cum / total)
+    return xs, ys
+
+
+def _latency_cdf(plt, out, floor):
+    runs = []
+    for path in sorted(glob.glob(os.path.join(out, "raft-*-linger*.json"))):
+        m = re.fullmatch(r"raft-(\w+)-linger(\d+)(-\w+)?\.json", os.path.basename(path))
+        if not m:
+            continue
+        with open(path) as f:
+            res = json.load(f)
+        if m.group(3) and not m.group(3).startswith("-closed"):
+            continue  # a repeat's file; the plain one holds the run (or the medians)
+        # Whole-ms buckets hold (v - 1, v + 1) ms (wall-clock ms on both ends): drawn at v + 0.5.
+        hist = res.get("latency_us_hist") or [[v * 1000 + 500, c] for v, c in res.get("latency_ms_hist", [])]
+        if hist:
+            label = f"{m.group(1)}, linger {m.group(2)} ms" + (", closed loop" if m.group(3) else "")
+            runs.append((label, m.group(1), int(m.group(2)), hist))
+    if not runs:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for label, impl, linger, hist in runs:
+        xs, ys = _cdf([(max(v, 1) / 1000.0, c) for v, c in hist])
+        ax.step(xs, ys, where="post", label=label, color=COLORS.get(impl),
+                linestyle="-" if linger == 0 else "--")
+    if floor:
+        for q, style in (("p50_us", ":"), ("p99_us", "-.")):
+            ax.axvline(floor["commit_floor_kraftd"][q] / 1000.0, color="gray", linestyle=style,
+                       label=f"commit floor {q[:-3]}")
+    ax.set_xscale("log")
+    ax.set_xlabel("commit latency (ms, log scale; open loop in whole ms, drawn at the bucket's middle)")
+    ax.set_ylabel("fraction of records")
+    ax.set_title("W1: raft commit latency, 3 voters on loopback (open loop)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def _floor_cdf(plt, floor):
+    if not floor:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for key, label in (("fsync", f"fdatasync after a {floor['write_bytes']} B append"),
+                       ("rtt", "loopback TCP round trip")):
+        xs, ys = _cdf(floor[key]["hist_us"])
+        ax.step(xs, ys, where="post", label=label)
+    ax.set_xscale("log")
+    ax.set_xlabel("µs (log scale)")
+    ax.set_ylabel("fraction")
+    ax.set_title(f"Physical floor: data dir on {floor.get('filesystem', {}).get('type', '?')}")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def _rss_vs_partitions(plt, out, snapshot):
+    points = {}  # series -> [(partitions, MiB)]
+    for path in glob.glob(os.path.join(out, "image*.json")):
+        with open(path) as f:
+            img = json.load(f)
+        parts = img["topics"] * img["partitions_per_topic"]
+        for s in img["steps"]:
+            if s["step"] in ("kraftd load snapshot", "java load snapshot", "kraftd replay", "java replay"):
+                points.setdefault(s["step"] + " (image bench)", []).append((parts, s["peak_rss_mib"]))
+    for r in (snapshot or {}).get("results", []):
+        vm = r.get("rss_mib", {}).get("vmhwm_at_end")
+        if vm:
+            parts = snapshot["topics"] * snapshot["partitions_per_topic"]
+            points.setdefault(f"{r['impl']} controller peak RSS (snapshot bench)", []).append((parts, vm))
+    if not points:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for series, pts in sorted(points.items()):
+        pts.sort()
+        impl = series.split()[0]
+        ax.plot([p for p, _ in pts], [m for _, m in pts], marker="o" if "snapshot bench" not in series else "s",
+                linestyle="--" if "replay" in series else "-", color=COLORS.get(impl), label=series,
+                alpha=1.0 if "load" in series or "controller" in series else 0.6)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("partitions (log scale)")
+    ax.set_ylabel("peak RSS, MiB (log scale)")
+    ax.set_title("W6: memory against partitions")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def _failover_timeline(plt, failover):
+    quorums = [q for q in (failover or {}).get("quorums", []) if q.get("kills")]
+    if not quorums:
+        return None
+    fig, axes = plt.subplots(len(quorums), 1, figsize=(9, 1.6 + 0.35 * sum(len(q["kills"]) for q in quorums)),
+                             sharex=True, squeeze=False)
+    for ax, q in zip(axes[:, 0], quorums):
+        for i, kill in enumerate(q["kills"]):
+            detect = min(kill.get("detection_ms", {}).values(), default=None)
+            elected, committed = kill.get("elected_ms"), kill.get("committed_ms")
+            color = COLORS.get((kill.get("winner") or {}).get("kind"), "gray")
+            if committed is not None:
+                ax.barh(i, committed, color=color, alpha=0.25, height=0.6)
+            if detect is not None:
+                ax.plot(detect, i, "|", color="black", markersize=12)
+            if elected is not None:
+                ax.plot(elected, i, "o", color=color)
+            if committed is not None:
+                ax.plot(committed, i, "D", color=color)
+        ax.set_yticks(range(len(q["kills"])))
+        ax.set_yticklabels([f"kill {i + 1}" for i in range(len(q["kills"]))], fontsize=7)
+        ax.set_title(f"{q['quorum']}: | first pre-vote, o new leader, ◆ first commit (colour: winner)", fontsize=9)
+        ax.invert_yaxis()
+        ax.grid(True, axis="x", alpha=0.3)
+    axes[-1, 0].set_xlabel("ms after kill -9 of the active controller")
+    fig.tight_layout()
+    return fig
+
+
+def write_all(plot_dir, out, data):
+    """Writes the PNGs; returns ([(file, title)], note) where note explains why plots are missing."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return [], "Plots skipped: matplotlib is not installed (`make bench-report` installs it in a venv)."
+    wanted = [
+        ("latency-cdf.png", "W1 commit latency CDF", lambda: _latency_cdf(plt, out, data["floor"])),
+        ("floor-cdf.png", "Physical floor: fdatasync and loopback RTT", lambda: _floor_cdf(plt, data["floor"])),
+        ("rss-vs-partitions.png", "Peak RSS against partitions", lambda: _rss_vs_partitions(plt, out, data["snapshot"])),
+        ("failover-timeline.png", "Failover timelines per kill", lambda: _failover_timeline(plt, data["failover"])),
+    ]
+    written = []
+    for name, title, draw in wanted:
+        path = os.path.join(plot_dir, name)
+        fig = draw()
+        if fig is None:
+            if os.path.exists(path):
+                os.remove(path)
+            continue
+        fig.savefig(path, dpi=110, bbox_inches="tight")
+        plt.close(fig)
+        written.append((name, title))
+    return written, None
