@@ -21,38 +21,51 @@ def _cdf(hist):
     return xs, ys
 
 
-def _latency_cdf(plt, out, floor):
+def _raft_runs(out):
+    """(label, impl, linger, closed-loop window, [(µs, count)]) of every per-run raft JSON."""
     runs = []
     for path in sorted(glob.glob(os.path.join(out, "raft-*-linger*.json"))):
-        m = re.fullmatch(r"raft-(\w+)-linger(\d+)(-\w+)?\.json", os.path.basename(path))
+        m = re.fullmatch(r"raft-(\w+)-linger(\d+)(?:-closed(\d+))?\.json", os.path.basename(path))
         if not m:
-            continue
+            continue  # a repeat's file; the plain one holds the run (or the medians, without histogram)
         with open(path) as f:
             res = json.load(f)
-        if m.group(3) and not m.group(3).startswith("-closed"):
-            continue  # a repeat's file; the plain one holds the run (or the medians)
         # Whole-ms buckets hold (v - 1, v + 1) ms (wall-clock ms on both ends): drawn at v + 0.5.
         hist = res.get("latency_us_hist") or [[v * 1000 + 500, c] for v, c in res.get("latency_ms_hist", [])]
+        window = int(m.group(3) or 0)
         if hist:
-            label = f"{m.group(1)}, linger {m.group(2)} ms" + (", closed loop" if m.group(3) else "")
-            runs.append((label, m.group(1), int(m.group(2)), hist))
+            label = f"{m.group(1)}, linger {m.group(2)} ms" + (f", {window} in flight" if window else "")
+            runs.append((label, m.group(1), int(m.group(2)), window, hist))
+    return runs
+
+
+def _latency_cdf(plt, out, floor):
+    runs = _raft_runs(out)
     if not runs:
         return None
-    fig, ax = plt.subplots(figsize=(8, 5))
-    for label, impl, linger, hist in runs:
-        xs, ys = _cdf([(max(v, 1) / 1000.0, c) for v, c in hist])
-        ax.step(xs, ys, where="post", label=label, color=COLORS.get(impl),
-                linestyle="-" if linger == 0 else "--")
-    if floor:
-        for q, style in (("p50_us", ":"), ("p99_us", "-.")):
-            ax.axvline(floor["commit_floor_kraftd"][q] / 1000.0, color="gray", linestyle=style,
-                       label=f"commit floor {q[:-3]}")
-    ax.set_xscale("log")
-    ax.set_xlabel("commit latency (ms, log scale; open loop in whole ms, drawn at the bucket's middle)")
-    ax.set_ylabel("fraction of records")
-    ax.set_title("W1: raft commit latency, 3 voters on loopback (open loop)")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    panels = [("open loop, TestRaftServer's whole ms (drawn at the bucket's middle)", [r for r in runs if not r[3]]),
+              ("closed loop, µs", [r for r in runs if r[3]])]
+    panels = [p for p in panels if p[1]]
+    fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 5), squeeze=False, sharey=True)
+    styles = ["-", "--", ":", "-."]
+    for ax, (title, group) in zip(axes[0], panels):
+        variants = sorted({(linger, window) for _, _, linger, window, _ in group})
+        for label, impl, linger, window, hist in group:
+            xs, ys = _cdf([(max(v, 1) / 1000.0, c) for v, c in hist])
+            ax.step(xs, ys, where="post", label=label, color=COLORS.get(impl),
+                    linestyle=styles[variants.index((linger, window)) % len(styles)])
+        if floor:
+            for q, style in (("p50_us", ":"), ("p99_us", "-.")):
+                ax.axvline(floor["commit_floor_kraftd"][q] / 1000.0, color="gray", linestyle=style,
+                           label=f"commit floor {q[:-3]}")
+        ax.set_xscale("log")
+        ax.set_xlabel("commit latency, ms (log scale)")
+        ax.set_title(f"W1 {title}", fontsize=9)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    axes[0, 0].set_ylabel("fraction of records")
+    fig.suptitle("W1: raft commit latency, 3 voters on loopback")
+    fig.tight_layout()
     return fig
 
 
