@@ -21,6 +21,8 @@ help:
 	@echo "make soak-failover  SOAK_MINUTES of produce/consume while the active kraftd is killed every 30 s"
 	@echo "make soak         SOAK_MINUTES of Java->kraftd->Java rolling replacement with kill -9s and a partitioned"
 	@echo "                  controller (network namespace, needs root); SOAK_SEED=<n> replays a run's draws"
+	@echo "make bench        every benchmark against Java 4.4 (one at a time), then docs/performance.md and its plots"
+	@echo "make bench-quick  the same at small sizes (under 10 minutes); make bench-report: only the page and plots"
 	@echo "make codegen      regenerate src/protocol/messages from the pinned Kafka jars"
 	@echo "make vectors      recapture protocol-tests/vectors from real Kafka"
 	@echo "make image-dump   Kafka's own image of a metadata log as JSON: DIR=<__cluster_metadata-0> [AT=offset] [SNAPSHOT=file]"
@@ -194,8 +196,9 @@ export BENCH_MAX_SECS ?= 5
 export RAFT_BENCH_DURATION_S ?= 5
 export RAFT_BENCH_WARMUP_S ?= 4
 IMAGE_BENCH_TOPICS ?= 100
-IMAGE_BENCH_PARTITIONS ?= 100
-IMAGE_BENCH_SIZES ?= 10x100
+IMAGE_BENCH_PARTITIONS ?= 1000
+IMAGE_BENCH_SIZES ?= 10x100 100x100
+export RAFT_BENCH_CLOSED_LINGERS ?= 0
 export SNAPSHOT_BENCH_TOPICS ?= 100
 export SNAPSHOT_BENCH_PARTITIONS ?= 100
 export SNAPSHOT_BENCH_INTERVAL_S ?= 10

@@ -14,14 +14,13 @@
 //!    the leader appends and fsyncs *before* it counts itself and wakes the parked Fetches; each
 //!    follower receives the records, appends, fsyncs, and its next Fetch carries the durable end
 //!    that moves the high watermark. A majority is the leader and the faster follower:
-//!        kraftd  = fsync_L + min_i(rtt_i + fsync_i)
-//!    Java wakes parked Fetches before it fsyncs (spec §5.2), overlapping its own fsync:
-//!        overlap = max(fsync_L, min_i(rtt_i + fsync_i))
+//!    `kraftd = fsync_L + min_i(rtt_i + fsync_i)`. Java wakes parked Fetches before it fsyncs
+//!    (spec §5.2), overlapping its own fsync: `overlap = max(fsync_L, min_i(rtt_i + fsync_i))`.
 //!    Both are sampled (Monte Carlo over the measured samples), not sums of percentiles.
 //!
 //! Knobs (environment): FLOOR_DIR (target/bench/raft, where bench-raft's nodes keep their logs),
-//! FLOOR_SYNCS (1000, per writer), FLOOR_WRITERS (3), FLOOR_WRITE_BYTES (4096), FLOOR_PINGS (10000), FLOOR_PING_BYTES (64),
-//! FLOOR_DRAWS (100000). Output: a summary on stdout, target/bench/floor.json.
+//! FLOOR_SYNCS (1000, per writer), FLOOR_WRITERS (3), FLOOR_WRITE_BYTES (4096), FLOOR_PINGS
+//! (10000), FLOOR_PING_BYTES (64), FLOOR_DRAWS (100000). Output: a summary on stdout, target/bench/floor.json.
 
 // clippy.toml keeps the clock, threads and file I/O out of src/raft; a bench owns its own.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
@@ -238,7 +237,10 @@ fn main() -> BoxResult<()> {
         ("fdatasync, concurrent writers", &out["fsync"]),
         ("loopback TCP RTT", &out["rtt"]),
         ("3-voter commit, kraftd order", &out["commit_floor_kraftd"]),
-        ("3-voter commit, overlapped", &out["commit_floor_overlapped"]),
+        (
+            "3-voter commit, overlapped",
+            &out["commit_floor_overlapped"],
+        ),
     ] {
         println!(
             "{name:28} {:8.1} {:8.1} {:8.1}",
