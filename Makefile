@@ -156,7 +156,7 @@ vectors:
 #   replayed, written as a snapshot and loaded back by kraftd, and the same snapshot and log loaded by
 #   Java's image dumper, each step one process under /usr/bin/time -v (wall time, peak RSS).
 #   Knobs: IMAGE_DUMPER_SOURCES (compat/image-dumper), IMAGE_BENCH_JAVA_OPTS (-Xmx4g); see bench/image/image_bench.py.
-#   IMAGE_BENCH_SIZES (10x1000 100x1000: topics x partitions) runs smaller images first, one
+#   IMAGE_BENCH_SIZES (10x1000,100x1000: topics x partitions) runs smaller images first, one
 #   target/bench/image-<partitions>.json each, for RSS against partitions.
 # `bench-snapshot`: the raft loop's stall while the full image is written as a snapshot (issue #10,
 #   target/bench/snapshot.json): a synthesized log of SNAPSHOT_BENCH_TOPICS (1000) x
@@ -183,34 +183,24 @@ vectors:
 #   Any knob set on the command line or in the environment still wins.
 # `make bench-report`: docs/performance.md and docs/performance/*.png from the target/bench/*.json
 #   present (bench/report.py, matplotlib in a venv under target/bench-venv).
+# Quick mode's sizes, each where the command line and the environment leave the knob unset.
+BENCH_QUICK_KNOBS := FAILOVER_KILLS=2 FLOOR_SYNCS=300 FLOOR_PINGS=3000 \
+  BENCH_RECOVERY_MB=64 BENCH_BATCHES_1=2000 BENCH_BATCHES_100=200 BENCH_WARMUP_1=200 \
+  BENCH_WARMUP_100=20 BENCH_MAX_SECS=5 \
+  RAFT_BENCH_DURATION_S=5 RAFT_BENCH_WARMUP_S=4 RAFT_BENCH_CLOSED_LINGERS=0 \
+  IMAGE_BENCH_TOPICS=100 IMAGE_BENCH_PARTITIONS=1000 IMAGE_BENCH_SIZES=10x100,100x100 \
+  SNAPSHOT_BENCH_TOPICS=100 SNAPSHOT_BENCH_PARTITIONS=100 SNAPSHOT_BENCH_INTERVAL_S=10 \
+  SNAPSHOT_BENCH_BASELINE_S=3 SNAPSHOT_BENCH_AFTER_S=3
 ifeq ($(BENCH_QUICK),1)
-FAILOVER_KILLS ?= 2
-export FLOOR_SYNCS ?= 300
-export FLOOR_PINGS ?= 3000
-export BENCH_RECOVERY_MB ?= 64
-export BENCH_BATCHES_1 ?= 2000
-export BENCH_BATCHES_100 ?= 200
-export BENCH_WARMUP_1 ?= 200
-export BENCH_WARMUP_100 ?= 20
-export BENCH_MAX_SECS ?= 5
-export RAFT_BENCH_DURATION_S ?= 5
-export RAFT_BENCH_WARMUP_S ?= 4
-IMAGE_BENCH_TOPICS ?= 100
-IMAGE_BENCH_PARTITIONS ?= 1000
-IMAGE_BENCH_SIZES ?= 10x100 100x100
-export RAFT_BENCH_CLOSED_LINGERS ?= 0
-export SNAPSHOT_BENCH_TOPICS ?= 100
-export SNAPSHOT_BENCH_PARTITIONS ?= 100
-export SNAPSHOT_BENCH_INTERVAL_S ?= 10
-export SNAPSHOT_BENCH_BASELINE_S ?= 3
-export SNAPSHOT_BENCH_AFTER_S ?= 3
+$(foreach knob,$(BENCH_QUICK_KNOBS),$(eval export $(subst =, ?= ,$(knob))))
 endif
 FAILOVER_KILLS ?= 20
 IMAGE_BENCH_TOPICS ?= 1000
 IMAGE_BENCH_PARTITIONS ?= 1000
-IMAGE_BENCH_SIZES ?= 10x1000 100x1000
+IMAGE_BENCH_SIZES ?= 10x1000,100x1000
 # In this order, one at a time (each side by side with Java); the load generator adds its own.
 BENCH_STEPS ?= bench-floor bench-storage bench-raft bench-image bench-snapshot bench-failover
+comma := ,
 BENCH_VENV := $(or $(CARGO_TARGET_DIR),target)/bench-venv
 .PHONY: bench bench-quick bench-report bench-floor bench-storage bench-raft bench-image bench-snapshot bench-failover
 bench: build
@@ -256,7 +246,7 @@ bench-image: compat-deps build
 	$(CARGO) build --release --example synth_metadata_log
 	@# IMAGE_BENCH_SIZES: the smaller images first, one image-<partitions>.json each (RSS against
 	@# partitions in the report); image.json is the run at IMAGE_BENCH_TOPICS x IMAGE_BENCH_PARTITIONS.
-	@set -e; for size in $(IMAGE_BENCH_SIZES) $(IMAGE_BENCH_TOPICS)x$(IMAGE_BENCH_PARTITIONS); do \
+	@set -e; for size in $(subst $(comma), ,$(IMAGE_BENCH_SIZES)) $(IMAGE_BENCH_TOPICS)x$(IMAGE_BENCH_PARTITIONS); do \
 	  topics=$${size%x*}; parts=$${size#*x}; \
 	  out=$$([ $$size = $(IMAGE_BENCH_TOPICS)x$(IMAGE_BENCH_PARTITIONS) ] && echo image.json || echo image-$$((topics * parts)).json); \
 	  echo "bench-image: $$topics topics x $$parts partitions -> target/bench/$$out"; \

@@ -158,9 +158,7 @@ impl Workload {
         let mut leader = self.node.leader();
         loop {
             let view = *leader.borrow_and_update();
-            if view.leader_id == Some(self.node_id) && self.closed_loop > 0 {
-                self.lead_closed(view.epoch).await?;
-            } else if view.leader_id == Some(self.node_id) {
+            if view.leader_id == Some(self.node_id) {
                 self.lead(view.epoch).await?;
             } else if leader.changed().await.is_err() {
                 return Ok(());
@@ -168,7 +166,8 @@ impl Workload {
         }
     }
 
-    /// One epoch of leadership: paced appends, commit timing, a report line per interval.
+    /// One epoch of leadership: appends (paced, or `closed_loop` in flight), commit timing, a
+    /// report line per interval.
     async fn lead(&self, epoch: i32) -> Result<(), String> {
         let mut leader = self.node.leader();
         let mut hw = self.node.high_watermark_updates();
@@ -180,15 +179,32 @@ impl Workload {
         let mut interval = Interval::default();
         let mut interval_start = wall_ms();
         let mut next_report = tokio::time::Instant::now() + self.report_interval;
-        tracing::info!(
-            target: "kraftd::bench",
-            "leading epoch {epoch}: appending {} records/s of {} bytes",
-            self.throughput,
-            self.record.len()
-        );
+        if self.closed_loop > 0 {
+            tracing::info!(
+                target: "kraftd::bench",
+                "leading epoch {epoch}: {} records of {} bytes in flight",
+                self.closed_loop,
+                self.record.len()
+            );
+        } else {
+            tracing::info!(
+                target: "kraftd::bench",
+                "leading epoch {epoch}: appending {} records/s of {} bytes",
+                self.throughput,
+                self.record.len()
+            );
+        }
         loop {
-            let due = start + ((count + 1) as f64 * 1000.0 / self.throughput as f64).round() as i64;
+            // Open loop: record n is due n/throughput s after the start. Closed loop: now, while
+            // the window has room; then nothing until a commit frees some.
             let now = wall_ms();
+            let due = if self.closed_loop == 0 {
+                start + ((count + 1) as f64 * 1000.0 / self.throughput as f64).round() as i64
+            } else if pending.len() + landed.len() < self.closed_loop {
+                now
+            } else {
+                now + self.report_interval.as_millis() as i64
+            };
             if due <= now {
                 let reply = self.node.append_queued(vec![self.record.clone()])?;
                 pending.push_back(Pending {
@@ -212,75 +228,6 @@ impl Workload {
                     if changed.is_err() {
                         return Ok(());
                     }
-                    let committed_ms = wall_ms();
-                    let high_watermark = *hw.borrow_and_update();
-                    if let Err(e) = collect_landed(&mut pending, &mut landed, epoch) {
-                        let view = *self.node.leader().borrow();
-                        if view.epoch == epoch && view.leader_id == Some(self.node_id) {
-                            return Err(e);
-                        }
-                        // Leadership moved on; the refused appends are expected.
-                        return Ok(());
-                    }
-                    while let Some(&(offset, appended_ms, _)) = landed.front() {
-                        if offset >= high_watermark {
-                            break;
-                        }
-                        landed.pop_front();
-                        interval.records += 1;
-                        *interval.latency_ms.entry((committed_ms - appended_ms).max(0)).or_default() += 1;
-                    }
-                }
-                changed = leader.changed() => {
-                    if changed.is_err() {
-                        return Ok(());
-                    }
-                    let view = *leader.borrow_and_update();
-                    if view.epoch != epoch || view.leader_id != Some(self.node_id) {
-                        tracing::info!(target: "kraftd::bench", "no longer leading epoch {epoch}");
-                        return Ok(());
-                    }
-                }
-            }
-        }
-    }
-
-    /// One epoch of leadership, closed loop: `closed_loop` records in flight, each timed in µs
-    /// (and in ms as the open loop does) from its append call to the high watermark passing it.
-    async fn lead_closed(&self, epoch: i32) -> Result<(), String> {
-        let mut leader = self.node.leader();
-        let mut hw = self.node.high_watermark_updates();
-        let mut pending: VecDeque<Pending> = VecDeque::new();
-        let mut landed: VecDeque<Landed> = VecDeque::new();
-        let mut interval = Interval::default();
-        let mut interval_start = wall_ms();
-        let mut next_report = tokio::time::Instant::now() + self.report_interval;
-        tracing::info!(
-            target: "kraftd::bench",
-            "leading epoch {epoch}: {} records of {} bytes in flight",
-            self.closed_loop,
-            self.record.len()
-        );
-        loop {
-            while pending.len() + landed.len() < self.closed_loop {
-                let reply = self.node.append_queued(vec![self.record.clone()])?;
-                pending.push_back(Pending {
-                    reply,
-                    appended_ms: wall_ms(),
-                    appended: Instant::now(),
-                });
-            }
-            tokio::select! {
-                _ = tokio::time::sleep_until(next_report) => {
-                    let end = wall_ms();
-                    self.report(epoch, interval_start, end, std::mem::take(&mut interval))?;
-                    interval_start = end;
-                    next_report += self.report_interval;
-                }
-                changed = hw.changed() => {
-                    if changed.is_err() {
-                        return Ok(());
-                    }
                     let (committed, committed_ms) = (Instant::now(), wall_ms());
                     let high_watermark = *hw.borrow_and_update();
                     if let Err(e) = collect_landed(&mut pending, &mut landed, epoch) {
@@ -288,6 +235,7 @@ impl Workload {
                         if view.epoch == epoch && view.leader_id == Some(self.node_id) {
                             return Err(e);
                         }
+                        // Leadership moved on; the refused appends are expected.
                         return Ok(());
                     }
                     while let Some(&(offset, appended_ms, appended)) = landed.front() {
