@@ -204,13 +204,16 @@ comma := ,
 BENCH_VENV := $(or $(CARGO_TARGET_DIR),target)/bench-venv
 .PHONY: bench bench-quick bench-report bench-floor bench-storage bench-raft bench-image bench-snapshot bench-failover
 bench: build
-	@mkdir -p target/bench; start=$$(date +%s); failed=""; steps=""; \
+	@# The recipe runs sub-makes, so `make -n` would run it too: only say what it would do.
+	@$(if $(findstring n,$(firstword -$(MAKEFLAGS))),echo "make bench: $(BENCH_STEPS) then bench-report"; exit 0;) \
+	mkdir -p target/bench; start=$$(date +%s); failed=""; steps=""; \
+	git=$$(git rev-parse --short HEAD)$$(git status --porcelain | grep -qv ' docs/performance' && echo ' (with uncommitted changes)'); \
 	for step in $(BENCH_STEPS); do \
 	  t0=$$(date +%s); status=ok; \
 	  $(MAKE) --no-print-directory $$step || { status=failed; failed="$$failed $$step"; }; \
 	  steps="$$steps$${steps:+,}{\"step\":\"$$step\",\"seconds\":$$(( $$(date +%s) - t0 )),\"status\":\"$$status\"}"; \
 	done; \
-	echo "{\"quick\":$(if $(filter 1,$(BENCH_QUICK)),true,false),\"started_unix\":$$start,\"seconds\":$$(( $$(date +%s) - start )),\"steps\":[$$steps]}" > target/bench/run.json; \
+	echo "{\"quick\":$(if $(filter 1,$(BENCH_QUICK)),true,false),\"started_unix\":$$start,\"git_commit\":\"$$git\",\"seconds\":$$(( $$(date +%s) - start )),\"steps\":[$$steps]}" > target/bench/run.json; \
 	$(MAKE) --no-print-directory bench-report || failed="$$failed bench-report"; \
 	echo "make bench: $$(( $$(date +%s) - start )) s$${failed:+; failed:$$failed}"; test -z "$$failed"
 

@@ -73,8 +73,12 @@ def _floor_cdf(plt, floor):
     if not floor:
         return None
     fig, ax = plt.subplots(figsize=(8, 4.5))
-    for key, label in (("fsync", f"fdatasync after a {floor['write_bytes']} B append"),
+    writers = floor["fsync"].get("writers", 1)
+    for key, label in (("fsync_one_writer", f"fdatasync after a {floor['write_bytes']} B append, 1 writer alone"),
+                       ("fsync", f"fdatasync after a {floor['write_bytes']} B append, {writers} writers at once"),
                        ("rtt", "loopback TCP round trip")):
+        if key not in floor:
+            continue
         xs, ys = _cdf(floor[key]["hist_us"])
         ax.step(xs, ys, where="post", label=label)
     ax.set_xscale("log")
