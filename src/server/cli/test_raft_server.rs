@@ -330,3 +330,17 @@ fn collect_landed(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::micros_bucket;
+
+    #[test]
+    fn micros_buckets_keep_three_significant_digits() {
+        assert_eq!(micros_bucket(0), 0);
+        assert_eq!(micros_bucket(999), 999);
+        assert_eq!(micros_bucket(1234), 1230);
+        assert_eq!(micros_bucket(56_789), 56_700);
+        assert_eq!(micros_bucket(1_000_000), 1_000_000);
+    }
+}
