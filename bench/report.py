@@ -4,7 +4,7 @@
 Reads whatever JSON the benches left (floor, storage, raft + raft-<impl>-linger<N>, image +
 image-<partitions>, snapshot, failover, controller, run) and fills issue #14's goals table with the
 kraftd/Java ratios of the same run. A missing input is written as "not measured in this run"; a
-file older than the `make bench` run that wrote run.json is flagged as left from an earlier run.
+file older than the `make bench` run that wrote run.json is from another run: listed, not used.
 Nothing is ever estimated in place of a measurement.
 
 controller.json, written by the load generator (bench/load), is expected in the shape of
@@ -56,8 +56,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import report_plots  # noqa: E402  bench/report_plots.py: the PNGs
 
 
-def load(name):
-    path = os.path.join(OUT, name)
+def read_json(path):
     try:
         with open(path) as f:
             return json.load(f)
@@ -66,13 +65,14 @@ def load(name):
 
 
 def inputs():
-    """Every JSON present, with its age relative to the `make bench` run (run.json)."""
-    run = load("run.json")
+    """run.json, and every JSON present with its time and whether it predates the last
+    `make bench` (run.json's start): such a file is from another run and is not used."""
+    run = read_json(os.path.join(OUT, "run.json"))
     since = run.get("started_unix") if run else None
     rows = []
     for path in sorted(glob.glob(os.path.join(OUT, "*.json"))):
         mtime = os.path.getmtime(path)
-        stale = since is not None and mtime < since - 1
+        stale = since is not None and mtime < since - 1 and not path.endswith("run.json")
         when = datetime.datetime.fromtimestamp(mtime, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         rows.append((os.path.basename(path), when, stale))
     return run, rows
@@ -151,7 +151,7 @@ def goals(raft, floor, ctrl, failover, image, snapshot):
     kc, jc = closed.get(("kraftd", 0, 1)), closed.get(("java", 0, 1))
     rows = []
     for label, k99, j99 in [("W1 p99 at linger 0, closed loop (1 in flight)", kc and kc[4] / 1000, jc and jc[4] / 1000),
-                            (f"W1 p99 at linger 0, open loop ({(raft or {}).get('offered_rate', 0):,} records/s)",
+                            ("W1 p99 at linger 0, open loop" + (f" ({raft['offered_rate']:,} records/s)" if raft else ""),
                              k0.get("p99_ms"), j0.get("p99_ms"))]:
         r = ratio(k99, j99)
         within = None if k99 is None or floor_p99_ms is None else k99 <= 2 * floor_p99_ms
@@ -349,10 +349,12 @@ def commands(run):
 
 def main():
     run, files = inputs()
+    used = {name for name, _, stale in files if not stale}
+    load = lambda name: read_json(os.path.join(OUT, name)) if name in used else None  # noqa: E731
     data = {name: load(name + ".json") for name in
             ("floor", "storage", "raft", "image", "snapshot", "failover", "controller")}
     os.makedirs(PLOTS, exist_ok=True)
-    plots, plot_note = report_plots.write_all(PLOTS, OUT, data)
+    plots, plot_note = report_plots.write_all(PLOTS, [os.path.join(OUT, n) for n in sorted(used)], data)
     now = datetime.datetime.now(datetime.timezone.utc)
     doc = [
         "# Performance: kraftd against Kafka 4.4's Java controller", "",
@@ -374,7 +376,7 @@ def main():
         "## Plots", "", plot_note or "\n".join(f"![{t}](performance/{f})" for f, t in plots) or "No plot inputs.", "",
         "## Commands", "", commands(run), "",
         "## Inputs", "",
-        table(["file", "written", ""], [[f"`target/bench/{n}`", w, "**left from an earlier run**" if s else ""]
+        table(["file", "written", ""], [[f"`target/bench/{n}`", w, "**from an earlier run: not used**" if s else ""]
                                         for n, w, s in files]) if files else "No JSON in target/bench.", "",
         "## controller.json (expected from the load generator)", "",
         "The shape bench/report.py reads (numbers illustrative); extra keys are ignored:", "",

@@ -2,7 +2,6 @@
 floor's distributions, RSS against partitions, failover timelines. Each plot is drawn only from
 the JSON present; a plot without input is not drawn (and an old PNG of it is removed)."""
 
-import glob
 import json
 import os
 import re
@@ -21,10 +20,10 @@ def _cdf(hist):
     return xs, ys
 
 
-def _raft_runs(out):
+def _raft_runs(paths):
     """(label, impl, linger, closed-loop window, [(µs, count)]) of every per-run raft JSON."""
     runs = []
-    for path in sorted(glob.glob(os.path.join(out, "raft-*-linger*.json"))):
+    for path in paths:
         m = re.fullmatch(r"raft-(\w+)-linger(\d+)(?:-closed(\d+))?\.json", os.path.basename(path))
         if not m:
             continue  # a repeat's file; the plain one holds the run (or the medians, without histogram)
@@ -39,8 +38,8 @@ def _raft_runs(out):
     return runs
 
 
-def _latency_cdf(plt, out, floor):
-    runs = _raft_runs(out)
+def _latency_cdf(plt, paths, floor):
+    runs = _raft_runs(paths)
     if not runs:
         return None
     panels = [("open loop, TestRaftServer's whole ms (drawn at the bucket's middle)", [r for r in runs if not r[3]]),
@@ -90,9 +89,11 @@ def _floor_cdf(plt, floor):
     return fig
 
 
-def _rss_vs_partitions(plt, out, snapshot):
+def _rss_vs_partitions(plt, paths, snapshot):
     points = {}  # series -> [(partitions, MiB)]
-    for path in glob.glob(os.path.join(out, "image*.json")):
+    for path in paths:
+        if not re.fullmatch(r"image(-\d+)?\.json", os.path.basename(path)):
+            continue
         with open(path) as f:
             img = json.load(f)
         parts = img["topics"] * img["partitions_per_topic"]
@@ -152,8 +153,9 @@ def _failover_timeline(plt, failover):
     return fig
 
 
-def write_all(plot_dir, out, data):
-    """Writes the PNGs; returns ([(file, title)], note) where note explains why plots are missing."""
+def write_all(plot_dir, paths, data):
+    """Writes the PNGs from `paths` (the JSON files of this run) and `data` (report.py's loaded
+    inputs); returns ([(file, title)], note) where note explains why plots are missing."""
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -161,9 +163,9 @@ def write_all(plot_dir, out, data):
     except ImportError:
         return [], "Plots skipped: matplotlib is not installed (`make bench-report` installs it in a venv)."
     wanted = [
-        ("latency-cdf.png", "W1 commit latency CDF", lambda: _latency_cdf(plt, out, data["floor"])),
+        ("latency-cdf.png", "W1 commit latency CDF", lambda: _latency_cdf(plt, paths, data["floor"])),
         ("floor-cdf.png", "Physical floor: fdatasync and loopback RTT", lambda: _floor_cdf(plt, data["floor"])),
-        ("rss-vs-partitions.png", "Peak RSS against partitions", lambda: _rss_vs_partitions(plt, out, data["snapshot"])),
+        ("rss-vs-partitions.png", "Peak RSS against partitions", lambda: _rss_vs_partitions(plt, paths, data["snapshot"])),
         ("failover-timeline.png", "Failover timelines per kill", lambda: _failover_timeline(plt, data["failover"])),
     ]
     written = []
