@@ -183,8 +183,9 @@ vectors:
 #   Any knob set on the command line or in the environment still wins.
 # `make bench-report`: docs/performance.md and docs/performance/*.png from the target/bench/*.json
 #   present (bench/report.py, matplotlib in a venv under target/bench-venv).
-# Quick mode's sizes, each where the command line and the environment leave the knob unset.
-BENCH_QUICK_KNOBS := FAILOVER_KILLS=2 FLOOR_SYNCS=300 FLOOR_PINGS=3000 \
+# Quick mode's sizes, each where the command line and the environment leave the knob unset
+# (QUICK=1: bench-controller's quick sizes, once the load generator's target is merged).
+BENCH_QUICK_KNOBS := QUICK=1 FAILOVER_KILLS=2 FLOOR_SYNCS=300 FLOOR_PINGS=3000 \
   BENCH_RECOVERY_MB=64 BENCH_BATCHES_1=2000 BENCH_BATCHES_100=200 BENCH_WARMUP_1=200 \
   BENCH_WARMUP_100=20 BENCH_MAX_SECS=5 \
   RAFT_BENCH_DURATION_S=5 RAFT_BENCH_WARMUP_S=4 RAFT_BENCH_CLOSED_LINGERS=0 \
