@@ -23,10 +23,11 @@ Knobs (flags, or the environment variable in brackets):
   --record-size 256          [RAFT_BENCH_RECORD_SIZE]
   --duration 30              [RAFT_BENCH_DURATION_S]     measured seconds
   --warmup 10                [RAFT_BENCH_WARMUP_S]       seconds of leader workload discarded first
-  --closed-loop 1,1024       [RAFT_BENCH_CLOSED_LOOP]    after the open-loop runs, closed-loop runs with these
-                                                         numbers of records in flight (µs latencies; the
-                                                         largest gives records/s at saturation); "" = none
-  --closed-lingers 0,25      [RAFT_BENCH_CLOSED_LINGERS] lingers of the closed-loop runs (default: --lingers)
+  --closed-loop 1            [RAFT_BENCH_CLOSED_LOOP]    after the open-loop runs, closed-loop runs with these
+                                                         numbers of records in flight (µs latencies); "" = none
+  --saturation 256,...,65536 [RAFT_BENCH_SATURATION]     then, per impl, closed loop with these windows in turn
+                                                         until the committed rate stops rising (+10 %); "" = none
+  --closed-lingers 0,25      [RAFT_BENCH_CLOSED_LINGERS] lingers of both (default: --lingers)
   --repeat 1                 [RAFT_BENCH_REPEAT]         runs per (impl, linger); odd repeats run kraftd first
   --kraftd PATH              [KRAFTD]                    default $CARGO_TARGET_DIR|target /release/kraftd
   --java-main probe|kafka    [RAFT_BENCH_JAVA_MAIN]      kafka: run kafka.tools.TestRaftServer's own main
@@ -411,7 +412,8 @@ def main():
     ap.add_argument("--record-size", type=int, default=int(env("RAFT_BENCH_RECORD_SIZE", "256")))
     ap.add_argument("--duration", type=float, default=float(env("RAFT_BENCH_DURATION_S", "30")))
     ap.add_argument("--warmup", type=float, default=float(env("RAFT_BENCH_WARMUP_S", "10")))
-    ap.add_argument("--closed-loop", default=env("RAFT_BENCH_CLOSED_LOOP", "1,1024"))
+    ap.add_argument("--closed-loop", default=env("RAFT_BENCH_CLOSED_LOOP", "1"))
+    ap.add_argument("--saturation", default=env("RAFT_BENCH_SATURATION", "256,1024,4096,16384,65536"))
     ap.add_argument("--closed-lingers", default=env("RAFT_BENCH_CLOSED_LINGERS", ""))
     ap.add_argument("--repeat", type=int, default=int(env("RAFT_BENCH_REPEAT", "1")))
     ap.add_argument("--startup-timeout", type=float, default=float(env("RAFT_BENCH_STARTUP_S", "120")))
@@ -434,7 +436,7 @@ def main():
 
     # Results of earlier invocations must not pass for this one's (e.g. a kraftd file when kraftd is skipped).
     for name in names:
-        for linger in lingers:
+        for linger in set(lingers) | set(closed_lingers):
             for f in os.listdir(args.out):
                 if re.fullmatch(rf"raft-{name}-linger{linger}(-closed\d+)?(-r\d+)?\.json", f):
                     os.remove(os.path.join(args.out, f))
@@ -450,23 +452,28 @@ def main():
             else:
                 impls.append(impl)
         runs = []
+
+        def record(impl, linger, window, rep, res):
+            res["repeat"] = rep
+            runs.append(res)
+            suffix = (f"-closed{window}" if window else "") + (f"-r{rep}" if args.repeat > 1 else "")
+            with open(os.path.join(args.out, f"raft-{impl.name}-linger{linger}{suffix}.json"), "w") as f:
+                json.dump(res, f, indent=2)
+                f.write("\n")
+            print(json.dumps({k: res.get(k) for k in ("impl", "linger_ms", "closed_loop", "offered_rate", "p50_ms",
+                                                      "p99_ms", "p999_ms", "p50_us", "p99_us",
+                                                      "committed_records_per_s")}), flush=True)
+
         plan = [(linger, 0) for linger in lingers] + [(l, w) for w in windows for l in closed_lingers]
         for rep in range(args.repeat):
             for linger, window in plan:
-                order = impls if rep % 2 == 0 else list(reversed(impls))
-                for impl in order:
-                    res = run_one(impl, linger, args, window)
-                    res["repeat"] = rep
-                    runs.append(res)
-                    suffix = (f"-closed{window}" if window else "") + (f"-r{rep}" if args.repeat > 1 else "")
-                    path = os.path.join(args.out, f"raft-{impl.name}-linger{linger}{suffix}.json")
-                    with open(path, "w") as f:
-                        json.dump(res, f, indent=2)
-                        f.write("\n")
-                    short = {k: res.get(k) for k in ("impl", "linger_ms", "closed_loop", "record_size", "offered_rate",
-                                                     "p50_ms", "p99_ms", "p999_ms", "p50_us", "p99_us",
-                                                     "committed_records_per_s")}
-                    print(json.dumps(short), flush=True)
+                for impl in (impls if rep % 2 == 0 else list(reversed(impls))):
+                    record(impl, linger, window, rep, run_one(impl, linger, args, window))
+        sweep = [int(x) for x in args.saturation.split(",") if x.strip() and int(x) > 0]
+        for linger in closed_lingers if sweep else []:
+            for impl in impls:
+                closed_loop.saturation_sweep(lambda w: run_one(impl, linger, args, w), sweep,
+                                             lambda w, res: record(impl, linger, w, 0, res), log)
     except BenchError as e:
         log(f"error: {e}")
         processes.stop_all()
