@@ -183,7 +183,7 @@ def goals(raft, floor, ctrl, failover, image, snapshot):
         met = "—" if r is None or within is None else ("yes" if r <= 0.1 and within else "**no**")
         rows.append([label, "≤ 0.1, and ≤ 2× the floor" + (f" ({2 * floor_p99_ms:.1f} ms)" if floor_p99_ms else ""),
                      num(k99) + (" ms" if k99 is not None else ""), num(j99) + (" ms" if j99 is not None else ""),
-                     "—" if r is None else f"{r:.3g}" + ("" if within is None else f"; {k99 / floor_p99_ms:.2g}× floor"),
+                     "—" if r is None else f"{r:.3g}" + ("" if within is None else f"; {k99 / floor_p99_ms:.2f}× floor"),
                      met])
     sat = (raft or {}).get("saturation", {}).get("max_committed_records_per_s", {})
     rows.append(goal_row("W1 records/s at saturation", "≥ 5", sat.get("kraftd"), sat.get("java"), "/s", lambda x: x >= 5))
