@@ -173,7 +173,8 @@ vectors:
 # `bench-failover`: the active controller of a 3-kraftd, a 3-Java and a 2-Java + 1-kraftd static
 #   quorum killed FAILOVER_KILLS (20) times each, at a random point of its cycle: time until a new
 #   leader, until its first commit, each follower's first pre-vote, and who wins the mixed
-#   quorum's elections (target/bench/failover.json; compat/tests/failover_bench.rs).
+#   quorum's elections; then the leader of the 3-kraftd and the 3-Java quorum stopped with SIGTERM
+#   FAILOVER_KILLS times each (target/bench/failover.json; compat/tests/failover_bench.rs).
 #
 # `make bench`: every bench above plus `bench-floor` (the physical floor: fdatasync of the data dir,
 #   loopback RTT, the 3-voter commit floor; target/bench/floor.json; knobs in bench/floor.rs), one at
