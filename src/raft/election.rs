@@ -212,9 +212,9 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         if self.shutdown.is_some() {
             // Keep asking until a leader appears or the shutdown times out (Kafka).
             self.send_vote_requests(now, true);
-        } else if p.election.is_lost() {
-            self.prospective_after_election_loss(now);
-        } else if now >= p.election_deadline && !self.renew_pre_vote_of_a_gone_leader(now) {
+        } else if p.election.is_lost()
+            || (now >= p.election_deadline && !self.renew_pre_vote_of_a_gone_leader(now))
+        {
             self.prospective_after_election_loss(now);
         } else {
             self.send_vote_requests(now, true);
