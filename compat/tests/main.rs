@@ -17,6 +17,7 @@ mod api_versions;
 mod bad_input;
 mod brokers;
 mod configs;
+mod controller_bench;
 mod controller_failover;
 mod every_record;
 mod failover_bench;
