@@ -170,9 +170,29 @@ vectors:
 #   quorum killed FAILOVER_KILLS (20) times each, at a random point of its cycle: time until a new
 #   leader, until its first commit, each follower's first pre-vote, and who wins the mixed
 #   quorum's elections (target/bench/failover.json; compat/tests/failover_bench.rs).
+# `bench-controller`: the controller's own work under load from the generator in bench/load, on a
+#   3-kraftd and a 3-Java quorum in one run (compat/tests/controller_bench.rs; target/bench/controller.json
+#   with kraftd/Java ratios): W2, a CreateTopics storm of CONTROLLER_BENCH_TOPICS (10000) x 10 partitions,
+#   RF 3, on 3 simulated brokers (wall time, records/s); AlterPartition churn, ISR shrink/expand from
+#   their leaders over 1000 partitions for 60 s (records/s, p50/p99); W3, CONTROLLER_BENCH_BROKERS (1000)
+#   simulated brokers registering, then heartbeating every 2 s for CONTROLLER_BENCH_SECONDS (300)
+#   (heartbeat p99, CPU and RSS of each controller, the generator's CPU, spurious fencings).
+#   QUICK=1: 1000 topics, 300 partitions for 20 s, 300 brokers for 60 s. Other knobs: KRAFTD_LOAD_*
+#   (see Sizes::from_env). Java runs with the JVM options of Kafka's start scripts.
 FAILOVER_KILLS ?= 20
-.PHONY: bench bench-storage bench-raft bench-image bench-snapshot bench-failover
-bench: bench-storage bench-raft bench-image bench-snapshot bench-failover
+CONTROLLER_BENCH_JAVA_OPTS ?= -Xmx1G -Xms1G -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
+  -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 \
+  -Djava.awt.headless=true
+.PHONY: bench bench-storage bench-raft bench-image bench-snapshot bench-failover bench-controller
+bench: bench-storage bench-raft bench-image bench-snapshot bench-failover bench-controller
+
+bench-controller: compat-deps
+	KRAFTD_LOAD_SIZE=$(if $(QUICK),quick,full) \
+	  $(if $(CONTROLLER_BENCH_TOPICS),KRAFTD_LOAD_W2_TOPICS=$(CONTROLLER_BENCH_TOPICS)) \
+	  $(if $(CONTROLLER_BENCH_BROKERS),KRAFTD_LOAD_W3_BROKERS=$(CONTROLLER_BENCH_BROKERS)) \
+	  $(if $(CONTROLLER_BENCH_SECONDS),KRAFTD_LOAD_W3_SECONDS=$(CONTROLLER_BENCH_SECONDS)) \
+	  KRAFTD_BENCH_JAVA_OPTS="$(CONTROLLER_BENCH_JAVA_OPTS)" \
+	  $(CARGO) test --release --test compat -- controller_load --test-threads=1 --nocapture
 
 bench-failover: compat-deps
 	KRAFTD_FAILOVER_KILLS=$(FAILOVER_KILLS) $(CARGO) test --release --test compat -- \

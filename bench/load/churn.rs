@@ -113,8 +113,13 @@ pub async fn churn(
     partitions: Vec<PartitionState>,
     config: &ChurnConfig,
 ) -> ChurnReport {
-    let epochs: Arc<BTreeMap<i32, i64>> =
-        Arc::new(fleet.broker_ids().into_iter().map(|b| (b, fleet.epoch(b))).collect());
+    let epochs: Arc<BTreeMap<i32, i64>> = Arc::new(
+        fleet
+            .broker_ids()
+            .into_iter()
+            .map(|b| (b, fleet.epoch(b)))
+            .collect(),
+    );
     let mut by_leader: BTreeMap<i32, Vec<PartitionState>> = BTreeMap::new();
     for p in partitions {
         by_leader.entry(p.leader()).or_default().push(p);
@@ -227,13 +232,23 @@ async fn lead(
         };
         let mut refused = Vec::new();
         for p in answer.topics.iter().flat_map(|t| &t.partitions) {
-            let Some(i) = picked.iter().copied().find(|&i| owned[i].index == p.partition_index) else {
-                report.refuse("UNASKED", format!("an answer for partition {}", p.partition_index));
+            let Some(i) = picked
+                .iter()
+                .copied()
+                .find(|&i| owned[i].index == p.partition_index)
+            else {
+                report.refuse(
+                    "UNASKED",
+                    format!("an answer for partition {}", p.partition_index),
+                );
                 continue;
             };
             let code = ErrorCode(p.error_code);
             if code != ErrorCode::NONE {
-                report.refuse(code.name(), format!("partition {}: {}", p.partition_index, code.name()));
+                report.refuse(
+                    code.name(),
+                    format!("partition {}: {}", p.partition_index, code.name()),
+                );
                 refused.push(i);
             } else if p.isr != asked[&p.partition_index] || p.leader_id != leader {
                 let why = format!(

@@ -158,7 +158,7 @@ impl ControllerClient {
     {
         let started = Instant::now();
         let until = started + self.deadline;
-                loop {
+        loop {
             let index = self.controllers.leader.load(Ordering::Relaxed);
             let node = self.controllers.nodes[index].0;
             let token = self.next_token;
@@ -174,13 +174,12 @@ impl ControllerClient {
             self.peers.send(node, outbound, &self.completions_tx);
             let last = match self.completion(token, until).await {
                 Some(Completion::Response { version, body, .. }) => {
-                    let answer = Resp::decode_exact(&body, version).map_err(|source| {
-                        LoadError::Decode {
+                    let answer =
+                        Resp::decode_exact(&body, version).map_err(|source| LoadError::Decode {
                             api: Req::NAME,
                             version,
                             source,
-                        }
-                    })?;
+                        })?;
                     if !answer.not_controller() {
                         return Ok(answer);
                     }

@@ -204,7 +204,10 @@ impl Fleet {
                 .filter(|c| c.epoch.load(Ordering::Relaxed) >= 0)
                 .count(),
             unfenced: self.unfenced(),
-            fencings: cells.iter().map(|c| c.fencings.load(Ordering::Relaxed)).sum(),
+            fencings: cells
+                .iter()
+                .map(|c| c.fencings.load(Ordering::Relaxed))
+                .sum(),
             errors: r.errors,
             first_errors: r.first_errors.clone(),
             registrations: r.registrations.clone(),
@@ -309,16 +312,16 @@ async fn run_broker(
     let request = registration(config, broker);
     let epoch = loop {
         let sent = Instant::now();
-        match client
-            .call::<_, BrokerRegistrationResponse>(&request)
-            .await
-        {
+        match client.call::<_, BrokerRegistrationResponse>(&request).await {
             Ok(r) if r.error_code == 0 => {
                 let mut rec = state.record.lock().expect("not poisoned");
                 rec.registrations.record(sent.elapsed());
                 break r.broker_epoch;
             }
-            Ok(r) => state.error(broker, format!("registration: {}", ErrorCode(r.error_code).name())),
+            Ok(r) => state.error(
+                broker,
+                format!("registration: {}", ErrorCode(r.error_code).name()),
+            ),
             Err(e) => state.error(broker, format!("registration: {e}")),
         }
         if !pause(config.heartbeat_interval, &mut stopped).await {
@@ -343,12 +346,21 @@ async fn run_broker(
                 let took = sent.elapsed();
                 let was_unfenced = cell.unfenced.load(Ordering::Relaxed);
                 if was_unfenced && state.measuring.load(Ordering::Relaxed) {
-                    state.record.lock().expect("not poisoned").heartbeats.record(took);
+                    state
+                        .record
+                        .lock()
+                        .expect("not poisoned")
+                        .heartbeats
+                        .record(took);
                 }
                 if !caught_up {
                     caught_up = r.is_caught_up;
                     // Caught up: ask to be unfenced at once; until then, every 10 ms.
-                    next = if caught_up { Duration::ZERO } else { CATCH_UP_HEARTBEAT };
+                    next = if caught_up {
+                        Duration::ZERO
+                    } else {
+                        CATCH_UP_HEARTBEAT
+                    };
                 }
                 if r.is_fenced && was_unfenced {
                     cell.fencings.fetch_add(1, Ordering::Relaxed);
@@ -361,7 +373,10 @@ async fn run_broker(
                 }
                 cell.unfenced.store(!r.is_fenced, Ordering::Relaxed);
             }
-            Ok(r) => state.error(broker, format!("heartbeat: {}", ErrorCode(r.error_code).name())),
+            Ok(r) => state.error(
+                broker,
+                format!("heartbeat: {}", ErrorCode(r.error_code).name()),
+            ),
             Err(e) => state.error(broker, format!("heartbeat: {e}")),
         }
         if !pause(next, &mut stopped).await {

@@ -92,7 +92,8 @@ impl ProcessSample {
         // The command name may hold spaces and parentheses: the fields follow its last ')'.
         let fields: Vec<&str> = stat.get(stat.rfind(')')? + 2..)?.split(' ').collect();
         // utime and stime are fields 14 and 15 of stat(5), 12 and 13 after the name and state.
-        let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+        let ticks: u64 =
+            fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
         let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
         let kib = |key: &str| -> Option<u64> {
             status
@@ -135,7 +136,10 @@ mod tests {
     fn percentiles_are_nearest_rank() {
         let l = Latencies((1..=1000).map(|ms| ms * 1000).collect());
         let s = l.summary();
-        assert_eq!((s.count, s.p50_ms, s.p99_ms, s.max_ms), (1000, 500.0, 990.0, 1000.0));
+        assert_eq!(
+            (s.count, s.p50_ms, s.p99_ms, s.max_ms),
+            (1000, 500.0, 990.0, 1000.0)
+        );
         assert!(Latencies::default().summary().p99_ms.is_nan());
     }
 

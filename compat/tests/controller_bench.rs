@@ -25,7 +25,7 @@ use serde_json::{json, Map, Value};
 use crate::harness::mixed_quorum::{Member, Mixed};
 use crate::harness::quorum_probe::leader_view_at;
 use crate::load::churn::{churn, create_churn_topic, ChurnConfig};
-use crate::load::fleet::{Fleet, FleetConfig, FleetReport};
+use crate::load::fleet::{Fleet, FleetConfig};
 use crate::load::stats::{finite, LatencySummary, ProcessSample};
 use crate::load::topics::{count_existing, create_topics, TopicStorm};
 use crate::load_generator::{controllers_of, runtime, FIRST_BROKER};
@@ -126,7 +126,8 @@ fn controller_load_on_kraftd_and_java() {
     }
     let ratios = ratios(&results);
     eprintln!("kraftd/java: {ratios}");
-    let doc = json!({ "sizes": sizes.json(), "results": results, "ratios_kraftd_over_java": ratios });
+    let doc =
+        json!({ "sizes": sizes.json(), "results": results, "ratios_kraftd_over_java": ratios });
     let path = bench_dir().join(if sizes.mode == "smoke" {
         "controller-smoke.json"
     } else {
@@ -135,7 +136,11 @@ fn controller_load_on_kraftd_and_java() {
     std::fs::create_dir_all(path.parent().expect("a parent")).expect("target/bench");
     std::fs::write(&path, serde_json::to_string_pretty(&doc).expect("json")).expect("write");
     eprintln!("wrote {}", path.display());
-    assert!(failures.is_empty(), "functional failures:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "functional failures:\n{}",
+        failures.join("\n")
+    );
 }
 
 fn bench_dir() -> PathBuf {
@@ -178,7 +183,10 @@ fn window(
                    "active": *id == leader}),
         );
     }
-    let active = nodes.get(&leader.to_string()).cloned().unwrap_or(Value::Null);
+    let active = nodes
+        .get(&leader.to_string())
+        .cloned()
+        .unwrap_or(Value::Null);
     json!({"wall_s": wall.as_secs_f64(), "cpu_s_all": total, "active": active, "nodes": nodes})
 }
 
@@ -191,7 +199,12 @@ fn latency(s: LatencySummary, what: &str, kind: &str) -> Value {
 fn run_quorum(kind: &str, kraftd: &[i32], sizes: &Sizes) -> (Value, Vec<String>) {
     let mut q = Mixed::start(kraftd);
     let leader = q.wait_for_leader(0).leader_id;
-    let pids: Vec<(i32, u32)> = q.voters.iter().map(|v| v.id).zip(q.members.iter().map(pid)).collect();
+    let pids: Vec<(i32, u32)> = q
+        .voters
+        .iter()
+        .map(|v| v.id)
+        .zip(q.members.iter().map(pid))
+        .collect();
     let controllers = controllers_of(&q);
     controllers.set_leader(leader);
     let interval = Duration::from_millis(sizes.heartbeat_ms);
@@ -311,26 +324,22 @@ fn run_quorum(kind: &str, kraftd: &[i32], sizes: &Sizes) -> (Value, Vec<String>)
             "registration_latency": latency(r.registrations.summary(), "W3 BrokerRegistration", kind),
             "unfenced_after_start": latency(r.unfenced_after.summary(), "W3 unfenced after fleet start", kind),
             "heartbeat_latency": hb.json(),
-            "generator_cpu_s": generator_cpu.map_or(Value::Null, |c| finite(c)),
+            "generator_cpu_s": generator_cpu.map_or(Value::Null, finite),
             "generator_cpu_pct": generator_cpu.map_or(Value::Null, |c| finite(100.0 * c / wall.as_secs_f64())),
             "registration_window": register_cpu,
             "rss_before_fleet_mib": idle.iter().map(|(id, s)| (id.to_string(), json!(s.rss_kib as f64 / 1024.0))).collect::<Map<_, _>>(),
             "controllers": cpu,
         }));
-        report_base_fleet(&b, &mut failures);
+        // W2's brokers ran through every workload: they must still be unfenced.
+        if b.unfenced != b.brokers {
+            failures.push(format!("{} of W2's {} brokers unfenced at the end", b.unfenced, b.brokers));
+        }
     });
     let end = leader_view_at(&q.addrs()).map(|d| d.leader_id);
     out.insert("leader_at_end".into(), json!(end));
     q.assert_java_healthy();
     q.stop();
     (Value::Object(out), failures)
-}
-
-/// W2's brokers ran through every workload: they must never have been fenced either.
-fn report_base_fleet(b: &FleetReport, failures: &mut Vec<String>) {
-    if b.unfenced != b.brokers {
-        failures.push(format!("W2's brokers: {} of {} unfenced at the end", b.unfenced, b.brokers));
-    }
 }
 
 /// kraftd's figure over Java's for each headline figure both runs have.
@@ -346,10 +355,17 @@ fn ratios(results: &Map<String, Value>) -> Value {
         ("churn_request_p99", &["churn", "request_latency", "p99_ms"]),
         ("w3_heartbeat_p99", &["w3", "heartbeat_latency", "p99_ms"]),
         ("w3_active_cpu", &["w3", "controllers", "active", "cpu_s"]),
-        ("w3_all_controllers_cpu", &["w3", "controllers", "cpu_s_all"]),
+        (
+            "w3_all_controllers_cpu",
+            &["w3", "controllers", "cpu_s_all"],
+        ),
         ("w3_active_rss", &["w3", "controllers", "active", "rss_mib"]),
     ];
-    let at = |v: &Value, path: &[&str]| path.iter().try_fold(v, |v, k| v.get(k)).and_then(Value::as_f64);
+    let at = |v: &Value, path: &[&str]| {
+        path.iter()
+            .try_fold(v, |v, k| v.get(k))
+            .and_then(Value::as_f64)
+    };
     figures
         .iter()
         .map(|(name, path)| {

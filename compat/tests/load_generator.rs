@@ -70,7 +70,10 @@ fn generator_paths(kraftd: &[i32]) {
         let r = fleet.report();
         assert_eq!((r.registered, r.unfenced, r.fencings), (5, 5, 0), "{r:?}");
         assert_eq!(r.errors, 0, "{:?}", r.first_errors);
-        assert!(r.heartbeats.0.len() >= 10, "5 brokers heartbeat every 500 ms: {r:?}");
+        assert!(
+            r.heartbeats.0.len() >= 10,
+            "5 brokers heartbeat every 500 ms: {r:?}"
+        );
         let epochs: Vec<i64> = fleet.broker_ids().iter().map(|&b| fleet.epoch(b)).collect();
         assert!(epochs.iter().all(|&e| e >= 0), "{epochs:?}");
 
@@ -93,7 +96,11 @@ fn generator_paths(kraftd: &[i32]) {
         // Creating them again: each refused as existing.
         let again = create_topics(controllers.clone(), &storm).await;
         assert_eq!(again.created, 0);
-        assert_eq!(again.errors.get("TOPIC_ALREADY_EXISTS"), Some(&20), "{again:?}");
+        assert_eq!(
+            again.errors.get("TOPIC_ALREADY_EXISTS"),
+            Some(&20),
+            "{again:?}"
+        );
 
         let leaders = &fleet.broker_ids()[..3];
         let (topic_id, partitions) = create_churn_topic(controllers.clone(), "churn", 6, leaders)
@@ -112,7 +119,11 @@ fn generator_paths(kraftd: &[i32]) {
             let shrunk = p.isr.len() < p.replicas.len();
             assert_eq!(shrunk, p.partition_epoch % 2 == 1, "{p:?}");
         }
-        let total: i64 = report.partitions.iter().map(|p| p.partition_epoch as i64).sum();
+        let total: i64 = report
+            .partitions
+            .iter()
+            .map(|p| p.partition_epoch as i64)
+            .sum();
         assert_eq!(total as u64, report.changes);
 
         // The same change again, at the partition epoch it had before the last one: refused.
@@ -147,7 +158,12 @@ fn generator_paths(kraftd: &[i32]) {
         assert_eq!(code, ErrorCode::INVALID_UPDATE_VERSION, "{answer:?}");
 
         let r = fleet.stop().await;
-        assert_eq!((r.unfenced, r.fencings, r.errors), (5, 0, 0), "{:?}", r.first_errors);
+        assert_eq!(
+            (r.unfenced, r.fencings, r.errors),
+            (5, 0, 0),
+            "{:?}",
+            r.first_errors
+        );
     });
     q.assert_java_healthy();
     q.stop();
