@@ -18,12 +18,11 @@ use kraftd::protocol::messages::{AlterPartitionRequest, AlterPartitionResponse};
 use super::client::{ControllerClient, Controllers};
 use super::error::LoadError;
 use super::fleet::Fleet;
-use super::stats::Latencies;
+use super::stats::{ErrorTally, Latencies};
 use super::topics::{assigned, create_one};
 
 /// The AlterPartition version with broker epochs in the new ISR (KIP-903), served by Kafka 4.x.
 const ALTER_PARTITION_VERSION: i16 = 3;
-const KEPT_ERRORS: usize = 10;
 
 /// What the leader knows of one of its partitions.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,20 +88,10 @@ pub struct ChurnReport {
     pub requests: u64,
     /// ISR changes the controller accepted with the ISR asked for.
     pub changes: u64,
-    pub errors: BTreeMap<String, u64>,
-    pub first_errors: Vec<String>,
+    pub errors: ErrorTally,
     pub latencies: Latencies,
     /// Every partition as its leader last saw it.
     pub partitions: Vec<PartitionState>,
-}
-
-impl ChurnReport {
-    fn refuse(&mut self, code: &str, why: String) {
-        *self.errors.entry(code.to_string()).or_insert(0) += 1;
-        if self.first_errors.len() < KEPT_ERRORS {
-            self.first_errors.push(why);
-        }
-    }
 }
 
 /// Runs the churn for `config.duration`, one task per leader.
@@ -138,17 +127,12 @@ pub async fn churn(
     let mut report = ChurnReport::default();
     for l in leaders {
         let Ok(part) = l.await else {
-            report.refuse("PANIC", "a leader task panicked".into());
+            report.errors.add("PANIC", "a leader task panicked".into());
             continue;
         };
         report.requests += part.requests;
         report.changes += part.changes;
-        for (code, n) in part.errors {
-            *report.errors.entry(code).or_insert(0) += n;
-        }
-        report
-            .first_errors
-            .extend(part.first_errors.into_iter().take(KEPT_ERRORS));
+        report.errors.merge(part.errors);
         report.latencies.extend(part.latencies);
         report.partitions.extend(part.partitions);
     }
@@ -222,11 +206,15 @@ async fn lead(
             Ok(a) if a.error_code == 0 => a,
             Ok(a) => {
                 let code = ErrorCode(a.error_code).name();
-                report.refuse(code, format!("broker {leader}: AlterPartition {code}"));
+                report
+                    .errors
+                    .add(code, format!("broker {leader}: AlterPartition {code}"));
                 continue;
             }
             Err(e) => {
-                report.refuse("NO_ANSWER", format!("broker {leader}: {e}"));
+                report
+                    .errors
+                    .add("NO_ANSWER", format!("broker {leader}: {e}"));
                 continue;
             }
         };
@@ -237,7 +225,7 @@ async fn lead(
                 .copied()
                 .find(|&i| owned[i].index == p.partition_index)
             else {
-                report.refuse(
+                report.errors.add(
                     "UNASKED",
                     format!("an answer for partition {}", p.partition_index),
                 );
@@ -245,7 +233,7 @@ async fn lead(
             };
             let code = ErrorCode(p.error_code);
             if code != ErrorCode::NONE {
-                report.refuse(
+                report.errors.add(
                     code.name(),
                     format!("partition {}: {}", p.partition_index, code.name()),
                 );
@@ -255,7 +243,7 @@ async fn lead(
                     "partition {}: asked ISR {:?}, got {:?} led by {}",
                     p.partition_index, asked[&p.partition_index], p.isr, p.leader_id
                 );
-                report.refuse("OTHER_ISR", why);
+                report.errors.add("OTHER_ISR", why);
                 refused.push(i);
             } else {
                 let s = &mut owned[i];

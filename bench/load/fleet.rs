@@ -28,14 +28,12 @@ use kraftd::raft::msg::DescribeQuorumRequest;
 
 use super::client::{ControllerClient, Controllers};
 use super::error::LoadError;
-use super::stats::Latencies;
+use super::stats::{ErrorTally, Latencies};
 
 /// Kafka's heartbeat period while a broker catches up (BrokerLifecycleManager, STARTING).
 const CATCH_UP_HEARTBEAT: Duration = Duration::from_millis(10);
 /// How often the watcher reads the committed offset.
 const METADATA_POLL: Duration = Duration::from_millis(50);
-/// How many error messages a report keeps.
-const KEPT_ERRORS: usize = 10;
 
 #[derive(Debug, Clone)]
 pub struct FleetConfig {
@@ -76,17 +74,14 @@ struct Record {
     heartbeats: Latencies,
     /// Since the fleet started, when each broker was first unfenced.
     unfenced_after: Latencies,
-    errors: u64,
-    first_errors: Vec<String>,
+    errors: ErrorTally,
 }
 
 impl FleetState {
-    fn error(&self, broker: i32, what: impl std::fmt::Display) {
+    fn error(&self, kind: &str, broker: i32, what: impl std::fmt::Display) {
         let mut r = self.record.lock().expect("no task panics holding it");
-        r.errors += 1;
-        if r.first_errors.len() < KEPT_ERRORS {
-            r.first_errors.push(format!("broker {broker}: {what}"));
-        }
+        r.errors
+            .add(kind, format!("broker {broker}: {kind}: {what}"));
     }
 }
 
@@ -97,8 +92,7 @@ pub struct FleetReport {
     pub registered: usize,
     pub unfenced: usize,
     pub fencings: u64,
-    pub errors: u64,
-    pub first_errors: Vec<String>,
+    pub errors: ErrorTally,
     pub registrations: Latencies,
     pub unfenced_after: Latencies,
     pub heartbeats: Latencies,
@@ -177,7 +171,7 @@ impl Fleet {
                 let r = self.report();
                 return Err(LoadError::Unexpected(format!(
                     "{} of {} brokers unfenced after {timeout:?}; errors: {:?}",
-                    r.unfenced, r.brokers, r.first_errors
+                    r.unfenced, r.brokers, r.errors
                 )));
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
@@ -208,8 +202,7 @@ impl Fleet {
                 .iter()
                 .map(|c| c.fencings.load(Ordering::Relaxed))
                 .sum(),
-            errors: r.errors,
-            first_errors: r.first_errors.clone(),
+            errors: r.errors.clone(),
             registrations: r.registrations.clone(),
             unfenced_after: r.unfenced_after.clone(),
             heartbeats: r.heartbeats.clone(),
@@ -257,7 +250,7 @@ async fn watch_metadata(
                         .fetch_max(d.high_watermark - 1, Ordering::Relaxed);
                 }
             }
-            Err(e) => state.error(-1, format!("metadata watcher: {e}")),
+            Err(e) => state.error("metadata watcher", -1, e),
         }
         if !pause(METADATA_POLL, &mut stopped).await {
             return;
@@ -265,18 +258,24 @@ async fn watch_metadata(
     }
 }
 
-fn registration(config: &FleetConfig, broker: i32) -> BrokerRegistrationRequest {
-    let mut rng = rand::thread_rng();
+/// A BrokerRegistration as a Kafka 4.4 broker sends it: one PLAINTEXT listener on `port`
+/// (never listened on: only the controller reads it), Kafka 4.4's feature ranges (kraftd's are
+/// the same), which the finalized levels must fall within, and its log directories.
+pub fn broker_registration(
+    cluster_id: &str,
+    broker: i32,
+    incarnation_id: Uuid,
+    log_dirs: Vec<Uuid>,
+    port: u16,
+) -> BrokerRegistrationRequest {
     BrokerRegistrationRequest {
         broker_id: broker,
-        cluster_id: config.cluster_id.clone(),
-        incarnation_id: Uuid(rng.gen()),
+        cluster_id: cluster_id.to_string(),
+        incarnation_id,
         listeners: vec![Listener {
             name: "PLAINTEXT".into(),
             host: "127.0.0.1".into(),
-            // Never listened on: only the controller reads it.
-            port: 20_000 + (broker % 40_000) as u16,
-            security_protocol: 0,
+            port,
             ..Default::default()
         }],
         features: SUPPORTED_FEATURES
@@ -288,10 +287,23 @@ fn registration(config: &FleetConfig, broker: i32) -> BrokerRegistrationRequest 
                 ..Default::default()
             })
             .collect(),
-        log_dirs: vec![Uuid(rng.gen())],
+        log_dirs,
         previous_broker_epoch: -1,
         ..Default::default()
     }
+}
+
+/// A new incarnation of `broker` with a fresh log directory, as a broker's first start.
+fn registration(config: &FleetConfig, broker: i32) -> BrokerRegistrationRequest {
+    let mut rng = rand::thread_rng();
+    let port = 20_000 + (broker % 40_000) as u16;
+    broker_registration(
+        &config.cluster_id,
+        broker,
+        Uuid(rng.gen()),
+        vec![Uuid(rng.gen())],
+        port,
+    )
 }
 
 async fn run_broker(
@@ -318,11 +330,8 @@ async fn run_broker(
                 rec.registrations.record(sent.elapsed());
                 break r.broker_epoch;
             }
-            Ok(r) => state.error(
-                broker,
-                format!("registration: {}", ErrorCode(r.error_code).name()),
-            ),
-            Err(e) => state.error(broker, format!("registration: {e}")),
+            Ok(r) => state.error("registration", broker, ErrorCode(r.error_code).name()),
+            Err(e) => state.error("registration", broker, e),
         }
         if !pause(config.heartbeat_interval, &mut stopped).await {
             return;
@@ -364,7 +373,7 @@ async fn run_broker(
                 }
                 if r.is_fenced && was_unfenced {
                     cell.fencings.fetch_add(1, Ordering::Relaxed);
-                    state.error(broker, "fenced after it had been unfenced");
+                    state.error("fencing", broker, "fenced after it had been unfenced");
                 }
                 if !r.is_fenced && !ever_unfenced {
                     ever_unfenced = true;
@@ -373,11 +382,8 @@ async fn run_broker(
                 }
                 cell.unfenced.store(!r.is_fenced, Ordering::Relaxed);
             }
-            Ok(r) => state.error(
-                broker,
-                format!("heartbeat: {}", ErrorCode(r.error_code).name()),
-            ),
-            Err(e) => state.error(broker, format!("heartbeat: {e}")),
+            Ok(r) => state.error("heartbeat", broker, ErrorCode(r.error_code).name()),
+            Err(e) => state.error("heartbeat", broker, e),
         }
         if !pause(next, &mut stopped).await {
             return;

@@ -1,5 +1,6 @@
 //! Latency percentiles, and a process's CPU time and memory as Linux's /proc reports them.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -63,6 +64,41 @@ impl LatencySummary {
             "{} samples, p50 {:.2} ms, p99 {:.2} ms, p99.9 {:.2} ms, max {:.2} ms",
             self.count, self.p50_ms, self.p99_ms, self.p999_ms, self.max_ms
         )
+    }
+}
+
+/// Errors counted by kind, and the first few in full.
+#[derive(Debug, Clone, Default)]
+pub struct ErrorTally {
+    pub by_kind: BTreeMap<String, u64>,
+    pub first: Vec<String>,
+}
+
+impl ErrorTally {
+    /// How many errors are kept in full.
+    const KEPT: usize = 10;
+
+    pub fn add(&mut self, kind: &str, why: String) {
+        *self.by_kind.entry(kind.to_string()).or_insert(0) += 1;
+        if self.first.len() < Self::KEPT {
+            self.first.push(why);
+        }
+    }
+
+    pub fn merge(&mut self, other: ErrorTally) {
+        for (kind, n) in other.by_kind {
+            *self.by_kind.entry(kind).or_insert(0) += n;
+        }
+        let room = Self::KEPT.saturating_sub(self.first.len());
+        self.first.extend(other.first.into_iter().take(room));
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_kind.is_empty()
+    }
+
+    pub fn json(&self) -> Value {
+        json!({"total": self.by_kind.values().sum::<u64>(), "by_kind": self.by_kind, "first": self.first})
     }
 }
 

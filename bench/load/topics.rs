@@ -1,7 +1,6 @@
 //! CreateTopics storms, as admin clients send them to the active controller: `concurrency`
 //! clients, each with one request of `per_request` topics in flight at a time.
 
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -17,11 +16,10 @@ use kraftd::protocol::messages::{CreateTopicsRequest, CreateTopicsResponse};
 
 use super::client::{ControllerClient, Controllers};
 use super::error::LoadError;
-use super::stats::Latencies;
+use super::stats::{ErrorTally, Latencies};
 
 /// How long the controller may take over one CreateTopics (the request's `timeoutMs`).
 const CREATE_TIMEOUT_MS: i32 = 60_000;
-const KEPT_ERRORS: usize = 10;
 
 #[derive(Debug, Clone)]
 pub struct TopicStorm {
@@ -54,8 +52,7 @@ pub struct StormReport {
     /// Topics the controller created as asked (no error, the partition count and RF asked).
     pub created: usize,
     /// Each refused topic's error by name.
-    pub errors: BTreeMap<String, u64>,
-    pub first_errors: Vec<String>,
+    pub errors: ErrorTally,
     pub latencies: Latencies,
 }
 
@@ -167,19 +164,13 @@ async fn admin_client(
         let mut r = report.lock().expect("not poisoned");
         r.requests += 1;
         r.latencies.record(took);
-        let refuse = |r: &mut StormReport, code: String, why: String| {
-            *r.errors.entry(code).or_insert(0) += 1;
-            if r.first_errors.len() < KEPT_ERRORS {
-                r.first_errors.push(why);
-            }
-        };
         match answer {
             Ok(answer) => {
                 for t in &answer.topics {
                     if t.error_code != 0 {
-                        let code = ErrorCode(t.error_code).name().to_string();
+                        let code = ErrorCode(t.error_code).name();
                         let why = format!("{}: {code} {:?}", t.name, t.error_message);
-                        refuse(&mut r, code, why);
+                        r.errors.add(code, why);
                     } else if t.num_partitions != storm.partitions
                         || t.replication_factor != storm.replication_factor
                     {
@@ -187,7 +178,7 @@ async fn admin_client(
                             "{}: created with {} partitions of RF {}",
                             t.name, t.num_partitions, t.replication_factor
                         );
-                        refuse(&mut r, "MISSHAPEN".into(), why);
+                        r.errors.add("MISSHAPEN", why);
                     } else {
                         r.created += 1;
                     }
@@ -195,7 +186,7 @@ async fn admin_client(
             }
             Err(e) => {
                 let why = format!("{} topics from {}: {e}", batch.len(), batch[0]);
-                refuse(&mut r, "NO_ANSWER".into(), why);
+                r.errors.add("NO_ANSWER", why);
             }
         }
     }

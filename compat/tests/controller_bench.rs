@@ -241,17 +241,17 @@ fn run_quorum(kind: &str, kraftd: &[i32], sizes: &Sizes) -> (Value, Vec<String>)
         let records_per_s = storm.records() as f64 / s.wall.as_secs_f64();
         eprintln!(
             "  {kind} W2: {} topics x {} partitions in {:.2} s, {records_per_s:.0} records/s; {} created, {:?} refused",
-            storm.topics, storm.partitions, s.wall.as_secs_f64(), s.created, s.errors
+            storm.topics, storm.partitions, s.wall.as_secs_f64(), s.created, s.errors.by_kind
         );
         if s.created != storm.topics || existing.as_ref().ok() != Some(&storm.topics) {
             failures.push(format!(
-                "W2: {} of {} topics created, existing: {existing:?}; errors {:?} {:?}",
-                s.created, storm.topics, s.errors, s.first_errors
+                "W2: {} of {} topics created, existing: {existing:?}; errors {:?}",
+                s.created, storm.topics, s.errors
             ));
         }
         out.insert("w2".into(), json!({
             "wall_s": s.wall.as_secs_f64(), "records": storm.records(), "records_per_s": records_per_s,
-            "requests": s.requests, "created": s.created, "errors": s.errors,
+            "requests": s.requests, "created": s.created, "errors": s.errors.json(),
             "request_latency": latency(s.latencies.summary(), "W2 CreateTopics", kind),
             "controllers": cpu,
         }));
@@ -271,14 +271,14 @@ fn run_quorum(kind: &str, kraftd: &[i32], sizes: &Sizes) -> (Value, Vec<String>)
                 let per_s = c.changes as f64 / c.wall.as_secs_f64();
                 eprintln!(
                     "  {kind} churn: {} ISR changes in {} requests over {:.1} s, {per_s:.0} records/s; errors {:?}",
-                    c.changes, c.requests, c.wall.as_secs_f64(), c.errors
+                    c.changes, c.requests, c.wall.as_secs_f64(), c.errors.by_kind
                 );
                 if !c.errors.is_empty() || c.changes == 0 {
-                    failures.push(format!("churn: {} changes, errors {:?} {:?}", c.changes, c.errors, c.first_errors));
+                    failures.push(format!("churn: {} changes, errors {:?}", c.changes, c.errors));
                 }
                 out.insert("churn".into(), json!({
                     "wall_s": c.wall.as_secs_f64(), "isr_changes": c.changes, "records_per_s": per_s,
-                    "requests": c.requests, "errors": c.errors,
+                    "requests": c.requests, "errors": c.errors.json(),
                     "request_latency": latency(c.latencies.summary(), "churn AlterPartition", kind),
                     "controllers": cpu,
                 }));
@@ -314,12 +314,14 @@ fn run_quorum(kind: &str, kraftd: &[i32], sizes: &Sizes) -> (Value, Vec<String>)
             r.unfenced, all_unfenced.as_ref().ok(), r.fencings + b.fencings, hb.line(), cpu["active"]
         );
         let fenced = r.fencings + b.fencings;
-        if fenced > 0 || r.errors + b.errors > 0 || r.unfenced != r.brokers {
-            failures.push(format!("W3: {fenced} fencings, {} errors: {:?} {:?}", r.errors + b.errors, r.first_errors, b.first_errors));
+        let mut errors = r.errors.clone();
+        errors.merge(b.errors.clone());
+        if fenced > 0 || !errors.is_empty() || r.unfenced != r.brokers {
+            failures.push(format!("W3: {fenced} fencings, errors {errors:?}"));
         }
         out.insert("w3".into(), json!({
             "brokers": r.brokers, "registered": r.registered, "unfenced": r.unfenced,
-            "spurious_fencings": fenced, "errors": r.errors + b.errors,
+            "spurious_fencings": fenced, "errors": errors.json(),
             "all_unfenced_after_s": all_unfenced.as_ref().ok().map(Duration::as_secs_f64),
             "registration_latency": latency(r.registrations.summary(), "W3 BrokerRegistration", kind),
             "unfenced_after_start": latency(r.unfenced_after.summary(), "W3 unfenced after fleet start", kind),
