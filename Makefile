@@ -175,10 +175,10 @@ vectors:
 #   with kraftd/Java ratios): W2, a CreateTopics storm of CONTROLLER_BENCH_TOPICS (10000) x 10 partitions,
 #   RF 3, on 3 simulated brokers (wall time, records/s); AlterPartition churn, ISR shrink/expand from
 #   their leaders over 1000 partitions for 60 s (records/s, p50/p99); W3, CONTROLLER_BENCH_BROKERS (1000)
-#   simulated brokers registering, then heartbeating every 2 s for CONTROLLER_BENCH_SECONDS (300)
-#   (heartbeat p99, CPU and RSS of each controller, the generator's CPU, spurious fencings).
-#   QUICK=1: 1000 topics, 300 partitions for 20 s, 300 brokers for 60 s. Other knobs: KRAFTD_LOAD_*
-#   (see Sizes::from_env). Java runs with the JVM options of Kafka's start scripts.
+#   simulated brokers registering, then heartbeating every 2 s for CONTROLLER_BENCH_SECONDS (300), on
+#   a quorum of its own (heartbeat p99, CPU and RSS of each controller, the generator's CPU, spurious
+#   fencings). QUICK=1: 1000 topics, 300 partitions for 20 s, 300 brokers for 60 s. Other knobs:
+#   KRAFTD_LOAD_* (bench/load/README.md). Java runs with the JVM options of Kafka's start scripts.
 FAILOVER_KILLS ?= 20
 CONTROLLER_BENCH_JAVA_OPTS ?= -Xmx1G -Xms1G -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
   -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 \
