@@ -21,6 +21,8 @@ help:
 	@echo "make soak-failover  SOAK_MINUTES of produce/consume while the active kraftd is killed every 30 s"
 	@echo "make soak         SOAK_MINUTES of Java->kraftd->Java rolling replacement with kill -9s and a partitioned"
 	@echo "                  controller (network namespace, needs root); SOAK_SEED=<n> replays a run's draws"
+	@echo "make bench        every benchmark against Java 4.4 (one at a time), then docs/performance.md and its plots"
+	@echo "make bench-quick  the same at small sizes (under 10 minutes); make bench-report: only the page and plots"
 	@echo "make codegen      regenerate src/protocol/messages from the pinned Kafka jars"
 	@echo "make vectors      recapture protocol-tests/vectors from real Kafka"
 	@echo "make image-dump   Kafka's own image of a metadata log as JSON: DIR=<__cluster_metadata-0> [AT=offset] [SNAPSHOT=file]"
@@ -154,6 +156,8 @@ vectors:
 #   replayed, written as a snapshot and loaded back by kraftd, and the same snapshot and log loaded by
 #   Java's image dumper, each step one process under /usr/bin/time -v (wall time, peak RSS).
 #   Knobs: IMAGE_DUMPER_SOURCES (compat/image-dumper), IMAGE_BENCH_JAVA_OPTS (-Xmx4g); see bench/image/image_bench.py.
+#   IMAGE_BENCH_SIZES (10x1000,100x1000: topics x partitions) runs smaller images first, one
+#   target/bench/image-<partitions>.json each, for RSS against partitions.
 # `bench-snapshot`: the raft loop's stall while the full image is written as a snapshot (issue #10,
 #   target/bench/snapshot.json): a synthesized log of SNAPSHOT_BENCH_TOPICS (1000) x
 #   SNAPSHOT_BENCH_PARTITIONS (1000) partitions x SNAPSHOT_BENCH_REPLICAS (3) under a single-node
@@ -169,7 +173,8 @@ vectors:
 # `bench-failover`: the active controller of a 3-kraftd, a 3-Java and a 2-Java + 1-kraftd static
 #   quorum killed FAILOVER_KILLS (20) times each, at a random point of its cycle: time until a new
 #   leader, until its first commit, each follower's first pre-vote, and who wins the mixed
-#   quorum's elections (target/bench/failover.json; compat/tests/failover_bench.rs).
+#   quorum's elections; then the leader of the 3-kraftd and the 3-Java quorum stopped with SIGTERM
+#   FAILOVER_KILLS times each (target/bench/failover.json; compat/tests/failover_bench.rs).
 # `bench-controller`: the controller's own work under load from the generator in bench/load, on a
 #   3-kraftd and a 3-Java quorum in one run (compat/tests/controller_bench.rs; target/bench/controller.json
 #   with kraftd/Java ratios): W2, a CreateTopics storm of CONTROLLER_BENCH_TOPICS (10000) x 10 partitions,
@@ -179,12 +184,69 @@ vectors:
 #   a quorum of its own (heartbeat p99, CPU and RSS of each controller, the generator's CPU, spurious
 #   fencings). QUICK=1: 1000 topics, 300 partitions for 20 s, 300 brokers for 60 s. Other knobs:
 #   KRAFTD_LOAD_* (bench/load/README.md). Java runs with the JVM options of Kafka's start scripts.
+#
+# `make bench`: every bench above plus `bench-floor` (the physical floor: fdatasync of the data dir,
+#   loopback RTT, the 3-voter commit floor; target/bench/floor.json; knobs in bench/floor.rs), one at
+#   a time, then `bench-report`; a failed bench does not stop the others (the report says
+#   "not measured in this run"), but `make bench` fails at the end. Step times: target/bench/run.json.
+# `make bench-quick` (= BENCH_QUICK=1 make bench): every bench at small sizes, under 10 minutes.
+#   Any knob set on the command line or in the environment still wins.
+# `make bench-report`: docs/performance.md and docs/performance/*.png from the target/bench/*.json
+#   present (bench/report.py, matplotlib in a venv under target/bench-venv).
+# Quick mode's sizes, each where the command line and the environment leave the knob unset
+# (QUICK=1: bench-controller's quick sizes).
+BENCH_QUICK_KNOBS := QUICK=1 FAILOVER_KILLS=2 FLOOR_SYNCS=300 FLOOR_PINGS=3000 \
+  BENCH_RECOVERY_MB=64 BENCH_BATCHES_1=2000 BENCH_BATCHES_100=200 BENCH_WARMUP_1=200 \
+  BENCH_WARMUP_100=20 BENCH_MAX_SECS=5 \
+  RAFT_BENCH_DURATION_S=5 RAFT_BENCH_WARMUP_S=4 RAFT_BENCH_CLOSED_LINGERS=0 \
+  RAFT_BENCH_SATURATION=1024,16384 \
+  IMAGE_BENCH_TOPICS=100 IMAGE_BENCH_PARTITIONS=1000 IMAGE_BENCH_SIZES=10x100,100x100 \
+  SNAPSHOT_BENCH_TOPICS=100 SNAPSHOT_BENCH_PARTITIONS=100 SNAPSHOT_BENCH_INTERVAL_S=10 \
+  SNAPSHOT_BENCH_BASELINE_S=3 SNAPSHOT_BENCH_AFTER_S=3
+ifeq ($(BENCH_QUICK),1)
+$(foreach knob,$(BENCH_QUICK_KNOBS),$(eval export $(subst =, ?= ,$(knob))))
+endif
 FAILOVER_KILLS ?= 20
 CONTROLLER_BENCH_JAVA_OPTS ?= -Xmx1G -Xms1G -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
   -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 \
   -Djava.awt.headless=true
-.PHONY: bench bench-storage bench-raft bench-image bench-snapshot bench-failover bench-controller
-bench: bench-storage bench-raft bench-image bench-snapshot bench-failover bench-controller
+IMAGE_BENCH_TOPICS ?= 1000
+IMAGE_BENCH_PARTITIONS ?= 1000
+IMAGE_BENCH_SIZES ?= 10x1000,100x1000
+# In this order, one at a time (each side by side with Java).
+BENCH_STEPS ?= bench-floor bench-storage bench-raft bench-image bench-snapshot bench-failover \
+  bench-controller
+comma := ,
+BENCH_VENV := $(or $(CARGO_TARGET_DIR),target)/bench-venv
+.PHONY: bench bench-quick bench-report bench-floor bench-storage bench-raft bench-image bench-snapshot bench-failover \
+  bench-controller
+bench: build
+	@# The recipe runs sub-makes, so `make -n` would run it too: only say what it would do.
+	@$(if $(findstring n,$(firstword -$(MAKEFLAGS))),echo "make bench: $(BENCH_STEPS) then bench-report"; exit 0;) \
+	mkdir -p target/bench; start=$$(date +%s); failed=""; steps=""; \
+	git=$$(git rev-parse --short HEAD)$$(git status --porcelain | grep -qv ' docs/performance' && echo ' (with uncommitted changes)'); \
+	for step in $(BENCH_STEPS); do \
+	  t0=$$(date +%s); status=ok; \
+	  $(MAKE) --no-print-directory $$step || { status=failed; failed="$$failed $$step"; }; \
+	  steps="$$steps$${steps:+,}{\"step\":\"$$step\",\"seconds\":$$(( $$(date +%s) - t0 )),\"status\":\"$$status\"}"; \
+	done; \
+	echo "{\"quick\":$(if $(filter 1,$(BENCH_QUICK)),true,false),\"started_unix\":$$start,\"git_commit\":\"$$git\",\"seconds\":$$(( $$(date +%s) - start )),\"steps\":[$$steps]}" > target/bench/run.json; \
+	$(MAKE) --no-print-directory bench-report || failed="$$failed bench-report"; \
+	echo "make bench: $$(( $$(date +%s) - start )) s$${failed:+; failed:$$failed}"; test -z "$$failed"
+
+bench-quick:
+	@$(MAKE) --no-print-directory bench BENCH_QUICK=1
+
+$(BENCH_VENV)/.matplotlib:
+	python3 -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/pip install --quiet --disable-pip-version-check matplotlib
+	@touch $@
+
+bench-report: $(BENCH_VENV)/.matplotlib
+	$(BENCH_VENV)/bin/python bench/report.py
+
+bench-floor:
+	$(CARGO) bench --bench floor
 
 bench-controller: compat-deps
 	KRAFTD_LOAD_SIZE=$(if $(QUICK),quick,full) \
@@ -210,10 +272,18 @@ bench-image: compat-deps build
 	@mkdir -p target/bench/image-dumper
 	javac -nowarn -encoding UTF-8 -d target/bench/image-dumper -cp "$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" $(IMAGE_DUMPER_SOURCES)/*.java bench/image/LoadImage.java
 	$(CARGO) build --release --example synth_metadata_log
-	BENCH_JAVA_CP="$(CURDIR)/target/bench/image-dumper:$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" \
+	@# IMAGE_BENCH_SIZES: the smaller images first, one image-<partitions>.json each (RSS against
+	@# partitions in the report); image.json is the run at IMAGE_BENCH_TOPICS x IMAGE_BENCH_PARTITIONS.
+	@set -e; for size in $(subst $(comma), ,$(IMAGE_BENCH_SIZES)) $(IMAGE_BENCH_TOPICS)x$(IMAGE_BENCH_PARTITIONS); do \
+	  topics=$${size%x*}; parts=$${size#*x}; \
+	  out=$$([ $$size = $(IMAGE_BENCH_TOPICS)x$(IMAGE_BENCH_PARTITIONS) ] && echo image.json || echo image-$$((topics * parts)).json); \
+	  echo "bench-image: $$topics topics x $$parts partitions -> target/bench/$$out"; \
+	  IMAGE_BENCH_TOPICS=$$topics IMAGE_BENCH_PARTITIONS=$$parts IMAGE_BENCH_JSON=$$out \
+	  BENCH_JAVA_CP="$(CURDIR)/target/bench/image-dumper:$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" \
 	  BENCH_JAVA_LOG4J="$(CURDIR)/target/compat/kafka-$(KAFKA_VERSION)/log4j2-tools.properties" \
 	  KRAFTD=$(abspath $(KRAFTD)) SYNTH=$(abspath $(or $(CARGO_TARGET_DIR),target)/release/examples/synth_metadata_log) \
-	  python3 bench/image/image_bench.py
+	  python3 bench/image/image_bench.py; \
+	done
 
 bench-raft: compat-deps build
 	BENCH_JAVA_CP="$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" KRAFTD=$(abspath $(KRAFTD)) \

@@ -13,7 +13,8 @@ Wall time and peak RSS of every step go to stdout and target/bench/image.json.
 
 Environment: KRAFTD, SYNTH (the binaries), BENCH_JAVA_CP (the dumper's classes and Kafka's
 classpath), BENCH_JAVA_LOG4J, IMAGE_BENCH_TOPICS (1000), IMAGE_BENCH_PARTITIONS (1000),
-IMAGE_BENCH_REPLICAS (3), IMAGE_BENCH_JAVA_OPTS (-Xmx4g), IMAGE_BENCH_DIR (target/bench/image).
+IMAGE_BENCH_REPLICAS (3), IMAGE_BENCH_JAVA_OPTS (-Xmx4g), IMAGE_BENCH_DIR (target/bench/image),
+IMAGE_BENCH_JSON (image.json, beside IMAGE_BENCH_DIR; the Makefile's size sweep names one per size).
 """
 
 import glob
@@ -106,7 +107,7 @@ report = {
 }
 print(f"log {report['log_bytes']} bytes, snapshot {report['snapshot_bytes']} bytes; "
       f"kraftd's JSON == Java's: snapshot {same_snapshot}, log {same_log}")
-with open(os.path.join(os.path.dirname(WORK), "image.json"), "w") as f:
+with open(os.path.join(os.path.dirname(WORK), env("IMAGE_BENCH_JSON", "image.json")), "w") as f:
     json.dump(report, f, indent=2)
 shutil.rmtree(WORK)
 if not (same_snapshot and same_log):

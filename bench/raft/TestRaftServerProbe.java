@@ -17,6 +17,10 @@
 // leader, in the format specified in bench/raft/README.md (the same format kraftd prints):
 //   {"raft_bench":1,"impl":"java","node_id":3,"leader_epoch":1,"start_ms":..,"end_ms":..,
 //    "records":5000,"bytes":1280000,"latency_ms_hist":[[0,12],[1,4980],[2,8]]}
+//
+// --closed-loop N (N > 0): the records timed are those of ClosedLoopWorkload (N in flight, µs
+// resolution, "latency_us_hist" added to the line) instead of TestRaftServer's generator, which
+// is unregistered and stopped first: it fails on committed records it did not append.
 import java.io.FileInputStream;
 import java.io.InputStream;
 import java.util.Properties;
@@ -33,6 +37,8 @@ import org.apache.kafka.common.metrics.MetricConfig;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.raft.LeaderAndEpoch;
+import org.apache.kafka.raft.RaftClient;
+import org.apache.kafka.server.util.ShutdownableThread;
 
 public final class TestRaftServerProbe {
 
@@ -83,7 +89,8 @@ public final class TestRaftServerProbe {
     private static void usage(String message) {
         System.err.println("TestRaftServerProbe: " + message);
         System.err.println("usage: TestRaftServerProbe --config FILE --replica-directory-id UUID"
-            + " [--throughput RECORDS_PER_S (5000)] [--record-size BYTES (256)] [--report-interval-ms MS (1000)]");
+            + " [--throughput RECORDS_PER_S (5000)] [--record-size BYTES (256)] [--report-interval-ms MS (1000)]"
+            + " [--closed-loop IN_FLIGHT (0: off)]");
         System.exit(2);
     }
 
@@ -93,6 +100,7 @@ public final class TestRaftServerProbe {
         int throughput = 5000;   // TestRaftServer's defaults
         int recordSize = 256;
         long reportIntervalMs = 1000;
+        int closedLoop = 0;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             if (i + 1 >= args.length) usage("missing value for " + a);
@@ -103,6 +111,7 @@ public final class TestRaftServerProbe {
                 case "--throughput": throughput = Integer.parseInt(v); break;
                 case "--record-size": recordSize = Integer.parseInt(v); break;
                 case "--report-interval-ms": reportIntervalMs = Long.parseLong(v); break;
+                case "--closed-loop": closedLoop = Integer.parseInt(v); break;
                 default: usage("unknown option " + a);
             }
         }
@@ -141,6 +150,19 @@ public final class TestRaftServerProbe {
         latencySensor.add(new MetricName("commit.latency.probe", "raft-bench", "", java.util.Map.of()), latency);
         bytesSensor.add(new MetricName("bytes.committed.probe", "raft-bench", "", java.util.Map.of()), bytes);
 
+        ClosedLoopWorkload closed = null;
+        if (closedLoop > 0) {
+            java.lang.reflect.Field field = TestRaftServer.class.getDeclaredField("workloadGenerator");
+            field.setAccessible(true);
+            Object generator = field.get(server);
+            @SuppressWarnings("unchecked")
+            RaftClient.Listener<byte[]> listener = (RaftClient.Listener<byte[]>) generator;
+            server.raftManager().client().unregister(listener);
+            ((ShutdownableThread) generator).shutdown();
+            closed = new ClosedLoopWorkload(server.raftManager().client(), nodeId, closedLoop, recordSize);
+            closed.start();
+        }
+
         long start = System.currentTimeMillis();
         latency.drain();
         bytes.drain();
@@ -149,6 +171,19 @@ public final class TestRaftServerProbe {
             long end = System.currentTimeMillis();
             TreeMap<Long, Long> hist = latency.drain();
             long byteCount = bytes.drain();
+            String micros = "";
+            if (closed != null) {
+                ClosedLoopWorkload.Interval i = closed.drain();
+                hist = new TreeMap<>();
+                StringBuilder u = new StringBuilder(",\"latency_us_hist\":[");
+                for (var e : i.micros.entrySet()) {
+                    if (u.charAt(u.length() - 1) != '[') u.append(',');
+                    u.append('[').append(e.getKey()).append(',').append(e.getValue()).append(']');
+                    hist.merge(e.getKey() / 1000, e.getValue(), Long::sum);
+                }
+                micros = u.append(']').toString();
+                byteCount = i.records * recordSize;
+            }
             LeaderAndEpoch le = server.raftManager().client().leaderAndEpoch();
             long records = 0;
             StringBuilder h = new StringBuilder("[");
@@ -163,7 +198,7 @@ public final class TestRaftServerProbe {
                     + ",\"leader_epoch\":" + le.epoch()
                     + ",\"start_ms\":" + start + ",\"end_ms\":" + end
                     + ",\"records\":" + records + ",\"bytes\":" + byteCount
-                    + ",\"latency_ms_hist\":" + h + "}");
+                    + ",\"latency_ms_hist\":" + h + micros + "}");
             }
             start = end;
         }

@@ -23,6 +23,11 @@ Knobs (flags, or the environment variable in brackets):
   --record-size 256          [RAFT_BENCH_RECORD_SIZE]
   --duration 30              [RAFT_BENCH_DURATION_S]     measured seconds
   --warmup 10                [RAFT_BENCH_WARMUP_S]       seconds of leader workload discarded first
+  --closed-loop 1            [RAFT_BENCH_CLOSED_LOOP]    after the open-loop runs, closed-loop runs with these
+                                                         numbers of records in flight (µs latencies); "" = none
+  --saturation 256,...,65536 [RAFT_BENCH_SATURATION]     then, per impl, closed loop with these windows in turn
+                                                         until the committed rate stops rising (+10 %); "" = none
+  --closed-lingers 0,25      [RAFT_BENCH_CLOSED_LINGERS] lingers of both (default: --lingers)
   --repeat 1                 [RAFT_BENCH_REPEAT]         runs per (impl, linger); odd repeats run kraftd first
   --kraftd PATH              [KRAFTD]                    default $CARGO_TARGET_DIR|target /release/kraftd
   --java-main probe|kafka    [RAFT_BENCH_JAVA_MAIN]      kafka: run kafka.tools.TestRaftServer's own main
@@ -46,7 +51,9 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import processes  # noqa: E402  bench/processes.py: children in their own process groups
+import closed_loop  # noqa: E402  bench/raft/closed_loop.py: closed-loop figures and summaries
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HERE = os.path.join(REPO, "bench", "raft")
@@ -117,18 +124,19 @@ class Java:
                 cp = f.read().strip()
         self.kafka_cp = cp
         classes = os.path.join(args.dir, "java-classes")
-        src = os.path.join(HERE, "TestRaftServerProbe.java")
+        srcs = [os.path.join(HERE, f) for f in ("TestRaftServerProbe.java", "ClosedLoopWorkload.java")]
         cls = os.path.join(classes, "TestRaftServerProbe.class")
-        if self.main == "probe" and (not os.path.exists(cls) or os.path.getmtime(cls) < os.path.getmtime(src)):
+        newest = max(os.path.getmtime(f) for f in srcs)
+        if self.main == "probe" and (not os.path.exists(cls) or os.path.getmtime(cls) < newest):
             os.makedirs(classes, exist_ok=True)
-            log(f"compiling {os.path.relpath(src, REPO)}")
-            subprocess.run(["javac", "-nowarn", "-d", classes, "-cp", cp, src], check=True)
+            log(f"compiling {', '.join(os.path.relpath(f, REPO) for f in srcs)}")
+            subprocess.run(["javac", "-nowarn", "-d", classes, "-cp", cp, *srcs], check=True)
         self.cp = f"{classes}:{cp}"
 
     def available(self):
         return None
 
-    def command(self, config, directory_id, throughput, record_size, run_dir):
+    def command(self, config, directory_id, throughput, record_size, run_dir, window=0):
         log4j = os.path.join(run_dir, "log4j2.properties")
         with open(log4j, "w") as f:
             # Logs go to stderr (node<i>.err) so stdout holds only TestRaftServer's println and the
@@ -145,6 +153,9 @@ class Java:
                 "--replica-directory-id", directory_id]
         if self.main == "probe":
             argv += ["--report-interval-ms", str(REPORT_INTERVAL_MS)]
+        if window:
+            # The probe stops TestRaftServer's own generator; its rate no longer matters.
+            argv += ["--closed-loop", str(window)]
         return argv
 
 
@@ -169,9 +180,10 @@ class Kraftd:
                              f"({msg[0] if msg else 'exit ' + str(res.returncode)}); rebuild kraftd (make build)")
         return None
 
-    def command(self, config, directory_id, throughput, record_size, run_dir):
+    def command(self, config, directory_id, throughput, record_size, run_dir, window=0):
         return [self.bin, "test-raft-server", "--config", config, "--throughput", str(throughput),
-                "--record-size", str(record_size), "--replica-directory-id", directory_id]
+                "--record-size", str(record_size), "--replica-directory-id", directory_id,
+                *(["--closed-loop", str(window)] if window else [])]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -222,8 +234,10 @@ def parse_new_lines(path, state):
     return data[: end + 1].decode(errors="replace").splitlines()
 
 
-def run_one(impl, linger_ms, args):
-    run_dir = os.path.join(args.dir, f"{impl.name}-linger{linger_ms}")
+def run_one(impl, linger_ms, args, window=0):
+    """One (impl, linger) run: open loop, or closed loop with `window` records in flight."""
+    mode = f"-closed{window}" if window else ""
+    run_dir = os.path.join(args.dir, f"{impl.name}-linger{linger_ms}{mode}")
     shutil.rmtree(run_dir, ignore_errors=True)
     os.makedirs(run_dir)
     configs = write_configs(run_dir, linger_ms)
@@ -231,12 +245,12 @@ def run_one(impl, linger_ms, args):
     procs = []
     for i, config in enumerate(configs):
         node = i + 1
-        argv = impl.command(config, random_directory_id(), args.throughput, args.record_size, run_dir)
+        argv = impl.command(config, random_directory_id(), args.throughput, args.record_size, run_dir, window)
         with open(os.path.join(run_dir, f"node{node}.cmd"), "w") as f:
             f.write(" ".join(argv) + "\n")
         procs.append(processes.spawn(argv, run_dir, os.path.join(run_dir, f"node{node}.out"),
                            os.path.join(run_dir, f"node{node}.err")))
-    log(f"{impl.name} linger.ms={linger_ms}: started nodes {[p.pid for p in procs]} in {os.path.relpath(run_dir, REPO)}")
+    log(f"{impl.name} linger.ms={linger_ms}{mode}: started nodes {[p.pid for p in procs]} in {os.path.relpath(run_dir, REPO)}")
 
     states = [{} for _ in procs]
     err_states = [{} for _ in procs]
@@ -323,7 +337,7 @@ def run_one(impl, linger_ms, args):
 
     result = {
         "impl": impl.name, "linger_ms": linger_ms, "record_size": args.record_size,
-        "offered_rate": args.throughput,
+        "offered_rate": None if window else args.throughput, "closed_loop": window,
     }
     if args.java_main == "kafka" and impl.name == "java":
         # Only TestRaftServer's own summary: windowed (30 s x 2 samples) p75/p99/p99.9 capped at 250 ms,
@@ -364,6 +378,8 @@ def run_one(impl, linger_ms, args):
             "leader_changes": leader_changes,
             "latency_ms_hist": [[v, c] for v, c in hist],
         })
+        if window:
+            result.update(closed_loop.micros_figures(intervals))
         if leader_changes:
             log(f"WARNING {impl.name} linger.ms={linger_ms}: the leader changed {leader_changes} time(s) "
                 "during the measured window; the numbers include the failover")
@@ -396,6 +412,9 @@ def main():
     ap.add_argument("--record-size", type=int, default=int(env("RAFT_BENCH_RECORD_SIZE", "256")))
     ap.add_argument("--duration", type=float, default=float(env("RAFT_BENCH_DURATION_S", "30")))
     ap.add_argument("--warmup", type=float, default=float(env("RAFT_BENCH_WARMUP_S", "10")))
+    ap.add_argument("--closed-loop", default=env("RAFT_BENCH_CLOSED_LOOP", "1"))
+    ap.add_argument("--saturation", default=env("RAFT_BENCH_SATURATION", "256,1024,4096,16384,65536"))
+    ap.add_argument("--closed-lingers", default=env("RAFT_BENCH_CLOSED_LINGERS", ""))
     ap.add_argument("--repeat", type=int, default=int(env("RAFT_BENCH_REPEAT", "1")))
     ap.add_argument("--startup-timeout", type=float, default=float(env("RAFT_BENCH_STARTUP_S", "120")))
     ap.add_argument("--kraftd", default=env("KRAFTD", os.path.join(target, "release", "kraftd")))
@@ -405,6 +424,8 @@ def main():
     args = ap.parse_args()
     args.dir = os.path.abspath(args.dir)
     lingers = [int(x) for x in args.lingers.split(",") if x.strip()]
+    windows = [int(x) for x in args.closed_loop.split(",") if x.strip() and int(x) > 0]
+    closed_lingers = [int(x) for x in (args.closed_lingers or args.lingers).split(",") if x.strip()]
     names = [x.strip() for x in args.impls.split(",") if x.strip()]
     if not set(names) <= {"java", "kraftd"}:
         ap.error(f"--impls: unknown implementation in {args.impls!r}")
@@ -415,9 +436,9 @@ def main():
 
     # Results of earlier invocations must not pass for this one's (e.g. a kraftd file when kraftd is skipped).
     for name in names:
-        for linger in lingers:
+        for linger in set(lingers) | set(closed_lingers):
             for f in os.listdir(args.out):
-                if re.fullmatch(rf"raft-{name}-linger{linger}(-r\d+)?\.json", f):
+                if re.fullmatch(rf"raft-{name}-linger{linger}(-closed\d+)?(-r\d+)?\.json", f):
                     os.remove(os.path.join(args.out, f))
     impls = []
     skipped = {}
@@ -431,27 +452,36 @@ def main():
             else:
                 impls.append(impl)
         runs = []
+
+        def record(impl, linger, window, rep, res):
+            res["repeat"] = rep
+            runs.append(res)
+            suffix = (f"-closed{window}" if window else "") + (f"-r{rep}" if args.repeat > 1 else "")
+            with open(os.path.join(args.out, f"raft-{impl.name}-linger{linger}{suffix}.json"), "w") as f:
+                json.dump(res, f, indent=2)
+                f.write("\n")
+            print(json.dumps({k: res.get(k) for k in ("impl", "linger_ms", "closed_loop", "offered_rate", "p50_ms",
+                                                      "p99_ms", "p999_ms", "p50_us", "p99_us",
+                                                      "committed_records_per_s")}), flush=True)
+
+        plan = [(linger, 0) for linger in lingers] + [(l, w) for w in windows for l in closed_lingers]
         for rep in range(args.repeat):
-            for linger in lingers:
-                order = impls if rep % 2 == 0 else list(reversed(impls))
-                for impl in order:
-                    res = run_one(impl, linger, args)
-                    res["repeat"] = rep
-                    runs.append(res)
-                    suffix = f"-r{rep}" if args.repeat > 1 else ""
-                    path = os.path.join(args.out, f"raft-{impl.name}-linger{linger}{suffix}.json")
-                    with open(path, "w") as f:
-                        json.dump(res, f, indent=2)
-                        f.write("\n")
-                    short = {k: res[k] for k in ("impl", "linger_ms", "record_size", "offered_rate", "p50_ms",
-                                                 "p99_ms", "p999_ms", "committed_records_per_s")}
-                    print(json.dumps(short), flush=True)
+            for linger, window in plan:
+                for impl in (impls if rep % 2 == 0 else list(reversed(impls))):
+                    record(impl, linger, window, rep, run_one(impl, linger, args, window))
+        sweep = [int(x) for x in args.saturation.split(",") if x.strip() and int(x) > 0]
+        for linger in closed_lingers if sweep else []:
+            for impl in impls:
+                closed_loop.saturation_sweep(lambda w: run_one(impl, linger, args, w), sweep,
+                                             lambda w, res: record(impl, linger, w, 0, res), log)
     except BenchError as e:
         log(f"error: {e}")
         processes.stop_all()
         return 1
 
     # Summary: medians over repeats, and kraftd/java ratios per linger.
+    closed, saturation = closed_loop.summaries(runs)
+    runs_all, runs = runs, [r for r in runs if not r["closed_loop"]]
     summary = {}
     for res in runs:
         summary.setdefault((res["impl"], res["linger_ms"]), []).append(res)
@@ -472,8 +502,8 @@ def main():
             ratios[f"linger{linger}"] = {key: (round(k[key] / j[key], 3) if j[key] else None) for key in keys}
     out = {"kafka_version": KAFKA_VERSION, "offered_rate": args.throughput, "record_size": args.record_size,
            "duration_s": args.duration, "warmup_s": args.warmup, "repeat": args.repeat, "skipped": skipped,
-           "medians": table, "ratios_kraftd_over_java": ratios,
-           "runs": [{k: v for k, v in r.items() if k != "latency_ms_hist"} for r in runs]}
+           "medians": table, "ratios_kraftd_over_java": ratios, "closed_loop": closed, "saturation": saturation,
+           "runs": [{k: v for k, v in r.items() if k not in ("latency_ms_hist", "latency_us_hist")} for r in runs_all]}
     if args.repeat > 1:
         # raft-<impl>-linger<N>.json: medians over the repeats (each repeat is in its -r<k> file).
         for (name, linger), rs in summary.items():
@@ -496,6 +526,8 @@ def main():
         row = table[f"{name}-linger{linger}"]
         print(f"{name:8} {linger:>6} {fmt(row['p50_ms']):>8} {fmt(row['p99_ms']):>8} {fmt(row['p999_ms']):>9} "
               f"{fmt(row['committed_records_per_s']):>11}")
+    for row in (closed or {}).get("rows", []):
+        print("closed loop: " + " ".join(f"{h}={v}" for h, v in zip(closed["header"], row)))
     for name, reason in skipped.items():
         print(f"{name}: skipped: {reason}")
     print(f"JSON: {os.path.relpath(os.path.join(args.out, 'raft.json'), REPO)}")

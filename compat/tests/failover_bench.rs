@@ -1,6 +1,8 @@
 //! Issue #14's failover figures, by SIGKILL of the active controller of a static quorum with no
 //! brokers, on three quorums side by side: 3 kraftd voters, 3 Java voters, and Java voters 1 and
-//! 2 with kraftd voter 3 (there only a Java leader is killed, to see which kind wins).
+//! 2 with kraftd voter 3 (there only a Java leader is killed, to see which kind wins); then by
+//! SIGTERM of the active controller of the 3-kraftd and the 3-Java quorum (a clean shutdown:
+//! the leader resigns with EndQuorumEpoch first).
 //!
 //! Each kill is timed from the kill to the first DescribeQuorum poll (every few milliseconds)
 //! that shows a new leader, and to the first that shows it committed a record of its epoch (the
@@ -19,7 +21,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
 
-use crate::harness::mixed_quorum::{Mixed, TIMEOUT};
+use crate::harness::mixed_quorum::{Mixed, Stop, TIMEOUT};
 use crate::harness::quorum_probe::{leader_view, voter_end};
 
 /// How often the leader is looked for after a kill.
@@ -28,10 +30,12 @@ const POLL: Duration = Duration::from_millis(2);
 #[test]
 fn failover_after_the_active_controller_is_killed() {
     let kills = kills_from_env();
-    let quorums: [(&str, &[i32]); 3] = [
-        ("3 kraftd", &[1, 2, 3]),
-        ("3 java", &[]),
-        ("2 java + 1 kraftd", &[3]),
+    let quorums: [(&str, &[i32], Stop); 5] = [
+        ("3 kraftd", &[1, 2, 3], Stop::Kill9),
+        ("3 java", &[], Stop::Kill9),
+        ("2 java + 1 kraftd", &[3], Stop::Kill9),
+        ("3 kraftd, SIGTERM", &[1, 2, 3], Stop::Sigterm),
+        ("3 java, SIGTERM", &[], Stop::Sigterm),
     ];
     let seed = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -39,7 +43,7 @@ fn failover_after_the_active_controller_is_killed() {
     eprintln!("failover: {kills} kills per quorum, pause seed {seed}");
     let mut pauses = XorShift(seed | 1);
     let mut report = Vec::new();
-    for (name, kraftd) in quorums {
+    for (name, kraftd, stop) in quorums {
         let mut q = Mixed::start(kraftd);
         let mut runs = Vec::new();
         for n in 1..=kills {
@@ -47,7 +51,7 @@ fn failover_after_the_active_controller_is_killed() {
                 lead_with_java(&mut q);
             }
             let pause = Duration::from_millis(pauses.below(1000));
-            let run = kill_leader(&mut q, pause);
+            let run = kill_leader(&mut q, pause, stop);
             eprintln!("{name}, kill {n}/{kills}: {}", run.summary());
             runs.push(run);
         }
@@ -137,7 +141,7 @@ impl Kill {
 /// Kills the leader, times the election and restarts the killed voter. The kill comes at a
 /// random point (up to a second) after the quorum was seen caught up, so that it falls anywhere
 /// in the leader's idle-write and the followers' fetch cycles.
-fn kill_leader(q: &mut Mixed, pause: Duration) -> Kill {
+fn kill_leader(q: &mut Mixed, pause: Duration, stop: Stop) -> Kill {
     q.wait_caught_up(0);
     thread::sleep(pause);
     let before = q.wait_caught_up(0);
@@ -147,7 +151,10 @@ fn kill_leader(q: &mut Mixed, pause: Duration) -> Kill {
     let killed = (old, q.member(old).kind());
     let wall = SystemTime::now();
     let t0 = Instant::now();
-    q.member(old).kill9();
+    match stop {
+        Stop::Kill9 => q.member(old).kill9(),
+        Stop::Sigterm => q.member(old).sigterm(),
+    }
     let live: Vec<u16> = q
         .voters
         .iter()
@@ -190,6 +197,9 @@ fn kill_leader(q: &mut Mixed, pause: Duration) -> Kill {
         committed,
         detection,
     };
+    if stop == Stop::Sigterm {
+        q.member(old).assert_clean_exit(&format!("leader {old}"));
+    }
     q.members[(old - 1) as usize].restart(&q.dir);
     q.wait_caught_up(0);
     kill

@@ -52,6 +52,12 @@ pub struct RaftConfig {
     /// `controller.quorum.auto.join.enable` (false): an observer controller whose key is not a
     /// voter asks the leader to add it (kraft.version 1).
     pub auto_join: bool,
+    /// Not a Kafka setting. A voter whose leader refuses its connection (nothing listens at the
+    /// leader's address: its process is gone) pre-votes after `rank x this` instead of waiting
+    /// out the fetch timeout; `rank` orders the surviving voters by id, so that two followers
+    /// of the same dead leader do not pre-vote at the same moment. Pre-vote keeps it harmless:
+    /// a voter that still fetches from a live leader refuses the pre-vote.
+    pub early_election_step: Duration,
 }
 
 pub use crate::protocol::records::MAX_BATCH_SIZE_BYTES;
@@ -97,6 +103,7 @@ impl RaftConfig {
             always_flush: true,
             randomness: Randomness::Seeded(0),
             auto_join: false,
+            early_election_step: Duration::from_millis(50),
         }
     }
 

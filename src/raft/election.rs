@@ -70,7 +70,8 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         }
         let theirs = OffsetAndEpoch::new(r.last_offset, r.last_offset_epoch);
         let up_to_date = theirs >= self.log.end_offset_and_epoch();
-        let granted = self.can_grant_vote(&r.candidate_key, up_to_date, r.pre_vote);
+        let granted = self.can_grant_vote(&r.candidate_key, up_to_date, r.pre_vote)
+            && !self.contests_pre_vote(r);
         let unvoted = matches!(self.role, Role::Unattached(_) | Role::Prospective(_))
             && self.role.voted_key().is_none();
         if granted && !r.pre_vote && unvoted {
@@ -96,7 +97,12 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         match &self.role {
             Role::Unattached(s) => unattached_rule(s.leader_id, s.voted_key),
             Role::Prospective(s) => unattached_rule(s.leader_id, s.voted_key),
-            Role::Follower(s) => pre_vote && up_to_date && !s.has_fetched_from_leader,
+            // kraftd: a follower whose leader refused its connection knows it is gone.
+            Role::Follower(s) => {
+                pre_vote
+                    && up_to_date
+                    && (!s.has_fetched_from_leader || s.early_election_at.is_some())
+            }
             Role::Candidate(_) | Role::Resigned(_) => pre_vote && up_to_date,
             Role::Leader(_) => false,
         }
@@ -206,7 +212,9 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         if self.shutdown.is_some() {
             // Keep asking until a leader appears or the shutdown times out (Kafka).
             self.send_vote_requests(now, true);
-        } else if p.election.is_lost() || now >= p.election_deadline {
+        } else if p.election.is_lost() {
+            self.prospective_after_election_loss(now);
+        } else if now >= p.election_deadline && !self.renew_pre_vote_of_a_gone_leader(now) {
             self.prospective_after_election_loss(now);
         } else {
             self.send_vote_requests(now, true);

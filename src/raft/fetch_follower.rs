@@ -21,7 +21,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             if self.shutdown.is_some() {
                 return; // a voter that is leaving neither fetches nor starts elections
             }
-            if expired {
+            if self.follower_election_due(now) {
                 return self.transition_to_prospective(now);
             }
             if !self.maybe_send_update_voter(now) {
@@ -222,11 +222,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                 self.set_high_watermark(hw);
             }
         }
-        let timeout = self.cfg.fetch_timeout;
-        if let Role::Follower(f) = &mut self.role {
-            f.fetch_deadline = now + timeout;
-            f.has_fetched_from_leader = true;
-        }
+        self.fetched_from_leader(now);
         true
     }
 }

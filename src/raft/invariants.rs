@@ -83,6 +83,12 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                         "voter follower has unflushed data: flushed {flushed} end {end}"
                     ));
                 }
+                if f.early_election_at.is_some_and(|at| at > f.fetch_deadline) {
+                    return Err(format!(
+                        "early election at {:?} after the fetch timeout {}",
+                        f.early_election_at, f.fetch_deadline
+                    ));
+                }
             }
             Role::Unattached(u) => {
                 if u.voted_key.is_some_and(|v| Some(v.id) == local_id) {

@@ -27,6 +27,7 @@ mod common;
 pub mod config;
 pub mod convert;
 mod describe;
+mod early_election;
 mod election;
 pub mod fatal;
 mod fetch_follower;

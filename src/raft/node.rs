@@ -42,6 +42,11 @@ pub enum Input {
         corr: CorrelationId,
         error: ErrorCode,
     },
+    /// The connection for request `corr` to `to` was refused: nothing listens at its address,
+    /// so its process is gone (a live but stalled process still accepts connections). Fails
+    /// the request as `SendFailed` with `BROKER_NOT_AVAILABLE` does, and tells a follower that
+    /// its leader is gone (`RaftConfig::early_election_step`).
+    ConnectionRefused { to: NodeId, corr: CorrelationId },
 }
 
 /// An effect for the driver, to be carried out in order.
@@ -295,6 +300,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             voted_key,
             fetch_deadline: now + self.cfg.fetch_timeout,
             has_fetched_from_leader: false,
+            early_election_at: None,
             fetching_snapshot: None,
             // Kafka's update-voter-set period starts with the follower state.
             voter_update_at: now + self.cfg.fetch_timeout,
@@ -318,15 +324,21 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                     corr,
                     response,
                 } => self.handle_response(now, from, corr, response),
-                Input::SendFailed { to, corr, error } => {
-                    if let Some(api) = self.requests.in_flight_api(to, corr) {
-                        self.handle_response(now, to, corr, Response::top_level_error(api, error));
-                    }
+                Input::SendFailed { to, corr, error } => self.send_failed(now, to, corr, error),
+                Input::ConnectionRefused { to, corr } => {
+                    self.note_connection_refused(now, to);
+                    self.send_failed(now, to, corr, ErrorCode::BROKER_NOT_AVAILABLE);
                 }
             }
             self.poll(now);
         }
         self.take_actions()
+    }
+
+    fn send_failed(&mut self, now: Instant, to: NodeId, corr: CorrelationId, error: ErrorCode) {
+        if let Some(api) = self.requests.in_flight_api(to, corr) {
+            self.handle_response(now, to, corr, Response::top_level_error(api, error));
+        }
     }
 
     fn advance_time(&mut self, now: Instant) {
@@ -398,7 +410,9 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                 .min(s.accumulator.drain_deadline()),
             // An observer past its fetch timeout keeps asking bootstrap servers (request timers).
             Role::Follower(s) if s.fetch_deadline <= now && !self.is_voter() => Instant::NEVER,
-            Role::Follower(s) => s.fetch_deadline,
+            Role::Follower(s) => s
+                .early_election_at
+                .map_or(s.fetch_deadline, |e| e.min(s.fetch_deadline)),
             Role::Resigned(s) => s.election_deadline,
         };
         let parked = self

@@ -42,6 +42,10 @@ pub struct ProspectiveState {
     pub voted_key: Option<ReplicaKey>,
     pub election: EpochElection,
     pub election_deadline: Instant,
+    /// Started early, because the leader refused a connection (`early_election.rs`): at the
+    /// deadline it asks again instead of going back to a leader that is gone, and keeps the
+    /// refusals of voters that still follow it.
+    pub leader_gone: bool,
 }
 
 /// Voted for itself in `epoch`, collecting binding votes.
@@ -66,6 +70,10 @@ pub struct FollowerState {
     pub fetch_deadline: Instant,
     /// Set by the first successful fetch in this state; until then pre-votes are granted.
     pub has_fetched_from_leader: bool,
+    /// Voters: the leader refused a connection (its process is gone), so pre-vote at this
+    /// time, before `fetch_deadline`, and grant pre-votes meanwhile. Cleared by a successful
+    /// fetch. Invariant: not after `fetch_deadline`.
+    pub early_election_at: Option<Instant>,
     /// The snapshot being downloaded (FetchSnapshot instead of Fetch until done). The bytes
     /// live in the log's download.
     pub fetching_snapshot: Option<OffsetAndEpoch>,
@@ -232,6 +240,16 @@ impl EpochElection {
     pub fn is_lost(&self) -> bool {
         let rejected = self.votes.values().filter(|v| **v == Some(false)).count();
         self.votes.len() - rejected < self.majority()
+    }
+    /// The answer `voter` gave (`None`: none yet, or not a voter).
+    pub fn vote_of(&self, voter: NodeId) -> Option<bool> {
+        self.votes.get(&voter).copied().flatten()
+    }
+    /// Forgets `voter`'s answer, to ask it again.
+    pub fn forget(&mut self, voter: NodeId) {
+        if let Some(v) = self.votes.get_mut(&voter) {
+            *v = None;
+        }
     }
     pub fn unrecorded(&self) -> Vec<NodeId> {
         self.votes

@@ -234,11 +234,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                 f.fetching_snapshot = None;
             }
         }
-        let timeout = self.cfg.fetch_timeout;
-        if let Role::Follower(f) = &mut self.role {
-            f.fetch_deadline = now + timeout;
-            f.has_fetched_from_leader = true;
-        }
+        self.fetched_from_leader(now);
         true
     }
 

@@ -144,6 +144,15 @@ impl Chooser {
         }
     }
 
+    /// A fair coin for a prospective that may contest a pre-vote (`early_election.rs`). Fixed
+    /// timing never contests: scripts then read as Kafka behaves.
+    pub(crate) fn contest(&mut self) -> bool {
+        match self {
+            Chooser::Seeded(rng) => rng.chance(0.5),
+            Chooser::Fixed { .. } => false,
+        }
+    }
+
     /// One of `items` (Kafka: a random ready bootstrap server).
     pub(crate) fn pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
         match self {

@@ -174,10 +174,14 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         if matches!(self.role, Role::Leader(_) | Role::Prospective(_)) {
             return self.illegal(format!("{} -> Prospective", self.role));
         }
-        let (leader_id, leader_endpoints) = match &self.role {
-            Role::Follower(f) => (Some(f.leader_id), f.leader_endpoints.clone()),
-            Role::Unattached(u) => (u.leader_id, Endpoints::empty()),
-            _ => (None, Endpoints::empty()),
+        let (leader_id, leader_endpoints, leader_gone) = match &self.role {
+            Role::Follower(f) => (
+                Some(f.leader_id),
+                f.leader_endpoints.clone(),
+                f.early_election_at.is_some(),
+            ),
+            Role::Unattached(u) => (u.leader_id, Endpoints::empty(), false),
+            _ => (None, Endpoints::empty(), false),
         };
         let new = Role::Prospective(ProspectiveState {
             epoch: self.epoch(),
@@ -186,6 +190,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             voted_key: self.role.voted_key(),
             election: EpochElection::new(self.voters().ids(), local.id),
             election_deadline: self.election_deadline(now),
+            leader_gone,
         });
         self.transition(now, new, false);
         self.maybe_become_candidate(now);

@@ -63,6 +63,9 @@ pub enum FailKind {
     Disconnected,
     /// The request cannot be sent at any version the peer serves.
     UnsupportedVersion,
+    /// The connection was refused: nothing listens at the peer's address (its process is
+    /// gone; a stalled one still accepts connections).
+    Refused,
 }
 
 /// Timeouts and backoff, from the `controller.quorum.*` settings.
@@ -203,11 +206,33 @@ fn split_response(frame: &[u8], api_key: i16, version: i16) -> Result<(i32, Vec<
     Ok((header.correlation_id, r.rest().to_vec()))
 }
 
-async fn connect(address: &str, settings: &PeerSettings) -> Result<Connection, String> {
+/// Why a connection could not be made.
+struct ConnectFailure {
+    reason: String,
+    kind: FailKind,
+}
+
+impl From<String> for ConnectFailure {
+    fn from(reason: String) -> Self {
+        ConnectFailure {
+            reason,
+            kind: FailKind::Disconnected,
+        }
+    }
+}
+
+async fn connect(address: &str, settings: &PeerSettings) -> Result<Connection, ConnectFailure> {
     let stream = timeout(settings.request_timeout, TcpStream::connect(address))
         .await
         .map_err(|_| format!("connect to {address} timed out"))?
-        .map_err(|e| format!("connect to {address}: {e}"))?;
+        .map_err(|e| ConnectFailure {
+            reason: format!("connect to {address}: {e}"),
+            kind: if e.kind() == std::io::ErrorKind::ConnectionRefused {
+                FailKind::Refused
+            } else {
+                FailKind::Disconnected
+            },
+        })?;
     let _ = stream.set_nodelay(true);
     let (rd, mut writer) = stream.into_split();
     let mut reader = BufReader::new(rd);
@@ -239,7 +264,8 @@ async fn connect(address: &str, settings: &PeerSettings) -> Result<Connection, S
         return Err(format!(
             "ApiVersions handshake refused with error code {}",
             response.error_code
-        ));
+        )
+        .into());
     }
     let (tx, frames) = mpsc::unbounded_channel();
     let reader_task = tokio::spawn(async move {
@@ -330,9 +356,14 @@ async fn peer_task(
                         }
                     }
                 }
-                Err(reason) => {
+                Err(ConnectFailure { reason, kind }) => {
                     debug!(target: "kraftd::peer", "node {peer} at {address}: {reason}; retrying in {backoff:?}");
-                    fail(first.token, reason);
+                    let _ = completions.send(Completion::Failed {
+                        peer,
+                        token: first.token,
+                        reason,
+                        kind,
+                    });
                     tokio::time::sleep(backoff).await;
                     backoff = (backoff * 2).min(settings.max_backoff);
                 }

@@ -117,8 +117,12 @@ pub fn run_seed_on(
     // chaos; their observers are controllers and flush, as Java's do.
     let upgrades =
         kraft_version == 0 && wire.as_ref().map_or(true, |w| w.fetch >= 17) && seed % 2 == 0;
+    // Half the seeds model killed processes on live hosts: a request to a node that is down
+    // is refused at once (kraftd's early election), instead of going unanswered.
+    let refused_connections = (seed / 4) % 2 == 0;
     let opts = SimOptions {
         append_linger,
+        refused_connections,
         observers_flush: upgrades,
         voters,
         observers,
@@ -131,7 +135,8 @@ pub fn run_seed_on(
         ..SimOptions::default()
     };
     let shape = format!(
-        "voters={voters} observers={observers} kraft.version={kraft_version} snapshot_every={snapshot_every} linger={append_linger:?} {wire_desc}"
+        "voters={voters} observers={observers} kraft.version={kraft_version} snapshot_every={snapshot_every} linger={append_linger:?} {wire_desc}{}",
+        if refused_connections { " refusing" } else { "" }
     );
     let mut injector = FaultInjector::for_seed(seed);
     let shape = if injector.enabled() {
@@ -281,8 +286,20 @@ fn chaos(
                 Some(1..) if c.opts.kraft_version >= 1 => change_a_voter(c, &mut reconfig)?,
                 _ => {}
             },
+            470..=479 => {
+                // A one-way link whose connections are reset (a firewall, say), e.g. a
+                // follower's to its live leader: an early election must not unseat it.
+                let (a, b) = (random_node(c, rng, true), random_node(c, rng, true));
+                if let (Some(a), Some(b)) = (a, b) {
+                    if a != b {
+                        c.note(&format!("refuse n{a} -> n{b}"));
+                        c.net.refuse(a, b);
+                    }
+                }
+            }
             _ => {}
         }
+        c.observe_leader_health();
     }
     Ok(())
 }

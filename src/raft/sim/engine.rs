@@ -147,6 +147,17 @@ impl Cluster {
                 );
                 self.after_step(to, actions)
             }
+            Envelope::Refused { to, via, corr } => {
+                let Some(raft) = self.nodes.get_mut(&to).and_then(|n| n.raft.as_mut()) else {
+                    return Ok(());
+                };
+                let actions = raft.step(now, Input::ConnectionRefused { to: via, corr });
+                self.emit(
+                    Verbosity::Messages,
+                    format!("n{to}: connection to n{via} refused"),
+                );
+                self.after_step(to, actions)
+            }
             Envelope::Request {
                 from,
                 to,
@@ -154,7 +165,17 @@ impl Cluster {
                 corr,
                 request,
             } => {
-                if !self.nodes.get(&to).is_some_and(|n| n.is_up()) {
+                let down = !self.nodes.get(&to).is_some_and(|n| n.is_up());
+                if self.net.is_refusing(from, to) || (down && self.opts.refused_connections) {
+                    let env = Envelope::Refused {
+                        to: from,
+                        via,
+                        corr,
+                    };
+                    self.net.send(now, env, &mut self.rng);
+                    return Ok(());
+                }
+                if down {
                     return Ok(());
                 }
                 if self.opts.verbosity >= Verbosity::Messages {
@@ -399,6 +420,9 @@ impl Cluster {
                     new += &format!(" voted={}", v.id);
                 }
                 new += ")";
+                if role == "Candidate" {
+                    self.check_no_leader_unseated(id, epoch)?;
+                }
                 let node = self.nodes.get_mut(&id).expect("node");
                 let old = std::mem::replace(&mut node.last_role, new.clone());
                 if old != new {
@@ -445,14 +469,17 @@ impl Cluster {
 
     /// Whether `from` can hold a connection to `to`: `to` is up and no partition cuts the
     /// link either way.
-    fn reachable(&self, from: NodeId, to: NodeId) -> bool {
+    pub(super) fn reachable(&self, from: NodeId, to: NodeId) -> bool {
         self.nodes.get(&to).is_some_and(|n| n.is_up())
             && !self.net.is_blocked(from, to)
             && !self.net.is_blocked(to, from)
+            && !self.net.is_refusing(from, to)
+            && !self.net.is_refusing(to, from)
     }
 
     /// Checks every cluster invariant now.
     pub fn check(&mut self) -> Result<(), String> {
+        self.observe_leader_health();
         let views = Self::views(&self.nodes);
         let result = self.checker.check(&views);
         result.map_err(|e| format!("t={}: {e}", self.now))

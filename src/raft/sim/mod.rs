@@ -15,6 +15,7 @@ pub mod network;
 pub mod script;
 pub mod state_machine;
 pub mod trace;
+mod unseated;
 pub mod wire;
 
 use std::collections::BTreeMap;
@@ -81,6 +82,10 @@ pub struct SimOptions {
     pub observers_flush: bool,
     /// What every node replicates (default: the list of values).
     pub machine: MachineFactory,
+    /// A request to a node that is down comes back refused (`Input::ConnectionRefused`), as
+    /// a killed process's port refuses on a live host; otherwise it goes unanswered, as to a
+    /// host that is gone.
+    pub refused_connections: bool,
 }
 
 /// The timing of a run without randomness.
@@ -115,6 +120,7 @@ impl Default for SimOptions {
             auto_join: false,
             observers_flush: false,
             machine: MachineFactory::default(),
+            refused_connections: false,
         }
     }
 }
@@ -175,6 +181,8 @@ pub struct Cluster {
     /// Hash of every role-level line (and message line when kept): equal seeds, equal hashes.
     pub trace_hash: u64,
     checker: Checker,
+    /// The leaders that reach a majority, and since when (`unseated.rs`).
+    healthy_leaders: unseated::HealthyLeaders,
     /// Every record acknowledged as committed, for the durability check.
     pub acknowledged: Acknowledged,
     /// What the storage faults did.
@@ -218,6 +226,7 @@ impl Cluster {
             transcript: Vec::new(),
             trace_hash: 0,
             checker: Checker::default(),
+            healthy_leaders: Default::default(),
             acknowledged: Acknowledged::new(opts.machine.clone()),
             faults: FaultLog::default(),
             proposed: 0,
@@ -375,9 +384,25 @@ impl Cluster {
         log.crash().expect("a memory log reopens after a crash");
         node.down = Some((log, store));
         node.sm = SimStateMachine::new(self.opts.machine.make());
-        node.pending.clear();
+        let pending = std::mem::take(&mut node.pending);
         node.last_role = "down".into();
         self.net.drop_node(id);
+        if self.opts.refused_connections {
+            // A killed process's connections are reset: what it was answering (a parked
+            // Fetch, say) fails at once, and the requester's next connection is refused.
+            for (requester, via, corr) in pending.into_values() {
+                if requester != admin::ADMIN {
+                    let error = crate::protocol::errors::ErrorCode::BROKER_NOT_AVAILABLE;
+                    let env = network::Envelope::Failed {
+                        to: requester,
+                        via,
+                        corr,
+                        error,
+                    };
+                    self.net.send(self.now, env, &mut self.rng);
+                }
+            }
+        }
     }
 
     /// Restarts a crashed node from its durable state; then every record acknowledged as

@@ -37,6 +37,13 @@ pub enum Envelope {
         corr: CorrelationId,
         error: ErrorCode,
     },
+    /// The requester's connection to `via` was refused (`Input::ConnectionRefused`): the node
+    /// is down (`SimOptions::refused_connections`) or the link refuses (`Network::refuse`).
+    Refused {
+        to: NodeId,
+        via: NodeId,
+        corr: CorrelationId,
+    },
 }
 
 impl Envelope {
@@ -45,7 +52,7 @@ impl Envelope {
             Envelope::Request { from, to, .. } | Envelope::Response { from, to, .. } => {
                 (*from, *to)
             }
-            Envelope::Failed { to, .. } => (*to, *to),
+            Envelope::Failed { to, .. } | Envelope::Refused { to, .. } => (*to, *to),
         }
     }
 }
@@ -85,6 +92,9 @@ pub struct Network {
     seq: u64,
     /// Directed links that drop everything: (from, to).
     blocked: BTreeSet<(NodeId, NodeId)>,
+    /// Directed links whose connections are refused, as a firewall that resets them would:
+    /// (from, to). Requests on them come back as `Envelope::Refused`.
+    refusing: BTreeSet<(NodeId, NodeId)>,
     pub faults: Faults,
     /// When set, `faults` and the generator are not used.
     fixed: Option<FixedDelays>,
@@ -185,6 +195,16 @@ impl Network {
         self.blocked.contains(&(from, to))
     }
 
+    /// Whether connections from `from` to `to` are refused.
+    pub fn is_refusing(&self, from: NodeId, to: NodeId) -> bool {
+        self.refusing.contains(&(from, to))
+    }
+
+    /// Refuses connections from `from` to `to` until `heal`.
+    pub fn refuse(&mut self, from: NodeId, to: NodeId) {
+        self.refusing.insert((from, to));
+    }
+
     pub fn block(&mut self, from: NodeId, to: NodeId) {
         self.blocked.insert((from, to));
     }
@@ -202,6 +222,7 @@ impl Network {
     /// Lifts every partition and hold; held messages are due again at once.
     pub fn heal(&mut self) {
         self.blocked.clear();
+        self.refusing.clear();
         self.held_links.clear();
         for (due, env) in std::mem::take(&mut self.held) {
             self.enqueue(due, env);
@@ -238,7 +259,7 @@ impl Network {
     }
 
     pub fn is_partitioned(&self) -> bool {
-        !self.blocked.is_empty()
+        !self.blocked.is_empty() || !self.refusing.is_empty()
     }
 
     /// Drops every queued message to or from `node` (it crashed).

@@ -1,6 +1,7 @@
 //! Handler tests: one input into a hand-built node, then assertions on the exact actions, the
 //! new role and what was persisted. Helpers build nodes in a given state.
 
+mod early_election_tests;
 mod election_tests;
 mod interop_tests;
 mod mem_log_segment_tests;

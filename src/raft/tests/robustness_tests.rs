@@ -205,12 +205,19 @@ fn random_inputs_never_panic_or_break_invariants() {
         let mut now = 10;
         for step in 0..60u64 {
             now += rng.below(400);
-            let actions = match rng.below(3) {
+            let actions = match rng.below(4) {
                 0 => request(&mut node, now, step, random_request(&mut rng)),
                 1 if !in_flight.is_empty() => {
                     let (to, corr, api) =
                         in_flight.remove(rng.below(in_flight.len() as u64) as usize);
                     respond(&mut node, now, to, corr, random_response(&mut rng, api))
+                }
+                // A refused connection, for a request in flight or a stale one.
+                2 if !in_flight.is_empty() => {
+                    let (to, corr, _) =
+                        in_flight.remove(rng.below(in_flight.len() as u64) as usize);
+                    let corr = if rng.chance(0.2) { corr + 1000 } else { corr };
+                    node.step(Instant(now), Input::ConnectionRefused { to, corr })
                 }
                 _ => tick(&mut node, now),
             };

@@ -8,12 +8,15 @@
 //! partition `__raft_performance_test-0`, cluster id `AAAAAAAAAAAAAAAAAAAAAA`, no NoOpRecords and
 //! no snapshots. Pacing is open-loop with catch-up: record n is due n/throughput seconds after
 //! the node became leader, and a late record is sent at once and timed from when it was sent.
+//! With `--closed-loop N` it keeps N records in flight instead (each commit frees room for the
+//! next), times them in µs as well, and ignores `--throughput`; bench/raft's Java probe does the
+//! same through KafkaRaftClient (ClosedLoopWorkload.java).
 
 use crate::server::run::RunError;
 use std::collections::{BTreeMap, VecDeque};
 use std::io::Write;
 use std::path::PathBuf;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use clap::Args;
 use tokio::sync::oneshot;
@@ -41,6 +44,9 @@ pub struct TestRaftServerArgs {
     /// How often to print a report line while leading
     #[arg(long = "report-interval-ms", default_value_t = 1000)]
     pub report_interval_ms: u64,
+    /// Closed loop: keep this many records appended and not yet committed (0: open loop)
+    #[arg(long = "closed-loop", value_name = "IN_FLIGHT", default_value_t = 0)]
+    pub closed_loop: usize,
 }
 
 /// TestRaftServer's partition directory and cluster id.
@@ -102,7 +108,11 @@ struct Pending {
     /// Where the batch landed, once the node loop has appended it.
     reply: oneshot::Receiver<Result<Appended, String>>,
     appended_ms: i64,
+    appended: Instant,
 }
+
+/// An appended record whose offset is known: (last offset, appended ms, appended instant).
+type Landed = (i64, i64, Instant);
 
 struct Workload {
     node_id: i32,
@@ -110,6 +120,7 @@ struct Workload {
     throughput: u32,
     record: Vec<u8>,
     report_interval: Duration,
+    closed_loop: usize,
 }
 
 /// One report interval's commits.
@@ -117,6 +128,17 @@ struct Workload {
 struct Interval {
     records: u64,
     latency_ms: BTreeMap<i64, u64>,
+    /// Closed loop only: µs rounded down to 3 significant digits (`micros_bucket`).
+    latency_us: BTreeMap<u64, u64>,
+}
+
+/// µs rounded down to 3 significant digits (1% resolution), as the Java probe buckets them.
+fn micros_bucket(micros: u64) -> u64 {
+    let mut scale = 1;
+    while micros / scale >= 1000 {
+        scale *= 10;
+    }
+    micros / scale * scale
 }
 
 impl Workload {
@@ -127,6 +149,7 @@ impl Workload {
             throughput: args.throughput,
             record: vec![0u8; args.record_size],
             report_interval: Duration::from_millis(args.report_interval_ms.max(1)),
+            closed_loop: args.closed_loop,
         }
     }
 
@@ -143,7 +166,8 @@ impl Workload {
         }
     }
 
-    /// One epoch of leadership: paced appends, commit timing, a report line per interval.
+    /// One epoch of leadership: appends (paced, or `closed_loop` in flight), commit timing, a
+    /// report line per interval.
     async fn lead(&self, epoch: i32) -> Result<(), String> {
         let mut leader = self.node.leader();
         let mut hw = self.node.high_watermark_updates();
@@ -151,24 +175,42 @@ impl Workload {
         let mut count: u64 = 0;
         let mut pending: VecDeque<Pending> = VecDeque::new();
         // Offsets known for the front of `pending` (the node answered its append).
-        let mut landed: VecDeque<(i64, i64)> = VecDeque::new();
+        let mut landed: VecDeque<Landed> = VecDeque::new();
         let mut interval = Interval::default();
         let mut interval_start = wall_ms();
         let mut next_report = tokio::time::Instant::now() + self.report_interval;
-        tracing::info!(
-            target: "kraftd::bench",
-            "leading epoch {epoch}: appending {} records/s of {} bytes",
-            self.throughput,
-            self.record.len()
-        );
+        if self.closed_loop > 0 {
+            tracing::info!(
+                target: "kraftd::bench",
+                "leading epoch {epoch}: {} records of {} bytes in flight",
+                self.closed_loop,
+                self.record.len()
+            );
+        } else {
+            tracing::info!(
+                target: "kraftd::bench",
+                "leading epoch {epoch}: appending {} records/s of {} bytes",
+                self.throughput,
+                self.record.len()
+            );
+        }
         loop {
-            let due = start + ((count + 1) as f64 * 1000.0 / self.throughput as f64).round() as i64;
+            // Open loop: record n is due n/throughput s after the start. Closed loop: now, while
+            // the window has room; then nothing until a commit frees some.
             let now = wall_ms();
+            let due = if self.closed_loop == 0 {
+                start + ((count + 1) as f64 * 1000.0 / self.throughput as f64).round() as i64
+            } else if pending.len() + landed.len() < self.closed_loop {
+                now
+            } else {
+                now + self.report_interval.as_millis() as i64
+            };
             if due <= now {
                 let reply = self.node.append_queued(vec![self.record.clone()])?;
                 pending.push_back(Pending {
                     reply,
                     appended_ms: now,
+                    appended: Instant::now(),
                 });
                 count += 1;
                 continue;
@@ -186,7 +228,7 @@ impl Workload {
                     if changed.is_err() {
                         return Ok(());
                     }
-                    let committed_ms = wall_ms();
+                    let (committed, committed_ms) = (Instant::now(), wall_ms());
                     let high_watermark = *hw.borrow_and_update();
                     if let Err(e) = collect_landed(&mut pending, &mut landed, epoch) {
                         let view = *self.node.leader().borrow();
@@ -196,13 +238,15 @@ impl Workload {
                         // Leadership moved on; the refused appends are expected.
                         return Ok(());
                     }
-                    while let Some(&(offset, appended_ms)) = landed.front() {
+                    while let Some(&(offset, appended_ms, appended)) = landed.front() {
                         if offset >= high_watermark {
                             break;
                         }
                         landed.pop_front();
                         interval.records += 1;
                         *interval.latency_ms.entry((committed_ms - appended_ms).max(0)).or_default() += 1;
+                        let micros = committed.duration_since(appended).as_micros() as u64;
+                        *interval.latency_us.entry(micros_bucket(micros)).or_default() += 1;
                     }
                 }
                 changed = leader.changed() => {
@@ -225,10 +269,20 @@ impl Workload {
             .iter()
             .map(|(ms, n)| format!("[{ms},{n}]"))
             .collect();
+        let micros = if self.closed_loop > 0 {
+            let us: Vec<String> = i
+                .latency_us
+                .iter()
+                .map(|(us, n)| format!("[{us},{n}]"))
+                .collect();
+            format!(",\"latency_us_hist\":[{}]", us.join(","))
+        } else {
+            String::new()
+        };
         let line = format!(
             "{{\"raft_bench\":1,\"impl\":\"kraftd\",\"node_id\":{},\"leader_epoch\":{epoch},\
              \"start_ms\":{start_ms},\"end_ms\":{end_ms},\"records\":{},\"bytes\":{},\
-             \"latency_ms_hist\":[{}]}}",
+             \"latency_ms_hist\":[{}]{micros}}}",
             self.node_id,
             i.records,
             i.records * self.record.len() as u64,
@@ -245,7 +299,7 @@ impl Workload {
 /// (offset, appended ms), checking that they landed in order in this epoch.
 fn collect_landed(
     pending: &mut VecDeque<Pending>,
-    landed: &mut VecDeque<(i64, i64)>,
+    landed: &mut VecDeque<Landed>,
     epoch: i32,
 ) -> Result<(), String> {
     while let Some(front) = pending.front_mut() {
@@ -257,14 +311,14 @@ fn collect_landed(
                         a.epoch
                     ));
                 }
-                if landed.back().is_some_and(|&(o, _)| o >= a.last_offset) {
+                if landed.back().is_some_and(|&(o, _, _)| o >= a.last_offset) {
                     return Err(format!(
                         "append answered out of order: offset {} after {:?}",
                         a.last_offset,
                         landed.back()
                     ));
                 }
-                landed.push_back((a.last_offset, front.appended_ms));
+                landed.push_back((a.last_offset, front.appended_ms, front.appended));
                 pending.pop_front();
             }
             Ok(Err(e)) => return Err(format!("append refused: {e}")),
@@ -275,4 +329,18 @@ fn collect_landed(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::micros_bucket;
+
+    #[test]
+    fn micros_buckets_keep_three_significant_digits() {
+        assert_eq!(micros_bucket(0), 0);
+        assert_eq!(micros_bucket(999), 999);
+        assert_eq!(micros_bucket(1234), 1230);
+        assert_eq!(micros_bucket(56_789), 56_700);
+        assert_eq!(micros_bucket(1_000_000), 1_000_000);
+    }
 }

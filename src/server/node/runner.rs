@@ -483,12 +483,17 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 }
                 let (to, corr, api) = self.in_flight.remove(&token)?;
                 debug!(target: "kraftd::raft", "{api:?} to node {to} failed: {reason}");
-                Some(Input::SendFailed {
-                    to,
-                    corr,
-                    error: match kind {
-                        FailKind::Disconnected => ErrorCode::BROKER_NOT_AVAILABLE,
-                        FailKind::UnsupportedVersion => ErrorCode::UNSUPPORTED_VERSION,
+                Some(match kind {
+                    FailKind::Refused => Input::ConnectionRefused { to, corr },
+                    FailKind::Disconnected => Input::SendFailed {
+                        to,
+                        corr,
+                        error: ErrorCode::BROKER_NOT_AVAILABLE,
+                    },
+                    FailKind::UnsupportedVersion => Input::SendFailed {
+                        to,
+                        corr,
+                        error: ErrorCode::UNSUPPORTED_VERSION,
                     },
                 })
             }

@@ -12,7 +12,7 @@ use crate::raft::types::{Epoch, NodeId};
 
 /// The directive set, one line each (also the reply to an unknown directive).
 pub const DIRECTIVES: &[&str] = &[
-    "add-nodes voters=N [observers=N] [kraft-version=0|1] [auto-join=true] [observers-flush=true] [election-jitter=n1:MS,..] [delay=MS] [snapshot-every=N] [segment-bytes=N] [fetch-max-bytes=N] [fetch-snapshot-max-bytes=N] [election-timeout=MS] [fetch-timeout=MS] [wire=latest|API:V,..] [verbosity=roles|messages|quiet] [machine=values|NAME]",
+    "add-nodes voters=N [observers=N] [kraft-version=0|1] [auto-join=true] [observers-flush=true] [refused-connections=true] [election-jitter=n1:MS,..] [delay=MS] [snapshot-every=N] [segment-bytes=N] [fetch-max-bytes=N] [fetch-snapshot-max-bytes=N] [election-timeout=MS] [fetch-timeout=MS] [wire=latest|API:V,..] [verbosity=roles|messages|quiet] [machine=values|NAME]",
     "tick MS",
     "propose [n=N] [epoch=E]",
     "resign",
@@ -302,6 +302,7 @@ fn add_nodes(a: &mut Args) -> Result<SimOptions, String> {
         kraft_version: a.number("kraft-version")?.unwrap_or(0),
         auto_join: a.key("auto-join").as_deref() == Some("true"),
         observers_flush: a.key("observers-flush").as_deref() == Some("true"),
+        refused_connections: a.key("refused-connections").as_deref() == Some("true"),
         snapshot_every: a.number("snapshot-every")?.unwrap_or(0),
         segment_bytes: a.number("segment-bytes")?,
         verbosity: a
