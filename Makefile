@@ -175,6 +175,15 @@ vectors:
 #   leader, until its first commit, each follower's first pre-vote, and who wins the mixed
 #   quorum's elections; then the leader of the 3-kraftd and the 3-Java quorum stopped with SIGTERM
 #   FAILOVER_KILLS times each (target/bench/failover.json; compat/tests/failover_bench.rs).
+# `bench-controller`: the controller's own work under load from the generator in bench/load, on a
+#   3-kraftd and a 3-Java quorum in one run (compat/tests/controller_bench.rs; target/bench/controller.json
+#   with kraftd/Java ratios): W2, a CreateTopics storm of CONTROLLER_BENCH_TOPICS (10000) x 10 partitions,
+#   RF 3, on 3 simulated brokers (wall time, records/s); AlterPartition churn, ISR shrink/expand from
+#   their leaders over 1000 partitions for 60 s (records/s, p50/p99); W3, CONTROLLER_BENCH_BROKERS (1000)
+#   simulated brokers registering, then heartbeating every 2 s for CONTROLLER_BENCH_SECONDS (300), on
+#   a quorum of its own (heartbeat p99, CPU and RSS of each controller, the generator's CPU, spurious
+#   fencings). QUICK=1: 1000 topics, 300 partitions for 20 s, 300 brokers for 60 s. Other knobs:
+#   KRAFTD_LOAD_* (bench/load/README.md). Java runs with the JVM options of Kafka's start scripts.
 #
 # `make bench`: every bench above plus `bench-floor` (the physical floor: fdatasync of the data dir,
 #   loopback RTT, the 3-voter commit floor; target/bench/floor.json; knobs in bench/floor.rs), one at
@@ -185,7 +194,7 @@ vectors:
 # `make bench-report`: docs/performance.md and docs/performance/*.png from the target/bench/*.json
 #   present (bench/report.py, matplotlib in a venv under target/bench-venv).
 # Quick mode's sizes, each where the command line and the environment leave the knob unset
-# (QUICK=1: bench-controller's quick sizes, once the load generator's target is merged).
+# (QUICK=1: bench-controller's quick sizes).
 BENCH_QUICK_KNOBS := QUICK=1 FAILOVER_KILLS=2 FLOOR_SYNCS=300 FLOOR_PINGS=3000 \
   BENCH_RECOVERY_MB=64 BENCH_BATCHES_1=2000 BENCH_BATCHES_100=200 BENCH_WARMUP_1=200 \
   BENCH_WARMUP_100=20 BENCH_MAX_SECS=5 \
@@ -198,14 +207,19 @@ ifeq ($(BENCH_QUICK),1)
 $(foreach knob,$(BENCH_QUICK_KNOBS),$(eval export $(subst =, ?= ,$(knob))))
 endif
 FAILOVER_KILLS ?= 20
+CONTROLLER_BENCH_JAVA_OPTS ?= -Xmx1G -Xms1G -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
+  -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 \
+  -Djava.awt.headless=true
 IMAGE_BENCH_TOPICS ?= 1000
 IMAGE_BENCH_PARTITIONS ?= 1000
 IMAGE_BENCH_SIZES ?= 10x1000,100x1000
-# In this order, one at a time (each side by side with Java); the load generator adds its own.
-BENCH_STEPS ?= bench-floor bench-storage bench-raft bench-image bench-snapshot bench-failover
+# In this order, one at a time (each side by side with Java).
+BENCH_STEPS ?= bench-floor bench-storage bench-raft bench-image bench-snapshot bench-failover \
+  bench-controller
 comma := ,
 BENCH_VENV := $(or $(CARGO_TARGET_DIR),target)/bench-venv
-.PHONY: bench bench-quick bench-report bench-floor bench-storage bench-raft bench-image bench-snapshot bench-failover
+.PHONY: bench bench-quick bench-report bench-floor bench-storage bench-raft bench-image bench-snapshot bench-failover \
+  bench-controller
 bench: build
 	@# The recipe runs sub-makes, so `make -n` would run it too: only say what it would do.
 	@$(if $(findstring n,$(firstword -$(MAKEFLAGS))),echo "make bench: $(BENCH_STEPS) then bench-report"; exit 0;) \
@@ -233,6 +247,14 @@ bench-report: $(BENCH_VENV)/.matplotlib
 
 bench-floor:
 	$(CARGO) bench --bench floor
+
+bench-controller: compat-deps
+	KRAFTD_LOAD_SIZE=$(if $(QUICK),quick,full) \
+	  $(if $(CONTROLLER_BENCH_TOPICS),KRAFTD_LOAD_W2_TOPICS=$(CONTROLLER_BENCH_TOPICS)) \
+	  $(if $(CONTROLLER_BENCH_BROKERS),KRAFTD_LOAD_W3_BROKERS=$(CONTROLLER_BENCH_BROKERS)) \
+	  $(if $(CONTROLLER_BENCH_SECONDS),KRAFTD_LOAD_W3_SECONDS=$(CONTROLLER_BENCH_SECONDS)) \
+	  KRAFTD_BENCH_JAVA_OPTS="$(CONTROLLER_BENCH_JAVA_OPTS)" \
+	  $(CARGO) test --release --test compat -- controller_load --test-threads=1 --nocapture
 
 bench-failover: compat-deps
 	KRAFTD_FAILOVER_KILLS=$(FAILOVER_KILLS) $(CARGO) test --release --test compat -- \

@@ -36,6 +36,10 @@ const SERVER_JVM_OPTS: &[&str] = &[
     "-Djava.awt.headless=true",
 ];
 
+/// Replaces [`SERVER_JVM_OPTS`] when set (whitespace-separated): `make bench-controller` runs
+/// the Java controllers with the options Kafka's start scripts ship with, not the test's.
+pub const JAVA_OPTS_ENV: &str = "KRAFTD_BENCH_JAVA_OPTS";
+
 /// Pause between two `describe --status` polls.
 const QUORUM_POLL_INTERVAL: Duration = Duration::from_millis(500);
 
@@ -360,7 +364,12 @@ impl JavaServer {
 }
 
 fn spawn_server(kafka: &Kafka, spec: &Spec, config: &Path, dir: &TestDir) -> ChildGuard {
-    let mut jvm_opts: Vec<String> = SERVER_JVM_OPTS.iter().map(|s| s.to_string()).collect();
+    let mut jvm_opts: Vec<String> = match std::env::var(JAVA_OPTS_ENV) {
+        Ok(opts) if !opts.trim().is_empty() => {
+            opts.split_whitespace().map(str::to_string).collect()
+        }
+        _ => SERVER_JVM_OPTS.iter().map(|s| s.to_string()).collect(),
+    };
     jvm_opts.extend(spec.jvm_opts.iter().cloned());
     let mut cmd = kafka.java_command(
         kafka.main_class(Tool::Server),

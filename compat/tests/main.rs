@@ -9,10 +9,15 @@
 #[path = "../harness/mod.rs"]
 mod harness;
 
+// The controller load generator (issue #14), which lives with the benchmarks.
+#[path = "../../bench/load/mod.rs"]
+mod load;
+
 mod api_versions;
 mod bad_input;
 mod brokers;
 mod configs;
+mod controller_bench;
 mod controller_failover;
 mod every_record;
 mod failover_bench;
@@ -24,6 +29,7 @@ mod image_snapshots;
 mod java_followers;
 mod kafka40;
 mod leadership;
+mod load_generator;
 mod mixed;
 mod not_controller;
 mod quorum;

@@ -13,12 +13,10 @@ use serde_json::{json, Value};
 
 use kraftd::protocol::codec::{ApiMessage, Message, Uuid};
 use kraftd::protocol::errors::ErrorCode;
-use kraftd::protocol::features::SUPPORTED_FEATURES;
 use kraftd::protocol::messages::alter_partition_reassignments_request::{
     ReassignablePartition, ReassignableTopic,
 };
 use kraftd::protocol::messages::assign_replicas_to_dirs_request as dirs;
-use kraftd::protocol::messages::broker_registration_request::{Feature, Listener};
 use kraftd::protocol::messages::create_topics_request::{
     CreatableReplicaAssignment, CreatableTopic, CreatableTopicConfig,
 };
@@ -34,6 +32,7 @@ use kraftd::protocol::messages::{
 use crate::harness::dump_java_image;
 use crate::harness::dynamic_quorum::Kind;
 use crate::harness::TestDir;
+use crate::load::fleet::broker_registration;
 use crate::security::assert_same_answers;
 use crate::topics::cluster::TopicCluster;
 
@@ -53,31 +52,8 @@ const UNKNOWN_DIR: Uuid = Uuid([0x77; 16]);
 const UNKNOWN_ID: Uuid = Uuid([7, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);
 
 fn registration(broker: i32, cluster_id: &str) -> BrokerRegistrationRequest {
-    BrokerRegistrationRequest {
-        broker_id: broker,
-        cluster_id: cluster_id.to_string(),
-        incarnation_id: Uuid([broker as u8; 16]),
-        listeners: vec![Listener {
-            name: "PLAINTEXT".into(),
-            host: "127.0.0.1".into(),
-            port: 1,
-            ..Default::default()
-        }],
-        // Kafka 4.4's feature ranges (kraftd's are the same), which the finalized levels must
-        // fall within.
-        features: SUPPORTED_FEATURES
-            .iter()
-            .map(|f| Feature {
-                name: f.name.into(),
-                min_supported_version: f.min,
-                max_supported_version: f.max,
-                ..Default::default()
-            })
-            .collect(),
-        log_dirs: log_dirs(broker),
-        previous_broker_epoch: -1,
-        ..Default::default()
-    }
+    let incarnation = Uuid([broker as u8; 16]);
+    broker_registration(cluster_id, broker, incarnation, log_dirs(broker), 1)
 }
 
 /// Per partition: its index and target replicas (None: cancel).

@@ -4,8 +4,6 @@
 
 use kraftd::protocol::codec::{Message, Uuid};
 use kraftd::protocol::errors::ErrorCode;
-use kraftd::protocol::features::SUPPORTED_FEATURES;
-use kraftd::protocol::messages::broker_registration_request::{Feature, Listener};
 use kraftd::protocol::messages::{
     AllocateProducerIdsRequest, AllocateProducerIdsResponse, BrokerRegistrationRequest,
     BrokerRegistrationResponse,
@@ -14,6 +12,7 @@ use kraftd::protocol::messages::{
 use super::assert_same_answers;
 use crate::harness::dynamic_quorum::Kind;
 use crate::harness::TestDir;
+use crate::load::fleet::broker_registration;
 use crate::topics::cluster::TopicCluster;
 
 const BROKER: i32 = 99;
@@ -34,31 +33,9 @@ fn cases() -> Vec<(&'static str, i32, Option<i64>, ErrorCode)> {
 /// A raw BrokerRegistration v4 of `broker_id` with one log directory, as a Kafka 4.4 broker
 /// sends it (its incarnation and directory ids derived from the id).
 pub(crate) fn registration(cluster_id: &str, broker_id: i32) -> BrokerRegistrationRequest {
-    BrokerRegistrationRequest {
-        broker_id,
-        cluster_id: cluster_id.to_string(),
-        incarnation_id: Uuid([broker_id as u8; 16]),
-        listeners: vec![Listener {
-            name: "PLAINTEXT".into(),
-            host: "127.0.0.1".into(),
-            port: 1,
-            ..Default::default()
-        }],
-        // Kafka 4.4's feature ranges (kraftd's are the same), which the finalized levels must
-        // fall within.
-        features: SUPPORTED_FEATURES
-            .iter()
-            .map(|f| Feature {
-                name: f.name.into(),
-                min_supported_version: f.min,
-                max_supported_version: f.max,
-                ..Default::default()
-            })
-            .collect(),
-        log_dirs: vec![Uuid([broker_id as u8 ^ 0x80; 16])],
-        previous_broker_epoch: -1,
-        ..Default::default()
-    }
+    let incarnation = Uuid([broker_id as u8; 16]);
+    let log_dir = Uuid([broker_id as u8 ^ 0x80; 16]);
+    broker_registration(cluster_id, broker_id, incarnation, vec![log_dir], 1)
 }
 
 fn run_all(kind: Kind, dir: &TestDir) -> Vec<(String, i16)> {
