@@ -132,7 +132,7 @@ def _failover_timeline(plt, failover):
                              sharex=True, squeeze=False)
     for ax, q in zip(axes[:, 0], quorums):
         for i, kill in enumerate(q["kills"]):
-            detect = min(kill.get("detection_ms", {}).values(), default=None)
+            detect = min((d for d in kill.get("detection_ms", {}).values() if d is not None), default=None)
             elected, committed = kill.get("elected_ms"), kill.get("committed_ms")
             color = COLORS.get((kill.get("winner") or {}).get("kind"), "gray")
             if committed is not None:
