@@ -72,7 +72,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         if !matches!(&self.role, Role::Prospective(p) if p.leader_gone) {
             return false;
         }
-        let deadline = now.plus_millis(self.chooser.election_timeout(self.cfg.election_timeout));
+        let deadline = self.election_deadline(now);
         if let Role::Prospective(p) = &mut self.role {
             p.election_deadline = deadline;
         }

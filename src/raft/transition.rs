@@ -63,7 +63,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         self.fail(format!("illegal transition: {what}"));
     }
 
-    fn election_deadline(&mut self, now: Instant) -> Instant {
+    pub(super) fn election_deadline(&mut self, now: Instant) -> Instant {
         now.plus_millis(self.chooser.election_timeout(self.cfg.election_timeout))
     }
 
