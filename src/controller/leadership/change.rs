@@ -16,8 +16,7 @@ use crate::protocol::codec::Uuid;
 use crate::protocol::messages::PartitionChangeRecord;
 use crate::protocol::records::MetadataRecordAndVersion;
 
-/// `LeaderConstants.NO_LEADER`.
-pub const NO_LEADER: i32 = -1;
+pub use crate::controller::replication::NO_LEADER;
 /// `LeaderRecoveryState.RECOVERED` and `RECOVERING`.
 pub const RECOVERED: i8 = 0;
 pub const RECOVERING: i8 = 1;

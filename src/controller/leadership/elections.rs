@@ -234,25 +234,26 @@ pub fn elect_unclean_leaders(
     max_elections: usize,
 ) -> (Vec<MetadataRecordAndVersion>, bool) {
     let mut records = Vec::new();
-    for topic in leadership.image.topics.by_id.values() {
+    let topics = &leadership.image.topics;
+    for &partition in topics.leaderless() {
+        let (topic, p) = topics
+            .partition(partition)
+            .expect("the index names only partitions of the image");
         if !leadership.unclean_enabled(topic) {
             continue;
         }
-        for (id, p) in &topic.partitions {
-            if records.len() >= max_elections {
-                return (records, true);
-            }
-            if p.leader == NO_LEADER {
-                records.extend(preferred_or_unclean(
-                    leadership,
-                    topic,
-                    *id,
-                    p,
-                    Election::Unclean,
-                ));
-            }
+        if records.len() >= max_elections {
+            return (records, true);
         }
+        records.extend(preferred_or_unclean(
+            leadership,
+            topic,
+            partition.1,
+            p,
+            Election::Unclean,
+        ));
     }
+    // As Java's walk: at the limit, more may be due.
     let more = records.len() >= max_elections;
     (records, more)
 }

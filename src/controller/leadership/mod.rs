@@ -20,7 +20,7 @@ pub use change::{Election, PartitionChange, NO_LEADER, RECOVERED, RECOVERING};
 
 use crate::controller::configs::{BROKER_RESOURCE, TOPIC_RESOURCE};
 use crate::controller::metadata_version::MetadataVersion;
-use crate::controller::replication::{PartitionRegistration, Topic};
+use crate::controller::replication::{PartitionRegistration, Topic, TopicPartition, TopicsImage};
 use crate::controller::snapshot::ELR_FEATURE;
 use crate::controller::topic_configs::effective_topic_config;
 use crate::controller::topics::{default_dir, is_active, TopicsContext};
@@ -57,6 +57,20 @@ impl Partitions {
                 .iter()
                 .zip(&p.directories)
                 .any(|(r, d)| *r == b && *d == dir),
+        }
+    }
+
+    /// The image's index of these partitions, in image order; `None` where there is none
+    /// (a directory going offline is rare enough to walk every partition).
+    fn indexed(
+        self,
+        topics: &TopicsImage,
+    ) -> Option<Box<dyn Iterator<Item = &TopicPartition> + '_>> {
+        match self {
+            Partitions::WithInIsr(b) => Some(Box::new(topics.with_in_isr(b))),
+            Partitions::WithInElr(b) => Some(Box::new(topics.with_in_elr(b))),
+            Partitions::Leaderless => Some(Box::new(topics.leaderless())),
+            Partitions::InDirectory(..) => None,
         }
     }
 }
@@ -179,7 +193,18 @@ impl<'a> Leadership<'a> {
         unclean_shutdown: i32,
     ) -> Vec<MetadataRecordAndVersion> {
         let mut records = Vec::new();
-        for topic in self.image.topics.by_id.values() {
+        let topics = &self.image.topics;
+        if let Some(indexed) = which.indexed(topics) {
+            for &partition in indexed {
+                let (topic, p) = topics
+                    .partition(partition)
+                    .expect("the index names only partitions of the image");
+                debug_assert!(which.includes(p), "{which:?} indexes {partition:?}");
+                records.extend(self.update(topic, partition.1, p, remove, add, unclean_shutdown));
+            }
+            return records;
+        }
+        for topic in topics.by_id.values() {
             for (id, p) in &topic.partitions {
                 if which.includes(p) {
                     records.extend(self.update(topic, *id, p, remove, add, unclean_shutdown));

@@ -1,5 +1,8 @@
 //! Topics and partitions (Kafka's `TopicsImage`, replayed as `TopicsDelta` does).
 
+mod index;
+#[cfg(test)]
+mod index_tests;
 mod partition;
 
 use std::sync::Arc;
@@ -7,8 +10,9 @@ use std::sync::Arc;
 use imbl::OrdMap;
 use serde_json::{json, Value};
 
+pub use index::{PartitionIndex, TopicPartition};
 pub use partition::{
-    PartitionRegistration, DIRECTORY_LOST, DIRECTORY_MIGRATING, DIRECTORY_UNASSIGNED,
+    PartitionRegistration, DIRECTORY_LOST, DIRECTORY_MIGRATING, DIRECTORY_UNASSIGNED, NO_LEADER,
     NO_LEADER_CHANGE,
 };
 
@@ -24,19 +28,40 @@ pub struct Topic {
     pub partitions: OrdMap<i32, Arc<PartitionRegistration>>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq)]
+/// Only `replay_*` below change the topics, so that the index stays in step with them.
+#[derive(Clone, Default)]
 pub struct TopicsImage {
     pub by_id: OrdMap<Uuid, Topic>,
     /// Invariant: each name maps to a topic of `by_id` with that name. A log may hold two ids
     /// with one name (Java's image accepts it, its controller never writes it): the name then
     /// maps to the later one.
     pub by_name: OrdMap<Arc<str>, Uuid>,
+    /// Invariant: `PartitionIndex::of(by_id.values())`. Derived, so left out of equality.
+    index: PartitionIndex,
+}
+
+// Two images with the same topics have the same index; comparing it would only cost time.
+impl PartialEq for TopicsImage {
+    fn eq(&self, other: &TopicsImage) -> bool {
+        self.by_id == other.by_id && self.by_name == other.by_name
+    }
+}
+
+impl std::fmt::Debug for TopicsImage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TopicsImage")
+            .field("by_id", &self.by_id)
+            .field("by_name", &self.by_name)
+            .finish_non_exhaustive()
+    }
 }
 
 impl TopicsImage {
     pub fn replay_topic(&mut self, r: &TopicRecord) {
         let name: Arc<str> = r.name.as_str().into();
         if let Some(old) = self.by_id.get(&r.topic_id) {
+            // A TopicRecord for a known id starts the topic over, without its partitions.
+            self.index.remove_topic(old);
             let old_name = old.name.clone();
             self.remove_name(&old_name, r.topic_id);
         }
@@ -58,7 +83,10 @@ impl TopicsImage {
     pub fn replay_partition(&mut self, r: &PartitionRecord) -> Result<(), Refusal> {
         let p = PartitionRegistration::from_record(r)?;
         let topic = self.topic_mut("PartitionRecord", r.topic_id)?;
-        topic.partitions.insert(r.partition_id, Arc::new(p));
+        let p = Arc::new(p);
+        let old = topic.partitions.insert(r.partition_id, p.clone());
+        self.index
+            .update((r.topic_id, r.partition_id), old.as_deref(), Some(&p));
         Ok(())
     }
 
@@ -71,8 +99,10 @@ impl TopicsImage {
                 topic_id: r.topic_id,
                 partition: r.partition_id,
             })?;
-        let merged = prev.merge(r)?;
-        topic.partitions.insert(r.partition_id, Arc::new(merged));
+        let merged = Arc::new(prev.merge(r)?);
+        let old = topic.partitions.insert(r.partition_id, merged.clone());
+        self.index
+            .update((r.topic_id, r.partition_id), old.as_deref(), Some(&merged));
         Ok(())
     }
 
@@ -85,6 +115,7 @@ impl TopicsImage {
                 record: "RemoveTopicRecord",
                 topic_id,
             })?;
+        self.index.remove_topic(&topic);
         self.remove_name(&topic.name, topic_id);
         Ok(topic.name)
     }
@@ -119,10 +150,37 @@ impl TopicsImage {
                 .filter_map(|(p, reg)| reg.cleared_elr().map(|c| (*p, c)))
                 .collect();
             for (p, reg) in cleared {
-                topic.partitions.insert(p, Arc::new(reg));
+                let reg = Arc::new(reg);
+                let old = topic.partitions.insert(p, reg.clone());
+                self.index.update((id, p), old.as_deref(), Some(&reg));
             }
         }
         Ok(())
+    }
+
+    /// The partitions with `broker` in their ISR, in image order (topics by id, then
+    /// partitions by id).
+    pub fn with_in_isr(&self, broker: i32) -> impl Iterator<Item = &TopicPartition> {
+        self.index.with_in_isr(broker)
+    }
+
+    /// The partitions with `broker` in their ELR, in image order.
+    pub fn with_in_elr(&self, broker: i32) -> impl Iterator<Item = &TopicPartition> {
+        self.index.with_in_elr(broker)
+    }
+
+    /// The partitions without a leader, in image order.
+    pub fn leaderless(&self) -> impl Iterator<Item = &TopicPartition> {
+        self.index.leaderless()
+    }
+
+    /// One partition of the image, with its topic.
+    pub fn partition(
+        &self,
+        (topic_id, partition_id): TopicPartition,
+    ) -> Option<(&Topic, &Arc<PartitionRegistration>)> {
+        let topic = self.by_id.get(&topic_id)?;
+        Some((topic, topic.partitions.get(&partition_id)?))
     }
 
     pub fn partition_count(&self) -> usize {
@@ -139,6 +197,9 @@ impl TopicsImage {
                     ))
                 }
             }
+        }
+        if self.index != PartitionIndex::of(self.by_id.values()) {
+            return Err("the partition index is not what a walk of the partitions gives".into());
         }
         Ok(())
     }

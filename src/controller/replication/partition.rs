@@ -9,6 +9,8 @@ use crate::controller::json::uuids;
 use crate::protocol::codec::Uuid;
 use crate::protocol::messages::{PartitionChangeRecord, PartitionRecord};
 
+/// `LeaderConstants.NO_LEADER`.
+pub const NO_LEADER: i32 = -1;
 /// `LeaderConstants.NO_LEADER_CHANGE`: a PartitionChangeRecord that leaves the leader alone.
 pub const NO_LEADER_CHANGE: i32 = -2;
 /// `LeaderRecoveryState.NO_CHANGE`.
