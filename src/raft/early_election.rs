@@ -5,7 +5,9 @@
 //!   process is gone (a live process accepts connections even while stalled), so it pre-votes
 //!   after `RaftConfig::early_election_step x rank` instead of waiting out the fetch timeout,
 //!   and grants pre-votes meanwhile. A voter that still fetches from a live leader refuses
-//!   them, as Kafka's followers do.
+//!   them, as Kafka's followers do. A follower told by EndQuorumEpoch that its leader resigned
+//!   knows the same, and grants pre-votes until its own backoff is over; Kafka's follower
+//!   refuses them until then, so the preferred successor waits for the next voter's backoff.
 //! - **Even odds when the timeouts race.** With pre-vote the voter that times out first loses:
 //!   its pre-vote reaches the other while that one still follows the old leader and refuses,
 //!   then the other times out and gets the first one's grant. The order is decided by which
@@ -33,7 +35,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         let Role::Follower(f) = &self.role else {
             return;
         };
-        if f.leader_id != to || f.early_election_at.is_some() {
+        if f.leader_id != to {
             return;
         }
         let rank = self
@@ -41,9 +43,24 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             .ids()
             .filter(|&id| id != to && id < local)
             .count() as u32;
-        let at = now + self.cfg.early_election_step * rank;
+        self.schedule_early_election(now + self.cfg.early_election_step * rank);
+    }
+
+    /// EndQuorumEpoch from the leader we follow: it resigned, so pre-votes are granted from now
+    /// on and ours starts after the backoff of our place among its preferred successors.
+    pub(super) fn note_leader_resigned(&mut self, now: Instant, backoff_ms: u64) {
         if let Role::Follower(f) = &mut self.role {
-            f.early_election_at = Some(at.min(f.fetch_deadline));
+            f.fetch_deadline = now.plus_millis(backoff_ms);
+        }
+        self.schedule_early_election(now.plus_millis(backoff_ms));
+    }
+
+    /// The leader is known to be gone: the election starts at `at`, or earlier if it was
+    /// already due earlier, and never after the fetch timeout.
+    fn schedule_early_election(&mut self, at: Instant) {
+        if let Role::Follower(f) = &mut self.role {
+            let earliest = f.early_election_at.map_or(at, |e| e.min(at));
+            f.early_election_at = Some(earliest.min(f.fetch_deadline));
         }
     }
 

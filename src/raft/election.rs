@@ -97,7 +97,8 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         match &self.role {
             Role::Unattached(s) => unattached_rule(s.leader_id, s.voted_key),
             Role::Prospective(s) => unattached_rule(s.leader_id, s.voted_key),
-            // kraftd: a follower whose leader refused its connection knows it is gone.
+            // kraftd: a follower whose leader refused its connection, or resigned, knows it
+            // is gone (early_election.rs).
             Role::Follower(s) => {
                 pre_vote
                     && up_to_date

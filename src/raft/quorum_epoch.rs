@@ -128,9 +128,8 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             r.leader_endpoints.clone()
         };
         self.maybe_transition(now, Some(r.leader_id), r.leader_epoch, endpoints);
-        let local = self.local;
         let max = self.cfg.election_backoff_max;
-        if let (Role::Follower(f), Some(local)) = (&mut self.role, local) {
+        if let (Role::Follower(f), Some(local)) = (&self.role, self.local) {
             if f.leader_id == r.leader_id {
                 let position = r.preferred_candidates.iter().position(|k| {
                     k.id == local.id
@@ -138,7 +137,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                 });
                 let backoff =
                     strict_exponential_backoff(max, position, r.preferred_candidates.len());
-                f.fetch_deadline = now.plus_millis(backoff);
+                self.note_leader_resigned(now, backoff);
             }
         }
         self.quorum_epoch_response(ErrorCode::NONE, listener)

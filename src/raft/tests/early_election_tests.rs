@@ -227,3 +227,34 @@ fn a_prospective_grants_a_voter_that_never_refused_it() {
         "Kafka's rule: up to date, granted"
     );
 }
+
+#[test]
+fn a_follower_told_that_its_leader_resigned_grants_pre_votes_until_its_own_backoff() {
+    let (mut f, _) = fetched_follower(3);
+    assert!(
+        !pre_vote_granted(&mut f, 50, 1, 1),
+        "a live leader: refused"
+    );
+    // Leader 2 resigns naming 1 then 3: voter 3's backoff is (1000 >> 1) << 0 = 500 ms.
+    let resigned = Request::EndQuorumEpoch(crate::raft::msg::EndQuorumEpochRequest {
+        cluster_id: Some(CLUSTER.into()),
+        partition_ok: true,
+        leader_id: 2,
+        leader_epoch: 3,
+        preferred_candidates: vec![key(1), key(3)],
+        leader_endpoints: Endpoints::empty(),
+    });
+    request(&mut f, 100, 2, resigned);
+    let Role::Follower(s) = f.role() else {
+        panic!("{}", f.role())
+    };
+    assert_eq!(s.early_election_at, Some(Instant(600)), "its own backoff");
+    assert!(
+        pre_vote_granted(&mut f, 101, 3, 1),
+        "the preferred successor's pre-vote, at once: granted (Kafka refuses it until t=600)"
+    );
+    tick(&mut f, 599);
+    assert!(matches!(f.role(), Role::Follower(_)), "{}", f.role());
+    tick(&mut f, 600);
+    assert!(matches!(f.role(), Role::Prospective(_)), "{}", f.role());
+}
