@@ -174,7 +174,8 @@ vectors:
 #   quorum killed FAILOVER_KILLS (20) times each, at a random point of its cycle: time until a new
 #   leader, until its first commit, each follower's first pre-vote, and who wins the mixed
 #   quorum's elections; then the leader of the 3-kraftd and the 3-Java quorum stopped with SIGTERM
-#   FAILOVER_KILLS times each (target/bench/failover.json; compat/tests/failover_bench.rs).
+#   FAILOVER_KILLS times each (target/bench/failover.json; compat/tests/failover_bench.rs). Each
+#   quorum first gets FAILOVER_PARTITIONS (100,000) partitions on 3 simulated brokers.
 # `bench-controller`: the controller's own work under load from the generator in bench/load, on a
 #   3-kraftd and a 3-Java quorum in one run (compat/tests/controller_bench.rs; target/bench/controller.json
 #   with kraftd/Java ratios): W2, a CreateTopics storm of CONTROLLER_BENCH_TOPICS (10000) x 10 partitions,
@@ -195,7 +196,7 @@ vectors:
 #   present (bench/report.py, matplotlib in a venv under target/bench-venv).
 # Quick mode's sizes, each where the command line and the environment leave the knob unset
 # (QUICK=1: bench-controller's quick sizes).
-BENCH_QUICK_KNOBS := QUICK=1 FAILOVER_KILLS=2 FLOOR_SYNCS=300 FLOOR_PINGS=3000 \
+BENCH_QUICK_KNOBS := QUICK=1 FAILOVER_KILLS=2 FAILOVER_PARTITIONS=10000 FLOOR_SYNCS=300 FLOOR_PINGS=3000 \
   BENCH_RECOVERY_MB=64 BENCH_BATCHES_1=2000 BENCH_BATCHES_100=200 BENCH_WARMUP_1=200 \
   BENCH_WARMUP_100=20 BENCH_MAX_SECS=5 \
   RAFT_BENCH_DURATION_S=5 RAFT_BENCH_WARMUP_S=4 RAFT_BENCH_CLOSED_LINGERS=0 \
@@ -207,6 +208,7 @@ ifeq ($(BENCH_QUICK),1)
 $(foreach knob,$(BENCH_QUICK_KNOBS),$(eval export $(subst =, ?= ,$(knob))))
 endif
 FAILOVER_KILLS ?= 20
+FAILOVER_PARTITIONS ?= 100000
 CONTROLLER_BENCH_JAVA_OPTS ?= -Xmx1G -Xms1G -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
   -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 \
   -Djava.awt.headless=true
@@ -257,7 +259,7 @@ bench-controller: compat-deps
 	  $(CARGO) test --release --test compat -- controller_load --test-threads=1 --nocapture
 
 bench-failover: compat-deps
-	KRAFTD_FAILOVER_KILLS=$(FAILOVER_KILLS) $(CARGO) test --release --test compat -- \
+	KRAFTD_FAILOVER_KILLS=$(FAILOVER_KILLS) KRAFTD_FAILOVER_PARTITIONS=$(FAILOVER_PARTITIONS) $(CARGO) test --release --test compat -- \
 	  failover_bench --test-threads=1 --nocapture
 
 bench-storage: compat-deps

@@ -68,7 +68,17 @@ impl Member {
             Member::Kraftd(k, _) => k.wait_exit(Duration::from_secs(30)),
         };
         let clean = match self {
-            Member::Java(_) => status.code() == Some(143) || status.success(),
+            Member::Java(_) => {
+                status.code() == Some(143)
+                    || status.success()
+                    || (status.code() == Some(1) && {
+                        let race = java_loader_shutdown_race(&self.log_text());
+                        if race {
+                            eprintln!("{name}: exit 1 from Kafka's metadata-loader shutdown race");
+                        }
+                        race
+                    })
+            }
             Member::Kraftd(..) => status.success(),
         };
         assert!(clean, "{name} exited with {status:?} after SIGTERM");
@@ -435,4 +445,15 @@ impl Mixed {
             }
         }
     }
+}
+
+/// Kafka 4.4's own shutdown race: the shutdown hook closes the log's files while the metadata
+/// loader still reads a commit from them, and the loader's fault handler ends the JVM with
+/// exit code 1 (`Unhandled fault in MetadataLoader#handleCommit`, caused by a
+/// `ClosedChannelException`). Seen once in CI, on a Java voter stopped seconds after a restart.
+fn java_loader_shutdown_race(log: &str) -> bool {
+    let fault = "Encountered fatal fault: Unhandled fault in MetadataLoader#handleCommit";
+    log.rfind(fault)
+        .is_some_and(|at| log[at..].contains("java.nio.channels.ClosedChannelException"))
+        && log.contains("kafka-shutdown-hook")
 }

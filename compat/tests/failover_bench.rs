@@ -11,7 +11,9 @@
 //!
 //! `KRAFTD_FAILOVER_KILLS=<n>` (`make bench-failover`) kills n times per quorum and writes
 //! `target/bench/failover.json`; without it one kill per quorum runs, as a smoke run of the
-//! driver in `make test`. Timings are printed, never asserted: the test asserts only that every
+//! driver in `make test`. `KRAFTD_FAILOVER_PARTITIONS=<n>` (`make bench-failover`: 100,000)
+//! first creates n partitions (topics of 10, RF 3) on 3 simulated brokers, which keep
+//! heartbeating through the kills, so that each new leader takes over a controller of that size. Timings are printed, never asserted: the test asserts only that every
 //! kill is followed by a new leader.
 
 use std::collections::BTreeMap;
@@ -23,6 +25,9 @@ use serde_json::{json, Value};
 
 use crate::harness::mixed_quorum::{Mixed, Stop, TIMEOUT};
 use crate::harness::quorum_probe::{leader_view, voter_end};
+use crate::load::fleet::{Fleet, FleetConfig};
+use crate::load::topics::{create_topics, TopicStorm};
+use crate::load_generator::{controllers_of, runtime, FIRST_BROKER};
 
 /// How often the leader is looked for after a kill.
 const POLL: Duration = Duration::from_millis(2);
@@ -30,6 +35,7 @@ const POLL: Duration = Duration::from_millis(2);
 #[test]
 fn failover_after_the_active_controller_is_killed() {
     let kills = kills_from_env();
+    let partitions = partitions_from_env();
     let quorums: [(&str, &[i32], Stop); 5] = [
         ("3 kraftd", &[1, 2, 3], Stop::Kill9),
         ("3 java", &[], Stop::Kill9),
@@ -40,11 +46,12 @@ fn failover_after_the_active_controller_is_killed() {
     let seed = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(1, |d| d.as_nanos() as u64);
-    eprintln!("failover: {kills} kills per quorum, pause seed {seed}");
+    eprintln!("failover: {kills} kills per quorum, {partitions} partitions, pause seed {seed}");
     let mut pauses = XorShift(seed | 1);
     let mut report = Vec::new();
     for (name, kraftd, stop) in quorums {
         let mut q = Mixed::start(kraftd);
+        let brokers = Brokers::with_partitions(&q, partitions);
         let mut runs = Vec::new();
         for n in 1..=kills {
             if !kraftd.is_empty() && kraftd.len() < 3 {
@@ -57,8 +64,10 @@ fn failover_after_the_active_controller_is_killed() {
         }
         let summary = Summary::of(name, &runs);
         eprintln!("{}", summary.line());
+        let fleet = brokers.map_or(Value::Null, |b| b.stop(name));
         report.push(json!({
             "quorum": name,
+            "brokers": fleet,
             "summary": summary.json(),
             "kills": runs.iter().map(Kill::json).collect::<Vec<_>>(),
         }));
@@ -66,7 +75,12 @@ fn failover_after_the_active_controller_is_killed() {
     }
     let path = bench_dir().join("failover.json");
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    let doc = json!({ "kills_per_quorum": kills, "pause_seed": seed, "quorums": report });
+    let doc = json!({
+        "kills_per_quorum": kills,
+        "partitions": partitions,
+        "pause_seed": seed,
+        "quorums": report,
+    });
     std::fs::write(&path, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
     eprintln!("wrote {}", path.display());
 }
@@ -78,6 +92,92 @@ fn kills_from_env() -> usize {
             Ok(n) if n > 0 => n,
             _ => panic!("KRAFTD_FAILOVER_KILLS must be a positive number, not {n:?}"),
         },
+    }
+}
+
+fn partitions_from_env() -> usize {
+    match std::env::var("KRAFTD_FAILOVER_PARTITIONS").ok() {
+        None => 0,
+        Some(n) => n.parse::<usize>().unwrap_or_else(|_| {
+            panic!("KRAFTD_FAILOVER_PARTITIONS must be a number of partitions, not {n:?}")
+        }),
+    }
+}
+
+/// Partitions per topic when the quorum is loaded.
+const PER_TOPIC: usize = 10;
+
+/// Three simulated brokers heartbeating to whichever controller leads, holding the partitions
+/// the quorum was loaded with; their runtime runs them while the kills go on.
+struct Brokers {
+    runtime: tokio::runtime::Runtime,
+    fleet: Option<Fleet>,
+}
+
+impl Brokers {
+    /// None for 0 partitions: the quorum holds only its bootstrap records.
+    fn with_partitions(q: &Mixed, partitions: usize) -> Option<Brokers> {
+        if partitions == 0 {
+            return None;
+        }
+        let controllers = controllers_of(q);
+        controllers.set_leader(q.wait_for_leader(0).leader_id);
+        let runtime = runtime();
+        let fleet = runtime.block_on(async {
+            let fleet = Fleet::start(
+                controllers.clone(),
+                FleetConfig {
+                    cluster_id: q.cluster_id.clone(),
+                    first_broker_id: FIRST_BROKER,
+                    brokers: 3,
+                    // Kafka's default broker.heartbeat.interval.ms.
+                    heartbeat_interval: Duration::from_secs(2),
+                    start_spread: Duration::ZERO,
+                },
+            );
+            fleet
+                .wait_unfenced(Duration::from_secs(120))
+                .await
+                .expect("3 brokers unfenced");
+            let storm = TopicStorm {
+                prefix: "failover".into(),
+                topics: partitions.div_ceil(PER_TOPIC),
+                partitions: PER_TOPIC as i32,
+                replication_factor: 3,
+                per_request: 10,
+                concurrency: 8,
+            };
+            let s = create_topics(controllers, &storm).await;
+            assert_eq!(
+                s.created, storm.topics,
+                "every topic created before the kills: {:?}",
+                s.errors
+            );
+            eprintln!(
+                "failover: {} partitions created in {:.1?}",
+                storm.topics * PER_TOPIC,
+                s.wall
+            );
+            fleet
+        });
+        Some(Brokers {
+            runtime,
+            fleet: Some(fleet),
+        })
+    }
+
+    /// Stops the brokers; fencings during the kills are printed, not failures (a controller
+    /// that takes over late may fence a broker whose session lapsed meanwhile).
+    fn stop(mut self, quorum: &str) -> Value {
+        let Some(fleet) = self.fleet.take() else {
+            return Value::Null;
+        };
+        let report = self.runtime.block_on(fleet.stop());
+        eprintln!(
+            "{quorum}: brokers: {} fencings, {} of {} unfenced at the end",
+            report.fencings, report.unfenced, report.brokers
+        );
+        json!({"brokers": report.brokers, "fencings": report.fencings, "unfenced_at_end": report.unfenced})
     }
 }
 
