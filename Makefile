@@ -220,7 +220,7 @@ BENCH_STEPS ?= bench-floor bench-storage bench-raft bench-image bench-snapshot b
   bench-controller
 comma := ,
 BENCH_VENV := $(or $(CARGO_TARGET_DIR),target)/bench-venv
-.PHONY: bench bench-quick bench-report bench-floor bench-storage bench-raft bench-image bench-snapshot bench-failover \
+.PHONY: bench bench-quick bench-report bench-profile bench-floor bench-storage bench-raft bench-image bench-snapshot bench-failover \
   bench-controller
 bench: build
 	@# The recipe runs sub-makes, so `make -n` would run it too: only say what it would do.
@@ -257,6 +257,12 @@ bench-controller: compat-deps
 	  $(if $(CONTROLLER_BENCH_SECONDS),KRAFTD_LOAD_W3_SECONDS=$(CONTROLLER_BENCH_SECONDS)) \
 	  KRAFTD_BENCH_JAVA_OPTS="$(CONTROLLER_BENCH_JAVA_OPTS)" \
 	  $(CARGO) test --release --test compat -- controller_load --test-threads=1 --nocapture
+
+# `bench-profile`: perf profiles of kraftd where it misses a goal (bench/profile.sh;
+#   target/bench/profiles/*.txt): loading the image bench's snapshot, and the 3 controllers through
+#   bench-controller's quick workloads. Not part of `make bench` (perf slows what it watches).
+bench-profile: compat-deps build
+	bench/profile.sh
 
 bench-failover: compat-deps
 	KRAFTD_FAILOVER_KILLS=$(FAILOVER_KILLS) KRAFTD_FAILOVER_PARTITIONS=$(FAILOVER_PARTITIONS) $(CARGO) test --release --test compat -- \
