@@ -262,6 +262,7 @@ bench-controller: compat-deps
 #   target/bench/profiles/*.txt): loading the image bench's snapshot, and the 3 controllers through
 #   bench-controller's quick workloads. Not part of `make bench` (perf slows what it watches).
 bench-profile: compat-deps build
+	$(CARGO) build --release --example synth_metadata_log
 	bench/profile.sh
 
 bench-failover: compat-deps

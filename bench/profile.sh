@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # `make bench-profile`: where kraftd spends its CPU in the workloads whose goals it misses
 # (issue #14), as perf profiles in target/bench/profiles/:
-#   snapshot-load.txt  `kraftd metadata-state` loading the image bench's snapshot (W5, W6)
+#   snapshot-load.txt  `kraftd metadata-state` loading a snapshot of 1,000 topics x 1,000
+#                      partitions (the image bench's size; W5, W6)
 #   controller.txt     the 3 kraftd controllers through bench-controller's quick W2, churn and W3
 # Each .txt is `perf report` of a dwarf call-graph recording: self time by symbol, then the
-# callers of the hottest. Needs perf, and the image bench's snapshot (`make bench-image`).
+# callers of the hottest. Needs perf.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${CARGO_TARGET_DIR:-target}
 kraftd=$(realpath "$target/release/kraftd")
 out=$target/bench/profiles
-snapshot=$target/bench/image/snapshot
+work=$target/bench/profile-image
 mkdir -p "$out"
 command -v perf >/dev/null || { echo "bench-profile: perf is not installed" >&2; exit 1; }
 
@@ -19,24 +20,24 @@ report() { # <perf.data> <title> <txt>
     perf report -i "$1" --stdio --no-children --sort symbol --percent-limit 1.5 -g none 2>/dev/null | grep -v '^$'
     echo; echo "# callers of the hottest symbols (self time)"
     perf report -i "$1" --stdio --no-children --sort symbol --percent-limit 4 \
-      -g caller,0.5,callee,function,percent --max-stack 12 2>/dev/null | grep -v '^$' | head -400
+      -g caller,0.5,callee,function,percent --max-stack 12 2>/dev/null | grep -v "^$"
   } >"$3"
   echo "bench-profile: wrote $3"
 }
 
-if [ -d "$snapshot" ]; then
-  echo "bench-profile: kraftd loading $snapshot"
-  perf record -q -F 999 --call-graph dwarf,16384 -o "$out/snapshot-load.data" -- \
-    "$kraftd" metadata-state "$snapshot" >/dev/null
-  report "$out/snapshot-load.data" "kraftd metadata-state: loading the image bench's snapshot" \
-    "$out/snapshot-load.txt"
-else
-  echo "bench-profile: no snapshot at $snapshot (run make bench-image first); skipping its profile" >&2
-  exit 1
-fi
+rm -rf "$work"
+"$target/release/examples/synth_metadata_log" "$work/log" 1000 1000 3 >/dev/null
+"$kraftd" metadata-state "$work/log" --write-snapshot "$work/snapshot" >/dev/null
+echo "bench-profile: kraftd loading the snapshot in $work/snapshot"
+perf record -q -F 999 --call-graph dwarf,16384 -o "$out/snapshot-load.data" -- \
+  "$kraftd" metadata-state "$work/snapshot" >/dev/null
+report "$out/snapshot-load.data" "kraftd metadata-state: loading a snapshot of 1,000,000 partitions" \
+  "$out/snapshot-load.txt"
+rm -rf "$work"
 
 echo "bench-profile: bench-controller quick, kraftd only, profiling its 3 controllers"
 KRAFTD_LOAD_SIZE=quick KRAFTD_LOAD_IMPLS=kraftd KRAFTD_LOAD_W3_FRESH=0 \
+  KRAFTD_LOAD_JSON=profiles/controller.json \
   cargo test --release --test compat -- controller_load --test-threads=1 --nocapture \
   >"$out/controller-run.log" 2>&1 &
 run=$!

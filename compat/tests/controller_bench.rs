@@ -147,11 +147,15 @@ fn controller_load_on_kraftd_and_java() {
     eprintln!("kraftd/java: {ratios}");
     let doc =
         json!({ "sizes": sizes.json(), "results": results, "ratios_kraftd_over_java": ratios });
-    let path = bench_dir().join(if sizes.mode == "smoke" {
-        "controller-smoke.json"
-    } else {
-        "controller.json"
+    // `KRAFTD_LOAD_JSON`: another file name, for runs that must not replace make bench's.
+    let name = std::env::var("KRAFTD_LOAD_JSON").unwrap_or_else(|_| {
+        if sizes.mode == "smoke" {
+            "controller-smoke.json".into()
+        } else {
+            "controller.json".into()
+        }
     });
+    let path = bench_dir().join(name);
     std::fs::create_dir_all(path.parent().expect("a parent")).expect("target/bench");
     std::fs::write(&path, serde_json::to_string_pretty(&doc).expect("json")).expect("write");
     eprintln!("wrote {}", path.display());
