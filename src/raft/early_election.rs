@@ -58,6 +58,10 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
     /// The leader is known to be gone: the election starts at `at`, or earlier if it was
     /// already due earlier, and never after the fetch timeout.
     fn schedule_early_election(&mut self, at: Instant) {
+        // An observer never elects; its fetch deadline alone decides when it looks elsewhere.
+        if !self.is_voter() {
+            return;
+        }
         if let Role::Follower(f) = &mut self.role {
             let earliest = f.early_election_at.map_or(at, |e| e.min(at));
             f.early_election_at = Some(earliest.min(f.fetch_deadline));

@@ -410,9 +410,11 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                 .min(s.accumulator.drain_deadline()),
             // An observer past its fetch timeout keeps asking bootstrap servers (request timers).
             Role::Follower(s) if s.fetch_deadline <= now && !self.is_voter() => Instant::NEVER,
-            Role::Follower(s) => s
+            // Only a voter elects early (one removed from the voters may still hold the time).
+            Role::Follower(s) if self.is_voter() => s
                 .early_election_at
                 .map_or(s.fetch_deadline, |e| e.min(s.fetch_deadline)),
+            Role::Follower(s) => s.fetch_deadline,
             Role::Resigned(s) => s.election_deadline,
         };
         let parked = self

@@ -228,6 +228,29 @@ fn a_prospective_grants_a_voter_that_never_refused_it() {
     );
 }
 
+fn leader_2_resigns() -> Request {
+    Request::EndQuorumEpoch(crate::raft::msg::EndQuorumEpochRequest {
+        cluster_id: Some(CLUSTER.into()),
+        partition_ok: true,
+        leader_id: 2,
+        leader_epoch: 3,
+        preferred_candidates: vec![key(1), key(3)],
+        leader_endpoints: Endpoints::empty(),
+    })
+}
+
+#[test]
+fn an_observer_told_that_its_leader_resigned_never_schedules_an_election() {
+    // Controller simulation seed 1000: an observer given an election time it cannot act on
+    // was due at that time forever.
+    let (mut f, _) = fetched_follower_with(cfg(4, VOTERS));
+    request(&mut f, 100, 2, leader_2_resigns());
+    let Role::Follower(s) = f.role() else {
+        panic!("{}", f.role())
+    };
+    assert_eq!(s.early_election_at, None);
+}
+
 #[test]
 fn a_follower_told_that_its_leader_resigned_grants_pre_votes_until_its_own_backoff() {
     let (mut f, _) = fetched_follower(3);
@@ -236,15 +259,7 @@ fn a_follower_told_that_its_leader_resigned_grants_pre_votes_until_its_own_backo
         "a live leader: refused"
     );
     // Leader 2 resigns naming 1 then 3: voter 3's backoff is (1000 >> 1) << 0 = 500 ms.
-    let resigned = Request::EndQuorumEpoch(crate::raft::msg::EndQuorumEpochRequest {
-        cluster_id: Some(CLUSTER.into()),
-        partition_ok: true,
-        leader_id: 2,
-        leader_epoch: 3,
-        preferred_candidates: vec![key(1), key(3)],
-        leader_endpoints: Endpoints::empty(),
-    });
-    request(&mut f, 100, 2, resigned);
+    request(&mut f, 100, 2, leader_2_resigns());
     let Role::Follower(s) = f.role() else {
         panic!("{}", f.role())
     };
