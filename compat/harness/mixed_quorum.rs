@@ -450,7 +450,8 @@ impl Mixed {
 /// Kafka 4.4's own shutdown race: the shutdown hook closes the log's files while the metadata
 /// loader still reads a commit from them, and the loader's fault handler ends the JVM with
 /// exit code 1 (`Unhandled fault in MetadataLoader#handleCommit`, caused by a
-/// `ClosedChannelException`). Seen once in CI, on a Java voter stopped seconds after a restart.
+/// `ClosedChannelException`). Seen once in `make test`, on a Java voter stopped seconds after a
+/// restart.
 fn java_loader_shutdown_race(log: &str) -> bool {
     let fault = "Encountered fatal fault: Unhandled fault in MetadataLoader#handleCommit";
     log.rfind(fault)
