@@ -52,6 +52,7 @@ mod snapshots;
 pub mod storage;
 mod token_flow;
 mod topic_flow;
+mod turn_budget;
 
 pub use event::{Appended, LeaderView, NodeHandle};
 pub use runner::{start, NodeSettings};
