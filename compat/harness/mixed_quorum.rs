@@ -71,17 +71,19 @@ impl Member {
             Member::Java(_) => {
                 status.code() == Some(143)
                     || status.success()
-                    || (status.code() == Some(1) && {
-                        let race = java_loader_shutdown_race(&self.log_text());
-                        if race {
-                            eprintln!("{name}: exit 1 from Kafka's metadata-loader shutdown race");
-                        }
-                        race
-                    })
+                    || (status.code() == Some(1) && self.lost_kafkas_shutdown_race(name))
             }
             Member::Kraftd(..) => status.success(),
         };
         assert!(clean, "{name} exited with {status:?} after SIGTERM");
+    }
+    /// Whether this Java voter's log shows Kafka's metadata-loader shutdown race (said so).
+    fn lost_kafkas_shutdown_race(&self, name: &str) -> bool {
+        let race = java_loader_shutdown_race(&self.log_text());
+        if race {
+            eprintln!("{name}: exit 1 from Kafka's metadata-loader shutdown race");
+        }
+        race
     }
     pub fn signal(&mut self, sig: i32) {
         match self {

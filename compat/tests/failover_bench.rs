@@ -111,7 +111,7 @@ const PER_TOPIC: usize = 10;
 /// the quorum was loaded with; their runtime runs them while the kills go on.
 struct Brokers {
     runtime: tokio::runtime::Runtime,
-    fleet: Option<Fleet>,
+    fleet: Fleet,
 }
 
 impl Brokers {
@@ -160,19 +160,13 @@ impl Brokers {
             );
             fleet
         });
-        Some(Brokers {
-            runtime,
-            fleet: Some(fleet),
-        })
+        Some(Brokers { runtime, fleet })
     }
 
     /// Stops the brokers; fencings during the kills are printed, not failures (a controller
     /// that takes over late may fence a broker whose session lapsed meanwhile).
-    fn stop(mut self, quorum: &str) -> Value {
-        let Some(fleet) = self.fleet.take() else {
-            return Value::Null;
-        };
-        let report = self.runtime.block_on(fleet.stop());
+    fn stop(self, quorum: &str) -> Value {
+        let report = self.runtime.block_on(self.fleet.stop());
         eprintln!(
             "{quorum}: brokers: {} fencings, {} of {} unfenced at the end",
             report.fencings, report.unfenced, report.brokers
