@@ -396,6 +396,11 @@ impl Mixed {
         }
     }
 
+    /// Starts stopped voter `id` again on its directory and config.
+    pub fn restart_member(&mut self, id: i32) {
+        self.members[(id - 1) as usize].restart(&self.dir);
+    }
+
     /// Waits until a leader reports every voter at its own log end offset, past `min_hw`.
     pub fn wait_caught_up(&self, min_hw: i64) -> DescribeQuorumResponse {
         let addrs = self.addrs();

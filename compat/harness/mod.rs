@@ -21,6 +21,7 @@ pub mod cases;
 mod cds;
 pub mod disk_replacement;
 pub mod dynamic_quorum;
+pub mod elections;
 pub mod image_compare;
 mod image_dumper;
 pub mod java_probe;
