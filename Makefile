@@ -19,6 +19,8 @@ help:
 	@echo "make test         everything CI runs: format check, clippy, unit, protocol vectors, fuzz smoke, compat against Kafka $(KAFKA_VERSION)"
 	@echo "make fuzz         run each cargo-fuzz target for FUZZ_SECONDS (needs nightly and cargo-fuzz)"
 	@echo "make soak-failover  SOAK_MINUTES of produce/consume while the active kraftd is killed every 30 s"
+	@echo "make soak-election  SOAK_KILLS (200) kill -9s of the leader of a 3-kraftd, a 3-Java and a 2-Java + 1-kraftd"
+	@echo "                  quorum; every election within 30 s; figures in target/bench/election_soak.json"
 	@echo "make soak         SOAK_MINUTES of Java->kraftd->Java rolling replacement with kill -9s and a partitioned"
 	@echo "                  controller (network namespace, needs root); SOAK_SEED=<n> replays a run's draws"
 	@echo "make bench        every benchmark against Java 4.4 (one at a time), then docs/performance.md and its plots"
@@ -94,6 +96,18 @@ SOAK_MINUTES ?= 10
 soak-failover: compat-deps
 	KRAFTD_SOAK_MINUTES=$(SOAK_MINUTES) $(CARGO) test --release --test compat -- \
 	  controller_failover --test-threads=1 --nocapture
+
+# Elections under repeated kill -9 (compat/tests/election_soak.rs, ignored by `make test`): a
+# 3-kraftd, a 3-Java and a 2-Java + 1-kraftd static quorum in turn, each with SOAK_KILLS kill -9s
+# of whichever voter leads, the killed voter restarted 5-10 s later; fails if a kill is not
+# followed by a new leader within 30 s. Prints per quorum the kills, the longest leaderless
+# window, the median and p99 from kill to new leader, and writes target/bench/election_soak.json.
+# About 10 s per kill; SOAK_KILLS=5 for a quick check.
+SOAK_KILLS ?= 200
+.PHONY: soak-election
+soak-election: compat-deps
+	KRAFTD_SOAK_KILLS=$(SOAK_KILLS) $(CARGO) test --release --test compat -- \
+	  election_soak --ignored --test-threads=1 --nocapture
 
 # The rolling replacement as a soak (compat/tests/rolling_soak.rs): every Java controller of a
 # live cluster replaced by kraftd and back, in a loop for SOAK_MINUTES, with kill -9s of any

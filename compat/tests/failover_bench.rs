@@ -175,7 +175,7 @@ impl Brokers {
     }
 }
 
-fn bench_dir() -> PathBuf {
+pub(crate) fn bench_dir() -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"));
@@ -353,11 +353,11 @@ fn utc_offset_secs() -> i64 {
     }
 }
 
-/// The pauses before the kills: xorshift64, enough to spread them.
-struct XorShift(u64);
+/// The pauses before the kills: xorshift64, enough to spread them (also election_soak's).
+pub(crate) struct XorShift(pub(crate) u64);
 
 impl XorShift {
-    fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;

@@ -19,6 +19,7 @@ mod brokers;
 mod configs;
 mod controller_bench;
 mod controller_failover;
+mod election_soak;
 mod election_stall;
 mod every_record;
 mod failover_bench;
