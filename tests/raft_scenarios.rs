@@ -101,3 +101,38 @@ fn scenario_scripts_print_what_they_expect() {
         failures.join("\n\n")
     );
 }
+
+/// The stall of issue #36 comes back under the rule before its fix: the transcript of the
+/// mixed quorum, with kraftd voter n3 keeping stale refusals, elects nobody, and n3 is still the
+/// prospective it became when n1 was killed.
+#[test]
+fn the_stall_transcript_elects_nobody_under_the_old_rule() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(DIR)
+        .join("a_kafka_voter_that_refused_while_following_a_dead_leader_is_asked_again.txt");
+    let text = std::fs::read_to_string(&path).expect("the stall transcript");
+    let planted = text.replace("n3:kraftd", "n3:stale-refusals");
+    assert_ne!(planted, text, "the script names n3's rules");
+    let (_, outputs) = script::run_with(&planted, &[]).expect("the script runs");
+    let lines: Vec<&String> = outputs.iter().flatten().collect();
+    let after_kill = lines
+        .iter()
+        .skip_while(|l| !l.contains("n1: crash"))
+        .collect::<Vec<_>>();
+    assert!(!after_kill.is_empty(), "n1 is killed in the script");
+    let elected: Vec<_> = after_kill
+        .iter()
+        .filter(|l| l.contains("Leader(e"))
+        .collect();
+    assert!(
+        elected.is_empty(),
+        "a leader under the old rule: {elected:?}"
+    );
+    let status = lines.last().map(|l| l.as_str()).unwrap_or_default();
+    assert!(
+        status.starts_with("n3: Prospective(e1"),
+        "n3 is still the prospective of e1 at the end: {status}"
+    );
+    // And with the fix the same script elects n3 (checked line by line by the test above).
+    assert!(text.contains("Leader(e2)"));
+}

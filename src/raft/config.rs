@@ -58,6 +58,40 @@ pub struct RaftConfig {
     /// of the same dead leader do not pre-vote at the same moment. Pre-vote keeps it harmless:
     /// a voter that still fetches from a live leader refuses the pre-vote.
     pub early_election_step: Duration,
+    /// Not a Kafka setting: kraftd's election rules, or Kafka's exactly (the simulation's
+    /// stand-in for a Java voter).
+    pub election_rules: ElectionRules,
+}
+
+/// The election rules a voter follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ElectionRules {
+    /// Kafka 4.4's rules with kraftd's departures (`early_election.rs`): the early election,
+    /// the coin, and a gone leader's prospective that renews its round, letting refusals
+    /// expire.
+    #[default]
+    Kraftd,
+    /// Kafka 4.4's rules exactly, none of kraftd's departures. The simulation and the scenario
+    /// scripts give it to stand-ins for Java voters, so that every departure is checked with
+    /// Kafka's behaviour as its peer (issue #36: the stall hid at that seam).
+    Kafka,
+    /// kraftd's rules before issue #36: a gone leader's prospective keeps every refusal for
+    /// good, so a voter that refused while it still followed the dead leader is never asked
+    /// again. A planted bug, kept so that tests show the transcript and the simulation catch
+    /// it; nothing else chooses it.
+    KraftdKeepingStaleRefusals,
+}
+
+impl ElectionRules {
+    /// Whether kraftd's departures from Kafka's election timing apply.
+    pub fn departs_from_kafka(self) -> bool {
+        self != ElectionRules::Kafka
+    }
+
+    /// Whether a prospective's refusals expire (`early_election.rs`).
+    pub fn refusals_expire(self) -> bool {
+        self == ElectionRules::Kraftd
+    }
 }
 
 pub use crate::protocol::records::MAX_BATCH_SIZE_BYTES;
@@ -104,6 +138,7 @@ impl RaftConfig {
             randomness: Randomness::Seeded(0),
             auto_join: false,
             early_election_step: Duration::from_millis(50),
+            election_rules: ElectionRules::Kraftd,
         }
     }
 

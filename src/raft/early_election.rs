@@ -15,6 +15,24 @@
 //!   followers would lose every election. A prospective asked for a pre-vote by a voter that
 //!   refused its own, with logs equal, tosses a coin: grant (Kafka's behaviour), or refuse and
 //!   ask that voter again at once, which now grants it as a prospective itself.
+//!
+//! A prospective whose leader is gone does not go back to following it at its election
+//! deadline, as Kafka's does; it renews its round. Kafka's prospective asks every voter afresh
+//! each time it comes back through follower, so kraftd's must not keep what no longer holds
+//! (issue #36). A refusal counts only while it is current:
+//!
+//! - it expires at the round's election deadline, and every voter that has not granted is
+//!   asked again;
+//! - it expires at once when that voter asks for our vote and we refuse it: a voter that
+//!   pre-votes follows no leader any more, and it refused us only while it did. (A voter whose
+//!   pre-vote we grant keeps its refusal until the deadline: we yield that round to it, and
+//!   asking it again would make us both candidates of one epoch.)
+//!
+//! Without this a Java voter that refused while it still followed the dead leader was never
+//! asked again, and refused by kraftd's longer log in turn: no leader, for good.
+//!
+//! `ElectionRules::Kafka` turns every departure off (the simulation's stand-in for a Java
+//! voter).
 
 use super::log::RaftLog;
 use super::msg::VoteRequest;
@@ -59,7 +77,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
     /// already due earlier, and never after the fetch timeout.
     fn schedule_early_election(&mut self, at: Instant) {
         // An observer never elects; its fetch deadline alone decides when it looks elsewhere.
-        if !self.is_voter() {
+        if !self.is_voter() || !self.cfg.election_rules.departs_from_kafka() {
             return;
         }
         if let Role::Follower(f) = &mut self.role {
@@ -86,18 +104,35 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         now >= f.fetch_deadline || f.early_election_at.is_some_and(|at| now >= at)
     }
 
-    /// A prospective whose leader is gone, at its election deadline: a new deadline, the same
-    /// round (voters that refused still follow the gone leader; the coin needs their refusal
-    /// on record when they time out in turn). False for any other prospective.
+    /// A prospective whose leader is gone, at its election deadline: a new deadline and the same
+    /// round, in which every voter that has not granted is asked again (its refusal expired).
+    /// False for any other prospective.
     pub(super) fn renew_pre_vote_of_a_gone_leader(&mut self, now: Instant) -> bool {
         if !matches!(&self.role, Role::Prospective(p) if p.leader_gone) {
             return false;
         }
         let deadline = self.election_deadline(now);
+        let expire = self.cfg.election_rules.refusals_expire();
         if let Role::Prospective(p) = &mut self.role {
             p.election_deadline = deadline;
+            if expire {
+                p.election.forget_refusals();
+            }
         }
         true
+    }
+
+    /// We refused the vote `voter` asked for: if it had refused our pre-vote, that refusal is
+    /// stale (a voter that asks follows no leader), so it is asked again.
+    pub(super) fn expire_refusal_of(&mut self, voter: NodeId) {
+        if !self.cfg.election_rules.refusals_expire() {
+            return;
+        }
+        if let Role::Prospective(p) = &mut self.role {
+            if p.election.vote_of(voter) == Some(false) {
+                p.election.forget(voter);
+            }
+        }
     }
 
     /// Whether a prospective refuses `r`, a pre-vote it would grant, to ask its sender again:
@@ -111,6 +146,9 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         let Role::Prospective(p) = &self.role else {
             return false;
         };
+        if !self.cfg.election_rules.departs_from_kafka() {
+            return false;
+        }
         if !r.pre_vote || !equal_logs || p.election.vote_of(candidate) != Some(false) {
             return false;
         }

@@ -72,6 +72,9 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         let up_to_date = theirs >= self.log.end_offset_and_epoch();
         let granted = self.can_grant_vote(&r.candidate_key, up_to_date, r.pre_vote)
             && !self.contests_pre_vote(r);
+        if !granted {
+            self.expire_refusal_of(r.candidate_key.id);
+        }
         let unvoted = matches!(self.role, Role::Unattached(_) | Role::Prospective(_))
             && self.role.voted_key().is_none();
         if granted && !r.pre_vote && unvoted {

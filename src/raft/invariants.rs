@@ -70,6 +70,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             }
         }
         let local_id = self.local_id();
+        let departs = self.cfg.election_rules.departs_from_kafka();
         match &self.role {
             Role::Follower(f) => {
                 if Some(f.leader_id) == local_id || f.leader_endpoints.is_empty() {
@@ -88,6 +89,9 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                         "early election at {:?} after the fetch timeout {}",
                         f.early_election_at, f.fetch_deadline
                     ));
+                }
+                if f.early_election_at.is_some() && !departs {
+                    return Err("an early election under Kafka's rules".into());
                 }
             }
             Role::Unattached(u) => {
@@ -139,9 +143,17 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
                     }
                 }
             }
-            Role::Candidate(_) | Role::Prospective(_) => {
+            Role::Candidate(_) => {
                 if !self.is_voter() {
                     return Err(format!("{} is not a voter", self.role));
+                }
+            }
+            Role::Prospective(p) => {
+                if !self.is_voter() {
+                    return Err(format!("{} is not a voter", self.role));
+                }
+                if p.leader_gone && !departs {
+                    return Err("a prospective renewing its round under Kafka's rules".into());
                 }
             }
             Role::Resigned(_) => {}

@@ -42,9 +42,9 @@ pub struct ProspectiveState {
     pub voted_key: Option<ReplicaKey>,
     pub election: EpochElection,
     pub election_deadline: Instant,
-    /// Started early, because the leader refused a connection (`early_election.rs`): at the
-    /// deadline it asks again instead of going back to a leader that is gone, and keeps the
-    /// refusals of voters that still follow it.
+    /// Started early, because the leader refused a connection or resigned
+    /// (`early_election.rs`): at the deadline it renews the round instead of going back to a
+    /// leader that is gone, and asks again every voter that has not granted.
     pub leader_gone: bool,
 }
 
@@ -199,7 +199,8 @@ impl fmt::Display for Role {
 }
 
 /// Kafka's `EpochElection`: the votes of one (pre-)election among a fixed voter set.
-/// Invariant: the local voter is recorded as granted; a voter's vote, once recorded, is final.
+/// Invariant: the local voter is recorded as granted. A grant, once recorded, is final for the
+/// round; a refusal may expire (`early_election.rs`), and the voter is then asked again.
 #[derive(Debug, Clone)]
 pub struct EpochElection {
     votes: BTreeMap<NodeId, Option<bool>>,
@@ -249,6 +250,14 @@ impl EpochElection {
     pub fn forget(&mut self, voter: NodeId) {
         if let Some(v) = self.votes.get_mut(&voter) {
             *v = None;
+        }
+    }
+    /// Forgets every refusal, to ask those voters again.
+    pub fn forget_refusals(&mut self) {
+        for v in self.votes.values_mut() {
+            if *v == Some(false) {
+                *v = None;
+            }
         }
     }
     pub fn unrecorded(&self) -> Vec<NodeId> {

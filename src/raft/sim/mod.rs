@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::protocol::codec::Uuid;
-use crate::raft::config::RaftConfig;
+use crate::raft::config::{ElectionRules, RaftConfig};
 use crate::raft::mem_log::{LogInspect, MemLog};
 use crate::raft::msg::{CorrelationId, RequestId};
 use crate::raft::quorum_state::MemQuorumStateStore;
@@ -86,6 +86,9 @@ pub struct SimOptions {
     /// a killed process's port refuses on a live host; otherwise it goes unanswered, as to a
     /// host that is gone.
     pub refused_connections: bool,
+    /// The election rules of each node (`ElectionRules::Kraftd` when absent): `Kafka` makes a
+    /// stand-in for a Java voter.
+    pub election_rules: BTreeMap<NodeId, ElectionRules>,
 }
 
 /// The timing of a run without randomness.
@@ -121,6 +124,7 @@ impl Default for SimOptions {
             observers_flush: false,
             machine: MachineFactory::default(),
             refused_connections: false,
+            election_rules: BTreeMap::new(),
         }
     }
 }
@@ -303,6 +307,7 @@ impl Cluster {
         c.election_backoff_max = Duration::from_millis(1000);
         c.append_linger = o.append_linger;
         c.auto_join = o.auto_join;
+        c.election_rules = o.election_rules.get(&id).copied().unwrap_or_default();
         // Observers play brokers, which do not flush (a crash loses their unflushed tail); at
         // kraft.version 1, or when asked, they are controllers that may be added as voters, and
         // flush (Java's controllers always flush as followers).

@@ -2,6 +2,7 @@
 //! pre-vote was refused by the voter now asking it (`early_election.rs`).
 
 use super::*;
+use crate::raft::config::ElectionRules;
 use crate::raft::msg::FetchResponse;
 use crate::raft::role::Role;
 
@@ -272,4 +273,129 @@ fn a_follower_told_that_its_leader_resigned_grants_pre_votes_until_its_own_backo
     assert!(matches!(f.role(), Role::Follower(_)), "{}", f.role());
     tick(&mut f, 600);
     assert!(matches!(f.role(), Role::Prospective(_)), "{}", f.role());
+}
+
+/// Voter 1 under `rules`, prospective at t=100 because leader 2 refused its connection, whose
+/// pre-vote voter 3 refused at t=105 while it still followed 2 (issue #36).
+fn refused_by_a_follower_of_the_gone_leader(rules: ElectionRules) -> TestRaft {
+    let mut c = cfg(1, VOTERS);
+    c.election_rules = rules;
+    let (mut f, corr) = fetched_follower_with(c);
+    let actions = fetch_fails(&mut f, 100, corr, true);
+    assert!(matches!(f.role(), Role::Prospective(p) if p.leader_gone));
+    let (_, corr, _) = pre_vote_to(&actions, 3).expect("a pre-vote to 3");
+    respond(&mut f, 105, 3, corr, refused_following_2());
+    assert!(matches!(f.role(), Role::Prospective(_)), "{}", f.role());
+    f
+}
+
+fn refused_following_2() -> Response {
+    Response::Vote(crate::raft::msg::VoteResponse {
+        error: NONE,
+        partition_ok: true,
+        partition_error: NONE,
+        leader_id: 2,
+        leader_epoch: 3,
+        vote_granted: false,
+        leader_endpoint: None,
+    })
+}
+
+fn pre_vote_to(actions: &[Action], to: NodeId) -> Option<(NodeId, CorrelationId, Request)> {
+    sends(actions)
+        .into_iter()
+        .find(|(id, _, r)| *id == to && matches!(r, Request::Vote(v) if v.pre_vote))
+}
+
+/// Voter 3, timed out in turn, asks for a pre-vote with a log one batch shorter than ours.
+fn shorter_pre_vote_from_3(f: &mut TestRaft, now: u64) -> Vec<Action> {
+    request(f, now, 7, Request::Vote(vote_request(3, 3, 0, 0, true)))
+}
+
+#[test]
+fn a_refusal_expires_when_its_voter_asks_for_a_pre_vote_we_refuse() {
+    let mut f = refused_by_a_follower_of_the_gone_leader(ElectionRules::Kraftd);
+    let actions = shorter_pre_vote_from_3(&mut f, 300);
+    assert!(!vote_reply(&reply(&actions)).vote_granted, "a shorter log");
+    assert!(
+        pre_vote_to(&actions, 3).is_some(),
+        "3 follows no leader any more: asked again at once"
+    );
+}
+
+#[test]
+fn a_gone_leaders_prospective_asks_every_voter_that_has_not_granted_at_its_deadline() {
+    let mut f = refused_by_a_follower_of_the_gone_leader(ElectionRules::Kraftd);
+    let Role::Prospective(p) = f.role() else {
+        unreachable!()
+    };
+    let deadline = p.election_deadline.millis();
+    assert!(pre_vote_to(&tick(&mut f, deadline - 1), 3).is_none());
+    let actions = tick(&mut f, deadline);
+    assert!(matches!(f.role(), Role::Prospective(p) if p.leader_gone));
+    assert!(
+        pre_vote_to(&actions, 3).is_some(),
+        "the refusal expired with the round"
+    );
+}
+
+#[test]
+fn the_planted_rule_before_issue_36_never_asks_again() {
+    // The rule the checks must catch (tests/raft_scenarios.rs, tests/raft_sim.rs).
+    let mut f = refused_by_a_follower_of_the_gone_leader(ElectionRules::KraftdKeepingStaleRefusals);
+    assert!(pre_vote_to(&shorter_pre_vote_from_3(&mut f, 300), 3).is_none());
+    for t in 301..10_000 {
+        assert!(pre_vote_to(&tick(&mut f, t), 3).is_none(), "t={t}");
+    }
+    assert!(matches!(f.role(), Role::Prospective(_)), "{}", f.role());
+}
+
+#[test]
+fn under_kafkas_rules_a_refused_connection_waits_out_the_fetch_timeout() {
+    let mut c = cfg(1, VOTERS);
+    c.election_rules = ElectionRules::Kafka;
+    let (mut f, corr) = fetched_follower_with(c);
+    fetch_fails(&mut f, 100, corr, true);
+    assert!(matches!(f.role(), Role::Follower(s) if s.early_election_at.is_none()));
+    assert!(!pre_vote_granted(&mut f, 200, 1, 3), "KIP-996: refused");
+    tick(&mut f, 2009);
+    assert!(matches!(f.role(), Role::Follower(_)), "{}", f.role());
+    tick(&mut f, 2010);
+    assert!(
+        matches!(f.role(), Role::Prospective(p) if !p.leader_gone),
+        "{}",
+        f.role()
+    );
+}
+
+#[test]
+fn under_kafkas_rules_a_resigned_leaders_follower_refuses_pre_votes_until_its_backoff() {
+    let mut c = cfg(3, VOTERS);
+    c.election_rules = ElectionRules::Kafka;
+    let (mut f, _) = fetched_follower_with(c);
+    request(&mut f, 100, 2, leader_2_resigns());
+    assert!(!pre_vote_granted(&mut f, 101, 3, 1), "Kafka refuses it");
+    tick(&mut f, 599);
+    assert!(matches!(f.role(), Role::Follower(_)), "{}", f.role());
+    tick(&mut f, 600);
+    assert!(matches!(f.role(), Role::Prospective(_)), "{}", f.role());
+}
+
+#[test]
+fn under_kafkas_rules_a_prospective_never_contests() {
+    for seed in 0..50 {
+        let mut c = cfg(1, VOTERS);
+        c.randomness = crate::raft::time::Randomness::Seeded(seed);
+        c.election_rules = ElectionRules::Kafka;
+        let state = ElectionState {
+            epoch: 3,
+            leader_id: Some(2),
+            voted_key: None,
+        };
+        let (mut f, _) = start_with(c, Some(state), log_with(vec![data(0, 3, 1)]));
+        let actions = tick(&mut f, 2000);
+        let (_, corr, _) = pre_vote_to(&actions, 3).expect("a pre-vote to 3");
+        respond(&mut f, 2005, 3, corr, refused_following_2());
+        assert!(pre_vote_granted(&mut f, 2100, 9, 3), "seed {seed}");
+    }
 }

@@ -6,13 +6,14 @@ use std::time::Duration;
 
 use super::args::{self, Args, Link};
 use crate::log::memory_faults::{FaultKind, FaultPlan, StorageOp};
+use crate::raft::config::ElectionRules;
 use crate::raft::sim::wire::WireVersions;
 use crate::raft::sim::{FixedTiming, SimOptions, Verbosity};
 use crate::raft::types::{Epoch, NodeId};
 
 /// The directive set, one line each (also the reply to an unknown directive).
 pub const DIRECTIVES: &[&str] = &[
-    "add-nodes voters=N [observers=N] [kraft-version=0|1] [auto-join=true] [observers-flush=true] [refused-connections=true] [election-jitter=n1:MS,..] [delay=MS] [snapshot-every=N] [segment-bytes=N] [fetch-max-bytes=N] [fetch-snapshot-max-bytes=N] [election-timeout=MS] [fetch-timeout=MS] [wire=latest|API:V,..] [verbosity=roles|messages|quiet] [machine=values|NAME]",
+    "add-nodes voters=N [observers=N] [kraft-version=0|1] [auto-join=true] [observers-flush=true] [refused-connections=true] [election-jitter=n1:MS,..] [rules=n1:kraftd|kafka|stale-refusals,..] [delay=MS] [snapshot-every=N] [segment-bytes=N] [fetch-max-bytes=N] [fetch-snapshot-max-bytes=N] [election-timeout=MS] [fetch-timeout=MS] [wire=latest|API:V,..] [verbosity=roles|messages|quiet] [machine=values|NAME]",
     "tick MS",
     "propose [n=N] [epoch=E]",
     "resign",
@@ -45,6 +46,8 @@ pub enum Directive {
     /// voter's election timeout is `election-timeout` plus its jitter (0 unless given), and
     /// every message takes `delay` ms (1 unless given). Every node replicates the machine
     /// named `machine`: `values` (the default), or one the caller of `script::run_with` names.
+    /// `rules` gives nodes other election rules than kraftd's: `kafka` (a stand-in for a Java
+    /// voter) or `stale-refusals` (the planted rule before issue #36).
     AddNodes {
         opts: Box<SimOptions>,
         machine: Option<String>,
@@ -351,6 +354,26 @@ fn add_nodes(a: &mut Args) -> Result<SimOptions, String> {
                 .is_some()
             {
                 return Err(format!("`election-jitter` names n{id} twice"));
+            }
+        }
+    }
+    if let Some(value) = a.key("rules") {
+        for (id, name) in args::per_node("rules", &value)? {
+            let rules = match name.as_str() {
+                "kraftd" => ElectionRules::Kraftd,
+                "kafka" => ElectionRules::Kafka,
+                "stale-refusals" => ElectionRules::KraftdKeepingStaleRefusals,
+                other => {
+                    return Err(format!(
+                        "`rules`: n{id}:{other} is not kraftd, kafka or stale-refusals"
+                    ))
+                }
+            };
+            if id as usize > voters + o.observers {
+                return Err(format!("`rules`: n{id} is not a node of this cluster"));
+            }
+            if o.election_rules.insert(id, rules).is_some() {
+                return Err(format!("`rules` names n{id} twice"));
             }
         }
     }
