@@ -8,11 +8,12 @@
 //!   retried every few seconds, refused each time: nobody could win.
 //!
 //! Each repetition forces that sequence. A Java leader writes a NoOpRecord batch every
-//! `metadata.max.idle.interval.ms` (500 ms). The other Java voter is frozen (SIGSTOP) for
-//! [`FREEZE`], well within its fetch timeout: the leader commits two or more batches with
-//! kraftd meanwhile, and at most one fetch response waits in the frozen voter's socket, so it
-//! misses the last. Then the leader is killed (SIGKILL) and the frozen voter thawed at once: it
-//! reads its buffered response, so it follows the dead leader for a full fetch timeout more.
+//! `metadata.max.idle.interval.ms` (500 ms). The other Java voter is frozen (SIGSTOP), well
+//! within its fetch timeout: its parked fetch is answered within the fetch max wait and then it
+//! gets nothing more, while the leader commits further batches with kraftd. Once the leader
+//! reports kraftd at its log end, past where it stood when the frozen voter's last answer was
+//! due ([`ANSWERED_BY`]), the leader is killed (SIGKILL) and the frozen voter thawed at once: it
+//! reads its buffered answer, so it follows the dead leader for a full fetch timeout more.
 //!
 //! The precondition is checked, not assumed: [`LOOK_AT`] after the kill, while the Java voter
 //! still follows the dead leader, the log ends of kraftd and of the Java voter are read from
@@ -27,8 +28,9 @@ use std::time::{Duration, Instant};
 use crate::harness::elections::{
     addrs_without, hand_leadership_to_java, lines_after, log_end_on_disk, poll_for_new_leader,
 };
-use crate::harness::mixed_quorum::Mixed;
+use crate::harness::mixed_quorum::{Mixed, TIMEOUT};
 use crate::harness::quorum_probe::{describe_quorum_at, voter_end};
+use kraftd::raft::msg::DescribeQuorumResponse;
 
 /// Kafka's defaults for `controller.quorum.fetch.timeout.ms` and
 /// `controller.quorum.election.timeout.ms`, which every voter here runs with.
@@ -42,9 +44,12 @@ const ELECTION_BOUND: Duration = Duration::from_millis(FETCH_TIMEOUT_MS + 2 * EL
 /// A repetition with no leader this long after the kill is a stall (the Java voter has retried
 /// its pre-vote three times by then); the killed voter is restarted to end it.
 const STALL: Duration = Duration::from_secs(15);
-/// How long the non-leader Java voter is frozen before the kill: two or more of the leader's
-/// 500 ms NoOp batches, and well within its 2 s fetch timeout.
-const FREEZE: Duration = Duration::from_millis(1_200);
+/// By this point of the freeze the frozen voter's parked fetch has been answered (Kafka's fetch
+/// max wait is 500 ms): it holds at most the leader's log as it is then.
+const ANSWERED_BY: Duration = Duration::from_millis(600);
+/// The longest freeze: kraftd normally has the leader's next NoOp batch (every 500 ms) well
+/// before; and the frozen voter, thawed within its 2 s fetch timeout, still follows the leader.
+const FREEZE_MAX: Duration = Duration::from_millis(1_600);
 /// When the log ends are read after the kill: the thawed voter has read its buffered response
 /// by then, and cannot yet grant a vote (it follows the dead leader for 2 s).
 const LOOK_AT: Duration = Duration::from_millis(300);
@@ -62,6 +67,8 @@ fn a_leader_is_elected_when_kraftd_is_ahead_of_the_java_voter_still_following_th
         eprintln!("election_stall {n}/{repetitions}: {}", run.summary());
         runs.push(run);
     }
+    // The last killed voter is back up (a JVM stopped while it starts dies of the signal).
+    q.wait_caught_up(0);
     q.stop();
 
     let held = runs.iter().filter(|r| r.precondition_held()).count();
@@ -83,7 +90,7 @@ fn a_leader_is_elected_when_kraftd_is_ahead_of_the_java_voter_still_following_th
         failures.push(format!(
             "the precondition (kraftd's log ahead of the Java voter, which refused kraftd's \
              pre-vote) held in only {held} of {repetitions} repetitions, fewer than {min_held}: \
-             the test no longer forces issue 36's sequence; see the freeze and kill above"
+             the test no longer forces issue 36's sequence; see each repetition's log ends above"
         ));
     }
     if !late.is_empty() {
@@ -111,6 +118,7 @@ fn repetitions_from_env() -> usize {
 struct Run {
     killed: i32,
     frozen: i32,
+    frozen_for: Duration,
     /// The leader's view just before the kill: (leader, kraftd, frozen voter) log ends.
     seen_by_leader: (i64, i64, i64),
     /// Read from disk [`LOOK_AT`] after the kill: (kraftd, frozen voter) log ends; `None` if a
@@ -143,8 +151,11 @@ impl Run {
             });
         let outcome = match &self.elected {
             Some(e) => format!(
-                "{} {} leads epoch {} after {:.0?}",
-                e.leader.1, e.leader.0, e.epoch, e.after
+                "{} {} leads epoch {} after {} ms",
+                e.leader.1,
+                e.leader.0,
+                e.epoch,
+                e.after.as_millis()
             ),
             None => format!(
                 "STALLED: no leader within {STALL:?}; {}",
@@ -152,9 +163,11 @@ impl Run {
             ),
         };
         format!(
-            "precondition {}; killed java {} (log ends it saw: own {l}, kraftd {k}, java {} \
+            "precondition {}; java {} frozen for {} ms, killed java {} (log ends it saw: own {l}, kraftd {k}, java {} \
              {f}); on disk after the kill: {disk}; java {} refused kraftd's pre-vote: {}; {outcome}",
             if self.precondition_held() { "held" } else { "NOT held" },
+            self.frozen,
+            self.frozen_for.as_millis(),
             self.killed,
             self.frozen,
             self.frozen,
@@ -166,18 +179,12 @@ impl Run {
 /// Freezes the non-leader Java voter, kills the Java leader and thaws the frozen voter at once,
 /// times the election, then restores a caught-up quorum led by Java.
 fn kill_java_leader_with_kraftd_ahead(q: &mut Mixed) -> Run {
-    let before = hand_leadership_to_java(q, KRAFTD);
+    hand_leadership_to_java(q, KRAFTD);
+    wait_until_kraftd_registered(q);
+    let before = q.wait_caught_up(0);
     let killed = before.leader_id;
     let frozen = 3 - killed; // the other of the Java voters 1 and 2
-    q.member(frozen).signal(libc::SIGSTOP);
-    thread::sleep(FREEZE);
-    let leader_addr = q.addrs()[(killed - 1) as usize];
-    let view = describe_quorum_at(leader_addr)
-        .filter(|d| d.leader_id == killed)
-        .unwrap_or_else(|| {
-            q.member(frozen).signal(libc::SIGCONT);
-            panic!("java {killed} stopped leading while java {frozen} was frozen for {FREEZE:?}")
-        });
+    let (view, frozen_for) = freeze_until_kraftd_is_ahead(q, killed, frozen);
     let end = |id| voter_end(&view, id).unwrap_or(-1);
     let seen_by_leader = (end(killed), end(KRAFTD), end(frozen));
     let marks: Vec<usize> = (1..=3).map(|i| q.member(i).log_text().len()).collect();
@@ -222,6 +229,7 @@ fn kill_java_leader_with_kraftd_ahead(q: &mut Mixed) -> Run {
     Run {
         killed,
         frozen,
+        frozen_for,
         seen_by_leader,
         on_disk,
         refused_kraftd,
@@ -229,6 +237,69 @@ fn kill_java_leader_with_kraftd_ahead(q: &mut Mixed) -> Run {
         stall_evidence,
     }
 }
+
+/// Freezes voter `frozen` until leader `killed` reports kraftd at its log end, past the log end
+/// it had at [`ANSWERED_BY`] (or until [`FREEZE_MAX`]); returns the leader's last view and how
+/// long the freeze lasted.
+fn freeze_until_kraftd_is_ahead(
+    q: &mut Mixed,
+    killed: i32,
+    frozen: i32,
+) -> (DescribeQuorumResponse, Duration) {
+    let leader_addr = q.addrs()[(killed - 1) as usize];
+    let start = Instant::now();
+    q.member(frozen).signal(libc::SIGSTOP);
+    thread::sleep(ANSWERED_BY);
+    let mut frozen_voter_at_most = None;
+    loop {
+        let Some(view) = describe_quorum_at(leader_addr).filter(|d| d.leader_id == killed) else {
+            q.member(frozen).signal(libc::SIGCONT);
+            panic!(
+                "java {killed} stopped leading while java {frozen} was frozen for {:?}; see \
+                 their logs",
+                start.elapsed()
+            );
+        };
+        let leader_end = voter_end(&view, killed).unwrap_or(-1);
+        let kraftd_end = voter_end(&view, KRAFTD).unwrap_or(-1);
+        let bound = *frozen_voter_at_most.get_or_insert(leader_end);
+        if (kraftd_end == leader_end && kraftd_end > bound) || start.elapsed() >= FREEZE_MAX {
+            return (view, start.elapsed());
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Waits until kraftd, since its last start, has registered with the active controller.
+/// kraftd sends its ControllerRegistration on the connection its fetches to the leader use, and
+/// a Java leader answers a connection's requests in order, the registration once its record
+/// commits: with the other Java voter frozen that commit needs kraftd's next fetch, queued
+/// behind the registration until kraftd's request timeout (2 s). A freeze meanwhile would find
+/// kraftd not fetching, not ahead.
+fn wait_until_kraftd_registered(q: &mut Mixed) {
+    let started = format!("raft node {KRAFTD} started");
+    let deadline = Instant::now() + TIMEOUT;
+    loop {
+        let log = q.member(KRAFTD).log_text();
+        let since_start = log.rfind(&started).map_or("", |at| &log[at..]);
+        if KRAFTD_REGISTERED.iter().any(|r| since_start.contains(r)) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "kraftd {KRAFTD} did not register as a controller within {TIMEOUT:?} of its last \
+             start (no {KRAFTD_REGISTERED:?} after {started:?} in its log)"
+        );
+        thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// kraftd's log lines of its own registration: with the active controller, or as the active
+/// controller itself.
+const KRAFTD_REGISTERED: [&str; 2] = [
+    "registered with the active controller",
+    "registering this controller",
+];
 
 /// Java's `Vote request ... replicaId=3 ... preVote=true ... is rejected`.
 fn is_refused_kraftd_pre_vote(line: &str) -> bool {
