@@ -116,22 +116,18 @@ fn soak(name: &'static str, kraftd: &[i32], kills: usize, draws: &mut XorShift) 
         let t0 = Instant::now();
         q.member(old).kill9();
         let live = addrs_without(&q, old);
-        let (view, leaderless) = poll_for_new_leader(
-            &live,
-            before.leader_epoch,
-            t0,
-            GIVE_UP,
-            |_| {},
-        )
-        .unwrap_or_else(|| {
-            panic!(
+        let (view, leaderless) =
+            poll_for_new_leader(&live, before.leader_epoch, t0, GIVE_UP, |_| {}).unwrap_or_else(
+                || {
+                    panic!(
                 "{name}, kill {n}/{kills}: no leader within {GIVE_UP:?} of killing {} {old} \
                          (leader of epoch {}); the voters' logs are in {}",
                 killed.1,
                 before.leader_epoch,
                 q.dir.path().display()
             )
-        });
+                },
+            );
         let winner = (view.leader_id, q.member(view.leader_id).kind());
         eprintln!(
             "{name}, kill {n}/{kills}: killed {} {old} of epoch {}; {} {} leads epoch {} after \
