@@ -131,8 +131,13 @@ fn soak(name: &'static str, kraftd: &[i32], kills: usize, draws: &mut XorShift) 
         let winner = (view.leader_id, q.member(view.leader_id).kind());
         eprintln!(
             "{name}, kill {n}/{kills}: killed {} {old} of epoch {}; {} {} leads epoch {} after \
-             {:.0?}; restart after {restart_after:.1?}",
-            killed.1, before.leader_epoch, winner.1, winner.0, view.leader_epoch, leaderless
+             {} ms; restart after {restart_after:.1?}",
+            killed.1,
+            before.leader_epoch,
+            winner.1,
+            winner.0,
+            view.leader_epoch,
+            leaderless.as_millis()
         );
         elections.push(Election {
             killed,
