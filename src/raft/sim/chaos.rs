@@ -177,15 +177,27 @@ pub fn run_seed_on(
             voter_changes: c.voter_changes.clone(),
             stranded: stranded.into_iter().collect(),
         }),
-        Err(e) => {
-            let tail: Vec<String> = c.transcript.iter().rev().take(60).rev().cloned().collect();
-            Err(format!(
-                "{e}\n  shape: {shape}\n  last transcript lines:\n    {}",
-                tail.join("\n    ")
-            ))
-        }
+        Err(e) => Err(c.failure(&e, &shape)),
     };
     (report, std::mem::take(&mut c.transcript))
+}
+
+impl Cluster {
+    /// A seed's failure `e`, with its shape and the tail of its transcript.
+    pub(super) fn failure(&self, e: &str, shape: &str) -> String {
+        let tail: Vec<&str> = self
+            .transcript
+            .iter()
+            .rev()
+            .take(60)
+            .rev()
+            .map(String::as_str)
+            .collect();
+        format!(
+            "{e}\n  shape: {shape}\n  last transcript lines:\n    {}",
+            tail.join("\n    ")
+        )
+    }
 }
 
 /// Each node's election rules for `seed`, and how the shape line shows them (K: kraftd's, J:
@@ -197,13 +209,22 @@ fn election_rules_of(seed: u64, voters: usize) -> (BTreeMap<NodeId, ElectionRule
         1 => (0..voters).map(|_| rng.chance(0.5)).collect(),
         _ => vec![true; voters],
     };
-    let rules = (1..=voters as NodeId)
-        .zip(&java)
-        .filter(|(_, j)| **j)
-        .map(|(id, _)| (id, ElectionRules::Kafka))
-        .collect();
-    let kinds: String = java.iter().map(|j| if *j { 'J' } else { 'K' }).collect();
+    let (rules, kinds) = voter_rules(&java, ElectionRules::Kraftd);
     (rules, format!("({kinds})"))
+}
+
+/// Voter `i + 1` has Kafka's rules where `java[i]`, else `kraftd`; and the voters' kinds as
+/// letters (J, K) for a shape line.
+pub(super) fn voter_rules(
+    java: &[bool],
+    kraftd: ElectionRules,
+) -> (BTreeMap<NodeId, ElectionRules>, String) {
+    let rules = (1..=java.len() as NodeId)
+        .zip(java)
+        .map(|(id, j)| (id, if *j { ElectionRules::Kafka } else { kraftd }))
+        .collect();
+    let kinds = java.iter().map(|j| if *j { 'J' } else { 'K' }).collect();
+    (rules, kinds)
 }
 
 fn random_node(c: &Cluster, rng: &mut Rng, up: bool) -> Option<NodeId> {
