@@ -1,7 +1,8 @@
 //! kraftd: a KRaft controller that speaks Kafka's binary protocol.
 //!
-//! Modules depend one way: `protocol` and `properties` are leaves, `log` uses `protocol`, and
-//! `server` uses everything while nothing uses it.
+//! Modules depend one way: `protocol` and `properties` are leaves; `log` uses `protocol`;
+//! `raft` uses `log` and `protocol`; `controller` uses `protocol` and `properties`; `server`
+//! joins them all, and nothing uses it.
 pub mod controller;
 pub mod log;
 pub mod properties;

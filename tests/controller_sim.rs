@@ -22,6 +22,7 @@ use std::sync::{Arc, Mutex};
 
 use controller_machine::{factory, ControllerTally};
 use kraftd::raft::sim::chaos::{run_seed_on, ChaosBudget, SeedReport};
+use kraftd::raft::sim::kill_loop::{run_kill_loop, KraftdRules};
 use kraftd::raft::sim::state_machine::MachineLog;
 use kraftd::raft::sim::Verbosity;
 use sim_seeds::{env_u64, replay_hint, run_seeds, verbosity};
@@ -210,3 +211,28 @@ fn print_transcript() {
     println!("{}", transcript.join("\n"));
     println!("{report:?}\n{tally:?}");
 }
+
+/// Issue #36's kill loop (`kraftd::raft::sim::kill_loop`) with the metadata controller as the
+/// replicated machine: mixed quorums of kraftd voters and stand-ins for Java voters elect a new
+/// leader within the bound after every kill of the leader, and the controllers' images stay
+/// consistent through every change of leader. `SIM_KILL_SEEDS=N` runs more seeds.
+#[test]
+fn mixed_controller_quorums_elect_a_leader_after_every_kill() {
+    let seeds = env_u64("SIM_KILL_SEEDS").unwrap_or(KILL_LOOP_SEEDS);
+    let mut kills = 0;
+    let run = run_seeds(TEST, seeds, |seed| {
+        let tally = Arc::new(Mutex::new(ControllerTally::default()));
+        let (r, _) = run_kill_loop(seed, KraftdRules::Current, factory(tally), Verbosity::Quiet);
+        let r = r.map_err(|e| format!("kill loop: {e}"))?;
+        kills += r.leaderless_ms.len();
+        Ok(())
+    });
+    println!(
+        "kill loop: {seeds} mixed controller-quorum seeds, {kills} kills in {:.1}s",
+        run.secs
+    );
+    run.assert_passed();
+}
+
+/// Controller seeds of the kill loop in `make test`.
+const KILL_LOOP_SEEDS: u64 = 300;

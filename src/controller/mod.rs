@@ -1,6 +1,6 @@
 //! The controller's state machine: metadata records in, the metadata image out.
 //!
-//! Synchronous and free of raft (architecture.md): the node loop feeds it records with their
+//! Synchronous and free of raft (shared/docs/architecture.md): the node loop feeds it records with their
 //! offsets and tells it what has committed. `Controller::replay` is the only mutator; followers,
 //! snapshot loading and the leader's own decisions share it, so every replica derives the same
 //! image from the same bytes.

@@ -195,8 +195,8 @@ async fn raft_answer(ctx: &ServerContext, listener: &str, call: api::RaftCall) -
     .await
 }
 
-/// Waits for the node loop's answer to a `ControllerRegistration` (sent once its record is
-/// committed, or refused) or an `UpdateRaftVoter`.
+/// Waits for the node loop's answer to a controller request: sent once the records it decided
+/// commit, or at once when it is refused or needs no records.
 async fn node_answer(
     ctx: &ServerContext,
     listener: &str,

@@ -47,14 +47,19 @@ impl SeedRun {
 }
 
 /// Runs seeds `0..seeds` of the test binary `test`, stopping after 5 failures.
-pub fn run_seeds(
+pub fn run_seeds(test: &str, seeds: u64, run: impl FnMut(u64) -> Result<(), String>) -> SeedRun {
+    run_seed_range(test, 0..seeds, run)
+}
+
+/// Runs `seeds` of the test binary `test`, stopping after 5 failures.
+pub fn run_seed_range(
     test: &str,
-    seeds: u64,
+    seeds: std::ops::Range<u64>,
     mut run: impl FnMut(u64) -> Result<(), String>,
 ) -> SeedRun {
     let started = WallClock::now();
     let mut failures = Vec::new();
-    for seed in 0..seeds {
+    for seed in seeds {
         if let Err(e) = run(seed) {
             let first = e.lines().next().unwrap_or("").to_string();
             failures.push(format!(

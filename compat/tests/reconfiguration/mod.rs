@@ -4,7 +4,7 @@
 //! `kafka-features upgrade --feature kraft.version=1`, and as raw requests.
 //!
 //! The all-Java runs are the oracle that proves each test's logic; the mixed runs are the same
-//! code with kraftd nodes in it. What Kafka requires is summed up in `NOTES-reconfig.md`.
+//! code with kraftd nodes in it. What Kafka requires is summed up in `docs/notes/reconfig.md`.
 
 mod auto_join;
 mod bad_requests;

@@ -160,7 +160,7 @@ fn fetch(by_name: bool) -> wire::FetchRequest {
 }
 
 /// A snapshot at a stale epoch, from a cluster named `cluster_id` (Java cannot answer
-/// FetchSnapshot with a partition-level error, see NOTES-security.md, so the allowed request
+/// FetchSnapshot with a partition-level error, see docs/notes/security.md, so the allowed request
 /// names another cluster).
 fn fetch_snapshot(cluster_id: Option<&str>) -> wire::FetchSnapshotRequest {
     use wire::fetch_snapshot_request::{PartitionSnapshot, TopicSnapshot};

@@ -342,7 +342,7 @@ fn scram_credentials_get_javas_answers_and_records() {
     let (java, java_everyone, java_scram) = run_all(Kind::Java, &dir);
     let (kraftd, kraftd_everyone, kraftd_scram) = run_all(Kind::Kraftd, &dir);
     // Java's error response for a null user list throws, so Java never answers; kraftd answers
-    // the error (see NOTES-security.md).
+    // the error (see docs/notes/security.md).
     eprintln!("Describing every user:\n  java:   {java_everyone}\n  kraftd: {kraftd_everyone}");
     assert!(java_everyone.starts_with("no answer"), "{java_everyone}");
     assert_eq!(kraftd_everyone, "throttle 0, UNKNOWN_SERVER_ERROR null");

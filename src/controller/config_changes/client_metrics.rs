@@ -61,7 +61,7 @@ fn request(message: String) -> ChangeError {
 }
 
 /// `parseMatchingPatterns` without compiling the value as a `java.util.regex.Pattern`
-/// (kraftd has no Java regex engine; NOTES-configs.md).
+/// (kraftd has no Java regex engine; docs/notes/configs.md).
 fn check_pattern(pattern: &str) -> Result<(), ChangeError> {
     // `String.split("=")`: trailing empty pieces dropped.
     let mut pieces: Vec<&str> = pattern.split('=').collect();

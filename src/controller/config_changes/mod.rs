@@ -143,7 +143,7 @@ fn incremental_resource(
                 }
                 let mut list = parts(current_value.as_deref(), resource, &key);
                 // Java splits a null operand with a NullPointerException; kraftd reads it
-                // as empty (NOTES-configs.md).
+                // as empty (docs/notes/configs.md).
                 let operand = op.value.as_deref().unwrap_or("");
                 for v in java_split(operand) {
                     if op.op == OpType::Append {

@@ -6,7 +6,7 @@
 //! every node but those Kafka too leaves stranded in a quorum without pre-vote:
 //! `Cluster::stranded_by_a_removed_voter`).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use super::admin::VoterChangeLog;
@@ -15,6 +15,7 @@ use super::network::Faults;
 use super::state_machine::{MachineFactory, MachineLog};
 use super::wire::WireVersions;
 use super::{Cluster, SimOptions, Verbosity};
+use crate::raft::config::ElectionRules;
 use crate::raft::time::{Instant, Rng};
 use crate::raft::types::NodeId;
 
@@ -120,6 +121,10 @@ pub fn run_seed_on(
     // Half the seeds model killed processes on live hosts: a request to a node that is down
     // is refused at once (kraftd's early election), instead of going unanswered.
     let refused_connections = (seed / 4) % 2 == 0;
+    // A third of the seeds mix in stand-ins for Java voters (Kafka's election rules, none of
+    // kraftd's departures), a third are all of them, from a generator of their own so that the
+    // schedule is drawn as before.
+    let (election_rules, rules_desc) = election_rules_of(seed, voters);
     let opts = SimOptions {
         append_linger,
         refused_connections,
@@ -132,10 +137,11 @@ pub fn run_seed_on(
         verbosity,
         wire,
         machine,
+        election_rules,
         ..SimOptions::default()
     };
     let shape = format!(
-        "voters={voters} observers={observers} kraft.version={kraft_version} snapshot_every={snapshot_every} linger={append_linger:?} {wire_desc}{}",
+        "voters={voters}{rules_desc} observers={observers} kraft.version={kraft_version} snapshot_every={snapshot_every} linger={append_linger:?} {wire_desc}{}",
         if refused_connections { " refusing" } else { "" }
     );
     let mut injector = FaultInjector::for_seed(seed);
@@ -171,15 +177,54 @@ pub fn run_seed_on(
             voter_changes: c.voter_changes.clone(),
             stranded: stranded.into_iter().collect(),
         }),
-        Err(e) => {
-            let tail: Vec<String> = c.transcript.iter().rev().take(60).rev().cloned().collect();
-            Err(format!(
-                "{e}\n  shape: {shape}\n  last transcript lines:\n    {}",
-                tail.join("\n    ")
-            ))
-        }
+        Err(e) => Err(c.failure(&e, &shape)),
     };
     (report, std::mem::take(&mut c.transcript))
+}
+
+impl Cluster {
+    /// A seed's failure `e`, with its shape and the tail of its transcript.
+    pub(super) fn failure(&self, e: &str, shape: &str) -> String {
+        let tail: Vec<&str> = self
+            .transcript
+            .iter()
+            .rev()
+            .take(60)
+            .rev()
+            .map(String::as_str)
+            .collect();
+        format!(
+            "{e}\n  shape: {shape}\n  last transcript lines:\n    {}",
+            tail.join("\n    ")
+        )
+    }
+}
+
+/// Each node's election rules for `seed`, and how the shape line shows them (K: kraftd's, J:
+/// Kafka's, as a Java voter has them; nothing when all are kraftd's).
+fn election_rules_of(seed: u64, voters: usize) -> (BTreeMap<NodeId, ElectionRules>, String) {
+    let mut rng = Rng::new(seed ^ 0x4a41_5641);
+    let java: Vec<bool> = match rng.below(3) {
+        0 => return (BTreeMap::new(), String::new()),
+        1 => (0..voters).map(|_| rng.chance(0.5)).collect(),
+        _ => vec![true; voters],
+    };
+    let (rules, kinds) = voter_rules(&java, ElectionRules::Kraftd);
+    (rules, format!("({kinds})"))
+}
+
+/// Voter `i + 1` has Kafka's rules where `java[i]`, else `kraftd`; and the voters' kinds as
+/// letters (J, K) for a shape line.
+pub(super) fn voter_rules(
+    java: &[bool],
+    kraftd: ElectionRules,
+) -> (BTreeMap<NodeId, ElectionRules>, String) {
+    let rules = (1..=java.len() as NodeId)
+        .zip(java)
+        .map(|(id, j)| (id, if *j { ElectionRules::Kafka } else { kraftd }))
+        .collect();
+    let kinds = java.iter().map(|j| if *j { 'J' } else { 'K' }).collect();
+    (rules, kinds)
 }
 
 fn random_node(c: &Cluster, rng: &mut Rng, up: bool) -> Option<NodeId> {
@@ -333,7 +378,10 @@ fn change_a_voter(c: &mut Cluster, rng: &mut Rng) -> Result<(), String> {
 
 /// Heals everything and waits for convergence; returns when, and the nodes left stranded as
 /// Kafka leaves them (see below).
-fn liveness(c: &mut Cluster, budget: &ChaosBudget) -> Result<(Instant, BTreeSet<NodeId>), String> {
+pub(super) fn liveness(
+    c: &mut Cluster,
+    budget: &ChaosBudget,
+) -> Result<(Instant, BTreeSet<NodeId>), String> {
     c.note("liveness: heal everything, restart every node");
     c.cancel_fault_plans();
     c.net.heal();

@@ -10,6 +10,7 @@ pub mod chaos;
 pub mod checks;
 mod engine;
 pub mod faults;
+pub mod kill_loop;
 pub mod liveness;
 pub mod network;
 pub mod script;

@@ -67,7 +67,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
 
     /// [`Self::authorize`] for the checks made on parts of a request (each topic, each config
     /// resource, a token's owner): before the first load they refuse the part, where Java
-    /// answers the whole request UNKNOWN_SERVER_ERROR (NOTES-security.md, "Not done").
+    /// answers the whole request UNKNOWN_SERVER_ERROR (docs/notes/security.md, "Not done").
     pub(super) fn authorized(
         &self,
         who: &RequestPrincipal,

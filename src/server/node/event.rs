@@ -86,7 +86,7 @@ impl NodeHandle {
         Ok(rx)
     }
 
-    /// Hands a `ControllerRegistration` or `UpdateRaftVoter` to the loop.
+    /// Hands a controller request (any API the node loop decides) to the loop.
     pub fn call(
         &self,
         listener: &str,

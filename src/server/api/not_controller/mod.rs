@@ -1,8 +1,9 @@
 //! The controller APIs that brokers and admin clients send (registration, heartbeats, topic and
 //! config changes, ACLs, ...), answered the way a Java controller that is not the active one
 //! answers them: `NOT_CONTROLLER` in every error field of the response, so the sender looks
-//! for the active controller elsewhere. kraftd has no controller state machine yet, so it is
-//! never the active controller; these answers keep it from stranding brokers that reach it.
+//! for the active controller elsewhere. A kraftd node that is not the active controller (a
+//! follower, an observer, or a leader whose epoch has not committed yet) answers with these,
+//! so that brokers that reach it are not stranded.
 //!
 //! Java's controller checks a few things before it asks its (inactive) quorum controller, and
 //! answers those without `NOT_CONTROLLER`; kraftd does the same where the answer does not need
