@@ -104,9 +104,11 @@ soak-failover: compat-deps
 # window, the median and p99 from kill to new leader, and writes target/bench/election_soak.json.
 # About 10 s per kill; SOAK_KILLS=5 for a quick check.
 SOAK_KILLS ?= 200
+# SOAK_QUORUMS=kraftd,java,mixed (all three when empty) picks the quorums.
+SOAK_QUORUMS ?=
 .PHONY: soak-election
 soak-election: compat-deps
-	KRAFTD_SOAK_KILLS=$(SOAK_KILLS) $(CARGO) test --release --test compat -- \
+	KRAFTD_SOAK_KILLS=$(SOAK_KILLS) KRAFTD_SOAK_QUORUMS=$(SOAK_QUORUMS) $(CARGO) test --release --test compat -- \
 	  election_soak --ignored --test-threads=1 --nocapture
 
 # The rolling replacement as a soak (compat/tests/rolling_soak.rs): every Java controller of a

@@ -43,9 +43,12 @@ fn election_soak() {
         ("3 java", &[]),
         ("2 java + 1 kraftd", &[3]),
     ];
+    let chosen = quorums_from_env();
     let soaks: Vec<Soak> = quorums
         .into_iter()
-        .map(|(name, kraftd)| soak(name, kraftd, kills, &mut draws))
+        .zip(["kraftd", "java", "mixed"])
+        .filter(|(_, key)| chosen.iter().any(|c| c == key))
+        .map(|((name, kraftd), _)| soak(name, kraftd, kills, &mut draws))
         .collect();
 
     eprintln!(
@@ -76,6 +79,23 @@ fn election_soak() {
     std::fs::write(&path, serde_json::to_string_pretty(&doc).unwrap())
         .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
     eprintln!("wrote {}", path.display());
+}
+
+/// `KRAFTD_SOAK_QUORUMS` (`make soak-election SOAK_QUORUMS=mixed`): the quorums to soak, of
+/// `kraftd`, `java` and `mixed`, comma-separated; all three when unset.
+fn quorums_from_env() -> Vec<String> {
+    let all = ["kraftd", "java", "mixed"];
+    let Some(v) = std::env::var("KRAFTD_SOAK_QUORUMS")
+        .ok()
+        .filter(|v| !v.is_empty())
+    else {
+        return all.map(String::from).to_vec();
+    };
+    let chosen: Vec<String> = v.split(',').map(|q| q.trim().to_string()).collect();
+    if let Some(bad) = chosen.iter().find(|q| !all.contains(&q.as_str())) {
+        panic!("KRAFTD_SOAK_QUORUMS: {bad:?} is not one of {all:?}");
+    }
+    chosen
 }
 
 fn kills_from_env() -> usize {
