@@ -36,6 +36,7 @@ mod mixed;
 mod not_controller;
 mod quorum;
 mod reconfiguration;
+mod registration_channel;
 mod rolling_replacement;
 mod rolling_soak;
 mod security;

@@ -217,7 +217,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             .expect("ControllerRegistration is served");
         let token = self.next_token;
         self.next_token += 1;
-        self.send_to_peer(
+        self.send_to_active_controller(
             leader,
             &address,
             OutboundRequest {

@@ -65,6 +65,17 @@ pub struct NodeSettings {
     pub tokens: crate::controller::tokens::decide::TokenSettings,
 }
 
+impl NodeSettings {
+    /// The controller channel's connections (`NodeLoop::controller_channel`): the peers'
+    /// timeouts and backoff, a client id of their own.
+    pub fn controller_channel_peer(&self) -> PeerSettings {
+        PeerSettings {
+            client_id: "controller-registration-channel",
+            ..self.peer
+        }
+    }
+}
+
 /// Starts the node loop on its own thread. The loop ends after a graceful shutdown (`Ok`) or
 /// when the core reports a fatal condition (`Err`, as Java halts).
 pub fn start<L, S>(
@@ -104,6 +115,11 @@ where
                 }
             });
             let peers = Peers::start(Vec::new(), settings.peer, completions.clone());
+            let controller_channel = Peers::start(
+                Vec::new(),
+                settings.controller_channel_peer(),
+                completions.clone(),
+            );
             let clock = NodeClock::new();
             let raft = Raft::new(settings.raft.clone(), log, store, clock.now());
             let snapshots = SnapshotPolicy::new(
@@ -118,6 +134,7 @@ where
                 events,
                 completions,
                 peers,
+                controller_channel,
                 in_flight: HashMap::new(),
                 next_token: 0,
                 replies: HashMap::new(),
@@ -151,6 +168,11 @@ pub(super) struct NodeLoop<L: RaftLog, S: QuorumStateStore> {
     pub(super) events: mpsc::Receiver<Event>,
     pub(super) completions: tokio::sync::mpsc::UnboundedSender<Completion>,
     pub(super) peers: Peers,
+    /// Connections for this node's requests to the active controller (ControllerRegistration),
+    /// apart from raft's, as Java's controllers keep a channel of their own for them: a Java
+    /// leader answers one connection's requests in order and holds a registration's answer
+    /// until its record commits, which may need this node's next Fetch, queued behind it.
+    pub(super) controller_channel: Peers,
     /// Outbound requests in flight: token -> (peer, correlation id, api).
     pub(super) in_flight: HashMap<u64, (NodeId, CorrelationId, ApiKind)>,
     pub(super) next_token: u64,
@@ -704,6 +726,19 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             &self.completions,
         );
         self.peers.send(to, request, &self.completions);
+    }
+
+    /// Queues a request for the active controller `to` at `address` on the controller channel.
+    pub(super) fn send_to_active_controller(
+        &mut self,
+        to: NodeId,
+        address: &crate::raft::HostPort,
+        request: OutboundRequest,
+    ) {
+        let settings = self.settings.controller_channel_peer();
+        self.controller_channel
+            .ensure(to, &address.to_string(), settings, &self.completions);
+        self.controller_channel.send(to, request, &self.completions);
     }
 
     /// Writes the leader and the voters' endpoints to the view request handlers read
