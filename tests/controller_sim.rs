@@ -21,8 +21,9 @@ mod sim_seeds;
 use std::sync::{Arc, Mutex};
 
 use controller_machine::{factory, ControllerTally};
+use kraftd::raft::config::ElectionRules;
 use kraftd::raft::sim::chaos::{run_seed_on, ChaosBudget, SeedReport};
-use kraftd::raft::sim::kill_loop::{run_kill_loop, KraftdRules};
+use kraftd::raft::sim::kill_loop::run_kill_loop;
 use kraftd::raft::sim::state_machine::MachineLog;
 use kraftd::raft::sim::Verbosity;
 use sim_seeds::{env_u64, replay_hint, run_seeds, verbosity};
@@ -222,7 +223,12 @@ fn mixed_controller_quorums_elect_a_leader_after_every_kill() {
     let mut kills = 0;
     let run = run_seeds(TEST, seeds, |seed| {
         let tally = Arc::new(Mutex::new(ControllerTally::default()));
-        let (r, _) = run_kill_loop(seed, KraftdRules::Current, factory(tally), Verbosity::Quiet);
+        let (r, _) = run_kill_loop(
+            seed,
+            ElectionRules::Kraftd,
+            factory(tally),
+            Verbosity::Quiet,
+        );
         let r = r.map_err(|e| format!("kill loop: {e}"))?;
         kills += r.leaderless_ms.len();
         Ok(())

@@ -15,10 +15,11 @@
 use std::collections::BTreeMap;
 
 use kraftd::log::memory_faults::{FaultKind, StorageOp};
+use kraftd::raft::config::ElectionRules;
 use kraftd::raft::sim::admin::VoterChangeLog;
 use kraftd::raft::sim::chaos::{run_seed, run_seed_with_transcript, ChaosBudget, SeedReport};
 use kraftd::raft::sim::faults::FaultLog;
-use kraftd::raft::sim::kill_loop::{run_kill_loop, KraftdRules, KILLS};
+use kraftd::raft::sim::kill_loop::{run_kill_loop, KILLS};
 use kraftd::raft::sim::state_machine::{MachineFactory, MachineLog};
 use kraftd::raft::sim::Verbosity;
 use sim_seeds::{env_u64, replay_hint, run_seed_range, run_seeds, verbosity};
@@ -284,7 +285,7 @@ fn kill_loop_seeds(half: impl Fn(u64) -> std::ops::Range<u64>) {
         if half(u64::MAX).start == 0 {
             let (r, _) = run_kill_loop(
                 seed,
-                KraftdRules::Current,
+                ElectionRules::Kraftd,
                 MachineFactory::default(),
                 verbosity(),
             );
@@ -301,7 +302,7 @@ fn kill_loop_seeds(half: impl Fn(u64) -> std::ops::Range<u64>) {
     let run = run_seed_range(TEST, seeds.clone(), |seed| {
         let (r, _) = run_kill_loop(
             seed,
-            KraftdRules::Current,
+            ElectionRules::Kraftd,
             MachineFactory::default(),
             Verbosity::Quiet,
         );
@@ -332,7 +333,7 @@ fn the_kill_loop_catches_the_planted_stale_refusal_rule() {
     let failing = (0..PLANTED_SEEDS).find_map(|seed| {
         let (r, _) = run_kill_loop(
             seed,
-            KraftdRules::PlantedStaleRefusals,
+            ElectionRules::KraftdKeepingStaleRefusals,
             MachineFactory::default(),
             Verbosity::Quiet,
         );

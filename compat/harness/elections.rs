@@ -1,5 +1,5 @@
 //! Timing elections from a test: polling for the next leader after a kill, reading a voter's
-//! log end from its data directory, and the percentiles of a series of elections.
+//! log end from its data directory.
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -68,12 +68,6 @@ pub fn hand_leadership_to_java(q: &mut Mixed, kraftd: i32) -> DescribeQuorumResp
         q.wait_for_leader(d.leader_epoch);
         q.restart_member(kraftd);
     }
-}
-
-/// The nearest-rank percentile `p` (0-100) of `sorted`, which must be sorted and not empty.
-pub fn percentile(sorted: &[Duration], p: u32) -> Duration {
-    let rank = (sorted.len() * p as usize).div_ceil(100).max(1);
-    sorted[rank - 1]
 }
 
 /// The lines of a log written after the first `mark` bytes were (a mark taken with `len()`).

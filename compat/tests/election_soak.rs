@@ -18,8 +18,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde_json::json;
 
 use crate::failover_bench::{bench_dir, XorShift};
-use crate::harness::elections::{addrs_without, percentile, poll_for_new_leader};
+use crate::harness::elections::{addrs_without, poll_for_new_leader};
 use crate::harness::mixed_quorum::Mixed;
+use crate::load::stats::{Latencies, LatencySummary};
 
 /// An election that has not finished this long after the kill fails the soak.
 const GIVE_UP: Duration = Duration::from_secs(30);
@@ -61,14 +62,14 @@ fn election_soak() {
         "quorum", "kills", "longest ms", "median ms", "p99 ms"
     );
     for s in &soaks {
-        let (longest, median, p99) = s.figures();
+        let f = s.figures();
         eprintln!(
             "{:<18} {:>6} {:>12.0} {:>10.0} {:>10.0}  {:?}",
             s.name,
             s.elections.len(),
-            ms(longest),
-            ms(median),
-            ms(p99),
+            f.max_ms,
+            f.p50_ms,
+            f.p99_ms,
             s.wins()
         );
     }
@@ -184,12 +185,13 @@ fn soak(name: &'static str, kraftd: &[i32], kills: usize, draws: &mut XorShift) 
 }
 
 impl Soak {
-    /// The longest, median and p99 leaderless windows.
-    fn figures(&self) -> (Duration, Duration, Duration) {
-        let mut sorted: Vec<Duration> = self.elections.iter().map(|e| e.leaderless).collect();
-        sorted.sort();
-        let longest = *sorted.last().expect("at least one kill");
-        (longest, percentile(&sorted, 50), percentile(&sorted, 99))
+    /// The leaderless windows' nearest-rank percentiles (max: the longest).
+    fn figures(&self) -> LatencySummary {
+        let mut windows = Latencies::default();
+        for e in &self.elections {
+            windows.record(e.leaderless);
+        }
+        windows.summary()
     }
 
     fn wins(&self) -> BTreeMap<&'static str, usize> {
@@ -201,13 +203,13 @@ impl Soak {
     }
 
     fn json(&self) -> serde_json::Value {
-        let (longest, median, p99) = self.figures();
+        let f = self.figures();
         json!({
             "quorum": self.name,
             "kills": self.elections.len(),
-            "longest_leaderless_ms": ms(longest),
-            "median_ms": ms(median),
-            "p99_ms": ms(p99),
+            "longest_leaderless_ms": f.max_ms,
+            "median_ms": f.p50_ms,
+            "p99_ms": f.p99_ms,
             "wins": self.wins(),
             "elections": self.elections.iter().map(|e| json!({
                 "killed": {"id": e.killed.0, "kind": e.killed.1},

@@ -23,14 +23,12 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
 
+use crate::harness::elections::POLL;
 use crate::harness::mixed_quorum::{Mixed, Stop, TIMEOUT};
 use crate::harness::quorum_probe::{leader_view, voter_end};
 use crate::load::fleet::{Fleet, FleetConfig};
 use crate::load::topics::{create_topics, TopicStorm};
 use crate::load_generator::{controllers_of, runtime, FIRST_BROKER};
-
-/// How often the leader is looked for after a kill.
-const POLL: Duration = Duration::from_millis(2);
 
 #[test]
 fn failover_after_the_active_controller_is_killed() {
@@ -294,7 +292,7 @@ fn kill_leader(q: &mut Mixed, pause: Duration, stop: Stop) -> Kill {
     if stop == Stop::Sigterm {
         q.member(old).assert_clean_exit(&format!("leader {old}"));
     }
-    q.members[(old - 1) as usize].restart(&q.dir);
+    q.restart_member(old);
     q.wait_caught_up(0);
     kill
 }
@@ -308,7 +306,7 @@ fn lead_with_java(q: &mut Mixed) {
         }
         q.member(d.leader_id).kill9();
         q.wait_for_leader(d.leader_epoch);
-        q.members[(d.leader_id - 1) as usize].restart(&q.dir);
+        q.restart_member(d.leader_id);
     }
 }
 

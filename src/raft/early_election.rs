@@ -129,9 +129,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             return;
         }
         if let Role::Prospective(p) = &mut self.role {
-            if p.election.vote_of(voter) == Some(false) {
-                p.election.forget(voter);
-            }
+            p.election.forget_refusal(voter);
         }
     }
 
@@ -156,7 +154,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             return false;
         }
         if let Role::Prospective(p) = &mut self.role {
-            p.election.forget(candidate);
+            p.election.forget_refusal(candidate);
         }
         true
     }

@@ -246,18 +246,16 @@ impl EpochElection {
     pub fn vote_of(&self, voter: NodeId) -> Option<bool> {
         self.votes.get(&voter).copied().flatten()
     }
-    /// Forgets `voter`'s answer, to ask it again.
-    pub fn forget(&mut self, voter: NodeId) {
-        if let Some(v) = self.votes.get_mut(&voter) {
+    /// Forgets `voter`'s refusal, if it refused, to ask it again (a grant stays).
+    pub fn forget_refusal(&mut self, voter: NodeId) {
+        if let Some(v @ Some(false)) = self.votes.get_mut(&voter) {
             *v = None;
         }
     }
     /// Forgets every refusal, to ask those voters again.
     pub fn forget_refusals(&mut self) {
-        for v in self.votes.values_mut() {
-            if *v == Some(false) {
-                *v = None;
-            }
+        for v in self.votes.values_mut().filter(|v| **v == Some(false)) {
+            *v = None;
         }
     }
     pub fn unrecorded(&self) -> Vec<NodeId> {

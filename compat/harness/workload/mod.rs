@@ -96,7 +96,7 @@ impl Cluster {
             member.sigterm();
             member.assert_clean_exit(&format!("java controller {leader}"));
             d = q.wait_for_leader(epoch);
-            q.members[(leader - 1) as usize].restart(&q.dir);
+            q.restart_member(leader);
         }
         panic!("kraftd did not win any of 10 elections; the last: {d:?}");
     }

@@ -30,13 +30,6 @@ pub const KILLS: usize = 3;
 /// rounds without hiding a stall that outlives several of them.
 pub const LEADERLESS_BOUND: Duration = Duration::from_millis(20_000);
 
-/// What the kraftd voters of a seed run: kraftd's rules, or the planted rule before issue #36.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KraftdRules {
-    Current,
-    PlantedStaleRefusals,
-}
-
 /// The outcome of one seed.
 #[derive(Debug, Clone)]
 pub struct KillLoopReport {
@@ -48,19 +41,16 @@ pub struct KillLoopReport {
     pub kraftd_won: Vec<bool>,
 }
 
-/// Runs one seed; `Err` carries the failure and the transcript tail.
+/// Runs one seed, its kraftd voters under `kraftd_rules` (kraftd's, or the planted rule before
+/// issue #36); `Err` carries the failure and the transcript tail.
 pub fn run_kill_loop(
     seed: u64,
-    kraftd: KraftdRules,
+    kraftd_rules: ElectionRules,
     machine: MachineFactory,
     verbosity: Verbosity,
 ) -> (Result<KillLoopReport, String>, Vec<String>) {
     let mut rng = Rng::new(seed ^ 0x6b69_6c6c);
     let voters = *rng.pick(&[3usize, 3, 3, 5]).expect("non-empty");
-    let kraftd_rules = match kraftd {
-        KraftdRules::Current => ElectionRules::Kraftd,
-        KraftdRules::PlantedStaleRefusals => ElectionRules::KraftdKeepingStaleRefusals,
-    };
     let mut java: Vec<bool> = (0..voters).map(|_| rng.chance(0.5)).collect();
     // Mixed: at least one voter of each kind.
     let flip = rng.below(voters as u64) as usize;
