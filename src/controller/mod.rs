@@ -29,6 +29,7 @@ pub mod leadership;
 pub mod metadata_version;
 pub mod principal;
 pub mod producer_ids;
+pub mod quorum;
 pub mod quotas;
 pub mod replication;
 pub mod result;

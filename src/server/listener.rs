@@ -217,7 +217,7 @@ async fn node_answer(
         ctx,
         api_key,
         |node| node.call(listener, principal, request),
-        |response| response.answer(api_key, api_version, correlation_id, enveloped),
+        |response| api::answer_reply(&response, api_key, api_version, correlation_id, enveloped),
     )
     .await
 }

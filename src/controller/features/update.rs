@@ -209,7 +209,7 @@ pub fn update_features(
     ctx: &FeatureUpdateContext,
     updates: &[FeatureUpdate],
     validate_only: bool,
-    kraft: &mut dyn KraftVersionAccess,
+    kraft: &mut (impl KraftVersionAccess + ?Sized),
 ) -> ControllerResult<Result<(), FeatureRefusal>> {
     let features = &state.image.features;
     let Some(mv) = features.metadata_version() else {
@@ -261,7 +261,7 @@ fn update_one(
     mv: i16,
     proposed: &imbl::OrdMap<String, i16>,
     validate_only: bool,
-    kraft: &mut dyn KraftVersionAccess,
+    kraft: &mut (impl KraftVersionAccess + ?Sized),
     records: &mut Vec<MetadataRecordAndVersion>,
 ) -> Result<(), FeatureRefusal> {
     let invalid = |reason| FeatureRefusal::InvalidUpdateVersion {

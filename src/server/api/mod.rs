@@ -23,7 +23,9 @@ use crate::raft::ApiKind;
 
 pub use api_versions::supported_features;
 use node_call::controller_call;
-pub use node_call::{AclRequest, NodeCall, NodeRequest, NodeResponse};
+pub use node_call::{
+    answer as answer_reply, AclRequest, ControllerReply, ControllerRequest, NodeCall,
+};
 
 use super::context::ServerContext;
 use crate::controller::acls::authorizer::Denied;
@@ -361,7 +363,7 @@ pub fn handle(
                         api_key,
                         api_version,
                         correlation_id,
-                        request: NodeRequest::Register(r),
+                        request: ControllerRequest::Register(r),
                         enveloped: None,
                         principal: None,
                     })

@@ -86,7 +86,7 @@ pub fn run(args: &TestRaftServerArgs) -> Result<(), RunError> {
         );
         // A bare raft node: no controller writes NoOps or snapshots.
         settings.noop_interval = None;
-        settings.activation_min_insync_replicas = None;
+        settings.controller.activation_min_insync_replicas = None;
         settings.replay_metadata = false;
         settings.snapshot_max_bytes = u64::MAX;
         settings.snapshot_max_interval = None;

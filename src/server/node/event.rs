@@ -6,8 +6,8 @@ use std::sync::mpsc;
 use tokio::sync::{oneshot, watch};
 
 use crate::controller::principal::RequestPrincipal;
+use crate::controller::quorum::{ControllerReply, ControllerRequest};
 use crate::raft::{Epoch, Offset, Request, Response};
-use crate::server::api::{NodeRequest, NodeResponse};
 use crate::server::peer::Completion;
 
 /// One thing for the node loop to handle.
@@ -25,13 +25,13 @@ pub enum Event {
         records: Vec<Vec<u8>>,
         reply: oneshot::Sender<Result<Appended, String>>,
     },
-    /// A `ControllerRegistration` or `UpdateRaftVoter` from another controller.
+    /// A request the quorum controller decides (any API but raft's).
     Node {
         listener: String,
         /// Who sent it (authorization, and who owns what it creates).
         principal: RequestPrincipal,
-        request: NodeRequest,
-        reply: oneshot::Sender<NodeResponse>,
+        request: ControllerRequest,
+        reply: oneshot::Sender<ControllerReply>,
     },
     /// A snapshot of the image was written on its own thread (or could not be).
     SnapshotWritten(Box<super::snapshot_job::SnapshotOutcome>),
@@ -91,8 +91,8 @@ impl NodeHandle {
         &self,
         listener: &str,
         principal: RequestPrincipal,
-        request: NodeRequest,
-    ) -> Result<oneshot::Receiver<NodeResponse>, String> {
+        request: ControllerRequest,
+    ) -> Result<oneshot::Receiver<ControllerReply>, String> {
         let (reply, rx) = oneshot::channel();
         self.events
             .send(Event::Node {

@@ -1,232 +1,203 @@
-//! The active controller's pipeline in the node loop: a controller decision (records and a
-//! reply) is proposed to raft, its records are replayed into the controller at their offsets
-//! at once (the latest state the next decision reads), and its reply is parked in the
-//! [`Purgatory`] until the records commit. Losing the leadership reverts the controller to its
-//! committed state and fails every parked reply with `NOT_CONTROLLER`.
-//!
-//! The controller acts as the leader's from its activation in an epoch (`claim`) until the
-//! node no longer leads that epoch (`maybe_renounce`). It decides only while it holds every
-//! record below the next proposal: a proposal it could not apply at once (a control batch
-//! landed in between, or a raw append) is replayed when committed, and decisions wait for it.
+//! The quorum controller's decisions carried out: an answer goes out at once; a write's records
+//! are proposed to raft (the controller replays them at once when they follow everything it
+//! holds) and its answer is parked in the [`Purgatory`] until they commit. Losing the
+//! leadership reverts the controller to its committed state and answers every parked reply
+//! with its NOT_CONTROLLER form.
 
+use tokio::sync::oneshot;
 use tracing::{error, info, warn};
 
-use super::purgatory::{LeadershipLost, Purgatory};
 use super::runner::NodeLoop;
-use crate::controller::brokers::{self, BrokerSessions, Expiry};
-use crate::controller::tokens::sweep::TokenSweeper;
-use crate::controller::ControllerResult;
-use crate::raft::{Epoch, FatalError, Instant, Offset, Proposed, QuorumStateStore, RaftLog};
+use crate::controller::features::update::{KraftVersionAccess, RaftRefusal};
+use crate::controller::quorum::{ControllerReply, Decision, Landed, QuorumAccess, Write};
+use crate::protocol::records::Offset;
+use crate::raft::{FatalError, Instant, QuorumStateStore, Raft, RaftLog};
 
-/// The controller acting as the active one in `epoch`.
-pub(super) struct Active {
-    pub epoch: Epoch,
-    /// The brokers' sessions (soft state, rebuilt at every activation).
-    pub sessions: BrokerSessions,
-    /// When expired delegation tokens are next swept (restarted at every activation).
-    pub token_sweep: TokenSweeper,
-    /// The end of the last proposal of this epoch the controller did not apply when written.
-    not_taken_end: Offset,
+/// Raft as the quorum controller reads it while deciding, at `now`.
+pub(super) struct NodeQuorum<'a, L: RaftLog, S: QuorumStateStore> {
+    pub raft: &'a mut Raft<L, S>,
+    pub now: Instant,
+    pub shutting_down: bool,
 }
 
-#[derive(Default)]
-pub(super) struct Pipeline {
-    pub active: Option<Active>,
-    pub purgatory: Purgatory,
+impl<L: RaftLog, S: QuorumStateStore> KraftVersionAccess for NodeQuorum<'_, L, S> {
+    fn kraft_version(&self) -> i16 {
+        self.raft.kraft_version()
+    }
+
+    fn upgrade_kraft_version(
+        &mut self,
+        level: i16,
+        validate_only: bool,
+    ) -> Result<(), RaftRefusal> {
+        let epoch = self.raft.epoch();
+        self.raft
+            .upgrade_kraft_version(self.now, epoch, level, validate_only)
+            .map(|_| ())
+            .map_err(|e| RaftRefusal {
+                code: e.error_code(),
+                message: e.to_string(),
+            })
+    }
+}
+
+impl<L: RaftLog, S: QuorumStateStore> QuorumAccess for NodeQuorum<'_, L, S> {
+    fn epoch(&self) -> i32 {
+        self.raft.epoch()
+    }
+
+    fn leader_id(&self) -> Option<i32> {
+        self.raft.leader_id()
+    }
+
+    fn is_leader(&self) -> bool {
+        self.raft.is_leader()
+    }
+
+    fn shutting_down(&self) -> bool {
+        self.shutting_down
+    }
+
+    fn next_proposal_offset(&self) -> Option<Offset> {
+        self.raft.next_proposal_offset()
+    }
+
+    fn voter_ids(&self) -> Vec<i32> {
+        self.raft.voters().ids().collect()
+    }
 }
 
 impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
-    /// The controller becomes the active one of this epoch: brokers' sessions start afresh.
-    pub(super) fn claim(&mut self, now: Instant) {
+    /// Carries out the controller's decision on a request whose answer goes to `reply`.
+    pub(super) fn carry_out(
+        &mut self,
+        now: Instant,
+        decision: Decision,
+        reply: oneshot::Sender<ControllerReply>,
+    ) -> Result<(), FatalError> {
+        match decision {
+            Decision::Answer(answer) => {
+                let _ = reply.send(answer);
+                Ok(())
+            }
+            Decision::Write(write) => self.write(now, write, Some(reply)),
+        }
+    }
+
+    /// Proposes a write's records as this leader, tells the controller where they landed, and
+    /// parks its answer until they commit. A write without records waits for the records
+    /// written before it (its decision read them).
+    pub(super) fn write(
+        &mut self,
+        now: Instant,
+        write: Write,
+        reply: Option<oneshot::Sender<ControllerReply>>,
+    ) -> Result<(), FatalError> {
         let epoch = self.raft.epoch();
-        let sessions = BrokerSessions::activate(
-            self.controller.image(),
-            self.settings.broker_session_timeout_ms,
-            now.0,
-        );
-        info!(
-            target: "kraftd::controller",
-            "active controller of epoch {epoch}: {} registered broker(s) get a fresh session",
-            self.controller.image().cluster.brokers.len()
-        );
-        self.pipeline.active = Some(Active {
-            epoch,
-            sessions,
-            token_sweep: TokenSweeper::activate(&self.settings.tokens, now.0),
-            not_taken_end: 0,
-        });
+        let Write {
+            records,
+            reply: answer,
+            then,
+        } = write;
+        let (landed, wait_for) = if records.is_empty() {
+            let pending = self.controller.machine().last_applied();
+            let committed = self.raft.high_watermark().unwrap_or(0) - 1;
+            (None, Some(if pending > committed { pending } else { -1 }))
+        } else {
+            match self.raft.propose(now, epoch, records.clone()) {
+                Ok(p) => {
+                    let landed = Landed {
+                        epoch: p.epoch,
+                        base_offset: p.base_offset,
+                        last_offset: p.last_offset,
+                    };
+                    (Some(landed), Some(p.last_offset))
+                }
+                Err(e) => {
+                    warn!(target: "kraftd::controller", "could not append metadata records: {e}");
+                    (None, None)
+                }
+            }
+        };
+        if let Err(e) = self.controller.on_written(landed, &records, then) {
+            // The controller's own record: a bug, fatal as in Java.
+            error!(target: "kraftd::controller", "the controller cannot replay its own records: {e}");
+            return Err(self.halt(FatalError::CorruptRecord {
+                offset: e.offset,
+                detail: e.to_string(),
+            }));
+        }
+        let (Some(reply), Some(answer)) = (reply, answer) else {
+            return Ok(());
+        };
+        match wait_for {
+            // Raft refused the records: the leadership they were decided under is gone.
+            None => {
+                let _ = reply.send(answer.lost);
+            }
+            Some(offset) => self.purgatory.park(
+                offset,
+                epoch,
+                Box::new(move |outcome| {
+                    let _ = reply.send(match outcome {
+                        Ok(()) => answer.committed,
+                        Err(_) => answer.lost,
+                    });
+                }),
+            ),
+        }
+        Ok(())
+    }
+
+    /// The controller's periodic decisions due at `now` (fencing, elections, the token sweep),
+    /// each carried out before the next is decided.
+    pub(super) fn run_periodic(&mut self, now: Instant) -> Result<(), FatalError> {
+        loop {
+            let quorum = NodeQuorum {
+                raft: &mut self.raft,
+                now,
+                shutting_down: self.shutting_down,
+            };
+            let Some(write) = self.controller.tick(now.0, &quorum) else {
+                return Ok(());
+            };
+            self.write(now, write, None)?;
+        }
     }
 
     /// Renounces when the controller acted as the leader's and the node no longer leads that
     /// epoch. Called before committed batches are replayed, which may be another leader's.
     pub(super) fn maybe_renounce(&mut self) -> Result<(), FatalError> {
-        let Some(active) = &self.pipeline.active else {
-            return Ok(());
+        let now = self.clock.now();
+        let quorum = NodeQuorum {
+            raft: &mut self.raft,
+            now,
+            shutting_down: self.shutting_down,
         };
-        if self.raft.is_leader() && self.raft.epoch() == active.epoch {
-            return Ok(());
-        }
-        let epoch = active.epoch;
-        self.pipeline.active = None;
-        let reverted = self.controller.last_applied() - self.controller.committed_point();
-        self.controller.renounce().map_err(|e| {
-            self.halt(FatalError::CorruptRecord {
+        match self.controller.renounce_unless_leading(&quorum) {
+            Ok(None) => Ok(()),
+            Ok(Some(renounced)) => {
+                let failed = self.purgatory.len();
+                self.purgatory.fail_all();
+                info!(
+                    target: "kraftd::controller",
+                    "no longer the active controller of epoch {}: reverted {} uncommitted offset(s), \
+                     {failed} parked repl(ies) answered NOT_CONTROLLER",
+                    renounced.epoch,
+                    renounced.reverted
+                );
+                Ok(())
+            }
+            Err(e) => Err(self.halt(FatalError::CorruptRecord {
                 offset: e.wanted,
                 detail: e.to_string(),
-            })
-        })?;
-        let failed = self.pipeline.purgatory.len();
-        self.pipeline.purgatory.fail_all();
-        info!(
-            target: "kraftd::controller",
-            "no longer the active controller of epoch {epoch}: reverted {reverted} uncommitted offset(s), \
-             {failed} parked repl(ies) answered NOT_CONTROLLER"
-        );
-        Ok(())
-    }
-
-    /// Whether the controller may decide now: active in the current epoch and holding every
-    /// record below the next proposal.
-    pub(super) fn acting(&self) -> bool {
-        match &self.pipeline.active {
-            Some(a) => {
-                self.raft.is_leader()
-                    && self.raft.epoch() == a.epoch
-                    && !self.shutting_down
-                    && a.not_taken_end <= self.controller.last_applied() + 1
-            }
-            None => false,
+            })),
         }
-    }
-
-    /// Acting, with a finalized metadata.version: a node without one (a bare raft node, which
-    /// writes no activation records) answers the flows that need it as a non-active controller
-    /// would, rather than deciding without a version.
-    pub(super) fn acting_with_metadata_version(&self) -> bool {
-        self.acting()
-            && crate::controller::topics::finalized_metadata_version(self.controller.image())
-                .is_some()
-    }
-
-    /// Proposes metadata record values as this leader; the controller applies them at once when
-    /// they follow everything it holds. `Ok(None)`: raft refused them (logged).
-    pub(super) fn propose_metadata(
-        &mut self,
-        now: Instant,
-        values: Vec<Vec<u8>>,
-    ) -> Result<Option<Proposed>, FatalError> {
-        let epoch = self.raft.epoch();
-        let proposed = match self.raft.propose(now, epoch, values.clone()) {
-            Ok(p) => p,
-            Err(e) => {
-                warn!(target: "kraftd::controller", "could not append metadata records: {e}");
-                return Ok(None);
-            }
-        };
-        let applies = self.settings.replay_metadata
-            && self
-                .pipeline
-                .active
-                .as_ref()
-                .is_some_and(|a| a.epoch == proposed.epoch)
-            && proposed.base_offset == self.controller.last_applied() + 1;
-        if applies {
-            if let Err(e) = self
-                .controller
-                .replay_written_values(proposed.base_offset, &values)
-            {
-                // The controller's own record: a bug, fatal as in Java.
-                error!(target: "kraftd::controller", "the controller cannot replay its own records: {e}");
-                return Err(self.halt(FatalError::CorruptRecord {
-                    offset: e.offset,
-                    detail: e.to_string(),
-                }));
-            }
-        } else if let Some(a) = self.pipeline.active.as_mut() {
-            a.not_taken_end = a.not_taken_end.max(proposed.last_offset + 1);
-        }
-        Ok(Some(proposed))
-    }
-
-    /// Carries out a decision: its records are proposed (applied at once) and `reply` runs once
-    /// they commit, or with `LeadershipLost`. A decision without records waits for the records
-    /// written before it. Returns where its records landed.
-    pub(super) fn submit<R: Send + 'static>(
-        &mut self,
-        now: Instant,
-        result: ControllerResult<R>,
-        reply: impl FnOnce(Result<R, LeadershipLost>) + Send + 'static,
-    ) -> Result<Option<Proposed>, FatalError> {
-        let epoch = self.raft.epoch();
-        let ControllerResult { records, reply: r } = result;
-        let (wait_for, proposed) = if records.is_empty() {
-            let pending = self.controller.last_applied();
-            let committed = self.raft.high_watermark().unwrap_or(0) - 1;
-            (if pending > committed { pending } else { -1 }, None)
-        } else {
-            let values = records
-                .iter()
-                .map(|r| r.encode().expect("the controller's own records encode"))
-                .collect();
-            match self.propose_metadata(now, values)? {
-                Some(p) => (p.last_offset, Some(p)),
-                None => {
-                    reply(Err(LeadershipLost));
-                    return Ok(None);
-                }
-            }
-        };
-        self.pipeline.purgatory.park(
-            wait_for,
-            epoch,
-            Box::new(move |outcome| reply(outcome.map(|()| r))),
-        );
-        Ok(proposed)
     }
 
     /// Releases parked replies whose records are committed.
     pub(super) fn release_parked(&mut self) {
         let leading = self.raft.is_leader().then(|| self.raft.epoch());
-        self.pipeline
-            .purgatory
-            .release(self.raft.high_watermark(), leading);
-    }
-
-    /// Fences brokers whose session expired (Java's periodic `maybeFenceStaleBroker`).
-    pub(super) fn maybe_fence_stale_brokers(&mut self, now: Instant) -> Result<(), FatalError> {
-        while self.acting() {
-            let image = self.controller.image();
-            let topics = &self.settings.topics;
-            let active = self.pipeline.active.as_mut().expect("acting");
-            match brokers::expire_one(image, topics, &mut active.sessions, now.0) {
-                Expiry::None => break,
-                Expiry::Dropped { broker, epoch } => info!(
-                    target: "kraftd::controller",
-                    "Removing heartbeat tracker entry for broker {broker} at epoch {epoch}: no longer its registration"
-                ),
-                Expiry::Fence {
-                    broker,
-                    epoch,
-                    result,
-                } => {
-                    info!(
-                        target: "kraftd::controller",
-                        "Fencing broker {broker} at epoch {epoch} because its session has timed out."
-                    );
-                    super::broker_flow::log_partition_changes(broker, &result.records);
-                    self.submit(now, result, |_| {})?;
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// When a broker session next expires.
-    pub(super) fn next_session_expiry(&self) -> Option<Instant> {
-        self.pipeline
-            .active
-            .as_ref()
-            .and_then(|a| a.sessions.next_expiry())
-            .map(Instant)
+        self.purgatory.release(self.raft.high_watermark(), leading);
     }
 }

@@ -10,9 +10,8 @@
 //! here are the node's own request and the responses.
 
 use crate::protocol::codec::Uuid;
-use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages::controller_registration_request::{Feature, Listener};
-use crate::protocol::messages::{ControllerRegistrationRequest, ControllerRegistrationResponse};
+use crate::protocol::messages::ControllerRegistrationRequest;
 use crate::raft::Endpoints;
 use crate::server::api::supported_features;
 
@@ -50,16 +49,4 @@ pub fn own_request(
             .collect(),
         ..Default::default()
     }
-}
-
-pub fn refusal(error: ErrorCode, message: String) -> ControllerRegistrationResponse {
-    ControllerRegistrationResponse {
-        error_code: error.0,
-        error_message: Some(message),
-        ..Default::default()
-    }
-}
-
-pub fn accepted() -> ControllerRegistrationResponse {
-    ControllerRegistrationResponse::default()
 }

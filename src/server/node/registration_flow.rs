@@ -1,42 +1,20 @@
-//! The node loop's side of controller registration: others' registrations carried through the
-//! pipeline (answered once their records commit), UnregisterController, and this node's own registration (a record when leading, a
-//! `ControllerRegistration` request to the active controller when following).
+//! This node's own controller registration (KIP-919): a record when leading (the quorum
+//! controller's decision), a `ControllerRegistration` request to the active controller on the
+//! controller channel when following; and the finalized features it publishes.
 
-use tokio::sync::oneshot;
-use tracing::{info, warn};
+use tracing::info;
 
+use super::pipeline::NodeQuorum;
 use super::registration;
 use super::runner::NodeLoop;
-use crate::controller::controller_registration::{
-    register_controller, registration_supported, unregister_controller,
-};
-use crate::controller::ControllerResult;
+use crate::controller::controller_registration::registration_supported;
 use crate::protocol::codec::{ApiMessage, Message, Uuid};
 use crate::protocol::errors::ErrorCode;
-use crate::protocol::messages::{
-    ControllerRegistrationRequest, ControllerRegistrationResponse, UnregisterControllerRequest,
-    UnregisterControllerResponse,
-};
+use crate::protocol::messages::{ControllerRegistrationRequest, ControllerRegistrationResponse};
 use crate::raft::{FatalError, Instant, QuorumStateStore, RaftLog};
-use crate::server::api::{served_api, NodeResponse};
+use crate::server::api::served_api;
 use crate::server::context::FinalizedFeatures;
 use crate::server::peer::OutboundRequest;
-
-/// Where a registration's answer goes.
-pub(super) struct Reply(oneshot::Sender<NodeResponse>);
-
-fn not_committed() -> ControllerRegistrationResponse {
-    registration::refusal(
-        ErrorCode::NOT_CONTROLLER,
-        "The active controller changed before the registration was committed.".into(),
-    )
-}
-
-impl Reply {
-    fn send(self, r: ControllerRegistrationResponse) -> Result<(), NodeResponse> {
-        self.0.send(NodeResponse::Register(r))
-    }
-}
 
 /// How long to wait before registering again after a failure or an unanswered attempt.
 const RETRY_MS: u64 = 1000;
@@ -63,107 +41,6 @@ impl Registrations {
 }
 
 impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
-    /// A registration from another controller (Kafka's `QuorumController.registerController`),
-    /// carried through the pipeline: answered once its record is committed.
-    pub(super) fn register(
-        &mut self,
-        now: Instant,
-        request: ControllerRegistrationRequest,
-        reply: oneshot::Sender<NodeResponse>,
-    ) -> Result<(), FatalError> {
-        let reply = Reply(reply);
-        if !self.acting() {
-            let _ = reply.send(registration::refusal(
-                ErrorCode::NOT_CONTROLLER,
-                "This is not the active controller.".into(),
-            ));
-            return Ok(());
-        }
-        let result = match register_controller(self.controller.image(), &request) {
-            Ok(record) => ControllerResult::new(vec![record], ()),
-            Err(refusal) => {
-                let response = registration::refusal(refusal.error_code(), refusal.to_string());
-                return self
-                    .submit(now, ControllerResult::reply_only(()), move |outcome| {
-                        let _ = reply.send(match outcome {
-                            Ok(()) => response,
-                            Err(_) => not_committed(),
-                        });
-                    })
-                    .map(|_| ());
-            }
-        };
-        let (id, incarnation) = (request.controller_id, request.incarnation_id);
-        let landed = self.submit(now, result, move |outcome| {
-            let _ = reply.send(match outcome {
-                Ok(()) => registration::accepted(),
-                Err(_) => not_committed(),
-            });
-        })?;
-        if let Some(p) = landed {
-            info!(
-                target: "kraftd::raft",
-                "registering controller {id} (incarnation {incarnation}) at offset {}",
-                p.last_offset
-            );
-        }
-        Ok(())
-    }
-
-    /// UnregisterController (`kafka-cluster unregister-controller`): decided against the latest
-    /// state, answered once the UnregisterControllerRecord commits (NOT_CONTROLLER, with the
-    /// active controller's whereabouts, if it never does or this node is not active).
-    pub(super) fn unregister_controller(
-        &mut self,
-        now: Instant,
-        request: UnregisterControllerRequest,
-        reply: oneshot::Sender<NodeResponse>,
-    ) -> Result<(), FatalError> {
-        let non_active = self.non_active();
-        let not_controller = move || UnregisterControllerResponse {
-            error_code: ErrorCode::NOT_CONTROLLER.0,
-            error_message: Some(non_active.message()),
-            ..Default::default()
-        };
-        if !self.acting() {
-            let _ = reply.send(NodeResponse::UnregisterController(not_controller()));
-            return Ok(());
-        }
-        let id = request.controller_id;
-        let local = self.ctx.node_id;
-        let (result, answer) =
-            match unregister_controller(&self.controller.latest_state().image, local, id) {
-                Ok(record) => {
-                    info!(target: "kraftd::controller", "unregistering controller {id}");
-                    (
-                        ControllerResult::new(vec![record], ()),
-                        UnregisterControllerResponse::default(),
-                    )
-                }
-                Err(refusal) => {
-                    warn!(
-                        target: "kraftd::controller",
-                        "UnregisterController of controller {id} refused with {}: {refusal}",
-                        refusal.error_code().name()
-                    );
-                    let refused = UnregisterControllerResponse {
-                        error_code: refusal.error_code().0,
-                        error_message: Some(refusal.to_string()),
-                        ..Default::default()
-                    };
-                    (ControllerResult::reply_only(()), refused)
-                }
-            };
-        self.submit(now, result, move |outcome| {
-            let r = match outcome {
-                Ok(()) => answer,
-                Err(_) => not_controller(),
-            };
-            let _ = reply.send(NodeResponse::UnregisterController(r));
-        })?;
-        Ok(())
-    }
-
     /// Registers this node with the active controller unless the committed log already shows
     /// this incarnation. Like Java's `ControllerRegistrationManager`, it looks at committed
     /// metadata only: a new leader registers after its bootstrap records commit, in a batch
@@ -171,7 +48,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
     pub(super) fn maybe_register_self(&mut self, now: Instant) -> Result<(), FatalError> {
         let own = self.ctx.node_id;
         let incarnation = self.registrations.incarnation;
-        let committed = &self.controller.committed_state().image;
+        let committed = &self.controller.machine().committed_state().image;
         if self.shutting_down
             || self.registrations.own_token.is_some()
             || now < self.registrations.own_next_attempt
@@ -187,20 +64,16 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         }
         let request = registration::own_request(own, incarnation, &self.settings.raft.listeners);
         if self.raft.is_leader() {
-            if !self.acting() {
+            let quorum = NodeQuorum {
+                raft: &mut self.raft,
+                now,
+                shutting_down: self.shutting_down,
+            };
+            if !self.controller.acting(&quorum) {
                 return Ok(());
             }
-            match register_controller(self.controller.image(), &request) {
-                Err(refusal) => {
-                    warn!(target: "kraftd::raft", "cannot register this controller: {refusal}")
-                }
-                Ok(record) => {
-                    let result = ControllerResult::new(vec![record], ());
-                    if let Some(p) = self.submit(now, result, |_| {})? {
-                        let last = p.last_offset;
-                        info!(target: "kraftd::raft", "registering this controller (incarnation {incarnation}) at offset {last}");
-                    }
-                }
+            if let Some(write) = self.controller.register_self(&quorum, &request) {
+                self.write(now, write, None)?;
             }
             self.registrations.own_next_attempt = now.plus_millis(SETTLE_MS);
             return Ok(());
@@ -269,7 +142,13 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
     /// published, so committed, images only), and raft's kraft.version from 1 on (as a Java
     /// controller adds it to its levels).
     fn finalized_levels(&self) -> std::collections::BTreeMap<String, i16> {
-        let levels = &self.controller.committed_state().image.features.levels;
+        let levels = &self
+            .controller
+            .machine()
+            .committed_state()
+            .image
+            .features
+            .levels;
         let mut finalized: std::collections::BTreeMap<String, i16> =
             levels.iter().map(|(k, v)| (k.clone(), *v)).collect();
         let kraft = self.raft.kraft_version();
@@ -286,9 +165,18 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             return;
         }
         let finalized = FinalizedFeatures {
-            epoch: self.controller.committed_point(),
+            epoch: self.controller.machine().committed_point(),
             levels,
         };
         self.ctx.update_quorum(|view| view.finalized = finalized);
+    }
+
+    /// Publishes the committed ACLs for the checks made outside the loop, once the node has
+    /// caught up.
+    pub(super) fn publish_acls(&self) {
+        if self.ctx.authorizer.is_some() && self.controller.is_caught_up() {
+            self.ctx
+                .publish_acls(&self.controller.machine().stable_image().1.acls);
+        }
     }
 }

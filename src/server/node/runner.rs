@@ -14,11 +14,12 @@ use tracing::{debug, error, info, warn};
 use super::activation;
 use super::clock::NodeClock;
 use super::event::{Appended, Event, LeaderView, NodeHandle};
-use super::pipeline::Pipeline;
+use super::pipeline::NodeQuorum;
+use super::purgatory::Purgatory;
 use super::registration_flow::Registrations;
 use super::snapshots::{Replay, SnapshotPolicy};
 use super::turn_budget::TurnBudget;
-use crate::controller::Controller;
+use crate::controller::quorum::{ControllerSettings, QuorumController, Write};
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages::NoOpRecord;
 use crate::protocol::records::MetadataRecordAndVersion;
@@ -28,7 +29,6 @@ use crate::raft::{
     Raft, RaftConfig, RaftLog, RequestId, Response,
 };
 use crate::server::api::raft::{encode_request_body, raft_api};
-use crate::server::api::NodeRequest;
 use crate::server::context::{ControllerEndpoint, ServerContext};
 use crate::server::peer::{Completion, FailKind, OutboundRequest, PeerSettings, Peers};
 
@@ -45,24 +45,12 @@ pub struct NodeSettings {
     pub snapshot_max_bytes: u64,
     /// `metadata.log.max.snapshot.interval.ms` (None: 0, never by time).
     pub snapshot_max_interval: Option<Duration>,
-    /// `broker.session.timeout.ms`: a broker without a heartbeat this long is fenced.
-    pub broker_session_timeout_ms: u64,
-    /// Write Kafka's activation records when leading an empty log, with this cluster-wide
-    /// `min.insync.replicas` (None: a bare raft node, which writes no metadata).
-    pub activation_min_insync_replicas: Option<u32>,
-    /// What topic decisions need of this controller's configuration.
-    pub topics: crate::controller::topics::TopicsContext,
-    /// Seeds the replica placer's and the topic ids' randomness.
-    pub topic_seed: u64,
-    /// `leader.imbalance.check.interval.seconds` when `auto.leader.rebalance.enable` (None:
-    /// leaderships are not moved back to preferred replicas on their own).
-    pub leader_rebalance_interval: Option<Duration>,
+    /// What the quorum controller knows of its configuration.
+    pub controller: ControllerSettings,
     /// Committed records are metadata records, replayed into the controller. False for a bare
     /// raft node (`test-raft-server`), whose records are opaque bytes, as in Kafka's
     /// TestRaftServer, which runs no controller.
     pub replay_metadata: bool,
-    /// The delegation-token configuration.
-    pub tokens: crate::controller::tokens::decide::TokenSettings,
 }
 
 impl NodeSettings {
@@ -148,12 +136,9 @@ where
                 snapshots,
                 replay_pending: false,
                 activated_epoch: None,
-                caught_up: false,
-                controller: Controller::new(),
+                controller: QuorumController::new(settings.controller.clone()),
                 registrations: Registrations::new(),
-                pipeline: Pipeline::default(),
-                election_deadlines: None,
-                topic_random: crate::controller::topics::TopicRandom::seeded(settings.topic_seed),
+                purgatory: Purgatory::default(),
                 settings,
             };
             node.run()
@@ -193,20 +178,12 @@ pub(super) struct NodeLoop<L: RaftLog, S: QuorumStateStore> {
     pub(super) replay_pending: bool,
     /// The leader epoch whose activation check is done (NoOps wait for it).
     pub(super) activated_epoch: Option<i32>,
-    /// The node has once replayed every batch committed when it knew a high watermark (Java's
-    /// metadata loader then publishes its first image): until then the authorizer has not
-    /// loaded the ACLs and answers only super users.
-    pub(super) caught_up: bool,
-    /// The controller's state machine: the metadata image, replayed from committed records.
-    pub(super) controller: Controller,
-    /// Controller registrations: others' waiting for commit, and this node's own.
+    /// The quorum controller: the metadata image and every decision made on it.
+    pub(super) controller: QuorumController,
+    /// This node's own controller registration.
     pub(super) registrations: Registrations,
-    /// The active controller's decisions in flight: parked replies, brokers' sessions.
-    pub(super) pipeline: Pipeline,
-    /// When the active controller's periodic elections are next due (None unless acting).
-    pub(super) election_deadlines: Option<super::leadership_flow::ElectionDeadlines>,
-    /// The randomness topic decisions draw from (the replica placer's and new topic ids').
-    pub(super) topic_random: crate::controller::topics::TopicRandom,
+    /// Replies waiting for their records to commit.
+    pub(super) purgatory: Purgatory,
     pub(super) settings: NodeSettings,
 }
 
@@ -259,9 +236,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 self.maybe_renounce()?;
                 self.maybe_activate(now)?;
                 self.maybe_write_noop(now)?;
-                self.maybe_fence_stale_brokers(now)?;
-                self.maybe_run_elections(now)?;
-                self.maybe_sweep_expired_tokens(now)?;
+                self.run_periodic(now)?;
             }
             actions.extend(self.raft.take_actions());
             self.execute(actions)?;
@@ -276,13 +251,14 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                         self.clock.now(),
                         self.settings
                             .replay_metadata
-                            .then_some(&mut self.controller),
+                            .then_some(self.controller.machine_mut()),
                     )
                     .map_err(|e| self.halt(e.fatal()))?;
                 // The rest is replayed on the next turns, between events.
                 self.replay_pending = replay == Replay::Behind;
-                self.caught_up |=
-                    replay == Replay::CaughtUp && self.raft.high_watermark().is_some();
+                if replay == Replay::CaughtUp && self.raft.high_watermark().is_some() {
+                    self.controller.caught_up();
+                }
                 self.publish_features();
                 self.publish_acls();
                 // A new leader activates as soon as its controller has caught up.
@@ -317,16 +293,20 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         why
     }
 
-    fn next_deadline(&self) -> Instant {
+    fn next_deadline(&mut self) -> Instant {
         if self.replay_pending {
             // Committed batches are still to be replayed: no waiting.
             return Instant(0);
         }
         let d = self.raft.next_deadline();
         let d = self.noop_deadline.map_or(d, |t| d.min(t));
-        let d = self.next_election().map_or(d, |t| d.min(t));
-        let d = self.next_token_sweep().map_or(d, |t| d.min(t));
-        self.next_session_expiry().map_or(d, |t| d.min(t))
+        let quorum = NodeQuorum {
+            raft: &mut self.raft,
+            now: self.clock.now(),
+            shutting_down: self.shutting_down,
+        };
+        let due = self.controller.next_deadline(&quorum);
+        due.map_or(d, |t| d.min(Instant(t)))
     }
 
     fn handle(&mut self, event: Event, actions: &mut Vec<Action>) -> Result<(), FatalError> {
@@ -373,77 +353,21 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 request,
                 reply,
             } => {
-                // `ControllerApis` authorizes before anything else.
-                if let Some(refused) = self.cluster_refusal(&request, &principal) {
-                    let _ = reply.send(refused);
-                    return Ok(());
-                }
-                self.node_request(now, principal, request, reply)?
+                let mut quorum = NodeQuorum {
+                    raft: &mut self.raft,
+                    now,
+                    shutting_down: self.shutting_down,
+                };
+                let decision = self
+                    .controller
+                    .handle(now.0, &principal, request, &mut quorum);
+                self.carry_out(now, decision, reply)?
             }
             Event::SnapshotWritten(outcome) => self
                 .snapshots
                 .on_written(&mut self.raft, now, *outcome)
                 .map_err(|e| self.halt(e.fatal()))?,
             Event::Shutdown => self.begin_shutdown(),
-        }
-        Ok(())
-    }
-
-    /// A request from a connection, past the cluster authorization.
-    fn node_request(
-        &mut self,
-        now: Instant,
-        principal: crate::controller::principal::RequestPrincipal,
-        request: NodeRequest,
-        reply: oneshot::Sender<crate::server::api::NodeResponse>,
-    ) -> Result<(), FatalError> {
-        match request {
-            NodeRequest::Acls(r, v) => self.acls(now, v, r, &principal, reply)?,
-            NodeRequest::DescribeConfigs(r, _) => self.describe_configs(&r, &principal, reply),
-            NodeRequest::Register(r) => self.register(now, r, reply)?,
-            NodeRequest::BrokerRegistration(r, v) => self.broker_registration(now, v, r, reply)?,
-            NodeRequest::BrokerHeartbeat(r, v) => self.broker_heartbeat(now, v, r, reply)?,
-            NodeRequest::UnregisterBroker(r, v) => self.unregister_broker(now, v, r, reply)?,
-            NodeRequest::UnregisterController(r, _) => self.unregister_controller(now, r, reply)?,
-            NodeRequest::UpdateFeatures(r, v) => self.update_features(now, v, r, reply)?,
-            NodeRequest::CreateTopics(r, v) => self.create_topics(now, v, r, &principal, reply)?,
-            NodeRequest::AlterPartition(r, v) => self.alter_partition(now, v, r, reply)?,
-            NodeRequest::ElectLeaders(r, v) => self.elect_leaders(now, v, r, reply)?,
-            NodeRequest::AlterPartitionReassignments(r, v) => {
-                self.alter_partition_reassignments(now, v, r, reply)?
-            }
-            NodeRequest::AssignReplicasToDirs(r, v) => {
-                self.assign_replicas_to_dirs(now, v, r, reply)?
-            }
-            NodeRequest::DeleteTopics(r, v) => self.delete_topics(now, v, r, &principal, reply)?,
-            NodeRequest::CreatePartitions(r, v) => {
-                self.create_partitions(now, v, r, &principal, reply)?
-            }
-            NodeRequest::ListPartitionReassignments(r, _) => {
-                self.list_partition_reassignments(r, reply)
-            }
-            NodeRequest::AllocateProducerIds(r, v) => {
-                self.allocate_producer_ids(now, v, r, reply)?
-            }
-            NodeRequest::AlterClientQuotas(r, v) => self.alter_client_quotas(now, v, r, reply)?,
-            NodeRequest::AlterUserScramCredentials(r, v) => {
-                self.alter_user_scram_credentials(now, v, r, reply)?
-            }
-            NodeRequest::AlterConfigs(r, v, fwd) => {
-                self.alter_configs(now, v, r, fwd, &principal, reply)?
-            }
-            NodeRequest::IncrementalAlterConfigs(r, v, fwd) => {
-                self.incremental_alter_configs(now, v, r, fwd, &principal, reply)?
-            }
-            NodeRequest::CreateDelegationToken(r, v, fwd) => {
-                self.create_delegation_token(now, v, r, fwd, principal, reply)?
-            }
-            NodeRequest::RenewDelegationToken(r, v, fwd) => {
-                self.renew_delegation_token(now, v, r, fwd, principal, reply)?
-            }
-            NodeRequest::ExpireDelegationToken(r, v, fwd) => {
-                self.expire_delegation_token(now, v, r, fwd, principal, reply)?
-            }
         }
         Ok(())
     }
@@ -545,7 +469,12 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                     .encode()
                     .expect("NoOpRecord v0 encodes");
                 if self.settings.replay_metadata {
-                    self.propose_metadata(now, vec![noop])?;
+                    let noop = Write {
+                        records: vec![noop],
+                        reply: None,
+                        then: None,
+                    };
+                    self.write(now, noop, None)?;
                 } else {
                     match self.raft.propose(now, self.raft.epoch(), vec![noop]) {
                         // The halt line names the fault; this is not a second report of it.
@@ -578,36 +507,29 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         // controller activates only once it has replayed them).
         // It also holds the epoch's LeaderChange batch, so that its own records follow the last
         // one it applied.
-        if self.settings.replay_metadata && self.controller.last_applied() < start {
+        if self.settings.replay_metadata && self.controller.machine().last_applied() < start {
             return Ok(());
         }
         self.activated_epoch = Some(epoch);
-        if self.settings.replay_metadata {
-            self.claim(now);
-        }
-        let Some(min_insync_replicas) = self.settings.activation_min_insync_replicas else {
-            return Ok(());
-        };
-        // Only into a log without metadata records, which the controller has replayed up to here
-        // (a node that replays nothing writes no metadata).
-        if !self.settings.replay_metadata || self.controller.committed_state().has_records {
+        if !self.settings.replay_metadata {
             return Ok(());
         }
-        let bootstrap = activation::bootstrap_records(self.raft.log()).map_err(|e| self.halt(e))?;
-        match crate::controller::activation::activation_records(bootstrap, min_insync_replicas) {
-            Ok(records) => {
-                if let Some(p) = self.propose_metadata(now, records)? {
-                    info!(
-                        target: "kraftd::raft",
-                        "the metadata log was empty: wrote the bootstrap records (activation) at offsets {}..={}",
-                        p.base_offset,
-                        p.last_offset
-                    );
-                }
-            }
-            Err(e) => error!(target: "kraftd::raft", "cannot activate the metadata log: {e}"),
+        // The bootstrap checkpoint is read only if the log holds no metadata yet.
+        let log = self.raft.log();
+        let mut unreadable = None;
+        let activation = self.controller.activate(now.0, epoch, || {
+            activation::bootstrap_records(log).unwrap_or_else(|e| {
+                unreadable = Some(e);
+                None
+            })
+        });
+        if let Some(e) = unreadable {
+            return Err(self.halt(e));
         }
-        Ok(())
+        match activation {
+            Some(write) => self.write(now, write, None),
+            None => Ok(()),
+        }
     }
 
     fn execute(&mut self, actions: Vec<Action>) -> Result<(), FatalError> {

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use crate::controller::quorum::ControllerSettings;
 use crate::controller::topic_configs::StaticLogConfig;
 use crate::controller::topics::TopicsContext;
 use crate::log::segment_log::RollConfig;
@@ -65,16 +66,13 @@ pub fn node_settings(
     raft.auto_join = q.auto_join_enable;
     raft.randomness = Randomness::Seeded(seed);
     let idle = config.metadata_log.max_idle_interval_ms;
-    NodeSettings {
-        peer: PeerSettings {
-            request_timeout: raft.request_timeout,
-            retry_backoff: raft.retry_backoff,
-            max_backoff: raft.election_backoff_max.max(raft.retry_backoff),
-            client_id: "raft-client",
-        },
-        raft,
-        noop_interval: (idle > 0).then(|| ms(idle)),
-        shutdown_timeout: SHUTDOWN_TIMEOUT,
+    let controller = ControllerSettings {
+        node_id: config.node_id,
+        cluster_id: cluster_id.to_string(),
+        static_voter_ids: raft.static_voters.iter().map(|(id, _)| *id).collect(),
+        delete_topic_enable: config.controller.delete_topic_enable,
+        authorizer: config.controller.authorizer.clone(),
+        broker_session_timeout_ms: config.controller.broker_session_timeout_ms.into(),
         activation_min_insync_replicas: Some(config.controller.min_insync_replicas),
         topics: TopicsContext {
             node_id: config.node_id,
@@ -86,17 +84,24 @@ pub fn node_settings(
             },
         },
         topic_seed: seed.rotate_left(17) ^ 0x746f_7069_6373,
-        leader_rebalance_interval: config.controller.auto_leader_rebalance_enable.then(|| {
-            Duration::from_secs(
-                config
-                    .controller
-                    .leader_imbalance_check_interval_seconds
-                    .into(),
-            )
-        }),
-        broker_session_timeout_ms: config.controller.broker_session_timeout_ms.into(),
-        replay_metadata: true,
+        leader_rebalance_interval_ms: config
+            .controller
+            .auto_leader_rebalance_enable
+            .then(|| u64::from(config.controller.leader_imbalance_check_interval_seconds) * 1000),
         tokens: config.controller.delegation_tokens.clone(),
+    };
+    NodeSettings {
+        peer: PeerSettings {
+            request_timeout: raft.request_timeout,
+            retry_backoff: raft.retry_backoff,
+            max_backoff: raft.election_backoff_max.max(raft.retry_backoff),
+            client_id: "raft-client",
+        },
+        raft,
+        noop_interval: (idle > 0).then(|| ms(idle)),
+        shutdown_timeout: SHUTDOWN_TIMEOUT,
+        controller,
+        replay_metadata: true,
         snapshot_max_bytes: config.metadata_log.max_record_bytes_between_snapshots,
         snapshot_max_interval: (config.metadata_log.max_snapshot_interval_ms > 0)
             .then(|| Duration::from_millis(config.metadata_log.max_snapshot_interval_ms)),

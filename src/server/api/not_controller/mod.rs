@@ -11,44 +11,22 @@
 //! a PLAINTEXT listener, ACLs without an authorizer). See `replies.rs`.
 
 mod envelope;
-mod replies;
 pub mod samples;
 
 use crate::protocol::codec::{ApiMessage, DecodeError, EncodeError, Message};
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages;
 
-pub use envelope::{answer_envelope, envelope_error, wrap_frame, EnvelopeAnswer};
-pub use replies::{
+use crate::controller::quorum::not_active as replies;
+pub use crate::controller::quorum::not_active::{
     allocate_producer_ids, alter_client_quotas, alter_client_quotas_failed, alter_partition,
     alter_partition_reassignments, alter_user_scram_credentials, assign_replicas_to_dirs,
     broker_heartbeat, broker_registration, create_acls, create_delegation_token, create_partitions,
     create_partitions_failed, create_topics, delete_acls, delete_topics, describe_acls,
     elect_leaders, elect_leaders_failed, expire_delegation_token, renew_delegation_token,
-    unregister_broker, update_features,
+    unregister_broker, update_features, NonActive,
 };
-
-/// What a controller that is not the active one needs to know to answer as Java does.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NonActive {
-    /// The node this controller believes leads the quorum, when that is another node. kraftd
-    /// itself is never an active controller, so its own id is never named here.
-    pub active_elsewhere: Option<i32>,
-    /// `delete.topic.enable`.
-    pub delete_topic_enable: bool,
-    /// The request came inside an Envelope (a broker forwarded it).
-    pub forwarded: bool,
-}
-
-impl NonActive {
-    /// Java's `NotControllerException` message (`ControllerExceptions.newWrongControllerException`).
-    pub fn message(&self) -> String {
-        match self.active_elsewhere {
-            Some(id) => format!("The active controller appears to be node {id}."),
-            None => "No controller appears to be active.".to_string(),
-        }
-    }
-}
+pub use envelope::{answer_envelope, envelope_error, wrap_frame, EnvelopeAnswer};
 
 /// An encoded answer and whether it reports `NOT_CONTROLLER` anywhere (Java's
 /// `errorCounts().containsKey(NOT_CONTROLLER)`, which decides an Envelope's own error).

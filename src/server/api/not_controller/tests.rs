@@ -197,13 +197,9 @@ fn a_forwarded_request_answered_not_controller_becomes_an_envelope_not_controlle
         version: 0,
         correlation_id: 7,
     };
+    let answer = crate::server::api::ControllerReply::CreateDelegationToken(Box::new(reply));
     let crate::server::api::Outcome::Respond(bytes) =
-        crate::server::api::NodeResponse::CreateDelegationToken(Box::new(reply)).answer(
-            38,
-            3,
-            41,
-            Some(outer),
-        )
+        crate::server::api::answer_reply(&answer, 38, 3, 41, Some(outer))
     else {
         panic!("not answered");
     };

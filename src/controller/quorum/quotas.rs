@@ -1,22 +1,17 @@
-//! The node loop's side of AlterClientQuotas: the controller decides every entity
+//! AlterClientQuotas: the controller decides every entity
 //! (`controller::quotas::alter`) against the latest state, and the answer goes out once the
 //! records commit (`NOT_CONTROLLER` for every entity if leadership is lost first).
 
 use std::net::{IpAddr, ToSocketAddrs};
 
-use tokio::sync::oneshot;
 use tracing::{info, warn};
 
-use super::runner::NodeLoop;
+use super::not_active;
+use super::{ControllerReply, Decision, QuorumAccess, QuorumController};
 use crate::controller::quotas::alter::{alter_client_quotas, QuotaAlteration, QuotaResult};
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages::alter_client_quotas_response::{EntityData, EntryData};
 use crate::protocol::messages::{AlterClientQuotasRequest, AlterClientQuotasResponse};
-use crate::raft::{FatalError, Instant, QuorumStateStore, RaftLog};
-use crate::server::api::not_controller;
-use crate::server::api::NodeResponse;
-
-type Reply = oneshot::Sender<NodeResponse>;
 
 /// Java's `InetAddress.getByName` succeeds: an address literal (IPv6 possibly in brackets), or
 /// a host name the resolver knows.
@@ -45,24 +40,21 @@ fn entry(r: &QuotaResult, code: ErrorCode, message: Option<String>) -> EntryData
     }
 }
 
-impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
+impl QuorumController {
     pub(super) fn alter_client_quotas(
         &mut self,
-        now: Instant,
+        quorum: &dyn QuorumAccess,
         version: i16,
         request: AlterClientQuotasRequest,
-        reply: Reply,
-    ) -> Result<(), FatalError> {
-        if !self.acting() {
-            let r = not_controller::alter_client_quotas(&request, version, &self.non_active());
-            let _ = reply.send(NodeResponse::AlterClientQuotas(r));
-            return Ok(());
+    ) -> Decision {
+        if !self.acting(quorum) {
+            let r = not_active::alter_client_quotas(&request, version, &self.non_active(quorum));
+            return Decision::Answer(ControllerReply::AlterClientQuotas(r));
         }
         // Java answers a request without entries at once.
         if request.entries.is_empty() {
             let r = AlterClientQuotasResponse::default();
-            let _ = reply.send(NodeResponse::AlterClientQuotas(r));
-            return Ok(());
+            return Decision::Answer(ControllerReply::AlterClientQuotas(r));
         }
         let alterations: Vec<QuotaAlteration> = request
             .entries
@@ -81,7 +73,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             })
             .collect();
         let result = alter_client_quotas(
-            &self.controller.image().client_quotas,
+            &self.machine.image().client_quotas,
             &alterations,
             request.validate_only,
             &resolves,
@@ -112,8 +104,8 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         } else {
             warn!(target: "kraftd::controller", "{line}");
         }
-        let message = self.non_active().message();
-        self.submit(now, result, move |outcome| {
+        let message = self.non_active(quorum).message();
+        Decision::write_either(result, |outcome| {
             let entries = match outcome {
                 Ok(results) => results
                     .iter()
@@ -137,8 +129,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 entries,
                 ..Default::default()
             };
-            let _ = reply.send(NodeResponse::AlterClientQuotas(r));
-        })?;
-        Ok(())
+            ControllerReply::AlterClientQuotas(r)
+        })
     }
 }

@@ -1,14 +1,15 @@
-//! The node loop's side of CreateAcls, DeleteAcls and DescribeAcls, as Java's `ControllerApis`
+//! CreateAcls, DeleteAcls and DescribeAcls, as Java's `ControllerApis`
 //! hands them to `AclApis`: the caller must hold ALTER (create, delete) or DESCRIBE (describe)
 //! on the cluster; without an authorizer the answer is SECURITY_DISABLED; otherwise the
 //! controller decides (`controller::acls::decide`) and the answer goes out once the records
 //! commit (`NOT_CONTROLLER` for every result if leadership is lost first or this node is not
 //! the active controller). DescribeAcls reads the committed image.
 
-use tokio::sync::oneshot;
 use tracing::{info, warn};
 
-use super::runner::NodeLoop;
+use super::not_active;
+use super::request::AclRequest;
+use super::{ControllerReply, Decision, QuorumAccess, QuorumController};
 use crate::controller::acls::decide::{create_acls, delete_acls, describe_acls, AclError};
 use crate::controller::acls::{self, operation, resource, Acl, AclFilter};
 use crate::controller::metadata_version::MetadataVersion;
@@ -23,10 +24,6 @@ use crate::protocol::messages::{
     CreateAclsResponse, DeleteAclsRequest, DeleteAclsResponse, DescribeAclsRequest,
     DescribeAclsResponse,
 };
-use crate::raft::{FatalError, Instant, QuorumStateStore, RaftLog};
-use crate::server::api::{not_controller, AclRequest, NodeResponse};
-
-type Reply = oneshot::Sender<NodeResponse>;
 
 /// An error result's code and message, as Java's `ApiError` puts them on the wire.
 fn refusal(code: ErrorCode, message: String) -> (i16, Option<String>) {
@@ -91,15 +88,14 @@ fn describe_filter(f: &DescribeAclsRequest) -> AclFilter {
     }
 }
 
-impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
+impl QuorumController {
     pub(super) fn acls(
         &mut self,
-        now: Instant,
+        quorum: &dyn QuorumAccess,
         version: i16,
         request: AclRequest,
         who: &RequestPrincipal,
-        reply: Reply,
-    ) -> Result<(), FatalError> {
+    ) -> Decision {
         let (api, op) = match &request {
             AclRequest::Create(_) => ("CreateAcls", operation::ALTER),
             AclRequest::Delete(_) => ("DeleteAcls", operation::ALTER),
@@ -110,8 +106,8 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             .authorize_cluster_operation(api, who, op)
             .err()
             .map(|denied| (denied.error_code().0, denied.exception_message()));
-        let ctx = self.non_active();
-        let (no_authorizer, acting) = (self.ctx.authorizer.is_none(), self.acting());
+        let ctx = self.non_active(quorum);
+        let (no_authorizer, acting) = (self.settings.authorizer.is_none(), self.acting(quorum));
         // A non-active controller (or one without an authorizer) answers every result alike.
         let blanket = denied.or_else(|| {
             if no_authorizer {
@@ -130,10 +126,10 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                         error_message: message,
                         ..Default::default()
                     },
-                    (None, true) => not_controller::describe_acls(&r, version, &ctx),
+                    (None, true) => not_active::describe_acls(&r, version, &ctx),
                     (None, false) => self.describe(&r),
                 };
-                let _ = reply.send(NodeResponse::DescribeAcls(response));
+                Decision::Answer(ControllerReply::DescribeAcls(response))
             }
             AclRequest::Create(r) => {
                 if let Some((code, message)) = blanket {
@@ -142,12 +138,12 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                         results: results.collect(),
                         ..Default::default()
                     };
-                    let _ = reply.send(NodeResponse::CreateAcls(response));
+                    Decision::Answer(ControllerReply::CreateAcls(response))
                 } else if no_authorizer {
-                    let response = not_controller::create_acls(&r, version, &ctx);
-                    let _ = reply.send(NodeResponse::CreateAcls(response));
+                    let response = not_active::create_acls(&r, version, &ctx);
+                    Decision::Answer(ControllerReply::CreateAcls(response))
                 } else {
-                    self.create(now, r, reply)?;
+                    self.create(quorum, r)
                 }
             }
             AclRequest::Delete(r) => {
@@ -160,24 +156,22 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                         filter_results: results.collect(),
                         ..Default::default()
                     };
-                    let _ = reply.send(NodeResponse::DeleteAcls(response));
+                    Decision::Answer(ControllerReply::DeleteAcls(response))
                 } else if no_authorizer {
-                    let response = not_controller::delete_acls(&r, version, &ctx);
-                    let _ = reply.send(NodeResponse::DeleteAcls(response));
+                    let response = not_active::delete_acls(&r, version, &ctx);
+                    Decision::Answer(ControllerReply::DeleteAcls(response))
                 } else {
-                    self.delete(now, r, reply)?;
+                    self.delete(quorum, r)
                 }
             }
         }
-        Ok(())
     }
 
     fn create(
         &mut self,
-        now: Instant,
+        quorum: &dyn QuorumAccess,
         request: crate::protocol::messages::CreateAclsRequest,
-        reply: Reply,
-    ) -> Result<(), FatalError> {
+    ) -> Decision {
         let creations: Vec<Acl> = request
             .creations
             .iter()
@@ -201,17 +195,16 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 results: results.collect(),
                 ..Default::default()
             };
-            let _ = reply.send(NodeResponse::CreateAcls(r));
-            return Ok(());
+            return Decision::Answer(ControllerReply::CreateAcls(r));
         }
-        let image = self.controller.image();
+        let image = self.machine.image();
         let mv = image
             .features
             .metadata_version()
             .and_then(|l| MetadataVersion::from_level(l).ok());
         let Some(mv) = mv else {
             // No metadata.version yet: Java's controller is not active before activation.
-            let message = self.non_active().message();
+            let message = self.non_active(quorum).message();
             let results = creations
                 .iter()
                 .map(|_| creation(ErrorCode::NOT_CONTROLLER.0, Some(message.clone())));
@@ -219,8 +212,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 results: results.collect(),
                 ..Default::default()
             };
-            let _ = reply.send(NodeResponse::CreateAcls(r));
-            return Ok(());
+            return Decision::Answer(ControllerReply::CreateAcls(r));
         };
         let result = create_acls(&image.acls, &creations, mv, &mut self.topic_random.ids);
         log_results(
@@ -228,9 +220,9 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             result.records.len(),
             result.reply.iter().map(|r| r.as_ref().err()),
         );
-        let message = self.non_active().message();
+        let message = self.non_active(quorum).message();
         let count = creations.len();
-        self.submit(now, result, move |outcome| {
+        Decision::write_either(result, |outcome| {
             let results = match outcome {
                 Ok(results) => results
                     .iter()
@@ -248,27 +240,21 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 results,
                 ..Default::default()
             };
-            let _ = reply.send(NodeResponse::CreateAcls(r));
-        })?;
-        Ok(())
+            ControllerReply::CreateAcls(r)
+        })
     }
 
-    fn delete(
-        &mut self,
-        now: Instant,
-        request: DeleteAclsRequest,
-        reply: Reply,
-    ) -> Result<(), FatalError> {
+    fn delete(&mut self, quorum: &dyn QuorumAccess, request: DeleteAclsRequest) -> Decision {
         let filters: Vec<AclFilter> = request.filters.iter().map(delete_filter).collect();
-        let result = delete_acls(&self.controller.image().acls, &filters);
+        let result = delete_acls(&self.machine.image().acls, &filters);
         log_results(
             "DeleteAcls",
             result.records.len(),
             result.reply.iter().map(|r| r.as_ref().err()),
         );
-        let message = self.non_active().message();
+        let message = self.non_active(quorum).message();
         let count = filters.len();
-        self.submit(now, result, move |outcome| {
+        Decision::write_either(result, |outcome| {
             let filter_results = match outcome {
                 Ok(results) => results
                     .iter()
@@ -285,14 +271,13 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 filter_results,
                 ..Default::default()
             };
-            let _ = reply.send(NodeResponse::DeleteAcls(r));
-        })?;
-        Ok(())
+            ControllerReply::DeleteAcls(r)
+        })
     }
 
     /// DescribeAcls from the committed image (`StandardAuthorizer.acls`).
     fn describe(&self, request: &DescribeAclsRequest) -> DescribeAclsResponse {
-        let (_, stable) = self.controller.stable_image();
+        let (_, stable) = self.machine.stable_image();
         let resources = describe_acls(&stable.acls, &describe_filter(request))
             .into_iter()
             .map(

@@ -1,4 +1,4 @@
-//! The node loop's side of CreateDelegationToken, RenewDelegationToken and
+//! CreateDelegationToken, RenewDelegationToken and
 //! ExpireDelegationToken. `ControllerApis.allowTokenRequests` comes first, active or not: a
 //! token-authenticated principal, or a request straight over PLAINTEXT (kraftd's only listener
 //! protocol), is refused with DELEGATION_TOKEN_REQUEST_NOT_ALLOWED. Then the active controller
@@ -6,10 +6,10 @@
 //! when not active or when leadership is lost first. And the active controller's periodic
 //! sweep of expired tokens (`controller::tokens::sweep`).
 
-use tokio::sync::oneshot;
 use tracing::{info, warn};
 
-use super::runner::NodeLoop;
+use super::not_active::{self, NonActive};
+use super::{ControllerReply, Decision, QuorumAccess, QuorumController, Then, Write};
 use crate::controller::acls::{operation, resource};
 use crate::controller::principal::RequestPrincipal;
 use crate::controller::tokens::decide::{
@@ -21,11 +21,6 @@ use crate::protocol::messages::{
     CreateDelegationTokenRequest, CreateDelegationTokenResponse, ExpireDelegationTokenRequest,
     ExpireDelegationTokenResponse, RenewDelegationTokenRequest, RenewDelegationTokenResponse,
 };
-use crate::raft::{FatalError, Instant, QuorumStateStore, RaftLog};
-use crate::server::api::not_controller::{self, NonActive};
-use crate::server::api::NodeResponse;
-
-type Reply = oneshot::Sender<NodeResponse>;
 
 /// `DelegationTokenManager.ErrorTimestamp`: the timestamps of a refusal made before the
 /// controller is asked.
@@ -75,24 +70,24 @@ fn log_decision(api: &str, principal: &Principal, outcome: Result<String, TokenE
     }
 }
 
-impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
+impl QuorumController {
     /// The non-active answer to a request past `allowTokenRequests` (so forwarded).
-    fn forwarded_non_active(&self) -> NonActive {
+    fn forwarded_non_active(&self, quorum: &dyn QuorumAccess) -> NonActive {
         NonActive {
             forwarded: true,
-            ..self.non_active()
+            ..self.non_active(quorum)
         }
     }
 
     pub(super) fn create_delegation_token(
         &mut self,
-        now: Instant,
+        quorum: &dyn QuorumAccess,
+        now: u64,
         version: i16,
         request: CreateDelegationTokenRequest,
         forwarded: bool,
         principal: RequestPrincipal,
-        reply: Reply,
-    ) -> Result<(), FatalError> {
+    ) -> Decision {
         let requester = Principal::new(&principal.principal_type, &principal.name);
         let anonymous = Principal::new("User", "ANONYMOUS");
         // ControllerApis names the owner first; a name without a type makes `KafkaPrincipal`
@@ -113,8 +108,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                     None,
                     ERROR_TIMESTAMP,
                 );
-                let _ = reply.send(NodeResponse::CreateDelegationToken(Box::new(r)));
-                return Ok(());
+                return Decision::Answer(ControllerReply::CreateDelegationToken(Box::new(r)));
             }
         };
         if !token_requests_allowed(forwarded, &principal) {
@@ -126,8 +120,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 None,
                 ERROR_TIMESTAMP,
             );
-            let _ = reply.send(NodeResponse::CreateDelegationToken(Box::new(r)));
-            return Ok(());
+            return Decision::Answer(ControllerReply::CreateDelegationToken(Box::new(r)));
         }
         // A token for someone else needs CREATE_TOKENS on that user (`ControllerApis`).
         if owner != requester
@@ -147,14 +140,12 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 None,
                 ERROR_TIMESTAMP,
             );
-            let _ = reply.send(NodeResponse::CreateDelegationToken(Box::new(r)));
-            return Ok(());
+            return Decision::Answer(ControllerReply::CreateDelegationToken(Box::new(r)));
         }
-        let non_active = self.forwarded_non_active();
-        if !self.acting_with_metadata_version() {
-            let r = not_controller::create_delegation_token(&request, version, &non_active);
-            let _ = reply.send(NodeResponse::CreateDelegationToken(Box::new(r)));
-            return Ok(());
+        let non_active = self.forwarded_non_active(quorum);
+        if !self.acting_with_metadata_version(quorum) {
+            let r = not_active::create_delegation_token(&request, version, &non_active);
+            return Decision::Answer(ControllerReply::CreateDelegationToken(Box::new(r)));
         }
         let new_token = NewTokenRequest {
             owner: owner.clone(),
@@ -166,12 +157,12 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 .collect(),
             max_lifetime_ms: request.max_lifetime_ms,
         };
-        let mv = metadata_version(self.controller.image());
+        let mv = metadata_version(self.machine.image());
         let decided = create_token(
             &self.settings.tokens,
             mv,
             &new_token,
-            now.0 as i64,
+            now as i64,
             &mut self.topic_random.ids,
         );
         log_decision(
@@ -183,29 +174,28 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 .map(|t| format!("token {} for {owner}", t.token_id))
                 .map_err(|e| *e),
         );
-        self.submit(now, decided, move |outcome| {
+        Decision::write_either(decided, |outcome| {
             let r = match outcome {
                 Ok(Ok(t)) => {
-                    create_response(version, ErrorCode::NONE, &owner, &requester, Some(&t), 0)
+                    create_response(version, ErrorCode::NONE, &owner, &requester, Some(t), 0)
                 }
                 // The manager's refusals leave the response's timestamps at 0.
                 Ok(Err(e)) => create_response(version, e.error_code(), &owner, &requester, None, 0),
-                Err(_) => not_controller::create_delegation_token(&request, version, &non_active),
+                Err(_) => not_active::create_delegation_token(&request, version, &non_active),
             };
-            let _ = reply.send(NodeResponse::CreateDelegationToken(Box::new(r)));
-        })?;
-        Ok(())
+            ControllerReply::CreateDelegationToken(Box::new(r))
+        })
     }
 
     pub(super) fn renew_delegation_token(
         &mut self,
-        now: Instant,
+        quorum: &dyn QuorumAccess,
+        now: u64,
         version: i16,
         request: RenewDelegationTokenRequest,
         forwarded: bool,
         principal: RequestPrincipal,
-        reply: Reply,
-    ) -> Result<(), FatalError> {
+    ) -> Decision {
         let refused = |code: ErrorCode, expiry| RenewDelegationTokenResponse {
             error_code: code.0,
             expiry_timestamp_ms: expiry,
@@ -216,52 +206,49 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 ErrorCode::DELEGATION_TOKEN_REQUEST_NOT_ALLOWED,
                 ERROR_TIMESTAMP,
             );
-            let _ = reply.send(NodeResponse::RenewDelegationToken(r));
-            return Ok(());
+            return Decision::Answer(ControllerReply::RenewDelegationToken(r));
         }
-        let non_active = self.forwarded_non_active();
-        if !self.acting_with_metadata_version() {
-            let r = not_controller::renew_delegation_token(&request, version, &non_active);
-            let _ = reply.send(NodeResponse::RenewDelegationToken(r));
-            return Ok(());
+        let non_active = self.forwarded_non_active(quorum);
+        if !self.acting_with_metadata_version(quorum) {
+            let r = not_active::renew_delegation_token(&request, version, &non_active);
+            return Decision::Answer(ControllerReply::RenewDelegationToken(r));
         }
         let who = Principal::new(&principal.principal_type, &principal.name);
-        let mv = metadata_version(self.controller.image());
+        let mv = metadata_version(self.machine.image());
         // Java finds tokens in its cache, which its publisher fills from committed metadata.
         let decided = renew_token(
-            &self.controller.committed_state().image.delegation_tokens,
+            &self.machine.committed_state().image.delegation_tokens,
             &self.settings.tokens,
             mv,
             &who,
             &request.hmac,
             request.renew_period_ms,
-            now.0 as i64,
+            now as i64,
         );
         log_decision(
             "RenewDelegationToken",
             &who,
             decided.reply.map(|e| format!("expires at {e}")),
         );
-        self.submit(now, decided, move |outcome| {
+        Decision::write_either(decided, |outcome| {
             let r = match outcome {
-                Ok(Ok(expiry)) => refused(ErrorCode::NONE, expiry),
+                Ok(Ok(expiry)) => refused(ErrorCode::NONE, *expiry),
                 Ok(Err(e)) => refused(e.error_code(), 0),
-                Err(_) => not_controller::renew_delegation_token(&request, version, &non_active),
+                Err(_) => not_active::renew_delegation_token(&request, version, &non_active),
             };
-            let _ = reply.send(NodeResponse::RenewDelegationToken(r));
-        })?;
-        Ok(())
+            ControllerReply::RenewDelegationToken(r)
+        })
     }
 
     pub(super) fn expire_delegation_token(
         &mut self,
-        now: Instant,
+        quorum: &dyn QuorumAccess,
+        now: u64,
         version: i16,
         request: ExpireDelegationTokenRequest,
         forwarded: bool,
         principal: RequestPrincipal,
-        reply: Reply,
-    ) -> Result<(), FatalError> {
+    ) -> Decision {
         let answer = |code: ErrorCode, expiry| ExpireDelegationTokenResponse {
             error_code: code.0,
             expiry_timestamp_ms: expiry,
@@ -272,54 +259,46 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 ErrorCode::DELEGATION_TOKEN_REQUEST_NOT_ALLOWED,
                 ERROR_TIMESTAMP,
             );
-            let _ = reply.send(NodeResponse::ExpireDelegationToken(r));
-            return Ok(());
+            return Decision::Answer(ControllerReply::ExpireDelegationToken(r));
         }
-        let non_active = self.forwarded_non_active();
-        if !self.acting_with_metadata_version() {
-            let r = not_controller::expire_delegation_token(&request, version, &non_active);
-            let _ = reply.send(NodeResponse::ExpireDelegationToken(r));
-            return Ok(());
+        let non_active = self.forwarded_non_active(quorum);
+        if !self.acting_with_metadata_version(quorum) {
+            let r = not_active::expire_delegation_token(&request, version, &non_active);
+            return Decision::Answer(ControllerReply::ExpireDelegationToken(r));
         }
         let who = Principal::new(&principal.principal_type, &principal.name);
-        let mv = metadata_version(self.controller.image());
+        let mv = metadata_version(self.machine.image());
         let decided = expire_token(
-            &self.controller.committed_state().image.delegation_tokens,
+            &self.machine.committed_state().image.delegation_tokens,
             &self.settings.tokens,
             mv,
             &who,
             &request.hmac,
             request.expiry_time_period_ms,
-            now.0 as i64,
+            now as i64,
         );
         log_decision(
             "ExpireDelegationToken",
             &who,
             decided.reply.map(|e| format!("expires at {e}")),
         );
-        self.submit(now, decided, move |outcome| {
+        Decision::write_either(decided, |outcome| {
             let r = match outcome {
-                Ok(Ok(expiry)) => answer(ErrorCode::NONE, expiry),
+                Ok(Ok(expiry)) => answer(ErrorCode::NONE, *expiry),
                 Ok(Err(e)) => answer(e.error_code(), 0),
-                Err(_) => not_controller::expire_delegation_token(&request, version, &non_active),
+                Err(_) => not_active::expire_delegation_token(&request, version, &non_active),
             };
-            let _ = reply.send(NodeResponse::ExpireDelegationToken(r));
-        })?;
-        Ok(())
+            ControllerReply::ExpireDelegationToken(r)
+        })
     }
 
     /// The active controller's sweep of expired tokens, when due: their removals go through
     /// the normal commit path (nobody waits for them).
-    pub(super) fn maybe_sweep_expired_tokens(&mut self, now: Instant) -> Result<(), FatalError> {
-        if !self.acting() {
-            return Ok(());
-        }
+    pub(super) fn sweep_expired_tokens(&mut self, now: u64) -> Option<Write> {
         // Java's token cache holds committed tokens.
-        let tokens = &self.controller.committed_state().image.delegation_tokens;
-        let active = self.pipeline.active.as_mut().expect("acting");
-        let Some(result) = active.token_sweep.run(tokens, &self.settings.tokens, now.0) else {
-            return Ok(());
-        };
+        let tokens = &self.machine.committed_state().image.delegation_tokens;
+        let active = self.active.as_mut()?;
+        let result = active.token_sweep.run(tokens, &self.settings.tokens, now)?;
         for t in &result.reply.expired {
             info!(
                 target: "kraftd::controller",
@@ -329,24 +308,13 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             );
         }
         if result.records.is_empty() {
-            return Ok(());
+            return None;
         }
-        info!(
-            target: "kraftd::controller",
-            "Periodic task expireDelegationTokens generated {} records (more to sweep: {}).",
+        let what = format!(
+            "Periodic task expireDelegationTokens generated {} records (more to sweep: {})",
             result.records.len(),
             result.reply.more
         );
-        self.submit(now, result, |_| {})?;
-        Ok(())
-    }
-
-    /// When expired tokens are next swept (None unless acting: a sweep due meanwhile waits).
-    pub(super) fn next_token_sweep(&self) -> Option<Instant> {
-        if !self.acting() {
-            return None;
-        }
-        let active = self.pipeline.active.as_ref()?;
-        Some(Instant(active.token_sweep.next_due()))
+        Some(Write::periodic(result.records, Some(Then::Log(what))))
     }
 }

@@ -8,7 +8,6 @@ use std::collections::{BTreeSet, HashSet};
 
 use crate::protocol::codec::Uuid;
 
-use super::NonActive;
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages::alter_client_quotas_response as quotas;
 use crate::protocol::messages::alter_configs_response as alter_configs_resp;
@@ -23,6 +22,28 @@ use crate::protocol::messages::elect_leaders_response::{PartitionResult, Replica
 use crate::protocol::messages::incremental_alter_configs_response as incremental_resp;
 use crate::protocol::messages::list_partition_reassignments_response as list_reassign;
 use crate::protocol::messages::*;
+
+/// What a controller that is not the active one needs to know to answer as Java does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NonActive {
+    /// The node this controller believes leads the quorum, when that is another node. kraftd
+    /// never names itself here: a controller that is active answers for itself.
+    pub active_elsewhere: Option<i32>,
+    /// `delete.topic.enable`.
+    pub delete_topic_enable: bool,
+    /// The request came inside an Envelope (a broker forwarded it).
+    pub forwarded: bool,
+}
+
+impl NonActive {
+    /// Java's `NotControllerException` message (`ControllerExceptions.newWrongControllerException`).
+    pub fn message(&self) -> String {
+        match self.active_elsewhere {
+            Some(id) => format!("The active controller appears to be node {id}."),
+            None => "No controller appears to be active.".to_string(),
+        }
+    }
+}
 
 const NOT_CONTROLLER: i16 = ErrorCode::NOT_CONTROLLER.0;
 
@@ -269,11 +290,7 @@ fn config_resource_results<T>(
     }
 }
 
-pub(super) fn alter_configs(
-    r: &AlterConfigsRequest,
-    _v: i16,
-    ctx: &NonActive,
-) -> AlterConfigsResponse {
+pub fn alter_configs(r: &AlterConfigsRequest, _v: i16, ctx: &NonActive) -> AlterConfigsResponse {
     let resources: Vec<(i8, &str)> = r
         .resources
         .iter()
@@ -293,7 +310,7 @@ pub(super) fn alter_configs(
     }
 }
 
-pub(super) fn incremental_alter_configs(
+pub fn incremental_alter_configs(
     r: &IncrementalAlterConfigsRequest,
     _v: i16,
     ctx: &NonActive,
@@ -444,7 +461,7 @@ pub fn expire_delegation_token(
 /// Kafka 4.4's `ControllerApis` advertises DescribeDelegationToken but has no handler for it
 /// (brokers describe tokens from their own image): "Unsupported ApiKey", answered through the
 /// request's error response, UNKNOWN_SERVER_ERROR and no tokens, active or not.
-pub(super) fn describe_delegation_token(
+pub fn describe_delegation_token(
     _r: &DescribeDelegationTokenRequest,
     _v: i16,
     _ctx: &NonActive,
@@ -530,7 +547,7 @@ pub fn alter_partition_reassignments(
     }
 }
 
-pub(super) fn list_partition_reassignments(
+pub fn list_partition_reassignments(
     r: &ListPartitionReassignmentsRequest,
     _v: i16,
     ctx: &NonActive,
@@ -610,7 +627,7 @@ pub fn alter_client_quotas_failed(
 /// user left empty. Active or not, a controller answers so; brokers describe credentials.
 /// Asked for every user (a null list), Java's error response throws (NullPointerException on
 /// the null list) and the request is never answered; kraftd answers the error without results.
-pub(super) fn describe_user_scram_credentials(
+pub fn describe_user_scram_credentials(
     r: &DescribeUserScramCredentialsRequest,
     _v: i16,
     _ctx: &NonActive,

@@ -1,64 +1,29 @@
-//! The node loop's side of UpdateFeatures: the controller decides (`controller::features::update`),
-//! raft checks and writes a kraft.version upgrade on the controller's behalf, and the reply is
-//! released once the decision's records commit. A node that is not the active controller
+//! UpdateFeatures: the controller decides (`controller::features::update`), raft checks and
+//! writes a kraft.version upgrade on the controller's behalf ([`super::QuorumAccess`]), and the
+//! reply is released once the decision's records commit. A node that is not the active controller
 //! answers as a non-active Java controller does.
 
-use tokio::sync::oneshot;
 use tracing::{info, warn};
 
-use super::runner::NodeLoop;
+use super::not_active;
+use super::{ControllerReply, Decision, QuorumAccess, QuorumController};
 use crate::controller::features::update::{
-    update_features, FeatureRefusal, FeatureUpdate, FeatureUpdateContext, KraftVersionAccess,
-    RaftRefusal, UpgradeType,
+    update_features, FeatureRefusal, FeatureUpdate, FeatureUpdateContext, UpgradeType,
 };
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages::update_features_response::UpdatableFeatureResult;
 use crate::protocol::messages::{UpdateFeaturesRequest, UpdateFeaturesResponse};
-use crate::raft::{Epoch, FatalError, Instant, QuorumStateStore, Raft, RaftLog};
-use crate::server::api::not_controller;
-use crate::server::api::NodeResponse;
 
-type Reply = oneshot::Sender<NodeResponse>;
-
-/// Raft as the controller reaches it while deciding, as the leader of `epoch` at `now`.
-struct LeaderRaft<'a, L: RaftLog, S: QuorumStateStore> {
-    raft: &'a mut Raft<L, S>,
-    epoch: Epoch,
-    now: Instant,
-}
-
-impl<L: RaftLog, S: QuorumStateStore> KraftVersionAccess for LeaderRaft<'_, L, S> {
-    fn kraft_version(&self) -> i16 {
-        self.raft.kraft_version()
-    }
-
-    fn upgrade_kraft_version(
-        &mut self,
-        level: i16,
-        validate_only: bool,
-    ) -> Result<(), RaftRefusal> {
-        self.raft
-            .upgrade_kraft_version(self.now, self.epoch, level, validate_only)
-            .map(|_| ())
-            .map_err(|e| RaftRefusal {
-                code: e.error_code(),
-                message: e.to_string(),
-            })
-    }
-}
-
-impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
+impl QuorumController {
     pub(super) fn update_features(
         &mut self,
-        now: Instant,
+        quorum: &mut dyn QuorumAccess,
         version: i16,
         request: UpdateFeaturesRequest,
-        reply: Reply,
-    ) -> Result<(), FatalError> {
-        if !self.acting() {
-            let r = not_controller::update_features(&request, version, &self.non_active());
-            let _ = reply.send(NodeResponse::UpdateFeatures(r));
-            return Ok(());
+    ) -> Decision {
+        if !self.acting(quorum) {
+            let r = not_active::update_features(&request, version, &self.non_active(quorum));
+            return Decision::Answer(ControllerReply::UpdateFeatures(r));
         }
         let updates: Vec<FeatureUpdate> = request
             .feature_updates
@@ -72,28 +37,16 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             })
             .collect();
         let ctx = FeatureUpdateContext {
-            node_id: self.ctx.node_id,
-            quorum_node_ids: self
-                .settings
-                .raft
-                .static_voters
-                .iter()
-                .map(|(id, _)| *id)
-                .collect(),
+            node_id: self.settings.node_id,
+            quorum_node_ids: self.settings.static_voter_ids.clone(),
             static_min_insync_replicas: self.settings.activation_min_insync_replicas.unwrap_or(1),
         };
-        let epoch = self.raft.epoch();
-        let mut raft = LeaderRaft {
-            raft: &mut self.raft,
-            epoch,
-            now,
-        };
         let result = update_features(
-            self.controller.latest_state(),
+            self.machine.latest_state(),
             &ctx,
             &updates,
             request.validate_only,
-            &mut raft,
+            quorum,
         );
         let described: Vec<String> = updates
             .iter()
@@ -114,19 +67,18 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 e.error_code().name()
             ),
         }
-        let message = self.non_active().message();
-        self.submit(now, result, move |outcome| {
-            let r = match outcome {
-                Ok(decided) => response(&request, version, decided.as_ref().err()),
-                Err(_) => UpdateFeaturesResponse {
-                    error_code: ErrorCode::NOT_CONTROLLER.0,
-                    error_message: Some(message),
-                    ..Default::default()
-                },
-            };
-            let _ = reply.send(NodeResponse::UpdateFeatures(r));
-        })?;
-        Ok(())
+        let message = self.non_active(quorum).message();
+        Decision::write(
+            result,
+            |decided| {
+                ControllerReply::UpdateFeatures(response(&request, version, decided.as_ref().err()))
+            },
+            ControllerReply::UpdateFeatures(UpdateFeaturesResponse {
+                error_code: ErrorCode::NOT_CONTROLLER.0,
+                error_message: Some(message),
+                ..Default::default()
+            }),
+        )
     }
 }
 

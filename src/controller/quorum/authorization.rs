@@ -1,5 +1,5 @@
-//! The node loop's authorizer checks, as Kafka 4.4's `ControllerApis` makes them before it
-//! hands a request to its quorum controller. The engine is `controller::acls::authorizer`,
+//! The authorizer checks, as Kafka 4.4's `ControllerApis` makes them before it hands a request
+//! to its quorum controller. The engine is `controller::acls::authorizer`,
 //! reading the committed ACLs; this file says which operation each API needs on the cluster
 //! (`AuthHelper.authorizeClusterOperation`) and answers a refusal with the API's error
 //! response (`getErrorResponse(ClusterAuthorizationException)`), whose shape and message differ
@@ -7,7 +7,9 @@
 
 use std::collections::BTreeSet;
 
-use super::runner::NodeLoop;
+use super::not_active;
+use super::request::ControllerRequest;
+use super::{ControllerReply, QuorumController};
 use crate::controller::acls::authorizer::{self, allows, Denied, NotReady};
 use crate::controller::acls::{operation, resource, CLUSTER_NAME};
 use crate::controller::principal::RequestPrincipal;
@@ -16,33 +18,35 @@ use crate::protocol::messages::alter_user_scram_credentials_response as scram;
 use crate::protocol::messages::elect_leaders_response::{PartitionResult, ReplicaElectionResult};
 use crate::protocol::messages::list_partition_reassignments_response as listed;
 use crate::protocol::messages::*;
-use crate::raft::{QuorumStateStore, RaftLog};
-use crate::server::api::{not_controller, NodeRequest, NodeResponse};
 
 /// The operation `ControllerApis` requires on the cluster before it serves `request`, and the
 /// API's name; `None` for the APIs it authorizes otherwise (topics, configs, ACLs, tokens).
-pub(super) fn cluster_operation(request: &NodeRequest) -> Option<(&'static str, i8)> {
+pub(super) fn cluster_operation(request: &ControllerRequest) -> Option<(&'static str, i8)> {
     use operation::{ALTER, ALTER_CONFIGS, CLUSTER_ACTION, DESCRIBE};
     Some(match request {
-        NodeRequest::Register(_) => ("ControllerRegistration", CLUSTER_ACTION),
-        NodeRequest::BrokerRegistration(..) => ("BrokerRegistration", CLUSTER_ACTION),
-        NodeRequest::BrokerHeartbeat(..) => ("BrokerHeartbeat", CLUSTER_ACTION),
-        NodeRequest::AlterPartition(..) => ("AlterPartition", CLUSTER_ACTION),
-        NodeRequest::AllocateProducerIds(..) => ("AllocateProducerIds", CLUSTER_ACTION),
-        NodeRequest::AssignReplicasToDirs(..) => ("AssignReplicasToDirs", CLUSTER_ACTION),
-        NodeRequest::UnregisterBroker(..) => ("UnregisterBroker", ALTER),
-        NodeRequest::UnregisterController(..) => ("UnregisterController", ALTER),
-        NodeRequest::UpdateFeatures(..) => ("UpdateFeatures", ALTER),
-        NodeRequest::ElectLeaders(..) => ("ElectLeaders", ALTER),
-        NodeRequest::AlterPartitionReassignments(..) => ("AlterPartitionReassignments", ALTER),
-        NodeRequest::AlterUserScramCredentials(..) => ("AlterUserScramCredentials", ALTER),
-        NodeRequest::ListPartitionReassignments(..) => ("ListPartitionReassignments", DESCRIBE),
-        NodeRequest::AlterClientQuotas(..) => ("AlterClientQuotas", ALTER_CONFIGS),
+        ControllerRequest::Register(_) => ("ControllerRegistration", CLUSTER_ACTION),
+        ControllerRequest::BrokerRegistration(..) => ("BrokerRegistration", CLUSTER_ACTION),
+        ControllerRequest::BrokerHeartbeat(..) => ("BrokerHeartbeat", CLUSTER_ACTION),
+        ControllerRequest::AlterPartition(..) => ("AlterPartition", CLUSTER_ACTION),
+        ControllerRequest::AllocateProducerIds(..) => ("AllocateProducerIds", CLUSTER_ACTION),
+        ControllerRequest::AssignReplicasToDirs(..) => ("AssignReplicasToDirs", CLUSTER_ACTION),
+        ControllerRequest::UnregisterBroker(..) => ("UnregisterBroker", ALTER),
+        ControllerRequest::UnregisterController(..) => ("UnregisterController", ALTER),
+        ControllerRequest::UpdateFeatures(..) => ("UpdateFeatures", ALTER),
+        ControllerRequest::ElectLeaders(..) => ("ElectLeaders", ALTER),
+        ControllerRequest::AlterPartitionReassignments(..) => {
+            ("AlterPartitionReassignments", ALTER)
+        }
+        ControllerRequest::AlterUserScramCredentials(..) => ("AlterUserScramCredentials", ALTER),
+        ControllerRequest::ListPartitionReassignments(..) => {
+            ("ListPartitionReassignments", DESCRIBE)
+        }
+        ControllerRequest::AlterClientQuotas(..) => ("AlterClientQuotas", ALTER_CONFIGS),
         _ => return None,
     })
 }
 
-impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
+impl QuorumController {
     /// Whether `who` may do `op` on `(resource_type, name)`: the committed ACLs, as Java's
     /// authorizer sees published images (always, without an authorizer); `NotReady` for all
     /// but super users until the node first catches up (the authorizer's first load).
@@ -53,10 +57,10 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         name: &str,
         op: i8,
     ) -> Result<bool, NotReady> {
-        let (_, stable) = self.controller.stable_image();
+        let (_, stable) = self.machine.stable_image();
         let acls = self.caught_up.then_some(&stable.acls);
         allows(
-            self.ctx.authorizer.as_ref(),
+            self.settings.authorizer.as_ref(),
             acls,
             who,
             resource_type,
@@ -91,22 +95,13 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         authorizer::cluster_operation(verdict, api, who, op)
     }
 
-    /// Publishes the committed ACLs for the checks made outside the loop, once the node has
-    /// caught up.
-    pub(super) fn publish_acls(&self) {
-        if self.ctx.authorizer.is_some() && self.caught_up {
-            self.ctx
-                .publish_acls(&self.controller.stable_image().1.acls);
-        }
-    }
-
     /// The refusal of a request whose sender lacks the cluster operation its API needs, as
     /// the API's error response; `None` when it may go on.
     pub(super) fn cluster_refusal(
         &self,
-        request: &NodeRequest,
+        request: &ControllerRequest,
         who: &RequestPrincipal,
-    ) -> Option<NodeResponse> {
+    ) -> Option<ControllerReply> {
         let (api, op) = cluster_operation(request)?;
         let denied = self.authorize_cluster_operation(api, who, op).err()?;
         Some(error_response(request, &denied))
@@ -115,88 +110,96 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
 
 /// `getErrorResponse` of each API `cluster_operation` names: some carry the exception's
 /// message, some the code's own, some no message at all.
-fn error_response(request: &NodeRequest, denied: &Denied) -> NodeResponse {
+fn error_response(request: &ControllerRequest, denied: &Denied) -> ControllerReply {
     let code = denied.error_code().0;
     let message = denied.exception_message();
     match request {
-        NodeRequest::Register(_) => NodeResponse::Register(ControllerRegistrationResponse {
-            error_code: code,
-            error_message: Some(denied.code_message()),
-            ..Default::default()
-        }),
-        NodeRequest::BrokerRegistration(..) => {
-            NodeResponse::BrokerRegistration(BrokerRegistrationResponse {
+        ControllerRequest::Register(_) => {
+            ControllerReply::Register(ControllerRegistrationResponse {
+                error_code: code,
+                error_message: Some(denied.code_message()),
+                ..Default::default()
+            })
+        }
+        ControllerRequest::BrokerRegistration(..) => {
+            ControllerReply::BrokerRegistration(BrokerRegistrationResponse {
                 error_code: code,
                 ..Default::default()
             })
         }
-        NodeRequest::BrokerHeartbeat(..) => {
-            NodeResponse::BrokerHeartbeat(BrokerHeartbeatResponse {
+        ControllerRequest::BrokerHeartbeat(..) => {
+            ControllerReply::BrokerHeartbeat(BrokerHeartbeatResponse {
                 error_code: code,
                 ..Default::default()
             })
         }
-        NodeRequest::AlterPartition(..) => NodeResponse::AlterPartition(AlterPartitionResponse {
-            error_code: code,
-            ..Default::default()
-        }),
-        NodeRequest::AllocateProducerIds(..) => {
-            NodeResponse::AllocateProducerIds(AllocateProducerIdsResponse {
+        ControllerRequest::AlterPartition(..) => {
+            ControllerReply::AlterPartition(AlterPartitionResponse {
                 error_code: code,
                 ..Default::default()
             })
         }
-        NodeRequest::AssignReplicasToDirs(..) => {
-            NodeResponse::AssignReplicasToDirs(AssignReplicasToDirsResponse {
+        ControllerRequest::AllocateProducerIds(..) => {
+            ControllerReply::AllocateProducerIds(AllocateProducerIdsResponse {
                 error_code: code,
                 ..Default::default()
             })
         }
-        NodeRequest::UnregisterBroker(..) => {
-            NodeResponse::UnregisterBroker(UnregisterBrokerResponse {
+        ControllerRequest::AssignReplicasToDirs(..) => {
+            ControllerReply::AssignReplicasToDirs(AssignReplicasToDirsResponse {
+                error_code: code,
+                ..Default::default()
+            })
+        }
+        ControllerRequest::UnregisterBroker(..) => {
+            ControllerReply::UnregisterBroker(UnregisterBrokerResponse {
                 error_code: code,
                 error_message: message,
                 ..Default::default()
             })
         }
-        NodeRequest::UnregisterController(..) => {
-            NodeResponse::UnregisterController(UnregisterControllerResponse {
+        ControllerRequest::UnregisterController(..) => {
+            ControllerReply::UnregisterController(UnregisterControllerResponse {
                 error_code: code,
                 error_message: message,
                 ..Default::default()
             })
         }
         // `UpdateFeaturesResponse.createWithErrors` with no feature results.
-        NodeRequest::UpdateFeatures(..) => NodeResponse::UpdateFeatures(UpdateFeaturesResponse {
-            error_code: code,
-            error_message: message,
-            ..Default::default()
-        }),
-        NodeRequest::ElectLeaders(r, v) => NodeResponse::ElectLeaders(ElectLeadersResponse {
-            error_code: if *v >= 1 { code } else { 0 },
-            replica_election_results: r
-                .topic_partitions
-                .iter()
-                .flatten()
-                .map(|t| ReplicaElectionResult {
-                    topic: t.topic.clone(),
-                    partition_result: t
-                        .partitions
-                        .iter()
-                        .map(|&p| PartitionResult {
-                            partition_id: p,
-                            error_code: code,
-                            error_message: message.clone(),
-                            ..Default::default()
-                        })
-                        .collect(),
-                    ..Default::default()
-                })
-                .collect(),
-            ..Default::default()
-        }),
-        NodeRequest::AlterPartitionReassignments(r, _) => {
-            NodeResponse::AlterPartitionReassignments(AlterPartitionReassignmentsResponse {
+        ControllerRequest::UpdateFeatures(..) => {
+            ControllerReply::UpdateFeatures(UpdateFeaturesResponse {
+                error_code: code,
+                error_message: message,
+                ..Default::default()
+            })
+        }
+        ControllerRequest::ElectLeaders(r, v) => {
+            ControllerReply::ElectLeaders(ElectLeadersResponse {
+                error_code: if *v >= 1 { code } else { 0 },
+                replica_election_results: r
+                    .topic_partitions
+                    .iter()
+                    .flatten()
+                    .map(|t| ReplicaElectionResult {
+                        topic: t.topic.clone(),
+                        partition_result: t
+                            .partitions
+                            .iter()
+                            .map(|&p| PartitionResult {
+                                partition_id: p,
+                                error_code: code,
+                                error_message: message.clone(),
+                                ..Default::default()
+                            })
+                            .collect(),
+                        ..Default::default()
+                    })
+                    .collect(),
+                ..Default::default()
+            })
+        }
+        ControllerRequest::AlterPartitionReassignments(r, _) => {
+            ControllerReply::AlterPartitionReassignments(AlterPartitionReassignmentsResponse {
                 error_code: code,
                 error_message: message.clone(),
                 responses: r
@@ -221,14 +224,14 @@ fn error_response(request: &NodeRequest, denied: &Denied) -> NodeResponse {
             })
         }
         // One result per user, sorted by name.
-        NodeRequest::AlterUserScramCredentials(r, _) => {
+        ControllerRequest::AlterUserScramCredentials(r, _) => {
             let users: BTreeSet<&str> = r
                 .deletions
                 .iter()
                 .map(|d| d.name.as_str())
                 .chain(r.upsertions.iter().map(|u| u.name.as_str()))
                 .collect();
-            NodeResponse::AlterUserScramCredentials(AlterUserScramCredentialsResponse {
+            ControllerReply::AlterUserScramCredentials(AlterUserScramCredentialsResponse {
                 results: users
                     .into_iter()
                     .map(|user| scram::AlterUserScramCredentialsResult {
@@ -241,8 +244,8 @@ fn error_response(request: &NodeRequest, denied: &Denied) -> NodeResponse {
                 ..Default::default()
             })
         }
-        NodeRequest::ListPartitionReassignments(r, _) => {
-            NodeResponse::ListPartitionReassignments(ListPartitionReassignmentsResponse {
+        ControllerRequest::ListPartitionReassignments(r, _) => {
+            ControllerReply::ListPartitionReassignments(ListPartitionReassignmentsResponse {
                 error_code: code,
                 error_message: message,
                 topics: r
@@ -265,8 +268,8 @@ fn error_response(request: &NodeRequest, denied: &Denied) -> NodeResponse {
                 ..Default::default()
             })
         }
-        NodeRequest::AlterClientQuotas(r, _) => NodeResponse::AlterClientQuotas(
-            not_controller::alter_client_quotas_failed(r, code, &denied.code_message()),
+        ControllerRequest::AlterClientQuotas(r, _) => ControllerReply::AlterClientQuotas(
+            not_active::alter_client_quotas_failed(r, code, &denied.code_message()),
         ),
         other => unreachable!("{other:?} needs no cluster operation"),
     }

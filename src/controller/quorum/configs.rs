@@ -1,14 +1,13 @@
-//! The node loop's side of AlterConfigs and IncrementalAlterConfigs: the request is screened as
+//! AlterConfigs and IncrementalAlterConfigs: the request is screened as
 //! Kafka's `ControllerApis` screens it, decided by the controller (`controller::config_changes`)
 //! against the latest state, and answered once the decision's records commit (`NOT_CONTROLLER`
 //! for every resource if leadership is lost first). A node that is not the active controller
 //! answers as a non-active Java controller does: what `ControllerApis` screens (BROKER_LOGGER
 //! resources included) itself, anything else `NOT_CONTROLLER` for the whole request.
 
-use tokio::sync::oneshot;
 use tracing::{info, warn};
 
-use super::runner::NodeLoop;
+use super::{ControllerReply, Decision, QuorumAccess, QuorumController};
 use crate::controller::acls::authorizer::Denied;
 use crate::controller::acls::{operation, resource, CLUSTER_NAME};
 use crate::controller::config_changes::api::{
@@ -27,10 +26,6 @@ use crate::protocol::messages::{
     AlterConfigsRequest, AlterConfigsResponse, IncrementalAlterConfigsRequest,
     IncrementalAlterConfigsResponse,
 };
-use crate::raft::{FatalError, Instant, QuorumStateStore, RaftLog};
-use crate::server::api::NodeResponse;
-
-type Reply = oneshot::Sender<NodeResponse>;
 
 /// `ConfigResource.Type` ids of the resources authorized on themselves (others on the cluster).
 const TOPIC_RESOURCE: i8 = 2;
@@ -114,11 +109,11 @@ fn all_failed(resources: &[(i8, &str)], code: ErrorCode, message: Option<&str>) 
         .collect()
 }
 
-impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
-    fn configs_context(&self) -> ConfigsContext {
+impl QuorumController {
+    fn configs_context(&self, quorum: &dyn QuorumAccess) -> ConfigsContext {
         ConfigsContext {
             statics: self.settings.topics.statics.clone(),
-            controller_ids: self.raft.voters().ids().collect(),
+            controller_ids: quorum.voter_ids(),
         }
     }
 
@@ -133,16 +128,14 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
 
     pub(super) fn incremental_alter_configs(
         &mut self,
-        now: Instant,
+        quorum: &dyn QuorumAccess,
         _version: i16,
         request: IncrementalAlterConfigsRequest,
         forwarded: bool,
         who: &RequestPrincipal,
-        reply: Reply,
-    ) -> Result<(), FatalError> {
-        let send = move |reply: Reply, entries: Vec<Entry>| {
-            let r = NodeResponse::IncrementalAlterConfigs(incremental_response(entries));
-            let _ = reply.send(r);
+    ) -> Decision {
+        let send = |entries: Vec<Entry>| {
+            ControllerReply::IncrementalAlterConfigs(incremental_response(entries))
         };
         let resources: Vec<(i8, String)> = request
             .resources
@@ -153,7 +146,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         let mut screen = screen_incremental(&borrowed);
         let mut before = refused_entries(&screen.refused);
         self.authorize_alter(who, &borrowed, &mut screen.decided, &mut before);
-        let node_id = self.ctx.node_id;
+        let node_id = self.settings.node_id;
         // A logger change needs CLUSTER_ACTION (`RuntimeLoggerManager`, before its checks).
         let loggers_allowed = self.authorized(
             who,
@@ -193,12 +186,10 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         if screen.decided.is_empty() {
             let mut entries = before;
             entries.extend(loggers);
-            send(reply, entries);
-            return Ok(());
+            return Decision::Answer(send(entries));
         }
-        if !self.acting() {
-            send(reply, self.not_controller_entries(&borrowed));
-            return Ok(());
+        if !self.acting(quorum) {
+            return Decision::Answer(send(self.not_controller_entries(quorum, &borrowed)));
         }
         let mut changes: Vec<IncrementalChange> = Vec::new();
         for &i in &screen.decided {
@@ -212,8 +203,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                         "IncrementalAlterConfigs refused: unknown config operation {} for {}",
                         c.config_operation, c.name);
                     let all = all_failed(&borrowed, ErrorCode::UNKNOWN_SERVER_ERROR, None);
-                    send(reply, all);
-                    return Ok(());
+                    return Decision::Answer(send(all));
                 };
                 ops.push((
                     c.name.clone(),
@@ -225,8 +215,8 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             }
             changes.push(((r.resource_type, r.resource_name.clone()), ops));
         }
-        let ctx = self.configs_context();
-        let state = self.controller.latest_state();
+        let ctx = self.configs_context(quorum);
+        let state = self.machine.latest_state();
         let result = incremental_alter_configs(
             &state.image,
             &ctx,
@@ -241,22 +231,18 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             before,
             after: loggers,
         };
-        self.submit_configs(now, result, answered, reply, send)
+        self.submit_configs(quorum, result, answered, send)
     }
 
     pub(super) fn alter_configs(
         &mut self,
-        now: Instant,
+        quorum: &dyn QuorumAccess,
         _version: i16,
         request: AlterConfigsRequest,
         forwarded: bool,
         who: &RequestPrincipal,
-        reply: Reply,
-    ) -> Result<(), FatalError> {
-        let send = move |reply: Reply, entries: Vec<Entry>| {
-            let r = NodeResponse::AlterConfigs(legacy_response(entries));
-            let _ = reply.send(r);
-        };
+    ) -> Decision {
+        let send = |entries: Vec<Entry>| ControllerReply::AlterConfigs(legacy_response(entries));
         let resources: Vec<(i8, String)> = request
             .resources
             .iter()
@@ -280,15 +266,13 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             })
             .collect();
         if changes.is_empty() {
-            send(reply, before);
-            return Ok(());
+            return Decision::Answer(send(before));
         }
-        if !self.acting() {
-            send(reply, self.not_controller_entries(&borrowed));
-            return Ok(());
+        if !self.acting(quorum) {
+            return Decision::Answer(send(self.not_controller_entries(quorum, &borrowed)));
         }
-        let ctx = self.configs_context();
-        let state = self.controller.latest_state();
+        let ctx = self.configs_context(quorum);
+        let state = self.machine.latest_state();
         let result = legacy_alter_configs(
             &state.image,
             &ctx,
@@ -303,7 +287,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             before,
             after: Vec::new(),
         };
-        self.submit_configs(now, result, answered, reply, send)
+        self.submit_configs(quorum, result, answered, send)
     }
 
     /// `ControllerApis.authorizeAlterResource` on each resource left to decide: ALTER_CONFIGS
@@ -333,8 +317,12 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
     }
 
     /// Every resource answered `NOT_CONTROLLER`: this node is not the active controller.
-    fn not_controller_entries(&self, resources: &[(i8, &str)]) -> Vec<Entry> {
-        let message = self.non_active().message();
+    fn not_controller_entries(
+        &self,
+        quorum: &dyn QuorumAccess,
+        resources: &[(i8, &str)],
+    ) -> Vec<Entry> {
+        let message = self.non_active(quorum).message();
         all_failed(resources, ErrorCode::NOT_CONTROLLER, Some(&message))
     }
 
@@ -343,12 +331,11 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
     /// too large to write, `NOT_CONTROLLER` if leadership is lost first.
     fn submit_configs(
         &mut self,
-        now: Instant,
+        quorum: &dyn QuorumAccess,
         result: ControllerResult<Result<Outcomes, TooManyRecords>>,
         answered: Answered,
-        reply: Reply,
-        send: impl FnOnce(Reply, Vec<Entry>) + Send + 'static,
-    ) -> Result<(), FatalError> {
+        send: impl Fn(Vec<Entry>) -> ControllerReply,
+    ) -> Decision {
         let Answered {
             api,
             validate_only,
@@ -362,15 +349,15 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 warn!(target: "kraftd::controller", "{api} refused with POLICY_VIOLATION: {e}")
             }
         }
-        let message = self.non_active().message();
-        self.submit(now, result, move |outcome| {
+        let message = self.non_active(quorum).message();
+        Decision::write_either(result, |outcome| {
             let borrowed: Vec<(i8, &str)> =
                 resources.iter().map(|(t, n)| (*t, n.as_str())).collect();
             let entries = match outcome {
                 Ok(Ok(outcomes)) => {
-                    let mut entries = before;
-                    entries.extend(outcome_entries(&outcomes));
-                    entries.extend(after);
+                    let mut entries = before.clone();
+                    entries.extend(outcome_entries(outcomes));
+                    entries.extend(after.iter().cloned());
                     entries
                 }
                 Ok(Err(e)) => {
@@ -378,9 +365,8 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 }
                 Err(_) => all_failed(&borrowed, ErrorCode::NOT_CONTROLLER, Some(&message)),
             };
-            send(reply, entries);
-        })?;
-        Ok(())
+            send(entries)
+        })
     }
 }
 

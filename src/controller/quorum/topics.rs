@@ -1,15 +1,15 @@
-//! The node loop's side of CreateTopics, DeleteTopics and CreatePartitions: the request is
+//! CreateTopics, DeleteTopics and CreatePartitions: the request is
 //! screened as Kafka's `ControllerApis` screens it, decided by the controller
 //! (`controller::topics`) against the latest state, and answered once the decision's records
 //! commit (`NOT_CONTROLLER` for every topic if leadership is lost first). A node that is not
 //! the active controller answers as a non-active Java controller does.
 
-use tokio::sync::oneshot;
 use tracing::{info, warn};
 
 use std::collections::HashSet;
 
-use super::runner::NodeLoop;
+use super::not_active;
+use super::{ControllerReply, Decision, QuorumAccess, QuorumController};
 use crate::controller::acls::authorizer::{allows, Denied};
 use crate::controller::acls::{operation, resource, CLUSTER_NAME};
 use crate::controller::principal::RequestPrincipal;
@@ -37,11 +37,6 @@ use crate::protocol::messages::{
     DeleteTopicsRequest, DeleteTopicsResponse, ListPartitionReassignmentsRequest,
     ListPartitionReassignmentsResponse,
 };
-use crate::raft::{FatalError, Instant, QuorumStateStore, RaftLog};
-use crate::server::api::not_controller;
-use crate::server::api::NodeResponse;
-
-type Reply = oneshot::Sender<NodeResponse>;
 
 /// A CreateTopics result refusing `name`.
 fn refused_topic(name: &str, code: ErrorCode, message: Option<String>) -> CreatableTopicResult {
@@ -131,22 +126,14 @@ fn describe(e: &TopicError) -> String {
     )
 }
 
-impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
-    /// Sends `response` at once: Java's controller answers a request left with nothing to
-    /// decide, or decided by reads only, without waiting for pending writes.
-    fn answer_now(reply: Reply, response: NodeResponse) -> Result<(), FatalError> {
-        let _ = reply.send(response);
-        Ok(())
-    }
-
+impl QuorumController {
     pub(super) fn create_topics(
         &mut self,
-        now: Instant,
+        quorum: &dyn QuorumAccess,
         version: i16,
         request: CreateTopicsRequest,
         who: &RequestPrincipal,
-        reply: Reply,
-    ) -> Result<(), FatalError> {
+    ) -> Decision {
         let names: Vec<&str> = request.topics.iter().map(|t| t.name.as_str()).collect();
         let screen = screen_create_topics(&names);
         // ControllerApis: CREATE on the cluster, else on each topic; the configs of a created
@@ -179,9 +166,9 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         // A non-active controller asks its quorum controller unless the authorizer left
         // nothing to ask.
         let nothing_to_ask = refused && decided.is_empty();
-        if !self.acting() && !nothing_to_ask {
-            let r = not_controller::create_topics(&request, version, &self.non_active());
-            return Self::answer_now(reply, NodeResponse::CreateTopics(r));
+        if !self.acting(quorum) && !nothing_to_ask {
+            let r = not_active::create_topics(&request, version, &self.non_active(quorum));
+            return Decision::Answer(ControllerReply::CreateTopics(r));
         }
         let mut after: Vec<CreatableTopicResult> = screen
             .duplicates
@@ -214,10 +201,10 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 topics: after,
                 ..Default::default()
             };
-            return Self::answer_now(reply, NodeResponse::CreateTopics(r));
+            return Decision::Answer(ControllerReply::CreateTopics(r));
         }
-        let state = self.controller.latest_state();
-        let active = self.pipeline.active.as_ref().expect("acting");
+        let state = self.machine.latest_state();
+        let active = self.active.as_ref().expect("acting");
         let brokers = usable_brokers(&state.image, &active.sessions);
         let result = create_topics(
             &state.image,
@@ -247,8 +234,8 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 warn!(target: "kraftd::controller", "{prefix} refused with POLICY_VIOLATION: {e}")
             }
         }
-        let message = self.non_active().message();
-        self.submit(now, result, move |outcome| {
+        let message = self.non_active(quorum).message();
+        Decision::write_either(result, |outcome| {
             let r = match outcome {
                 Ok(Ok(outcomes)) => {
                     let mut topics: Vec<CreatableTopicResult> = outcomes
@@ -258,7 +245,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                             Err(e) => refused_topic(name, e.error_code(), e.message()),
                         })
                         .collect();
-                    topics.extend(after);
+                    topics.extend(after.iter().cloned());
                     CreateTopicsResponse {
                         topics,
                         ..Default::default()
@@ -267,19 +254,17 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 Ok(Err(e)) => create_topics_failed(&request, e.error_code(), &e.to_string()),
                 Err(_) => create_topics_failed(&request, ErrorCode::NOT_CONTROLLER, &message),
             };
-            let _ = reply.send(NodeResponse::CreateTopics(r));
-        })?;
-        Ok(())
+            ControllerReply::CreateTopics(r)
+        })
     }
 
     pub(super) fn create_partitions(
         &mut self,
-        now: Instant,
+        quorum: &dyn QuorumAccess,
         version: i16,
         request: CreatePartitionsRequest,
         who: &RequestPrincipal,
-        reply: Reply,
-    ) -> Result<(), FatalError> {
+    ) -> Decision {
         let names: Vec<&str> = request.topics.iter().map(|t| t.name.as_str()).collect();
         let screen = screen_create_partitions(&names);
         let mut before: Vec<CreatePartitionsTopicResult> = screen
@@ -309,9 +294,9 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             }
         }
         // A non-active quorum controller answers an empty list at once.
-        if !self.acting() && !decided.is_empty() {
-            let r = not_controller::create_partitions(&request, version, &self.non_active());
-            return Self::answer_now(reply, NodeResponse::CreatePartitions(r));
+        if !self.acting(quorum) && !decided.is_empty() {
+            let r = not_active::create_partitions(&request, version, &self.non_active(quorum));
+            return Decision::Answer(ControllerReply::CreatePartitions(r));
         }
         let topics: Vec<NewPartitions> = decided
             .iter()
@@ -332,10 +317,10 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 results: before,
                 ..Default::default()
             };
-            return Self::answer_now(reply, NodeResponse::CreatePartitions(r));
+            return Decision::Answer(ControllerReply::CreatePartitions(r));
         }
-        let state = self.controller.latest_state();
-        let active = self.pipeline.active.as_ref().expect("acting");
+        let state = self.machine.latest_state();
+        let active = self.active.as_ref().expect("acting");
         let brokers = usable_brokers(&state.image, &active.sessions);
         let result = create_partitions(
             &state.image,
@@ -359,53 +344,50 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 warn!(target: "kraftd::controller", "CreatePartitions refused with POLICY_VIOLATION: {e}")
             }
         }
-        let message = self.non_active().message();
-        self.submit(now, result, move |outcome| {
-            let r =
-                match outcome {
-                    Ok(Ok(outcomes)) => {
-                        let mut results = before;
-                        results.extend(outcomes.iter().map(|(name, o)| {
-                            CreatePartitionsTopicResult {
+        let message = self.non_active(quorum).message();
+        Decision::write_either(result, |outcome| {
+            let r = match outcome {
+                Ok(Ok(outcomes)) => {
+                    let mut results = before.clone();
+                    results.extend(
+                        outcomes
+                            .iter()
+                            .map(|(name, o)| CreatePartitionsTopicResult {
                                 name: name.clone(),
                                 error_code: o.as_ref().map_or_else(|e| e.error_code().0, |_| 0),
                                 error_message: o.as_ref().err().and_then(TopicError::message),
                                 ..Default::default()
-                            }
-                        }));
-                        CreatePartitionsResponse {
-                            results,
-                            ..Default::default()
-                        }
+                            }),
+                    );
+                    CreatePartitionsResponse {
+                        results,
+                        ..Default::default()
                     }
-                    Ok(Err(e)) => not_controller::create_partitions_failed(
-                        &request,
-                        e.error_code(),
-                        &e.to_string(),
-                    ),
-                    Err(_) => not_controller::create_partitions_failed(
-                        &request,
-                        ErrorCode::NOT_CONTROLLER,
-                        &message,
-                    ),
-                };
-            let _ = reply.send(NodeResponse::CreatePartitions(r));
-        })?;
-        Ok(())
+                }
+                Ok(Err(e)) => {
+                    not_active::create_partitions_failed(&request, e.error_code(), &e.to_string())
+                }
+                Err(_) => not_active::create_partitions_failed(
+                    &request,
+                    ErrorCode::NOT_CONTROLLER,
+                    &message,
+                ),
+            };
+            ControllerReply::CreatePartitions(r)
+        })
     }
 
     pub(super) fn delete_topics(
         &mut self,
-        now: Instant,
+        quorum: &dyn QuorumAccess,
         version: i16,
         request: DeleteTopicsRequest,
         who: &RequestPrincipal,
-        reply: Reply,
-    ) -> Result<(), FatalError> {
+    ) -> Decision {
         // With deletion disabled, or as a non-active controller, Java's answer needs no state.
-        if !self.acting() || !self.ctx.delete_topic_enable {
-            let r = not_controller::delete_topics(&request, version, &self.non_active());
-            return Self::answer_now(reply, NodeResponse::DeleteTopics(r));
+        if !self.acting(quorum) || !self.settings.delete_topic_enable {
+            let r = not_active::delete_topics(&request, version, &self.non_active(quorum));
+            return Decision::Answer(ControllerReply::DeleteTopics(r));
         }
         let entries: Vec<(Option<String>, Uuid)> = request
             .topics
@@ -416,13 +398,13 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         let cluster_delete =
             self.authorized(who, resource::CLUSTER, CLUSTER_NAME, operation::DELETE);
         // What `Self::authorized` reads, apart from the controller that decides below.
-        let (acls, ctx) = (
+        let (acls, authorizer) = (
             self.caught_up
-                .then(|| self.controller.stable_image().1.acls.clone()),
-            self.ctx.clone(),
+                .then(|| self.machine.stable_image().1.acls.clone()),
+            self.settings.authorizer.clone(),
         );
         let access = |name: &str| {
-            let authorizer = ctx.authorizer.as_ref();
+            let authorizer = authorizer.as_ref();
             let may = |op| {
                 allows(authorizer, acls.as_ref(), who, resource::TOPIC, name, op).unwrap_or(false)
             };
@@ -435,9 +417,9 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 }
             }
         };
-        let (_, stable) = self.controller.stable_image();
+        let (_, stable) = self.machine.stable_image();
         let result = delete_topics(
-            self.controller.image(),
+            self.machine.image(),
             stable,
             &request.topic_names,
             &entries,
@@ -472,25 +454,22 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             };
         if result.records.is_empty() {
             let r = to_response(&result.reply);
-            return Self::answer_now(reply, NodeResponse::DeleteTopics(r));
+            return Decision::Answer(ControllerReply::DeleteTopics(r));
         }
-        let non_active = self.non_active();
+        let non_active = self.non_active(quorum);
         let ControllerResult {
             records,
             reply: deletions,
         } = result;
-        self.submit(
-            now,
+        Decision::write(
             ControllerResult::new(records, deletions),
-            move |outcome| {
-                let r = match outcome {
-                    Ok(deletions) => to_response(&deletions),
-                    Err(_) => not_controller::delete_topics(&request, version, &non_active),
-                };
-                let _ = reply.send(NodeResponse::DeleteTopics(r));
-            },
-        )?;
-        Ok(())
+            |deletions| ControllerReply::DeleteTopics(to_response(&deletions)),
+            ControllerReply::DeleteTopics(not_active::delete_topics(
+                &request,
+                version,
+                &non_active,
+            )),
+        )
     }
 
     /// ListPartitionReassignments: a read of the committed image, which Java's controllers
@@ -498,14 +477,13 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
     pub(super) fn list_partition_reassignments(
         &mut self,
         request: ListPartitionReassignmentsRequest,
-        reply: Reply,
-    ) {
+    ) -> Decision {
         let topics: Option<Vec<(String, Vec<i32>)>> = request.topics.as_ref().map(|ts| {
             ts.iter()
                 .map(|t| (t.name.clone(), t.partition_indexes.clone()))
                 .collect()
         });
-        let (_, stable) = self.controller.stable_image();
+        let (_, stable) = self.machine.stable_image();
         let found = list_reassignments(stable, topics.as_deref());
         let r = ListPartitionReassignmentsResponse {
             error_message: None,
@@ -528,6 +506,6 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 .collect(),
             ..Default::default()
         };
-        let _ = reply.send(NodeResponse::ListPartitionReassignments(r));
+        Decision::Answer(ControllerReply::ListPartitionReassignments(r))
     }
 }

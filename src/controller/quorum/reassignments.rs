@@ -1,12 +1,12 @@
-//! The node loop's side of partition reassignments (AlterPartitionReassignments, from admin
+//! Partition reassignments (AlterPartitionReassignments, from admin
 //! tools, directly or forwarded by a broker) and of replicas' log directories
 //! (AssignReplicasToDirs, from brokers with several log directories): decided by
 //! `controller::leadership` against the latest state and answered once their records commit.
 
-use tokio::sync::oneshot;
 use tracing::{info, warn};
 
-use super::runner::NodeLoop;
+use super::not_active;
+use super::{ControllerReply, Decision, QuorumAccess, QuorumController};
 use crate::controller::leadership::directories::assign_replicas_to_dirs;
 use crate::controller::leadership::reassign::{alter_partition_reassignments, reassign_response};
 use crate::controller::leadership::Leadership;
@@ -15,44 +15,36 @@ use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages::{
     AlterPartitionReassignmentsRequest, AssignReplicasToDirsRequest, AssignReplicasToDirsResponse,
 };
-use crate::raft::{FatalError, Instant, QuorumStateStore, RaftLog};
-use crate::server::api::not_controller;
-use crate::server::api::NodeResponse;
 
-type Reply = oneshot::Sender<NodeResponse>;
-
-impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
+impl QuorumController {
     pub(super) fn alter_partition_reassignments(
         &mut self,
-        now: Instant,
+        quorum: &dyn QuorumAccess,
         version: i16,
         request: AlterPartitionReassignmentsRequest,
-        reply: Reply,
-    ) -> Result<(), FatalError> {
+    ) -> Decision {
         // An empty request asks for nothing: Java answers at once, active or not.
-        if !self.acting() || request.topics.is_empty() {
-            let r = not_controller::alter_partition_reassignments(
+        if !self.acting(quorum) || request.topics.is_empty() {
+            let r = not_active::alter_partition_reassignments(
                 &request,
                 version,
-                &self.non_active(),
+                &self.non_active(quorum),
             );
-            let _ = reply.send(NodeResponse::AlterPartitionReassignments(r));
-            return Ok(());
+            return Decision::Answer(ControllerReply::AlterPartitionReassignments(r));
         }
-        let image = self.controller.image();
+        let image = self.machine.image();
         let Some(leadership) = Leadership::new(image, &self.settings.topics) else {
             warn!(
                 target: "kraftd::controller",
                 "the metadata image has no metadata.version Kafka 4.4 knows: reassignments \
                  cannot be decided"
             );
-            let r = not_controller::alter_partition_reassignments(
+            let r = not_active::alter_partition_reassignments(
                 &request,
                 version,
-                &self.non_active(),
+                &self.non_active(quorum),
             );
-            let _ = reply.send(NodeResponse::AlterPartitionReassignments(r));
-            return Ok(());
+            return Decision::Answer(ControllerReply::AlterPartitionReassignments(r));
         };
         let result = alter_partition_reassignments(&leadership, &request);
         let (mut done, mut total) = (0, 0);
@@ -76,37 +68,33 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             result.records.len()
         );
         let allow_rf_change = request.allow_replication_factor_change;
-        let non_active = self.non_active();
-        self.submit(now, result, move |outcome| {
+        let non_active = self.non_active(quorum);
+        Decision::write_either(result, |outcome| {
             let r = match outcome {
-                Ok(outcomes) => reassign_response(&outcomes, allow_rf_change),
-                Err(_) => {
-                    not_controller::alter_partition_reassignments(&request, version, &non_active)
-                }
+                Ok(outcomes) => reassign_response(outcomes, allow_rf_change),
+                Err(_) => not_active::alter_partition_reassignments(&request, version, &non_active),
             };
-            let _ = reply.send(NodeResponse::AlterPartitionReassignments(r));
-        })?;
-        Ok(())
+            ControllerReply::AlterPartitionReassignments(r)
+        })
     }
 
     pub(super) fn assign_replicas_to_dirs(
         &mut self,
-        now: Instant,
+        quorum: &dyn QuorumAccess,
         version: i16,
         request: AssignReplicasToDirsRequest,
-        reply: Reply,
-    ) -> Result<(), FatalError> {
+    ) -> Decision {
         let refused = |code: ErrorCode| AssignReplicasToDirsResponse {
             error_code: code.0,
             ..Default::default()
         };
-        if !self.acting() {
-            let r = not_controller::assign_replicas_to_dirs(&request, version, &self.non_active());
-            let _ = reply.send(NodeResponse::AssignReplicasToDirs(r));
-            return Ok(());
+        if !self.acting(quorum) {
+            let r =
+                not_active::assign_replicas_to_dirs(&request, version, &self.non_active(quorum));
+            return Decision::Answer(ControllerReply::AssignReplicasToDirs(r));
         }
         let broker = request.broker_id;
-        let image = self.controller.image();
+        let image = self.machine.image();
         let Some(leadership) = Leadership::new(image, &self.settings.topics) else {
             warn!(
                 target: "kraftd::controller",
@@ -114,8 +102,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                  assignments cannot be decided"
             );
             let r = refused(ErrorCode::UNKNOWN_SERVER_ERROR);
-            let _ = reply.send(NodeResponse::AssignReplicasToDirs(r));
-            return Ok(());
+            return Decision::Answer(ControllerReply::AssignReplicasToDirs(r));
         };
         let result = match assign_replicas_to_dirs(&leadership, &request) {
             Ok(result) => result,
@@ -126,11 +113,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                     e.error_code().name()
                 );
                 let r = refused(e.error_code());
-                return self.answer_after_pending(
-                    now,
-                    reply,
-                    NodeResponse::AssignReplicasToDirs(r),
-                );
+                return Decision::after_pending(ControllerReply::AssignReplicasToDirs(r));
             }
         };
         let ControllerResult {
@@ -150,14 +133,10 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             "broker {broker} assigned replicas to log directories: {} record(s)",
             records.len()
         );
-        self.submit(
-            now,
+        Decision::write(
             ControllerResult::new(records, response),
-            move |outcome| {
-                let r = outcome.unwrap_or_else(|_| refused(ErrorCode::NOT_CONTROLLER));
-                let _ = reply.send(NodeResponse::AssignReplicasToDirs(r));
-            },
-        )?;
-        Ok(())
+            ControllerReply::AssignReplicasToDirs,
+            ControllerReply::AssignReplicasToDirs(refused(ErrorCode::NOT_CONTROLLER)),
+        )
     }
 }

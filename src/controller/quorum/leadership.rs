@@ -1,16 +1,14 @@
-//! The node loop's side of partition leadership: AlterPartition from partition leaders and
+//! Partition leadership: AlterPartition from partition leaders and
 //! ElectLeaders from operators, decided by `controller::leadership` against the latest state
 //! and answered once their records commit; and the active controller's periodic elections
 //! (preferred leaders back when `auto.leader.rebalance.enable`, unclean elections for
 //! leaderless partitions of topics that allow them), as Kafka 4.4's `QuorumController`
 //! schedules them.
 
-use std::time::Duration;
-
-use tokio::sync::oneshot;
 use tracing::{info, warn};
 
-use super::runner::NodeLoop;
+use super::not_active;
+use super::{ControllerReply, Decision, QuorumAccess, QuorumController, Then, Write};
 use crate::controller::leadership::alter_partition::alter_partition;
 use crate::controller::leadership::elections::{
     balance_leaders, elect_leaders, elect_unclean_leaders, ElectionResults,
@@ -22,46 +20,39 @@ use crate::protocol::messages::elect_leaders_response::{PartitionResult, Replica
 use crate::protocol::messages::{
     AlterPartitionRequest, AlterPartitionResponse, ElectLeadersRequest, ElectLeadersResponse,
 };
-use crate::raft::{FatalError, Instant, QuorumStateStore, RaftLog};
-use crate::server::api::not_controller;
-use crate::server::api::NodeResponse;
-
-type Reply = oneshot::Sender<NodeResponse>;
+use crate::protocol::records::MetadataRecordAndVersion;
 
 /// `QuorumController`'s `maxElectionsPerImbalance`: elections per periodic run.
 const MAX_ELECTIONS_PER_RUN: usize = 1_000;
 /// How often leaderless partitions are checked for an unclean election (Java's 5 minutes).
-const UNCLEAN_ELECTION_INTERVAL: Duration = Duration::from_secs(300);
+const UNCLEAN_ELECTION_INTERVAL_MS: u64 = 300_000;
 
-impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
+impl QuorumController {
     pub(super) fn alter_partition(
         &mut self,
-        now: Instant,
+        quorum: &dyn QuorumAccess,
         version: i16,
         request: AlterPartitionRequest,
-        reply: Reply,
-    ) -> Result<(), FatalError> {
+    ) -> Decision {
         // `QuorumController.alterPartition` answers no topics at once, active or not, before
         // any check of the broker or its epoch.
         if request.topics.is_empty() {
-            let _ = reply.send(NodeResponse::AlterPartition(
+            return Decision::Answer(ControllerReply::AlterPartition(
                 AlterPartitionResponse::default(),
             ));
-            return Ok(());
         }
-        if !self.acting() {
-            let r = not_controller::alter_partition(&request, version, &self.non_active());
-            let _ = reply.send(NodeResponse::AlterPartition(r));
-            return Ok(());
+        if !self.acting(quorum) {
+            let r = not_active::alter_partition(&request, version, &self.non_active(quorum));
+            return Decision::Answer(ControllerReply::AlterPartition(r));
         }
         let broker = request.broker_id;
-        let image = self.controller.image();
+        let image = self.machine.image();
         let Some(leadership) = Leadership::new(image, &self.settings.topics) else {
             let r = AlterPartitionResponse {
                 error_code: ErrorCode::UNKNOWN_SERVER_ERROR.0,
                 ..Default::default()
             };
-            return self.answer_without_metadata_version(reply, NodeResponse::AlterPartition(r));
+            return self.answer_without_metadata_version(ControllerReply::AlterPartition(r));
         };
         let decided = alter_partition(&leadership, version, &request);
         let result = match decided {
@@ -76,7 +67,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                     error_code: e.error_code().0,
                     ..Default::default()
                 };
-                return self.answer_after_pending(now, reply, NodeResponse::AlterPartition(r));
+                return Decision::after_pending(ControllerReply::AlterPartition(r));
             }
         };
         let ControllerResult {
@@ -98,41 +89,32 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 records.len()
             );
         }
-        self.submit(
-            now,
+        Decision::write(
             ControllerResult::new(records, response),
-            move |outcome| {
-                let r = match outcome {
-                    Ok(r) => r,
-                    Err(_) => AlterPartitionResponse {
-                        error_code: ErrorCode::NOT_CONTROLLER.0,
-                        ..Default::default()
-                    },
-                };
-                let _ = reply.send(NodeResponse::AlterPartition(r));
-            },
-        )?;
-        Ok(())
+            ControllerReply::AlterPartition,
+            ControllerReply::AlterPartition(AlterPartitionResponse {
+                error_code: ErrorCode::NOT_CONTROLLER.0,
+                ..Default::default()
+            }),
+        )
     }
 
     pub(super) fn elect_leaders(
         &mut self,
-        now: Instant,
+        quorum: &dyn QuorumAccess,
         version: i16,
         request: ElectLeadersRequest,
-        reply: Reply,
-    ) -> Result<(), FatalError> {
+    ) -> Decision {
         // An empty partition list asks for nothing: Java answers at once.
-        if !self.acting() || request.topic_partitions.as_ref().is_some_and(Vec::is_empty) {
-            let r = not_controller::elect_leaders(&request, version, &self.non_active());
-            let _ = reply.send(NodeResponse::ElectLeaders(r));
-            return Ok(());
+        if !self.acting(quorum) || request.topic_partitions.as_ref().is_some_and(Vec::is_empty) {
+            let r = not_active::elect_leaders(&request, version, &self.non_active(quorum));
+            return Decision::Answer(ControllerReply::ElectLeaders(r));
         }
-        let image = self.controller.image();
+        let image = self.machine.image();
         let Some(leadership) = Leadership::new(image, &self.settings.topics) else {
             // Every version can carry NOT_CONTROLLER per partition (v0 has no top-level error).
-            let r = not_controller::elect_leaders(&request, version, &self.non_active());
-            return self.answer_without_metadata_version(reply, NodeResponse::ElectLeaders(r));
+            let r = not_active::elect_leaders(&request, version, &self.non_active(quorum));
+            return self.answer_without_metadata_version(ControllerReply::ElectLeaders(r));
         };
         let named: Option<Vec<(String, Vec<i32>)>> = request.topic_partitions.as_ref().map(|ts| {
             ts.iter()
@@ -143,13 +125,13 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             Ok(result) => result,
             Err(e) => {
                 warn!(target: "kraftd::controller", "ElectLeaders refused: {e}");
-                let r = not_controller::elect_leaders_failed(
+                let r = not_active::elect_leaders_failed(
                     &request,
                     version,
                     e.error_code().0,
                     &e.to_string(),
                 );
-                return self.answer_after_pending(now, reply, NodeResponse::ElectLeaders(r));
+                return Decision::after_pending(ControllerReply::ElectLeaders(r));
             }
         };
         info!(
@@ -158,115 +140,109 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             request.election_type,
             result.records.len()
         );
-        let non_active = self.non_active();
-        self.submit(now, result, move |outcome| {
-            let r = match outcome {
-                Ok(results) => election_response(&results),
-                Err(_) => not_controller::elect_leaders(&request, version, &non_active),
-            };
-            let _ = reply.send(NodeResponse::ElectLeaders(r));
-        })?;
-        Ok(())
+        let non_active = self.non_active(quorum);
+        Decision::write(
+            result,
+            |results| ControllerReply::ElectLeaders(election_response(&results)),
+            ControllerReply::ElectLeaders(not_active::elect_leaders(
+                &request,
+                version,
+                &non_active,
+            )),
+        )
     }
 
     /// An active controller always has a metadata.version (its activation wrote one); a log
     /// that lacks one cannot be led, and says so.
-    fn answer_without_metadata_version(
-        &mut self,
-        reply: Reply,
-        response: NodeResponse,
-    ) -> Result<(), FatalError> {
+    fn answer_without_metadata_version(&self, response: ControllerReply) -> Decision {
         warn!(
             target: "kraftd::controller",
             "the metadata image has no metadata.version Kafka 4.4 knows: partition leadership \
              cannot be decided"
         );
-        let _ = reply.send(response);
-        Ok(())
+        Decision::Answer(response)
     }
 
     /// The periodic elections of an active controller: preferred leaders back (when
     /// `auto.leader.rebalance.enable`) and unclean leaders for leaderless partitions of topics
     /// that allow them. Each runs at its interval; a run that hit the per-run bound runs again
-    /// at once.
-    pub(super) fn maybe_run_elections(&mut self, now: Instant) -> Result<(), FatalError> {
-        if !self.acting() {
-            self.election_deadlines = None;
-            return Ok(());
-        }
-        let rebalance = self.settings.leader_rebalance_interval;
-        let deadlines = *self.election_deadlines.get_or_insert(ElectionDeadlines {
-            rebalance: rebalance.map(|i| now + i),
-            unclean: now + UNCLEAN_ELECTION_INTERVAL,
-        });
+    /// on the next turn.
+    pub(super) fn run_due_election(&mut self, now: u64) -> Option<Write> {
+        let active = self.active.as_ref()?;
+        let deadlines = active.elections;
+        let rebalance = self.settings.leader_rebalance_interval_ms;
         if deadlines.rebalance.is_some_and(|d| d <= now) {
-            let more = self.run_election(
-                "preferred leader election",
-                |l| balance_leaders(l, MAX_ELECTIONS_PER_RUN),
-                now,
-            )?;
-            if let Some(d) = self.election_deadlines.as_mut() {
-                d.rebalance = rebalance.map(|i| if more { now } else { now + i });
+            let run = self.run_election("preferred leader election", |l| {
+                balance_leaders(l, MAX_ELECTIONS_PER_RUN)
+            });
+            let more = run.as_ref().is_some_and(|(_, more)| *more);
+            if let Some(a) = self.active.as_mut() {
+                a.elections.rebalance = rebalance.map(|i| now + if more { 1 } else { i });
+            }
+            if let Some((write, _)) = run {
+                return Some(write);
             }
         }
         if deadlines.unclean <= now {
-            let more = self.run_election(
-                "unclean leader election",
-                |l| elect_unclean_leaders(l, MAX_ELECTIONS_PER_RUN),
-                now,
-            )?;
-            if let Some(d) = self.election_deadlines.as_mut() {
-                d.unclean = if more {
-                    now
-                } else {
-                    now + UNCLEAN_ELECTION_INTERVAL
-                };
+            let run = self.run_election("unclean leader election", |l| {
+                elect_unclean_leaders(l, MAX_ELECTIONS_PER_RUN)
+            });
+            let more = run.as_ref().is_some_and(|(_, more)| *more);
+            if let Some(a) = self.active.as_mut() {
+                a.elections.unclean = now
+                    + if more {
+                        1
+                    } else {
+                        UNCLEAN_ELECTION_INTERVAL_MS
+                    };
+            }
+            if let Some((write, _)) = run {
+                return Some(write);
             }
         }
-        Ok(())
+        None
     }
 
+    /// One periodic election's records, and whether it hit the per-run bound.
     fn run_election(
-        &mut self,
+        &self,
         what: &str,
-        decide: impl Fn(
-            &Leadership,
-        ) -> (
-            Vec<crate::protocol::records::MetadataRecordAndVersion>,
-            bool,
-        ),
-        now: Instant,
-    ) -> Result<bool, FatalError> {
-        let image = self.controller.image();
-        let Some(leadership) = Leadership::new(image, &self.settings.topics) else {
-            return Ok(false);
-        };
+        decide: impl Fn(&Leadership) -> (Vec<MetadataRecordAndVersion>, bool),
+    ) -> Option<(Write, bool)> {
+        let image = self.machine.image();
+        let leadership = Leadership::new(image, &self.settings.topics)?;
         let (records, more) = decide(&leadership);
         if records.is_empty() {
-            return Ok(false);
+            return None;
         }
-        info!(
-            target: "kraftd::controller",
+        let what = format!(
             "periodic {what}: {} partition(s) get a new leader",
             records.len()
         );
-        self.submit(now, ControllerResult::new(records, ()), |_| {})?;
-        Ok(more)
-    }
-
-    /// When a periodic election is next due (None unless acting).
-    pub(super) fn next_election(&self) -> Option<Instant> {
-        let d = self.election_deadlines.as_ref()?;
-        Some(d.rebalance.map_or(d.unclean, |r| r.min(d.unclean)))
+        Some((Write::periodic(records, Some(Then::Log(what))), more))
     }
 }
 
-/// When the periodic elections of this activation are next due.
+/// When the periodic elections of this activation are next due (ms).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct ElectionDeadlines {
     /// None: `auto.leader.rebalance.enable=false`.
-    pub rebalance: Option<Instant>,
-    pub unclean: Instant,
+    pub rebalance: Option<u64>,
+    pub unclean: u64,
+}
+
+impl ElectionDeadlines {
+    /// A controller active from `now`: each election one interval later.
+    pub fn activate(now: u64, rebalance_interval_ms: Option<u64>) -> ElectionDeadlines {
+        ElectionDeadlines {
+            rebalance: rebalance_interval_ms.map(|i| now + i),
+            unclean: now + UNCLEAN_ELECTION_INTERVAL_MS,
+        }
+    }
+
+    pub fn next_due(&self) -> u64 {
+        self.rebalance.map_or(self.unclean, |r| r.min(self.unclean))
+    }
 }
 
 /// Java's ElectLeaders response: per topic, per partition, the code and message.

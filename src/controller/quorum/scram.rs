@@ -1,11 +1,11 @@
-//! The node loop's side of AlterUserScramCredentials: the controller decides every user
+//! AlterUserScramCredentials: the controller decides every user
 //! (`controller::scram::alter`) against the latest state, and the answer goes out once the
 //! records commit (`NOT_CONTROLLER` for every user if leadership is lost first).
 
-use tokio::sync::oneshot;
 use tracing::{info, warn};
 
-use super::runner::NodeLoop;
+use super::not_active;
+use super::{ControllerReply, Decision, QuorumAccess, QuorumController};
 use crate::controller::scram::alter::{
     alter_user_scram_credentials, ScramDeletion, ScramResult, ScramUpsertion,
 };
@@ -15,11 +15,6 @@ use crate::protocol::messages::alter_user_scram_credentials_response::AlterUserS
 use crate::protocol::messages::{
     AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse,
 };
-use crate::raft::{FatalError, Instant, QuorumStateStore, RaftLog};
-use crate::server::api::not_controller;
-use crate::server::api::NodeResponse;
-
-type Reply = oneshot::Sender<NodeResponse>;
 
 fn result(r: &ScramResult) -> AlterUserScramCredentialsResult {
     let (code, message) = match &r.outcome {
@@ -34,19 +29,20 @@ fn result(r: &ScramResult) -> AlterUserScramCredentialsResult {
     }
 }
 
-impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
+impl QuorumController {
     pub(super) fn alter_user_scram_credentials(
         &mut self,
-        now: Instant,
+        quorum: &dyn QuorumAccess,
         version: i16,
         request: AlterUserScramCredentialsRequest,
-        reply: Reply,
-    ) -> Result<(), FatalError> {
-        if !self.acting_with_metadata_version() {
-            let r =
-                not_controller::alter_user_scram_credentials(&request, version, &self.non_active());
-            let _ = reply.send(NodeResponse::AlterUserScramCredentials(r));
-            return Ok(());
+    ) -> Decision {
+        if !self.acting_with_metadata_version(quorum) {
+            let r = not_active::alter_user_scram_credentials(
+                &request,
+                version,
+                &self.non_active(quorum),
+            );
+            return Decision::Answer(ControllerReply::AlterUserScramCredentials(r));
         }
         let deletions: Vec<ScramDeletion> = request
             .deletions
@@ -67,7 +63,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 salted_password: u.salted_password.clone(),
             })
             .collect();
-        let image = self.controller.image();
+        let image = self.machine.image();
         let decided = alter_user_scram_credentials(
             &image.scram,
             metadata_version(image),
@@ -93,19 +89,16 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         } else {
             warn!(target: "kraftd::controller", "{line}");
         }
-        let non_active = self.non_active();
-        self.submit(now, decided, move |outcome| {
+        let non_active = self.non_active(quorum);
+        Decision::write_either(decided, |outcome| {
             let r = match outcome {
                 Ok(results) => AlterUserScramCredentialsResponse {
                     results: results.iter().map(result).collect(),
                     ..Default::default()
                 },
-                Err(_) => {
-                    not_controller::alter_user_scram_credentials(&request, version, &non_active)
-                }
+                Err(_) => not_active::alter_user_scram_credentials(&request, version, &non_active),
             };
-            let _ = reply.send(NodeResponse::AlterUserScramCredentials(r));
-        })?;
-        Ok(())
+            ControllerReply::AlterUserScramCredentials(r)
+        })
     }
 }
