@@ -417,9 +417,9 @@ pub fn snapshot_and_raft_responses(data: &[u8]) {
             assert_eq!(again.voters, header.voters);
         }
     }
-    for api in crate::server::api::raft::RAFT_APIS {
+    for api in crate::server::raft_wire::RAFT_APIS {
         for version in api.min_version..=api.max_version {
-            let _ = crate::server::api::raft::decode_response(api.kind, version, data);
+            let _ = crate::server::raft_wire::decode_response(api.kind, version, data);
         }
     }
     let mut controller = crate::controller::Controller::new();

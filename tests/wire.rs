@@ -19,7 +19,8 @@ use kraftd::protocol::messages::{
     ApiVersionsRequest, ApiVersionsResponse, DescribeClusterRequest, DescribeClusterResponse,
     ResponseHeader,
 };
-use kraftd::server::api::{not_controller, raft};
+use kraftd::server::api::not_controller;
+use kraftd::server::raft_wire as raft;
 
 const CLUSTER_ID: &str = "MkU3OEVBNTcwNTJENDM2Qk";
 

@@ -12,6 +12,7 @@ pub mod image_snapshot;
 pub mod listener;
 pub mod node;
 pub mod peer;
+pub mod raft_wire;
 pub(crate) mod run;
 
 pub use run::run;

@@ -10,7 +10,6 @@ mod authz_tests;
 mod describe_cluster;
 mod node_call;
 pub mod not_controller;
-pub mod raft;
 mod raft_authz;
 mod sasl;
 
@@ -28,6 +27,7 @@ pub use node_call::{
 };
 
 use super::context::ServerContext;
+use super::raft_wire;
 use crate::controller::acls::authorizer::Denied;
 use crate::controller::acls::{operation, resource, CLUSTER_NAME};
 use crate::controller::principal::RequestPrincipal;
@@ -45,14 +45,14 @@ pub struct ServedApi {
 /// PLAINTEXT listener, controller registration, Envelope), in api-key order. ApiVersions advertises these and
 /// `not_controller::CONTROLLER_APIS`.
 pub const SERVED_APIS: &[ServedApi] = &[
-    raft::served(ApiKind::Fetch),
+    raft_served(ApiKind::Fetch),
     ServedApi {
         key: messages::SaslHandshakeRequest::API_KEY,
         name: "SaslHandshake",
         min_version: 0,
         max_version: 1,
     },
-    raft::served(ApiKind::ApiVersions),
+    raft_served(ApiKind::ApiVersions),
     ServedApi {
         key: messages::DescribeConfigsRequest::API_KEY,
         name: "DescribeConfigs",
@@ -67,17 +67,17 @@ pub const SERVED_APIS: &[ServedApi] = &[
         min_version: 0,
         max_version: 2,
     },
-    raft::served(ApiKind::Vote),
-    raft::served(ApiKind::BeginQuorumEpoch),
-    raft::served(ApiKind::EndQuorumEpoch),
-    raft::served(ApiKind::DescribeQuorum),
+    raft_served(ApiKind::Vote),
+    raft_served(ApiKind::BeginQuorumEpoch),
+    raft_served(ApiKind::EndQuorumEpoch),
+    raft_served(ApiKind::DescribeQuorum),
     ServedApi {
         key: messages::EnvelopeRequest::API_KEY,
         name: "Envelope",
         min_version: 0,
         max_version: 0,
     },
-    raft::served(ApiKind::FetchSnapshot),
+    raft_served(ApiKind::FetchSnapshot),
     ServedApi {
         key: messages::DescribeClusterRequest::API_KEY,
         name: "DescribeCluster",
@@ -87,13 +87,32 @@ pub const SERVED_APIS: &[ServedApi] = &[
     ServedApi {
         key: messages::ControllerRegistrationRequest::API_KEY,
         name: "ControllerRegistration",
-        min_version: 0,
-        max_version: 0,
+        min_version: <messages::ControllerRegistrationRequest as crate::protocol::codec::Message>::LOWEST_VERSION,
+        max_version: <messages::ControllerRegistrationRequest as crate::protocol::codec::Message>::HIGHEST_VERSION,
     },
-    raft::served(ApiKind::AddRaftVoter),
-    raft::served(ApiKind::RemoveRaftVoter),
-    raft::served(ApiKind::UpdateRaftVoter),
+    raft_served(ApiKind::AddRaftVoter),
+    raft_served(ApiKind::RemoveRaftVoter),
+    raft_served(ApiKind::UpdateRaftVoter),
 ];
+
+/// The raft api of `kind` as ApiVersions advertises it: `SERVED_APIS` lists the raft apis
+/// through this, so that their versions are written once, above.
+const fn raft_served(kind: ApiKind) -> ServedApi {
+    let mut i = 0;
+    while i < raft_wire::RAFT_APIS.len() {
+        let api = &raft_wire::RAFT_APIS[i];
+        if api.kind as u8 == kind as u8 {
+            return ServedApi {
+                key: api.key,
+                name: api.name,
+                min_version: api.min_version,
+                max_version: api.max_version,
+            };
+        }
+        i += 1;
+    }
+    panic!("every raft api is listed");
+}
 
 /// Every API kraftd answers, in api-key order: what ApiVersions advertises.
 pub fn served_apis() -> Vec<&'static ServedApi> {
@@ -158,16 +177,17 @@ pub fn answer_frame(
             error,
         })
     };
-    let bytes = match raft::encode_response_frame(api_key, api_version, correlation_id, response) {
-        Ok(bytes) => bytes,
-        Err(error) => return close(error),
-    };
+    let bytes =
+        match raft_wire::encode_response_frame(api_key, api_version, correlation_id, response) {
+            Ok(bytes) => bytes,
+            Err(error) => return close(error),
+        };
     let Some(outer) = enveloped else {
         return Outcome::Respond(bytes);
     };
     // Java turns a forwarded DescribeQuorum that this node cannot answer (it does not lead)
     // into an envelope-level NOT_CONTROLLER, so the broker forwards it to the leader.
-    in_envelope(outer, raft::reports_not_leader(response), &bytes)
+    in_envelope(outer, raft_wire::reports_not_leader(response), &bytes)
 }
 
 /// The Envelope answer around an inner response frame: an inner NOT_CONTROLLER fails the
@@ -370,7 +390,7 @@ pub fn handle(
                 },
             )
         }
-        key => match raft::raft_api_by_key(key) {
+        key => match raft_wire::raft_api_by_key(key) {
             Some(api) => raft_call(
                 ctx,
                 connection,
@@ -469,7 +489,7 @@ fn envelope(
             body,
             principal,
         } => {
-            let api = raft::raft_api(ApiKind::DescribeQuorum);
+            let api = raft_wire::raft_api(ApiKind::DescribeQuorum);
             let outer = Enveloped {
                 version: request.api_version(),
                 correlation_id: request.correlation_id(),
@@ -503,12 +523,12 @@ fn envelope(
 fn raft_call(
     ctx: &ServerContext,
     who: &RequestPrincipal,
-    api: &'static raft::RaftApi,
+    api: &'static raft_wire::RaftApi,
     (api_version, correlation_id): (i16, i32),
     body: &[u8],
     enveloped: Option<Enveloped>,
 ) -> Result<Outcome, crate::protocol::codec::DecodeError> {
-    let wire = raft::decode_wire(api.kind, api_version, body)?;
+    let wire = raft_wire::decode_wire(api.kind, api_version, body)?;
     let refused = raft_authz::refusal(ctx, who, api, api_version, correlation_id, &wire);
     Ok(match (refused, enveloped) {
         (None, _) => Outcome::Raft(RaftCall {

@@ -4,7 +4,6 @@
 //! refusal is the request's error response (`getErrorResponse`), whose shape differs from API to
 //! API. The check reads the ACLs the node loop publishes (`ServerContext::authorize`).
 
-use super::raft::RaftApi;
 use crate::controller::acls::authorizer::Denied;
 use crate::controller::principal::RequestPrincipal;
 use crate::protocol::codec::{EncodeError, Message};
@@ -13,6 +12,7 @@ use crate::protocol::messages as wire;
 use crate::protocol::messages::fetch_response::{FetchableTopicResponse, PartitionData};
 use crate::raft::convert::WireRequest;
 use crate::server::context::ServerContext;
+use crate::server::raft_wire::RaftApi;
 
 /// Java's `FetchResponse.INVALID_HIGH_WATERMARK`, which an error response's partitions carry.
 const INVALID_HIGH_WATERMARK: i64 = -1;

@@ -10,10 +10,10 @@
 //! here are the node's own request and the responses.
 
 use crate::protocol::codec::Uuid;
+use crate::protocol::features::SUPPORTED_FEATURES;
 use crate::protocol::messages::controller_registration_request::{Feature, Listener};
 use crate::protocol::messages::ControllerRegistrationRequest;
 use crate::raft::Endpoints;
-use crate::server::api::supported_features;
 
 /// `SecurityProtocol.PLAINTEXT`.
 const PLAINTEXT: i16 = 0;
@@ -38,8 +38,8 @@ pub fn own_request(
                 ..Default::default()
             })
             .collect(),
-        features: supported_features()
-            .into_iter()
+        features: SUPPORTED_FEATURES
+            .iter()
             .map(|f| Feature {
                 name: f.name.to_string(),
                 min_supported_version: f.min,

@@ -12,7 +12,6 @@ use crate::protocol::codec::{ApiMessage, Message, Uuid};
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages::{ControllerRegistrationRequest, ControllerRegistrationResponse};
 use crate::raft::{FatalError, Instant, QuorumStateStore, RaftLog};
-use crate::server::api::served_api;
 use crate::server::context::FinalizedFeatures;
 use crate::server::peer::OutboundRequest;
 
@@ -85,9 +84,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         let Some(address) = self.raft.voters().address(leader, listener).cloned() else {
             return Ok(());
         };
-        // Sent at the versions kraftd serves itself.
-        let api = served_api(ControllerRegistrationRequest::API_KEY)
-            .expect("ControllerRegistration is served");
+        // Sent at the versions kraftd serves itself: the schema's.
         let token = self.next_token;
         self.next_token += 1;
         self.send_to_active_controller(
@@ -95,9 +92,9 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             &address,
             OutboundRequest {
                 token,
-                api_key: api.key,
-                min_version: api.min_version,
-                max_version: api.max_version,
+                api_key: ControllerRegistrationRequest::API_KEY,
+                min_version: ControllerRegistrationRequest::LOWEST_VERSION,
+                max_version: ControllerRegistrationRequest::HIGHEST_VERSION,
                 encode_body: Box::new(move |v| request.encode_to_vec(v)),
             },
         );

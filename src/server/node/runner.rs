@@ -28,9 +28,9 @@ use crate::raft::{
     Action, ApiKind, CorrelationId, Input, Instant, NodeId, Offset, ProposeError, QuorumStateStore,
     Raft, RaftConfig, RaftLog, RequestId, Response,
 };
-use crate::server::api::raft::{encode_request_body, raft_api};
 use crate::server::context::{ControllerEndpoint, ServerContext};
 use crate::server::peer::{Completion, FailKind, OutboundRequest, PeerSettings, Peers};
+use crate::server::raft_wire::{decode_response, encode_request_body, raft_api};
 
 /// How the node runs, beyond the raft core's own settings.
 #[derive(Debug, Clone)]
@@ -401,7 +401,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                     return None;
                 }
                 let (to, corr, api) = self.in_flight.remove(&token)?;
-                match crate::server::api::raft::decode_response(api, version, &body) {
+                match decode_response(api, version, &body) {
                     Ok(response) => Some(Input::Response {
                         from: to,
                         corr,

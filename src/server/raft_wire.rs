@@ -3,7 +3,6 @@
 //! Inbound requests are decoded here and handed to the node loop; outbound requests are
 //! encoded here at the version negotiated with the peer.
 
-use super::ServedApi;
 use crate::controller::acls::operation;
 use crate::protocol::codec::{ApiMessage, DecodeError, EncodeError, Message};
 use crate::protocol::frame;
@@ -109,25 +108,6 @@ pub const RAFT_APIS: [RaftApi; 10] = [
         cluster_operation: None,
     },
 ];
-
-/// The raft api of `kind` as ApiVersions advertises it: `SERVED_APIS` lists the raft apis
-/// through this, so that their versions are written once, above.
-pub const fn served(kind: ApiKind) -> ServedApi {
-    let mut i = 0;
-    while i < RAFT_APIS.len() {
-        let api = &RAFT_APIS[i];
-        if api.kind as u8 == kind as u8 {
-            return ServedApi {
-                key: api.key,
-                name: api.name,
-                min_version: api.min_version,
-                max_version: api.max_version,
-            };
-        }
-        i += 1;
-    }
-    panic!("every raft api is listed");
-}
 
 pub fn raft_api(kind: ApiKind) -> &'static RaftApi {
     RAFT_APIS
