@@ -77,7 +77,7 @@ impl ServerContext {
         ServerContext {
             node_id,
             cluster_id,
-            supported_features: super::api::supported_features(),
+            supported_features: crate::protocol::features::SUPPORTED_FEATURES.to_vec(),
             max_request_bytes,
             delete_topic_enable: true,
             authorizer: None,
@@ -108,12 +108,12 @@ impl ServerContext {
 
     /// What a controller that is not the active one answers with: the leader it knows of
     /// when that is another node.
-    pub fn non_active(&self) -> crate::server::api::not_controller::NonActive {
-        crate::server::api::not_controller::NonActive {
-            active_elsewhere: self.leader_id().filter(|&id| id != self.node_id),
-            delete_topic_enable: self.delete_topic_enable,
-            forwarded: false,
-        }
+    pub fn non_active(&self) -> crate::controller::quorum::NonActive {
+        crate::controller::quorum::NonActive::of(
+            self.node_id,
+            self.leader_id(),
+            self.delete_topic_enable,
+        )
     }
 
     pub fn finalized_features(&self) -> FinalizedFeatures {

@@ -190,12 +190,11 @@ impl QuorumController {
 
     /// What a non-active controller answers with.
     fn non_active(&self, quorum: &dyn QuorumAccess) -> NonActive {
-        let own = self.settings.node_id;
-        NonActive {
-            active_elsewhere: quorum.leader_id().filter(|&l| l != own),
-            delete_topic_enable: self.settings.delete_topic_enable,
-            forwarded: false,
-        }
+        NonActive::of(
+            self.settings.node_id,
+            quorum.leader_id(),
+            self.settings.delete_topic_enable,
+        )
     }
 
     /// Decides one request from `principal`. `ControllerApis` authorizes before anything else.

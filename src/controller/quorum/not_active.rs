@@ -36,6 +36,15 @@ pub struct NonActive {
 }
 
 impl NonActive {
+    /// The answer context of controller `own`, which knows `leader` as the leader.
+    pub fn of(own: i32, leader: Option<i32>, delete_topic_enable: bool) -> NonActive {
+        NonActive {
+            active_elsewhere: leader.filter(|&l| l != own),
+            delete_topic_enable,
+            forwarded: false,
+        }
+    }
+
     /// Java's `NotControllerException` message (`ControllerExceptions.newWrongControllerException`).
     pub fn message(&self) -> String {
         match self.active_elsewhere {

@@ -7,6 +7,7 @@
 //! * `activation`: what a new leader reads from its log to activate (the records are the
 //!   quorum controller's decision).
 //! * `registration`, `registration_flow`: this node's own controller registration (KIP-919).
+//! * `quorum_access`: raft as the quorum controller reads it.
 //! * `pipeline`, `purgatory`: the quorum controller (`controller::quorum`) driven: its
 //!   decisions proposed, applied at once and answered once committed; parked replies fail with
 //!   NOT_CONTROLLER when leadership is lost.
@@ -20,6 +21,7 @@ mod clock;
 pub mod event;
 mod pipeline;
 mod purgatory;
+mod quorum_access;
 mod registration;
 mod registration_flow;
 mod runner;

@@ -14,6 +14,7 @@ use crate::protocol::features::SUPPORTED_FEATURES;
 use crate::protocol::messages::controller_registration_request::{Feature, Listener};
 use crate::protocol::messages::ControllerRegistrationRequest;
 use crate::raft::Endpoints;
+use crate::raft::Instant;
 
 /// `SecurityProtocol.PLAINTEXT`.
 const PLAINTEXT: i16 = 0;
@@ -48,5 +49,25 @@ pub fn own_request(
             })
             .collect(),
         ..Default::default()
+    }
+}
+
+/// This node's own registration.
+pub(super) struct Registrations {
+    /// This process's incarnation id (new at every start, as Java's).
+    pub incarnation: Uuid,
+    /// The token of this node's request in flight to the active controller.
+    pub own_token: Option<u64>,
+    /// No new attempt of this node's own registration before this.
+    pub own_next_attempt: Instant,
+}
+
+impl Registrations {
+    pub fn new() -> Registrations {
+        Registrations {
+            incarnation: crate::log::metadata_dir::random_directory_id(),
+            own_token: None,
+            own_next_attempt: Instant(0),
+        }
     }
 }

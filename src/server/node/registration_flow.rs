@@ -4,11 +4,11 @@
 
 use tracing::info;
 
-use super::pipeline::NodeQuorum;
+use super::quorum_access::NodeQuorum;
 use super::registration;
 use super::runner::NodeLoop;
 use crate::controller::controller_registration::registration_supported;
-use crate::protocol::codec::{ApiMessage, Message, Uuid};
+use crate::protocol::codec::{ApiMessage, Message};
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages::{ControllerRegistrationRequest, ControllerRegistrationResponse};
 use crate::raft::{FatalError, Instant, QuorumStateStore, RaftLog};
@@ -19,25 +19,6 @@ use crate::server::peer::OutboundRequest;
 const RETRY_MS: u64 = 1000;
 /// How long a written or acknowledged registration may take to show up in the replay.
 const SETTLE_MS: u64 = 5000;
-
-pub(super) struct Registrations {
-    /// This process's incarnation id (new at every start, as Java's).
-    pub incarnation: Uuid,
-    /// The token of this node's request in flight to the active controller.
-    pub own_token: Option<u64>,
-    /// No new attempt of this node's own registration before this.
-    own_next_attempt: Instant,
-}
-
-impl Registrations {
-    pub fn new() -> Registrations {
-        Registrations {
-            incarnation: crate::log::metadata_dir::random_directory_id(),
-            own_token: None,
-            own_next_attempt: Instant(0),
-        }
-    }
-}
 
 impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
     /// Registers this node with the active controller unless the committed log already shows

@@ -8,10 +8,8 @@
 //! panic included, so that the loop never waits for a snapshot that will not come.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use super::event::Event;
 use crate::controller::SnapshotRecords;
 use crate::protocol::records::Offset;
 use crate::raft::{OffsetAndEpoch, SnapshotWriter};
@@ -41,7 +39,7 @@ pub fn spawn(
     writer: SnapshotWriter,
     records: SnapshotRecords,
     offset: Offset,
-    events: mpsc::Sender<Event>,
+    done: impl FnOnce(SnapshotOutcome) + Send + 'static,
 ) -> std::io::Result<()> {
     let id = writer.id();
     std::thread::Builder::new()
@@ -56,10 +54,7 @@ pub fn spawn(
                         .unwrap_or_else(|| "a panic".into());
                     Err(ImageSnapshotError::Panicked { id, detail })
                 });
-            let _ = events.send(Event::SnapshotWritten(Box::new(SnapshotOutcome {
-                id,
-                result,
-            })));
+            done(SnapshotOutcome { id, result });
         })
         .map(|_| ())
 }

@@ -243,7 +243,11 @@ impl SnapshotPolicy {
         };
         self.bytes_since = 0;
         self.last_snapshot_at = now;
-        match snapshot_job::spawn(writer, records, offset, self.events.clone()) {
+        let events = self.events.clone();
+        let done = move |outcome| {
+            let _ = events.send(Event::SnapshotWritten(Box::new(outcome)));
+        };
+        match snapshot_job::spawn(writer, records, offset, done) {
             Ok(()) => self.in_flight = Some((id, started.elapsed())),
             Err(e) => {
                 warn!(target: "kraftd::raft", "could not start a thread to write snapshot {id}: {e}; the next snapshot is tried later")
