@@ -3,25 +3,34 @@
 //! `kraftd::raft::sim::script::DIRECTIVES`). The cluster runs with fixed timing, so no
 //! transcript depends on how random numbers are drawn, and invariants are checked after every
 //! event. Scripts with `add-nodes machine=controller` replicate the metadata controller
-//! (tests/controller_machine) instead of a list of values. After a deliberate behaviour change, rewrite the outputs (the directives and comments
-//! stay) with `RAFT_REWRITE=1 cargo test --release --test raft_scenarios` and review
-//! `git diff tests/raft_scenarios`.
+//! (tests/controller_machine) instead of a list of values.
+//!
+//! Controller transcripts: every `tests/controller_scenarios/*.txt` drives the quorum
+//! controller (`kraftd::controller::quorum::QuorumController`) as the node loop does, over a
+//! fake raft and a manual clock, in the same format (directives: tests/quorum_controller).
+//!
+//! After a deliberate behaviour change, rewrite the outputs of both (the directives and
+//! comments stay) with `RAFT_REWRITE=1 cargo test --release --test raft_scenarios` and review
+//! `git diff tests/raft_scenarios tests/controller_scenarios`.
 
 // clippy.toml keeps the clock, randomness, threads and file I/O out of src/raft;
 // a test harness owns its clock, threads and files.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 mod controller_machine;
+mod quorum_controller;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use kraftd::raft::sim::script::{self, Case};
+use quorum_controller::Outputs;
 
 const DIR: &str = "tests/raft_scenarios";
+const CONTROLLER_DIR: &str = "tests/controller_scenarios";
 
-fn scripts() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(DIR);
+fn scripts(dir: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|entry| entry.expect("directory entry").path())
@@ -57,15 +66,20 @@ fn mismatch(file: &str, case: &Case, actual: &[String]) -> String {
     )
 }
 
-/// Runs one script; compares (or, when `rewrite`, rewrites) its output blocks.
-fn check(path: &Path, rewrite: bool) -> Result<(), String> {
-    let file = format!("{DIR}/{}", path.file_name().unwrap().to_string_lossy());
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{file}: {e}"))?;
+/// A raft scenario script's outputs.
+fn run_raft_script(text: &str) -> Outputs {
     // `add-nodes machine=controller`: every node replicates the metadata controller.
     let tally = Arc::new(Mutex::new(controller_machine::ControllerTally::default()));
     let machines = [("controller", controller_machine::factory(tally))];
-    let (script, outputs) = script::run_with(&text, &machines)
-        .map_err(|e| format!("{file}:{}: {}", e.line, e.message))?;
+    script::run_with(text, &machines).map_err(|e| (e.line, e.message))
+}
+
+/// Runs one script of `dir` with `run`; compares (or, when `rewrite`, rewrites) its output
+/// blocks.
+fn check(dir: &str, path: &Path, run: fn(&str) -> Outputs, rewrite: bool) -> Result<(), String> {
+    let file = format!("{dir}/{}", path.file_name().unwrap().to_string_lossy());
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{file}: {e}"))?;
+    let (script, outputs) = run(&text).map_err(|(line, why)| format!("{file}:{line}: {why}"))?;
     if rewrite {
         let new = script.render(&outputs);
         if new != text {
@@ -84,22 +98,32 @@ fn check(path: &Path, rewrite: bool) -> Result<(), String> {
     }
 }
 
-#[test]
-fn scenario_scripts_print_what_they_expect() {
+/// Every script of `dir` prints what it expects (or is rewritten, with `RAFT_REWRITE`).
+fn check_all(dir: &str, run: fn(&str) -> Outputs) {
     let rewrite = std::env::var_os("RAFT_REWRITE").is_some();
-    let files = scripts();
-    assert!(!files.is_empty(), "no scripts in {DIR}");
+    let files = scripts(dir);
+    assert!(!files.is_empty(), "no scripts in {dir}");
     let failures: Vec<String> = files
         .iter()
-        .filter_map(|f| check(f, rewrite).err())
+        .filter_map(|f| check(dir, f, run, rewrite).err())
         .collect();
     assert!(
         failures.is_empty(),
-        "{} of {} scripts failed:\n\n{}\n\nafter a deliberate change: RAFT_REWRITE=1 cargo test --release --test raft_scenarios, then review `git diff {DIR}`",
+        "{} of {} scripts failed:\n\n{}\n\nafter a deliberate change: RAFT_REWRITE=1 cargo test --release --test raft_scenarios, then review `git diff {dir}`",
         failures.len(),
         files.len(),
         failures.join("\n\n")
     );
+}
+
+#[test]
+fn scenario_scripts_print_what_they_expect() {
+    check_all(DIR, run_raft_script);
+}
+
+#[test]
+fn controller_scripts_print_what_they_expect() {
+    check_all(CONTROLLER_DIR, quorum_controller::run);
 }
 
 /// The stall of issue #36 comes back under the rule before its fix: the transcript of the
