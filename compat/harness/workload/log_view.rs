@@ -3,7 +3,8 @@
 //! done what a step asked (a broker fenced, an ISR expanded, a reassignment completed).
 //!
 //! This is no replay to compare images with: it tracks just what the waits need, and it reads
-//! whatever batches are on disk, committed or not.
+//! whatever batches are on disk, committed or not, from the snapshot the log starts at when
+//! its older segments are gone (a broker that caught up through FetchSnapshot).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -53,30 +54,42 @@ impl LogView {
     /// not decode: kraftd would have refused it, and the test should stop there.
     pub fn read(metadata_dir: &Path) -> LogView {
         let mut view = LogView::default();
-        for (_, last, bytes) in read_log_batches(metadata_dir) {
-            view.end_offset = last + 1;
-            for batch in split_batches(&bytes).batches {
-                if batch.is_control() {
-                    continue;
-                }
-                let records = batch.records().unwrap_or_else(|e| {
-                    panic!(
-                        "{}: unreadable batch at {}: {e}",
-                        metadata_dir.display(),
-                        last
-                    )
-                });
-                for r in records.iter() {
-                    let r = r.unwrap_or_else(|e| panic!("unreadable record before {last}: {e}"));
-                    let value = r.value.expect("metadata records have a value");
-                    let decoded = MetadataRecordAndVersion::decode(value).unwrap_or_else(|e| {
-                        panic!("offset {}: undecodable metadata record: {e}", r.offset)
-                    });
-                    view.apply(decoded.record);
-                }
+        let batches = read_log_batches(metadata_dir);
+        // A log that no longer starts at 0 starts at a snapshot: the image up to there.
+        if let Some(&(start, _, _)) = batches.first().filter(|(start, _, _)| *start > 0) {
+            if let Some(snapshot) = snapshot_at(metadata_dir, start) {
+                view.apply_batches(metadata_dir, start - 1, &snapshot);
             }
         }
+        for (_, last, bytes) in batches {
+            view.end_offset = last + 1;
+            view.apply_batches(metadata_dir, last, &bytes);
+        }
         view
+    }
+
+    /// Applies the metadata records of the batches in `bytes`, the last ending at `last`.
+    fn apply_batches(&mut self, metadata_dir: &Path, last: i64, bytes: &[u8]) {
+        for batch in split_batches(bytes).batches {
+            if batch.is_control() {
+                continue;
+            }
+            let records = batch.records().unwrap_or_else(|e| {
+                panic!(
+                    "{}: unreadable batch at {}: {e}",
+                    metadata_dir.display(),
+                    last
+                )
+            });
+            for r in records.iter() {
+                let r = r.unwrap_or_else(|e| panic!("unreadable record before {last}: {e}"));
+                let value = r.value.expect("metadata records have a value");
+                let decoded = MetadataRecordAndVersion::decode(value).unwrap_or_else(|e| {
+                    panic!("offset {}: undecodable metadata record: {e}", r.offset)
+                });
+                self.apply(decoded.record);
+            }
+        }
     }
 
     fn apply(&mut self, record: MetadataRecord) {
@@ -227,4 +240,21 @@ impl LogView {
             .map(|(t, i, _)| format!("{t}-{i}"))
             .collect()
     }
+}
+
+/// The bytes of the snapshot `<start>-<epoch>.checkpoint` a log starting at `start` starts
+/// from, if it is on disk.
+fn snapshot_at(metadata_dir: &Path, start: i64) -> Option<Vec<u8>> {
+    let partition = metadata_dir.join("__cluster_metadata-0");
+    let prefix = format!("{start:020}-");
+    let path = std::fs::read_dir(&partition)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| {
+            p.extension().is_some_and(|x| x == "checkpoint")
+                && p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with(&prefix))
+        })?;
+    std::fs::read(path).ok()
 }
