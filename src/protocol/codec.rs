@@ -107,6 +107,16 @@ impl fmt::Display for EncodeError {
 
 impl std::error::Error for EncodeError {}
 
+/// Why bytes did not survive a decode and re-encode at one version (the generated registry's
+/// round trip, for golden vectors and fuzzing): which half failed, and its error.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RoundTripError {
+    #[error("decode: {0}")]
+    Decode(#[source] DecodeError),
+    #[error("encode: {0}")]
+    Encode(#[source] EncodeError),
+}
+
 /// A 128-bit Kafka Uuid. Displayed in Kafka's 22-character URL-safe base64 form.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct Uuid(pub [u8; 16]);
