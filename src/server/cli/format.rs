@@ -120,10 +120,10 @@ pub fn plan(args: &FormatArgs, config: &ControllerConfig) -> Result<Plan, String
                 })?;
                 level
             }
-            (None, Some(rv)) => bootstrap::parse_metadata_version(rv)?,
+            (None, Some(rv)) => bootstrap::parse_metadata_version(rv).map_err(|e| e.to_string())?,
             (None, None) => bootstrap::LATEST_PRODUCTION_LEVEL,
         };
-    let mut levels = bootstrap::resolve_features(mv, &overrides)?;
+    let mut levels = bootstrap::resolve_features(mv, &overrides).map_err(|e| e.to_string())?;
     // Java 4.4: a dynamic quorum (no controller.quorum.voters) is always kraft.version 1, whatever
     // the metadata.version; a static one always 0.
     let kraft_version = if static_quorum { 0 } else { 1 };

@@ -272,7 +272,7 @@ fn replay_segment(path: &Path, from: i64, at: i64, out: &mut ReplayedDir) -> Res
         for b in batches {
             if let Err(e) = replay_batch(&b, out) {
                 refused = Some(e);
-                return Err("refused".into());
+                return Err("refused".to_string());
             }
         }
         Ok(())
