@@ -36,7 +36,16 @@ pub struct Properties {
 #[error("line {line}: {reason}")]
 pub struct SyntaxError {
     pub line: usize,
-    pub reason: String,
+    #[source]
+    pub reason: MalformedEscape,
+}
+
+/// A `\u` escape not followed by four hex digits (Java's `Properties.load` throws on it). The
+/// characters after `\u`, at most four, are shown as Java shows them.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("malformed \\uXXXX escape '\\u{digits}'")]
+pub struct MalformedEscape {
+    pub digits: String,
 }
 
 impl Properties {
@@ -259,7 +268,7 @@ fn split_key_value(line: &[char]) -> (&[char], &[char]) {
 }
 
 /// Applies Java's escapes. A trailing lone backslash is dropped.
-fn unescape(raw: &[char]) -> Result<String, String> {
+fn unescape(raw: &[char]) -> Result<String, MalformedEscape> {
     let mut out = String::with_capacity(raw.len());
     let mut pending_high: Option<u16> = None;
     let mut i = 0;
@@ -276,7 +285,7 @@ fn unescape(raw: &[char]) -> Result<String, String> {
                     let unit = (digits.len() == 4 && digits.chars().all(|d| d.is_ascii_hexdigit()))
                         .then(|| u16::from_str_radix(&digits, 16).ok())
                         .flatten()
-                        .ok_or_else(|| format!("malformed \\uXXXX escape '\\u{digits}'"))?;
+                        .ok_or(MalformedEscape { digits })?;
                     i += 5;
                     Some(unit)
                 }

@@ -76,3 +76,27 @@ impl Refusal {
         }
     }
 }
+
+/// A broken invariant of the controller's state: a bug in kraftd, never a state to go on from.
+/// Each variant names the invariant and carries what breaks it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InvariantViolation {
+    #[error("broker {broker} is fenced and in controlled shutdown at once")]
+    FencedAndShuttingDown { broker: i32 },
+    #[error("a finalized feature at level ≤ 0: {levels:?}")]
+    FeatureLevelNotPositive { levels: imbl::OrdMap<String, i16> },
+    #[error("a config resource with no configs")]
+    EmptyConfigResource,
+    #[error("a quota entity with no quotas")]
+    EmptyQuotaEntity,
+    #[error("topic name {name} maps to id {id}, which is not that topic")]
+    TopicNameMismatch { name: String, id: Uuid },
+    #[error("the partition index is not what a walk of the partitions gives")]
+    PartitionIndexStale,
+    #[error("timeline versions out of order: {kept:?} (latest {latest})")]
+    TimelineOutOfOrder { kept: Vec<Offset>, latest: Offset },
+    #[error("the registration offsets do not name the registered brokers")]
+    RegistrationOffsetsMismatch,
+    #[error("the oldest kept version ({oldest}) is after the offset a revert may need ({needed})")]
+    OldestVersionTooNew { oldest: Offset, needed: Offset },
+}

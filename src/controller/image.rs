@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use super::acls::AclsImage;
 use super::cluster::ClusterImage;
 use super::configs::ConfigsImage;
-use super::error::Refusal;
+use super::error::{InvariantViolation, Refusal};
 use super::features::FeaturesImage;
 use super::json::canonical;
 use super::producer_ids::ProducerIdsImage;
@@ -77,19 +77,18 @@ impl MetadataImage {
     }
 
     /// Checks the invariants written beside the fields.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), InvariantViolation> {
         self.topics.check()?;
         if self.features.levels.iter().any(|(_, l)| *l <= 0) {
-            return Err(format!(
-                "a finalized feature at level ≤ 0: {:?}",
-                self.features.levels
-            ));
+            return Err(InvariantViolation::FeatureLevelNotPositive {
+                levels: self.features.levels.clone(),
+            });
         }
         if self.configs.resources.values().any(|c| c.is_empty()) {
-            return Err("a config resource with no configs".into());
+            return Err(InvariantViolation::EmptyConfigResource);
         }
         if self.client_quotas.entities.values().any(|q| q.is_empty()) {
-            return Err("a quota entity with no quotas".into());
+            return Err(InvariantViolation::EmptyQuotaEntity);
         }
         Ok(())
     }

@@ -43,7 +43,7 @@ pub mod topics;
 #[cfg(test)]
 mod tests;
 
-pub use error::{Refusal, ReplayError};
+pub use error::{InvariantViolation, Refusal, ReplayError};
 pub use image::MetadataImage;
 pub use result::ControllerResult;
 pub use snapshot::{SnapshotError, SnapshotLoad, SnapshotRecords};
@@ -356,7 +356,7 @@ impl Controller {
     }
 
     /// Checks every invariant of the state and of its versions.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), InvariantViolation> {
         self.timeline.check()?;
         self.image().check()?;
         let state = self.latest_state();
@@ -365,14 +365,14 @@ impl Controller {
             .keys()
             .eq(state.image.cluster.brokers.keys())
         {
-            return Err("the registration offsets do not name the registered brokers".into());
+            return Err(InvariantViolation::RegistrationOffsetsMismatch);
         }
         if let Some(first) = self.timeline.kept().first() {
             if *first > self.retain_from() {
-                return Err(format!(
-                    "the oldest kept version ({first}) is after the offset a revert may need ({})",
-                    self.retain_from()
-                ));
+                return Err(InvariantViolation::OldestVersionTooNew {
+                    oldest: *first,
+                    needed: self.retain_from(),
+                });
             }
         }
         Ok(())

@@ -8,6 +8,7 @@
 
 use std::collections::VecDeque;
 
+use super::error::InvariantViolation;
 use crate::protocol::records::Offset;
 
 /// A state `T` with its reachable past.
@@ -147,15 +148,14 @@ impl<T: Clone> Timeline<T> {
     }
 
     /// Checks the invariant on `versions`.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), InvariantViolation> {
         let mut prev = Offset::MIN;
         for (o, _) in &self.versions {
             if *o <= prev || *o > self.latest_offset {
-                return Err(format!(
-                    "timeline versions out of order: {:?} (latest {})",
-                    self.kept(),
-                    self.latest_offset
-                ));
+                return Err(InvariantViolation::TimelineOutOfOrder {
+                    kept: self.kept(),
+                    latest: self.latest_offset,
+                });
             }
             prev = *o;
         }

@@ -99,9 +99,47 @@ pub fn metadata_version_name(level: i16) -> Option<&'static str> {
         .map(|(n, _)| *n)
 }
 
+/// Why a requested metadata.version or feature level cannot be bootstrapped. The messages are
+/// Java's `Formatter`'s, each listing what is supported.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FeatureLevelError {
+    #[error(
+        "Unknown metadata.version '{text}'. Supported metadata.version are: {}",
+        supported_metadata_versions()
+    )]
+    UnknownMetadataVersion { text: String },
+    #[error(
+        "Unsupported feature: {name}. Supported features are: {}",
+        supported_features()
+    )]
+    UnsupportedFeature { name: String },
+    #[error("No feature:{name} with feature level {level}. Supported levels are 0 to {max_level}")]
+    UnsupportedLevel {
+        name: String,
+        level: i16,
+        max_level: i16,
+    },
+}
+
+fn supported_metadata_versions() -> String {
+    METADATA_VERSIONS
+        .iter()
+        .map(|(n, _)| *n)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn supported_features() -> String {
+    FEATURES
+        .iter()
+        .map(|f| f.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Parses a release version as Kafka's `MetadataVersion.fromVersionString` does: a full name
 /// ("3.9-IV0") or a release ("3.9", meaning its latest IV).
-pub fn parse_metadata_version(text: &str) -> Result<i16, String> {
+pub fn parse_metadata_version(text: &str) -> Result<i16, FeatureLevelError> {
     let text = text.trim();
     let exact = METADATA_VERSIONS.iter().find(|(n, _)| *n == text);
     let release = || {
@@ -112,14 +150,9 @@ pub fn parse_metadata_version(text: &str) -> Result<i16, String> {
     };
     match exact.or_else(release) {
         Some((_, level)) => Ok(*level),
-        None => Err(format!(
-            "Unknown metadata.version '{text}'. Supported metadata.version are: {}",
-            METADATA_VERSIONS
-                .iter()
-                .map(|(n, _)| *n)
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
+        None => Err(FeatureLevelError::UnknownMetadataVersion {
+            text: text.to_owned(),
+        }),
     }
 }
 
@@ -128,24 +161,17 @@ pub fn parse_metadata_version(text: &str) -> Result<i16, String> {
 pub fn resolve_features(
     mv: i16,
     overrides: &BTreeMap<String, i16>,
-) -> Result<BTreeMap<&'static str, i16>, String> {
+) -> Result<BTreeMap<&'static str, i16>, FeatureLevelError> {
     let mut levels = BTreeMap::new();
     for (name, level) in overrides {
-        let info = feature_info(name).ok_or_else(|| {
-            format!(
-                "Unsupported feature: {name}. Supported features are: {}",
-                FEATURES
-                    .iter()
-                    .map(|f| f.name)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        })?;
+        let info = feature_info(name)
+            .ok_or_else(|| FeatureLevelError::UnsupportedFeature { name: name.clone() })?;
         if *level < 0 || *level > info.max_level {
-            return Err(format!(
-                "No feature:{name} with feature level {level}. Supported levels are 0 to {}",
-                info.max_level
-            ));
+            return Err(FeatureLevelError::UnsupportedLevel {
+                name: name.clone(),
+                level: *level,
+                max_level: info.max_level,
+            });
         }
     }
     for info in FEATURES {
@@ -259,7 +285,7 @@ mod tests {
         assert_eq!(parse_metadata_version("3.9"), Ok(21));
         assert_eq!(parse_metadata_version("4.0"), Ok(25));
         assert_eq!(parse_metadata_version("3.3"), Ok(7));
-        let e = parse_metadata_version("9.9").unwrap_err();
+        let e = parse_metadata_version("9.9").unwrap_err().to_string();
         assert!(
             e.starts_with("Unknown metadata.version '9.9'. Supported"),
             "{e}"
@@ -278,7 +304,7 @@ mod tests {
         assert_eq!(levels["transaction.version"], 2);
         let mut o = BTreeMap::new();
         o.insert("foo.version".to_owned(), 1);
-        let e = resolve_features(33, &o).unwrap_err();
+        let e = resolve_features(33, &o).unwrap_err().to_string();
         assert!(e.starts_with("Unsupported feature: foo.version."), "{e}");
     }
 

@@ -144,38 +144,66 @@ pub fn to_checkpoint_text(entries: &[EpochEntry]) -> String {
     out
 }
 
+/// Why a `leader-epoch-checkpoint`'s text is not what Java writes. `read_checkpoint` names the
+/// file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EpochCheckpointError {
+    #[error("the file is empty")]
+    Empty,
+    #[error("unrecognised version '{line}' (expected {CHECKPOINT_VERSION})")]
+    UnrecognisedVersion { line: String },
+    #[error("missing the entry count line")]
+    MissingCount,
+    #[error("malformed entry count '{line}'")]
+    MalformedCount { line: String },
+    #[error("more entries than the declared {declared}")]
+    TooManyEntries { declared: usize },
+    #[error("malformed line '{line}'")]
+    MalformedEntry { line: String },
+    #[error("{found} entries, {declared} declared")]
+    CountMismatch { found: usize, declared: usize },
+}
+
 /// Parses the checkpoint file's text as Java's `CheckpointFile` reader does.
-pub fn parse_checkpoint(text: &str) -> Result<Vec<EpochEntry>, String> {
+pub fn parse_checkpoint(text: &str) -> Result<Vec<EpochEntry>, EpochCheckpointError> {
     let mut lines = text.lines();
-    let version = lines.next().ok_or("the file is empty")?;
+    let version = lines.next().ok_or(EpochCheckpointError::Empty)?;
     if version.trim().parse::<i32>() != Ok(CHECKPOINT_VERSION) {
-        return Err(format!(
-            "unrecognised version '{version}' (expected {CHECKPOINT_VERSION})"
-        ));
+        return Err(EpochCheckpointError::UnrecognisedVersion {
+            line: version.to_owned(),
+        });
     }
-    let count_line = lines.next().ok_or("missing the entry count line")?;
-    let count: usize = count_line
-        .trim()
-        .parse()
-        .map_err(|_| format!("malformed entry count '{count_line}'"))?;
+    let count_line = lines.next().ok_or(EpochCheckpointError::MissingCount)?;
+    let count: usize =
+        count_line
+            .trim()
+            .parse()
+            .map_err(|_| EpochCheckpointError::MalformedCount {
+                line: count_line.to_owned(),
+            })?;
     let mut entries = Vec::new();
     for line in lines.by_ref() {
         if entries.len() == count {
-            return Err(format!("more entries than the declared {count}"));
+            return Err(EpochCheckpointError::TooManyEntries { declared: count });
         }
         let mut parts = line.split(' ');
         let parsed = match (parts.next(), parts.next(), parts.next()) {
             (Some(e), Some(o), None) => e.parse::<i32>().ok().zip(o.parse::<i64>().ok()),
             _ => None,
         };
-        let (epoch, start_offset) = parsed.ok_or_else(|| format!("malformed line '{line}'"))?;
+        let (epoch, start_offset) = parsed.ok_or_else(|| EpochCheckpointError::MalformedEntry {
+            line: line.to_owned(),
+        })?;
         entries.push(EpochEntry {
             epoch,
             start_offset,
         });
     }
     if entries.len() != count {
-        return Err(format!("{} entries, {count} declared", entries.len()));
+        return Err(EpochCheckpointError::CountMismatch {
+            found: entries.len(),
+            declared: count,
+        });
     }
     Ok(entries)
 }
@@ -187,7 +215,7 @@ pub fn read_checkpoint(dir: &Path) -> Result<Option<Vec<EpochEntry>>> {
         None => Ok(None),
         Some(bytes) => parse_checkpoint(&String::from_utf8_lossy(&bytes))
             .map(Some)
-            .map_err(|reason| LogError::corrupt(&path, None, reason)),
+            .map_err(|reason| LogError::corrupt(&path, None, reason.to_string())),
     }
 }
 

@@ -15,8 +15,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::error::LogError;
 use super::fsutil;
-use crate::properties::Properties;
-use crate::protocol::codec::Uuid;
+use crate::properties::{Properties, SyntaxError};
+use crate::protocol::codec::{Uuid, UuidParseError};
 
 pub const FILE_NAME: &str = "meta.properties";
 
@@ -41,8 +41,34 @@ pub enum MetaPropertiesError {
     },
     Invalid {
         path: PathBuf,
-        reason: String,
+        reason: MetaPropertiesInvalid,
     },
+}
+
+/// What is wrong with a `meta.properties`'s content (or with one about to be written, by Java's
+/// `MetaProperties.Builder` rules). [`MetaPropertiesError::Invalid`] names the file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MetaPropertiesInvalid {
+    #[error(transparent)]
+    Syntax(#[from] SyntaxError),
+    #[error("unsupported version '{text}' (expected 0 or 1)")]
+    UnsupportedVersionText { text: String },
+    #[error("unsupported version {version}")]
+    UnsupportedVersion { version: u8 },
+    #[error("missing key '{key}'")]
+    MissingKey { key: &'static str },
+    #[error("missing key '{key}' (required at version 1)")]
+    MissingV1Key { key: &'static str },
+    #[error("version 1 needs node.id and cluster.id")]
+    V1NeedsIds,
+    #[error("{key} '{value}' is not a non-negative integer")]
+    NotANonNegativeInt { key: &'static str, value: String },
+    #[error("node id {id} is negative")]
+    NegativeNodeId { id: i32 },
+    #[error("directory.id: {0}")]
+    BadDirectoryId(#[source] UuidParseError),
+    #[error("directory.id {id} is a reserved id")]
+    ReservedDirectoryId { id: Uuid },
 }
 
 impl fmt::Display for MetaPropertiesError {
@@ -81,7 +107,7 @@ impl MetaProperties {
     }
 
     /// The file's text as Java writes it, with `now` in the date comment line.
-    pub fn to_file_text(&self, now: SystemTime) -> Result<String, String> {
+    pub fn to_file_text(&self, now: SystemTime) -> Result<String, MetaPropertiesInvalid> {
         self.check_writable()?;
         let mut entries: Vec<(&str, String)> = Vec::new();
         let id_key = if self.version == 0 {
@@ -121,24 +147,24 @@ impl MetaProperties {
     }
 
     /// Java's `MetaProperties.Builder.build` rules.
-    fn check_writable(&self) -> Result<(), String> {
+    fn check_writable(&self) -> Result<(), MetaPropertiesInvalid> {
         match self.version {
             0 => {}
             1 => {
                 if self.node_id.is_none() || self.cluster_id.is_none() {
-                    return Err("version 1 needs node.id and cluster.id".into());
+                    return Err(MetaPropertiesInvalid::V1NeedsIds);
                 }
             }
-            v => return Err(format!("unsupported version {v}")),
+            version => return Err(MetaPropertiesInvalid::UnsupportedVersion { version }),
         }
         if let Some(id) = self.node_id {
             if id < 0 {
-                return Err(format!("node id {id} is negative"));
+                return Err(MetaPropertiesInvalid::NegativeNodeId { id });
             }
         }
-        if let Some(dir) = self.directory_id {
-            if is_reserved_directory_id(&dir) {
-                return Err(format!("directory.id {dir} is a reserved id"));
+        if let Some(id) = self.directory_id {
+            if is_reserved_directory_id(&id) {
+                return Err(MetaPropertiesInvalid::ReservedDirectoryId { id });
             }
         }
         Ok(())
@@ -166,15 +192,20 @@ impl MetaProperties {
     }
 
     /// Parses the file's text.
-    pub fn parse(text: &str) -> Result<MetaProperties, String> {
-        let props = Properties::parse(text).map_err(|e| e.to_string())?;
+    pub fn parse(text: &str) -> Result<MetaProperties, MetaPropertiesInvalid> {
+        use MetaPropertiesInvalid as E;
+        let props = Properties::parse(text)?;
         let version = match props.get("version") {
             Some("0") => 0,
             Some("1") => 1,
-            Some(other) => return Err(format!("unsupported version '{other}' (expected 0 or 1)")),
-            None => return Err("missing key 'version'".into()),
+            Some(other) => {
+                return Err(E::UnsupportedVersionText {
+                    text: other.to_owned(),
+                })
+            }
+            None => return Err(E::MissingKey { key: "version" }),
         };
-        let int = |key: &str| -> Result<Option<i32>, String> {
+        let int = |key: &'static str| -> Result<Option<i32>, MetaPropertiesInvalid> {
             props
                 .get(key)
                 .map(|v| {
@@ -182,22 +213,25 @@ impl MetaProperties {
                         .parse::<i32>()
                         .ok()
                         .filter(|n| *n >= 0)
-                        .ok_or_else(|| format!("{key} '{v}' is not a non-negative integer"))
+                        .ok_or_else(|| E::NotANonNegativeInt {
+                            key,
+                            value: v.to_owned(),
+                        })
                 })
                 .transpose()
         };
         let cluster_id = props.get("cluster.id").map(|s| s.trim().to_owned());
         let directory_id = props
             .get("directory.id")
-            .map(|s| Uuid::parse(s.trim()).map_err(|e| format!("directory.id: {e}")))
+            .map(|s| Uuid::parse(s.trim()).map_err(E::BadDirectoryId))
             .transpose()?;
-        if let Some(dir) = directory_id.filter(is_reserved_directory_id) {
-            return Err(format!("directory.id {dir} is a reserved id"));
+        if let Some(id) = directory_id.filter(is_reserved_directory_id) {
+            return Err(E::ReservedDirectoryId { id });
         }
         let node_id = if version == 1 {
-            let id = int("node.id")?.ok_or("missing key 'node.id' (required at version 1)")?;
+            let id = int("node.id")?.ok_or(E::MissingV1Key { key: "node.id" })?;
             if cluster_id.is_none() {
-                return Err("missing key 'cluster.id' (required at version 1)".into());
+                return Err(E::MissingV1Key { key: "cluster.id" });
             }
             Some(id)
         } else {
@@ -334,6 +368,7 @@ mod tests {
             "version=1\nnode.id=1\ncluster.id=c\ndirectory.id=AAAAAAAAAAAAAAAAAAAAAQ\n"
         )
         .unwrap_err()
+        .to_string()
         .contains("reserved"));
         let no_node = MetaProperties {
             version: 1,
@@ -374,15 +409,19 @@ mod tests {
     fn version_one_requires_node_and_cluster_ids() {
         assert!(MetaProperties::parse("version=1\ncluster.id=x\n")
             .unwrap_err()
+            .to_string()
             .contains("node.id"));
         assert!(MetaProperties::parse("version=1\nnode.id=1\n")
             .unwrap_err()
+            .to_string()
             .contains("cluster.id"));
         assert!(MetaProperties::parse("version=7\n")
             .unwrap_err()
+            .to_string()
             .contains("version"));
         assert!(MetaProperties::parse("node.id=1\n")
             .unwrap_err()
+            .to_string()
             .contains("version"));
     }
 

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::error::{LogError, Result};
 use super::fsutil;
-use crate::protocol::codec::Uuid;
+use crate::protocol::codec::{Uuid, UuidParseError};
 
 pub const FILE_NAME: &str = "partition.metadata";
 
@@ -18,18 +18,39 @@ pub fn to_text(topic_id: &Uuid) -> String {
     format!("version: 0\ntopic_id: {topic_id}")
 }
 
+/// Why a `partition.metadata` does not hold what Java writes. `ensure` names the file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PartitionMetadataError {
+    #[error("the file is empty")]
+    Empty,
+    #[error("unrecognised version line '{line}'")]
+    UnrecognisedVersion { line: String },
+    #[error("missing the topic_id line")]
+    MissingTopicId,
+    #[error("malformed topic_id line '{line}'")]
+    MalformedTopicId { line: String },
+    #[error(transparent)]
+    BadTopicId(#[from] UuidParseError),
+}
+
 /// Parses the file as Java does: a `version: 0` line and a `topic_id: <uuid>` line.
-pub fn parse(text: &str) -> Result<Uuid, String> {
+pub fn parse(text: &str) -> Result<Uuid, PartitionMetadataError> {
     let mut lines = text.lines();
-    let version = lines.next().ok_or("the file is empty")?;
+    let version = lines.next().ok_or(PartitionMetadataError::Empty)?;
     match version.split_once(':') {
         Some(("version", v)) if v.trim() == "0" => {}
-        _ => return Err(format!("unrecognised version line '{version}'")),
+        _ => {
+            return Err(PartitionMetadataError::UnrecognisedVersion {
+                line: version.to_owned(),
+            })
+        }
     }
-    let topic = lines.next().ok_or("missing the topic_id line")?;
+    let topic = lines.next().ok_or(PartitionMetadataError::MissingTopicId)?;
     match topic.split_once(':') {
-        Some(("topic_id", id)) => Uuid::parse(id.trim()),
-        _ => Err(format!("malformed topic_id line '{topic}'")),
+        Some(("topic_id", id)) => Ok(Uuid::parse(id.trim())?),
+        _ => Err(PartitionMetadataError::MalformedTopicId {
+            line: topic.to_owned(),
+        }),
     }
 }
 
@@ -40,7 +61,7 @@ pub fn ensure(partition_dir: &Path, topic_id: &Uuid) -> Result<()> {
         None => fsutil::atomic_write(&path, to_text(topic_id).as_bytes()),
         Some(bytes) => {
             let found = parse(&String::from_utf8_lossy(&bytes))
-                .map_err(|reason| LogError::corrupt(&path, None, reason))?;
+                .map_err(|reason| LogError::corrupt(&path, None, reason.to_string()))?;
             if found != *topic_id {
                 return Err(LogError::corrupt(
                     &path,

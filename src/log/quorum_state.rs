@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 
 use super::error::LogError;
 use super::fsutil;
-use crate::protocol::codec::Uuid;
+use crate::protocol::codec::{Uuid, UuidParseError};
 use crate::protocol::messages::quorum_state_data::{QuorumStateData, Voter};
 
 pub const FILE_NAME: &str = "quorum-state";
@@ -190,27 +190,32 @@ impl QuorumStateFile {
 
     /// Parses a file's content as Java reads it: the first line, a JSON object with
     /// `data_version` 0 or 1 and that version's mandatory keys; unknown keys are ignored.
-    pub fn parse(text: &str) -> Result<QuorumStateFile, String> {
-        let line = text.lines().next().ok_or("the file is empty")?;
-        let json: Value =
-            serde_json::from_str(line).map_err(|e| format!("the first line is not JSON: {e}"))?;
-        let obj = json
-            .as_object()
-            .ok_or("the first line is not a JSON object")?;
+    pub fn parse(text: &str) -> Result<QuorumStateFile, QuorumStateFileError> {
+        use QuorumStateFileError as E;
+        let line = text.lines().next().ok_or(E::Empty)?;
+        let json: Value = serde_json::from_str(line).map_err(E::NotJson)?;
+        let obj = json.as_object().ok_or(E::NotAnObject)?;
         let data_version = match obj.get("data_version") {
-            None => return Err("missing key 'data_version'".into()),
+            None => {
+                return Err(E::MissingKey {
+                    key: "data_version",
+                })
+            }
             Some(v) => as_int(v)
                 .filter(|v| (0..=1).contains(v))
-                .ok_or_else(|| format!("unsupported data_version {v} (expected 0 or 1)"))?
+                .ok_or_else(|| E::UnsupportedDataVersion { value: v.clone() })?
                 as i16,
         };
-        let int = |key: &str| -> Result<i32, String> {
-            let v = obj.get(key).ok_or_else(|| {
-                format!("missing key '{key}' (mandatory at data_version {data_version})")
-            })?;
+        let int = |key: &'static str| -> Result<i32, QuorumStateFileError> {
+            let v = obj
+                .get(key)
+                .ok_or(E::MissingVersionedKey { key, data_version })?;
             as_int(v)
                 .and_then(|n| i32::try_from(n).ok())
-                .ok_or_else(|| format!("'{key}' is {v}, not a 32-bit integer"))
+                .ok_or_else(|| E::NotAnInt {
+                    key,
+                    value: v.clone(),
+                })
         };
         let leader_id = int("leaderId")?;
         let epoch = int("leaderEpoch")?;
@@ -226,20 +231,24 @@ impl QuorumStateFile {
                         item.get("voterId")
                             .and_then(as_int)
                             .and_then(|n| i32::try_from(n).ok())
-                            .ok_or_else(|| {
-                                format!("currentVoters entry {item} has no integer voterId")
+                            .ok_or_else(|| E::BadVoter {
+                                entry: item.clone(),
                             })
                     })
-                    .collect::<Result<Vec<i32>, String>>()?,
-                other => return Err(format!("currentVoters is {other}, not an array")),
+                    .collect::<Result<Vec<i32>, _>>()?,
+                other => {
+                    return Err(E::VotersNotAnArray {
+                        value: other.clone(),
+                    })
+                }
             };
             (Uuid::ZERO, voters)
         } else {
             let v = mandatory(obj, "votedDirectoryId")?;
             let dir = v
                 .as_str()
-                .ok_or_else(|| format!("votedDirectoryId is {v}, not a string"))
-                .and_then(|s| Uuid::parse(s).map_err(|e| format!("votedDirectoryId: {e}")))?;
+                .ok_or_else(|| E::DirectoryIdNotAString { value: v.clone() })
+                .and_then(|s| Uuid::parse(s).map_err(E::BadDirectoryId))?;
             (dir, Vec::new())
         };
         Ok(QuorumStateFile {
@@ -252,6 +261,36 @@ impl QuorumStateFile {
             voters,
         })
     }
+}
+
+/// Why a `quorum-state`'s text is not what Java writes. The store names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum QuorumStateFileError {
+    #[error("the file is empty")]
+    Empty,
+    #[error("the first line is not JSON: {0}")]
+    NotJson(#[source] serde_json::Error),
+    #[error("the first line is not a JSON object")]
+    NotAnObject,
+    #[error("missing key '{key}'")]
+    MissingKey { key: &'static str },
+    #[error("missing key '{key}' (mandatory at data_version {data_version})")]
+    MissingVersionedKey {
+        key: &'static str,
+        data_version: i16,
+    },
+    #[error("unsupported data_version {value} (expected 0 or 1)")]
+    UnsupportedDataVersion { value: Value },
+    #[error("'{key}' is {value}, not a 32-bit integer")]
+    NotAnInt { key: &'static str, value: Value },
+    #[error("currentVoters entry {entry} has no integer voterId")]
+    BadVoter { entry: Value },
+    #[error("currentVoters is {value}, not an array")]
+    VotersNotAnArray { value: Value },
+    #[error("votedDirectoryId is {value}, not a string")]
+    DirectoryIdNotAString { value: Value },
+    #[error("votedDirectoryId: {0}")]
+    BadDirectoryId(#[source] UuidParseError),
 }
 
 /// The order a Java `HashSet<Integer>` of default capacity iterates `ids` in (bucket order of
@@ -275,8 +314,11 @@ fn java_hash_set_order(ids: &[i32]) -> Vec<i32> {
     unique
 }
 
-fn mandatory<'a>(obj: &'a Map<String, Value>, key: &str) -> Result<&'a Value, String> {
-    obj.get(key).ok_or_else(|| format!("missing key '{key}'"))
+fn mandatory<'a>(
+    obj: &'a Map<String, Value>,
+    key: &'static str,
+) -> Result<&'a Value, QuorumStateFileError> {
+    obj.get(key).ok_or(QuorumStateFileError::MissingKey { key })
 }
 
 /// Jackson's integer coercion as the generated converters use it: numbers, or numeric text.
@@ -372,8 +414,9 @@ impl QuorumStateStore for FileQuorumStateStore {
         let Some(bytes) = fsutil::read_if_exists(&self.path).map_err(unreadable)? else {
             return Ok(None);
         };
-        let file = QuorumStateFile::parse(&String::from_utf8_lossy(&bytes))
-            .map_err(|reason| unreadable(LogError::corrupt(&self.path, None, reason)))?;
+        let file = QuorumStateFile::parse(&String::from_utf8_lossy(&bytes)).map_err(|reason| {
+            unreadable(LogError::corrupt(&self.path, None, reason.to_string()))
+        })?;
         Ok(Some(file.election))
     }
 

@@ -99,7 +99,7 @@ fn reader_rules() {
             "leaderId",
         ),
     ] {
-        let err = QuorumStateFile::parse(text).unwrap_err();
+        let err = QuorumStateFile::parse(text).unwrap_err().to_string();
         assert!(err.contains(needle), "{text}: {err}");
     }
 }

@@ -89,11 +89,12 @@ impl ReadAt for [u8] {
 
 /// Scans the first `file_len` bytes of `file`. `visit(position, batch)` sees each complete
 /// batch whose CRC, codec and record count are valid, in order; returning `Err(reason)` stops
-/// the scan there as corrupt (e.g. an offset that does not follow the previous batch).
-pub fn scan_file<R: ReadAt + ?Sized>(
+/// the scan there as corrupt (e.g. an offset that does not follow the previous batch), with
+/// the reason's text in [`ScanStop::Corrupt`].
+pub fn scan_file<R: ReadAt + ?Sized, E: fmt::Display>(
     file: &R,
     file_len: u64,
-    mut visit: impl FnMut(u64, &BatchView<'_>) -> Result<(), String>,
+    mut visit: impl FnMut(u64, &BatchView<'_>) -> Result<(), E>,
 ) -> io::Result<ScanOutcome> {
     let mut window: Vec<u8> = Vec::new();
     let mut window_start = 0u64;
@@ -121,7 +122,10 @@ pub fn scan_file<R: ReadAt + ?Sized>(
                 }));
             }
             if let Err(reason) = visit(position, &batch) {
-                return Ok(stop_at(ScanStop::Corrupt { position, reason }));
+                return Ok(stop_at(ScanStop::Corrupt {
+                    position,
+                    reason: reason.to_string(),
+                }));
             }
         }
         let end = it.end().cloned().unwrap_or(SplitEnd::Clean);
@@ -186,7 +190,7 @@ mod tests {
         let mut seen = Vec::new();
         let outcome = scan_file(&file, bytes.len() as u64, |pos, b| {
             seen.push((pos, b.base_offset()));
-            Ok(())
+            Ok::<(), std::convert::Infallible>(())
         })
         .unwrap();
         std::fs::remove_file(&path).unwrap();
@@ -252,7 +256,7 @@ mod tests {
         std::fs::write(&path, &two).unwrap();
         let out = scan_file(&File::open(&path).unwrap(), two.len() as u64, |_, b| {
             if b.base_offset() == 7 {
-                Err("offset 7 does not follow 0".into())
+                Err("offset 7 does not follow 0")
             } else {
                 Ok(())
             }

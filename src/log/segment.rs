@@ -76,24 +76,34 @@ pub fn recover<R: super::scan::ReadAt + ?Sized>(
     scan_file(source, len, |position, b| {
         let meta = BatchMeta::of(b);
         if meta.base_offset != next_offset {
-            return Err(format!(
-                "the batch has base offset {} where offset {next_offset} was expected",
-                meta.base_offset
-            ));
+            return Err(RecoveryRefusal::OffsetGap {
+                base_offset: meta.base_offset,
+                expected: next_offset,
+            });
         }
         if meta.last_offset < meta.base_offset {
-            return Err(format!(
-                "negative last offset delta {}",
-                b.last_offset_delta()
-            ));
+            return Err(RecoveryRefusal::NegativeLastOffsetDelta {
+                delta: b.last_offset_delta(),
+            });
         }
         if meta.last_offset - base_offset > i32::MAX as i64 || position > u32::MAX as u64 {
-            return Err("the batch is beyond the range of a segment".into());
+            return Err(RecoveryRefusal::BeyondSegment);
         }
         next_offset = meta.last_offset + 1;
         keep(position, &meta);
         Ok(())
     })
+}
+
+/// Why recovery cuts a segment at a batch whose CRC is valid: the batch breaks the log's order.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RecoveryRefusal {
+    #[error("the batch has base offset {base_offset} where offset {expected} was expected")]
+    OffsetGap { base_offset: i64, expected: i64 },
+    #[error("negative last offset delta {delta}")]
+    NegativeLastOffsetDelta { delta: i32 },
+    #[error("the batch is beyond the range of a segment")]
+    BeyondSegment,
 }
 
 /// Where a recovery scan cut a segment.

@@ -13,7 +13,9 @@
 
 use std::fmt;
 
-use crate::protocol::records::{split_batches, BatchView, ControlRecord, SplitEnd};
+use crate::protocol::records::{
+    split_batches, BatchView, ControlRecord, ControlRecordError, ErrorKind, SplitEnd,
+};
 
 pub const SUFFIX: &str = ".checkpoint";
 pub const PARTIAL_SUFFIX: &str = ".checkpoint.part";
@@ -117,18 +119,45 @@ pub struct SnapshotChecker {
     last_is_footer: bool,
 }
 
+/// Why a snapshot's batches are not a snapshot. The reader names the file and the position.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SnapshotContentError {
+    #[error("the first batch is not a control batch starting with a SnapshotHeaderRecord")]
+    NoHeader,
+    #[error("the snapshot holds no batch")]
+    NoBatch,
+    #[error("the last batch is not a control batch starting with a SnapshotFooterRecord")]
+    NoFooter,
+    #[error("an empty control batch")]
+    EmptyControlBatch,
+    /// A batch, or a record of one, does not parse (CRC, lengths, codec).
+    #[error("{0}")]
+    Records(ErrorKind),
+    #[error("{0}")]
+    ControlRecord(ControlRecordError),
+    /// The bytes end inside the last batch.
+    #[error("the last batch needs {needed} bytes but only {available} are present")]
+    Torn { needed: usize, available: usize },
+}
+
+/// A snapshot held in memory that is not valid, and the byte where that was found.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("at byte {position}: {reason}")]
+pub struct InvalidSnapshot {
+    pub position: u64,
+    #[source]
+    pub reason: SnapshotContentError,
+}
+
 impl SnapshotChecker {
-    pub fn visit(&mut self, batch: &BatchView<'_>) -> Result<(), String> {
+    pub fn visit(&mut self, batch: &BatchView<'_>) -> Result<(), SnapshotContentError> {
         let first = first_control_record(batch)?;
         if self.batches == 0 {
             match &first {
                 Some(ControlRecord::SnapshotHeader(h)) => {
                     self.header_timestamp = Some(h.last_contained_log_timestamp)
                 }
-                _ => return Err(
-                    "the first batch is not a control batch starting with a SnapshotHeaderRecord"
-                        .into(),
-                ),
+                _ => return Err(SnapshotContentError::NoHeader),
             }
         }
         self.last_is_footer = matches!(first, Some(ControlRecord::SnapshotFooter(_)));
@@ -136,14 +165,12 @@ impl SnapshotChecker {
         Ok(())
     }
 
-    pub fn finish(self) -> Result<SnapshotSummary, String> {
+    pub fn finish(self) -> Result<SnapshotSummary, SnapshotContentError> {
         let Some(ts) = self.header_timestamp else {
-            return Err("the snapshot holds no batch".into());
+            return Err(SnapshotContentError::NoBatch);
         };
         if !self.last_is_footer {
-            return Err(
-                "the last batch is not a control batch starting with a SnapshotFooterRecord".into(),
-            );
+            return Err(SnapshotContentError::NoFooter);
         }
         Ok(SnapshotSummary {
             last_contained_log_timestamp: ts,
@@ -153,29 +180,39 @@ impl SnapshotChecker {
 }
 
 /// The first record of a control batch, decoded; `None` for a data batch.
-fn first_control_record(batch: &BatchView<'_>) -> Result<Option<ControlRecord>, String> {
+fn first_control_record(
+    batch: &BatchView<'_>,
+) -> Result<Option<ControlRecord>, SnapshotContentError> {
     if !batch.is_control() {
         return Ok(None);
     }
-    let records = batch.records().map_err(|e| e.kind.to_string())?;
+    let records = batch
+        .records()
+        .map_err(|e| SnapshotContentError::Records(e.kind))?;
     let first = records
         .iter()
         .next()
-        .ok_or("an empty control batch")?
-        .map_err(|e| e.kind.to_string())?;
+        .ok_or(SnapshotContentError::EmptyControlBatch)?
+        .map_err(|e| SnapshotContentError::Records(e.kind))?;
     ControlRecord::decode(first.key, first.value)
         .map(Some)
-        .map_err(|e| e.to_string())
+        .map_err(SnapshotContentError::ControlRecord)
 }
 
 /// Validates a whole snapshot held in memory; errors carry the byte position.
-pub fn validate_bytes(bytes: &[u8]) -> Result<SnapshotSummary, (u64, String)> {
+pub fn validate_bytes(bytes: &[u8]) -> Result<SnapshotSummary, InvalidSnapshot> {
+    let at = |position: usize| {
+        move |reason| InvalidSnapshot {
+            position: position as u64,
+            reason,
+        }
+    };
     let split = split_batches(bytes);
     let mut checker = SnapshotChecker::default();
     for b in &split.batches {
         b.validate()
-            .map_err(|e| (b.position() as u64, e.kind.to_string()))?;
-        checker.visit(b).map_err(|why| (b.position() as u64, why))?;
+            .map_err(|e| at(b.position())(SnapshotContentError::Records(e.kind)))?;
+        checker.visit(b).map_err(at(b.position()))?;
     }
     match split.end {
         SplitEnd::Clean => {}
@@ -184,16 +221,16 @@ pub fn validate_bytes(bytes: &[u8]) -> Result<SnapshotSummary, (u64, String)> {
             needed,
             available,
         } => {
-            return Err((
-                position as u64,
-                format!("the last batch needs {needed} bytes but only {available} are present"),
-            ))
+            return Err(at(position)(SnapshotContentError::Torn {
+                needed,
+                available,
+            }))
         }
         SplitEnd::Corrupt { position, error } => {
-            return Err((position as u64, error.kind.to_string()))
+            return Err(at(position)(SnapshotContentError::Records(error.kind)))
         }
     }
-    checker.finish().map_err(|why| (bytes.len() as u64, why))
+    checker.finish().map_err(at(bytes.len()))
 }
 
 #[cfg(test)]

@@ -127,8 +127,9 @@ impl RawSnapshotWriter {
             }
             WriterInner::Memory(bytes) => {
                 let name = snapshot::file_name(self.id);
-                snapshot::validate_bytes(bytes)
-                    .map_err(|(p, why)| LogError::corrupt(Path::new(&name), Some(p), why))?
+                snapshot::validate_bytes(bytes).map_err(|e| {
+                    LogError::corrupt(Path::new(&name), Some(e.position), e.reason.to_string())
+                })?
             }
         };
         self.sealed = Some(summary);
@@ -283,7 +284,7 @@ fn validate_open_file(file: &File, len: u64, path: &Path) -> Result<SnapshotSumm
     }
     checker
         .finish()
-        .map_err(|why| LogError::corrupt(path, Some(len), why))
+        .map_err(|why| LogError::corrupt(path, Some(len), why.to_string()))
 }
 
 /// Renames `<id>.checkpoint` to `.checkpoint.deleted`, then removes it (Java removes it after

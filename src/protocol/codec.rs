@@ -107,6 +107,16 @@ impl fmt::Display for EncodeError {
 
 impl std::error::Error for EncodeError {}
 
+/// Why bytes did not survive a decode and re-encode at one version (the generated registry's
+/// round trip, for golden vectors and fuzzing): which half failed, and its error.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RoundTripError {
+    #[error("decode: {0}")]
+    Decode(#[source] DecodeError),
+    #[error("encode: {0}")]
+    Encode(#[source] EncodeError),
+}
+
 /// A 128-bit Kafka Uuid. Displayed in Kafka's 22-character URL-safe base64 form.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct Uuid(pub [u8; 16]);
@@ -124,18 +134,32 @@ impl Uuid {
     }
 
     /// Parses Kafka's base64 form (22 characters, URL-safe alphabet, no padding).
-    pub fn parse(s: &str) -> Result<Uuid, String> {
+    pub fn parse(s: &str) -> Result<Uuid, UuidParseError> {
         use base64::Engine;
         let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
             .decode(s.as_bytes())
-            .map_err(|e| {
-                format!("'{s}' is not a Kafka uuid (22 url-safe base64 characters): {e}")
+            .map_err(|source| UuidParseError::NotBase64 {
+                text: s.to_owned(),
+                source,
             })?;
         let arr: [u8; 16] = bytes
             .try_into()
-            .map_err(|_| format!("'{s}' is not a Kafka uuid: it does not decode to 16 bytes"))?;
+            .map_err(|_| UuidParseError::WrongLength { text: s.to_owned() })?;
         Ok(Uuid(arr))
     }
+}
+
+/// Why a text is not a Kafka Uuid. Uuids name clusters, directories and topics, never secrets,
+/// so the text is shown.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UuidParseError {
+    #[error("'{text}' is not a Kafka uuid (22 url-safe base64 characters): {source}")]
+    NotBase64 {
+        text: String,
+        source: base64::DecodeError,
+    },
+    #[error("'{text}' is not a Kafka uuid: it does not decode to 16 bytes")]
+    WrongLength { text: String },
 }
 
 impl fmt::Display for Uuid {

@@ -154,19 +154,25 @@ impl RaftConfig {
 
     /// Applies one `controller.quorum.*` property by its Kafka name. `Ok(false)` for a key this
     /// config does not hold; `Err` names the key for a bad value.
-    pub fn set(&mut self, key: &str, value: &str) -> Result<bool, String> {
-        let ms = |v: &str| -> Result<Duration, String> {
+    pub fn set(&mut self, key: &str, value: &str) -> Result<bool, QuorumConfigError> {
+        let ms = |v: &str| -> Result<Duration, QuorumConfigError> {
             v.trim()
                 .parse::<u64>()
                 .map(Duration::from_millis)
-                .map_err(|_| format!("{key}: '{v}' is not a non-negative number of milliseconds"))
+                .map_err(|_| QuorumConfigError::NotMillis {
+                    key: key.to_owned(),
+                    value: v.to_owned(),
+                })
         };
-        let bytes = |v: &str| -> Result<u32, String> {
+        let bytes = |v: &str| -> Result<u32, QuorumConfigError> {
             v.trim()
                 .parse::<u32>()
                 .ok()
                 .filter(|b| *b > 0)
-                .ok_or_else(|| format!("{key}: '{v}' is not a positive number of bytes"))
+                .ok_or_else(|| QuorumConfigError::NotBytes {
+                    key: key.to_owned(),
+                    value: v.to_owned(),
+                })
         };
         match key {
             "controller.quorum.voters" => self.static_voters = Self::parse_voters(value)?,
@@ -189,19 +195,19 @@ impl RaftConfig {
     }
 
     /// Parses `controller.quorum.voters`: comma-separated `id@host:port` (IPv6 in brackets).
-    pub fn parse_voters(value: &str) -> Result<Vec<(NodeId, HostPort)>, String> {
+    pub fn parse_voters(value: &str) -> Result<Vec<(NodeId, HostPort)>, QuorumConfigError> {
         let mut out = Vec::new();
         for entry in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            let (id, addr) = entry.split_once('@').ok_or_else(|| {
-                format!("controller.quorum.voters entry '{entry}' is not id@host:port")
-            })?;
-            let id: NodeId = id
-                .parse()
-                .map_err(|_| format!("controller.quorum.voters entry '{entry}' has a bad id"))?;
+            let bad = |problem| QuorumConfigError::BadVoter {
+                entry: entry.to_owned(),
+                problem,
+            };
+            let (id, addr) = entry
+                .split_once('@')
+                .ok_or_else(|| bad(VoterProblem::NotIdAtHostPort))?;
+            let id: NodeId = id.parse().map_err(|_| bad(VoterProblem::BadId))?;
             if id < 0 {
-                return Err(format!(
-                    "controller.quorum.voters entry '{entry}' has a negative id"
-                ));
+                return Err(bad(VoterProblem::NegativeId));
             }
             out.push((id, parse_host_port(addr)?));
         }
@@ -209,7 +215,7 @@ impl RaftConfig {
     }
 
     /// Parses `controller.quorum.bootstrap.servers`: comma-separated `host:port`.
-    pub fn parse_bootstrap_servers(value: &str) -> Result<Vec<HostPort>, String> {
+    pub fn parse_bootstrap_servers(value: &str) -> Result<Vec<HostPort>, QuorumConfigError> {
         value
             .split(',')
             .map(str::trim)
@@ -219,19 +225,65 @@ impl RaftConfig {
     }
 }
 
-fn parse_host_port(s: &str) -> Result<HostPort, String> {
+/// Why a `controller.quorum.*` value cannot be used. These values are addresses, ids, times
+/// and sizes, never secrets, so they are shown.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum QuorumConfigError {
+    #[error("{key}: '{value}' is not a non-negative number of milliseconds")]
+    NotMillis { key: String, value: String },
+    #[error("{key}: '{value}' is not a positive number of bytes")]
+    NotBytes { key: String, value: String },
+    #[error("controller.quorum.voters entry '{entry}' {problem}")]
+    BadVoter {
+        entry: String,
+        problem: VoterProblem,
+    },
+    #[error("'{address}' {problem}")]
+    BadAddress {
+        address: String,
+        problem: AddressProblem,
+    },
+}
+
+/// What is wrong with a `controller.quorum.voters` entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum VoterProblem {
+    #[error("is not id@host:port")]
+    NotIdAtHostPort,
+    #[error("has a bad id")]
+    BadId,
+    #[error("has a negative id")]
+    NegativeId,
+}
+
+/// What is wrong with a `host:port` (or `[host]:port`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum AddressProblem {
+    #[error("is not [host]:port")]
+    NotBracketedHostPort,
+    #[error("is not host:port")]
+    NotHostPort,
+    #[error("has a bad port")]
+    BadPort,
+    #[error("has an empty host")]
+    EmptyHost,
+}
+
+fn parse_host_port(s: &str) -> Result<HostPort, QuorumConfigError> {
+    let bad = |problem| QuorumConfigError::BadAddress {
+        address: s.to_owned(),
+        problem,
+    };
     let (host, port) = if let Some(rest) = s.strip_prefix('[') {
-        let (h, p) = rest
-            .split_once("]:")
-            .ok_or_else(|| format!("'{s}' is not [host]:port"))?;
-        (h, p)
+        rest.split_once("]:")
+            .ok_or_else(|| bad(AddressProblem::NotBracketedHostPort))?
     } else {
         s.rsplit_once(':')
-            .ok_or_else(|| format!("'{s}' is not host:port"))?
+            .ok_or_else(|| bad(AddressProblem::NotHostPort))?
     };
-    let port: u16 = port.parse().map_err(|_| format!("'{s}' has a bad port"))?;
+    let port: u16 = port.parse().map_err(|_| bad(AddressProblem::BadPort))?;
     if host.is_empty() {
-        return Err(format!("'{s}' has an empty host"));
+        return Err(bad(AddressProblem::EmptyHost));
     }
     Ok(HostPort::new(host, port))
 }
@@ -263,8 +315,16 @@ mod tests {
         let err = c
             .set("controller.quorum.fetch.timeout.ms", "soon")
             .unwrap_err();
+        assert_eq!(
+            err,
+            QuorumConfigError::NotMillis {
+                key: "controller.quorum.fetch.timeout.ms".into(),
+                value: "soon".into()
+            }
+        );
         assert!(
-            err.starts_with("controller.quorum.fetch.timeout.ms"),
+            err.to_string()
+                .starts_with("controller.quorum.fetch.timeout.ms"),
             "{err}"
         );
     }

@@ -64,6 +64,7 @@ pub use committed::{CommittedBatches, CommittedReadError};
 pub use config::RaftConfig;
 pub use fatal::FatalError;
 pub use fetch_leader::ParkedFetch;
+pub use invariants::InvariantViolation;
 pub use log::{
     Batch, ControlRecord, Encoded, LogError, RaftLog, Records, SnapshotHeader, ValidOffsetAndEpoch,
 };

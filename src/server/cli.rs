@@ -123,13 +123,25 @@ pub struct StartArgs {
 }
 
 /// `key=value`, split at the first `=`; the value may be empty or contain `=`.
-fn parse_override(s: &str) -> Result<(String, String), String> {
+fn parse_override(s: &str) -> Result<(String, String), BadOverride> {
     match s.split_once('=') {
         Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_owned(), v.to_owned())),
-        _ => Err(format!(
-            "'{s}' is not key=value (e.g. --override node.id=2)"
-        )),
+        Some(_) => Err(BadOverride::EmptyKey),
+        None => Err(BadOverride::NoEquals {
+            argument: s.to_owned(),
+        }),
     }
+}
+
+/// An `--override` that is not `key=value`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BadOverride {
+    /// No `=`: the argument holds no value, so it is shown.
+    #[error("'{argument}' is not key=value (e.g. --override node.id=2)")]
+    NoEquals { argument: String },
+    /// `=value` without a key: the value is not shown, as it may be a secret.
+    #[error("'=...' is not key=value: the key before '=' is empty (e.g. --override node.id=2)")]
+    EmptyKey,
 }
 
 /// Entry point of the binary: returns the process exit code.
@@ -161,14 +173,14 @@ pub fn run_with_args(args: impl IntoIterator<Item = OsString>) -> i32 {
         Command::Format(args) => match format::run(&args) {
             Ok(()) => 0,
             Err(e) => {
-                eprintln!("kraftd format: {}", one_line(&e));
+                eprintln!("kraftd format: {}", one_line(&e.to_string()));
                 1
             }
         },
         Command::StorageInfo(args) => match storage_info::run(&args) {
             Ok(code) => code,
             Err(e) => {
-                eprintln!("kraftd storage-info: {}", one_line(&e));
+                eprintln!("kraftd storage-info: {}", one_line(&e.to_string()));
                 1
             }
         },
@@ -176,7 +188,7 @@ pub fn run_with_args(args: impl IntoIterator<Item = OsString>) -> i32 {
         Command::MetadataState(args) => match metadata_state::run(&args) {
             Ok(code) => code,
             Err(e) => {
-                eprintln!("kraftd metadata-state: {}", one_line(&e));
+                eprintln!("kraftd metadata-state: {}", one_line(&e.to_string()));
                 1
             }
         },
@@ -193,11 +205,35 @@ pub fn run_with_args(args: impl IntoIterator<Item = OsString>) -> i32 {
 }
 
 /// Loads a configuration for a tool command, with the message `start` gives.
-fn load_config(path: &Path) -> Result<ControllerConfig, String> {
-    ControllerConfig::load(path, &[]).map_err(|e| match e {
-        ConfigError::Io { .. } | ConfigError::Syntax { .. } => e.to_string(),
-        _ => format!("invalid configuration in {}: {e}", path.display()),
-    })
+fn load_config(path: &Path) -> Result<ControllerConfig, LoadConfigError> {
+    ControllerConfig::load(path, &[]).map_err(|e| LoadConfigError::new(path, e))
+}
+
+/// Why a command could not load its configuration file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LoadConfigError {
+    /// The file cannot be read or is not `.properties` syntax: the error names the file.
+    #[error(transparent)]
+    Unreadable(ConfigError),
+    /// A key's value is wrong, or keys contradict each other.
+    #[error("invalid configuration in {}: {source}", .path.display())]
+    Invalid {
+        path: PathBuf,
+        #[source]
+        source: ConfigError,
+    },
+}
+
+impl LoadConfigError {
+    pub fn new(path: &Path, e: ConfigError) -> LoadConfigError {
+        match e {
+            ConfigError::Io { .. } | ConfigError::Syntax { .. } => LoadConfigError::Unreadable(e),
+            _ => LoadConfigError::Invalid {
+                path: path.to_path_buf(),
+                source: e,
+            },
+        }
+    }
 }
 
 /// Parses arguments, accepting `kraftd <file> ...` as `kraftd start <file> ...`.
@@ -232,10 +268,7 @@ fn start(args: &StartArgs) -> i32 {
     let config = match ControllerConfig::load(&args.config, &args.overrides) {
         Ok(config) => config,
         Err(e) => {
-            let msg = match e {
-                ConfigError::Io { .. } | ConfigError::Syntax { .. } => e.to_string(),
-                _ => format!("invalid configuration in {}: {e}", args.config.display()),
-            };
+            let msg = LoadConfigError::new(&args.config, e).to_string();
             eprintln!("kraftd: {}", one_line(&msg));
             return 1;
         }

@@ -208,7 +208,7 @@ impl ReplicatedMachine for ControllerMachine {
     }
 
     fn check(&self) -> Result<(), String> {
-        self.controller.check()
+        self.controller.check().map_err(|e| e.to_string())
     }
 
     /// `2 brokers (1 fenced), 1 topics, 3 partitions, 1 quotas, mv 33, transaction open at 9`.

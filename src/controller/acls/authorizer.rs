@@ -17,6 +17,13 @@ pub const STANDARD_AUTHORIZER: &str = "org.apache.kafka.metadata.authorizer.Stan
 /// Any principal of type User (`StandardAuthorizer.WILDCARD_PRINCIPAL`).
 const WILDCARD_PRINCIPAL: &str = "User:*";
 
+/// Why `StandardAuthorizer`'s settings cannot be used. Principals are names, not secrets.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AuthorizerConfigError {
+    #[error("invalid super.users entry '{entry}': expected a principal such as User:admin (type, colon, name)")]
+    BadSuperUser { entry: String },
+}
+
 /// `StandardAuthorizer`'s settings.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AuthorizerConfig {
@@ -30,16 +37,19 @@ impl AuthorizerConfig {
     /// Reads the two settings as `StandardAuthorizer.configure` does: `super.users` split on
     /// `;`, each trimmed and non-empty entry a `type:name` principal; the flag is true only
     /// for `true` in any case (`Boolean.parseBoolean`).
-    pub fn parse(super_users: Option<&str>, allow_everyone: Option<&str>) -> Result<Self, String> {
+    pub fn parse(
+        super_users: Option<&str>,
+        allow_everyone: Option<&str>,
+    ) -> Result<Self, AuthorizerConfigError> {
         let mut users = BTreeSet::new();
         for entry in super_users.unwrap_or("").split(';').map(str::trim) {
             if entry.is_empty() {
                 continue;
             }
             if !entry.contains(':') {
-                return Err(format!(
-                    "invalid super.users entry '{entry}': expected a principal such as User:admin (type, colon, name)"
-                ));
+                return Err(AuthorizerConfigError::BadSuperUser {
+                    entry: entry.to_string(),
+                });
             }
             users.insert(entry.to_string());
         }

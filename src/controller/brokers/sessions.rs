@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::controller::MetadataImage;
+use crate::controller::{InvariantViolation, MetadataImage};
 
 /// A broker's heartbeat state (Java's `BrokerHeartbeatState`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -168,15 +168,13 @@ impl BrokerSessions {
     }
 
     /// Checks the invariants beside the fields.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), InvariantViolation> {
         match self
             .brokers
             .iter()
             .find(|(_, s)| s.fenced && s.controlled_shutdown_offset.is_some())
         {
-            Some((id, _)) => Err(format!(
-                "broker {id} is fenced and in controlled shutdown at once"
-            )),
+            Some((id, _)) => Err(InvariantViolation::FencedAndShuttingDown { broker: *id }),
             None => Ok(()),
         }
     }

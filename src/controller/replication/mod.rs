@@ -16,7 +16,7 @@ pub use partition::{
     NO_LEADER_CHANGE,
 };
 
-use super::error::Refusal;
+use super::error::{InvariantViolation, Refusal};
 use super::json::canonical;
 use crate::protocol::codec::Uuid;
 use crate::protocol::messages::{PartitionChangeRecord, PartitionRecord, TopicRecord};
@@ -187,19 +187,20 @@ impl TopicsImage {
         self.by_id.values().map(|t| t.partitions.len()).sum()
     }
 
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), InvariantViolation> {
         for (name, id) in &self.by_name {
             match self.by_id.get(id) {
                 Some(t) if &t.name == name => {}
                 _ => {
-                    return Err(format!(
-                        "topic name {name} maps to id {id}, which is not that topic"
-                    ))
+                    return Err(InvariantViolation::TopicNameMismatch {
+                        name: name.to_string(),
+                        id: *id,
+                    })
                 }
             }
         }
         if self.index != PartitionIndex::of(self.by_id.values()) {
-            return Err("the partition index is not what a walk of the partitions gives".into());
+            return Err(InvariantViolation::PartitionIndexStale);
         }
         Ok(())
     }

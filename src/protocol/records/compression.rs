@@ -167,8 +167,13 @@ struct ZstdHeader {
     content_size: Option<u64>,
 }
 
-fn zstd_header(frame: &[u8]) -> Result<ZstdHeader, String> {
-    let byte = |i: usize| frame.get(i).copied().ok_or("truncated frame header");
+/// A zstd frame header cut short.
+#[derive(Debug, thiserror::Error)]
+#[error("truncated frame header")]
+struct TruncatedFrameHeader;
+
+fn zstd_header(frame: &[u8]) -> Result<ZstdHeader, TruncatedFrameHeader> {
+    let byte = |i: usize| frame.get(i).copied().ok_or(TruncatedFrameHeader);
     let fhd = byte(4)?;
     let fcs_flag = fhd >> 6;
     let single_segment = fhd & 0x20 != 0;

@@ -3,6 +3,7 @@
 use std::fmt;
 
 use super::batch::Compression;
+use crate::protocol::codec::DecodeError;
 
 /// Where a problem was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,10 +53,34 @@ pub enum ErrorKind {
     /// The compressed records are not a valid stream of their codec.
     Decompression { codec: Compression, message: String },
     /// Record number `index` (0-based) of the batch is malformed.
-    BadRecord { index: i32, message: String },
+    BadRecord { index: i32, reason: RecordError },
     /// Bytes remain after the batch's declared number of records (Kafka: "Incorrect declared
     /// batch size, records still remaining in file").
     TrailingRecordBytes { count: i32, remaining: usize },
+}
+
+/// What is wrong with one record of a batch (its framing: lengths, counts, varints).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RecordError {
+    /// A field does not decode (truncated, a bad varint).
+    #[error("{0}")]
+    Decode(DecodeError),
+    /// A length below -1 (or below 0 where null is not allowed).
+    #[error("invalid {what} length {length}")]
+    BadLength { what: &'static str, length: i32 },
+    #[error("record length {length} exceeds the {remaining} bytes that remain")]
+    LengthBeyondBytes { length: i32, remaining: usize },
+    /// A header count that is negative or more than the record's bytes can hold.
+    #[error("invalid header count {count} ({remaining} bytes remain in the record)")]
+    BadHeaderCount { count: i32, remaining: usize },
+    #[error("record length {length} but its fields end {unused} bytes earlier")]
+    UnusedBytes { length: i32, unused: usize },
+}
+
+impl From<DecodeError> for RecordError {
+    fn from(e: DecodeError) -> RecordError {
+        RecordError::Decode(e)
+    }
 }
 
 /// A problem in record-batch bytes, with its location.
@@ -118,7 +143,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Decompression { codec, message } => {
                 write!(f, "corrupt {} data: {message}", codec.name())
             }
-            ErrorKind::BadRecord { index, message } => write!(f, "record {index}: {message}"),
+            ErrorKind::BadRecord { index, reason } => write!(f, "record {index}: {reason}"),
             ErrorKind::TrailingRecordBytes { count, remaining } => write!(
                 f,
                 "{remaining} bytes remain after the batch's {count} declared records"

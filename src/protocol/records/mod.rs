@@ -60,7 +60,7 @@ pub use batch::{
 pub use builder::BatchBuilder;
 pub use compression::{decompress, ReadLimits, DEFAULT_MAX_DECOMPRESSED_BYTES};
 pub use control::{ControlKey, ControlRecord, ControlRecordError, ControlRecordType, EndTxnMarker};
-pub use error::{BuildError, ErrorKind, Location, RecordsError};
+pub use error::{BuildError, ErrorKind, Location, RecordError, RecordsError};
 pub use metadata::{
     metadata_record_type, MetadataRecord, MetadataRecordAndVersion, MetadataRecordError,
     MetadataRecordTypeInfo, METADATA_FRAME_VERSION, METADATA_RECORD_TYPES,

@@ -9,11 +9,11 @@
 
 use std::borrow::Cow;
 
-use crate::protocol::codec::{DecodeError, Reader, Writer};
+use crate::protocol::codec::{Reader, Writer};
 
 use super::batch::{BatchView, Compression, TimestampType, BATCH_HEADER_SIZE};
 use super::compression::{decompress, ReadLimits};
-use super::error::{ErrorKind, Location, RecordsError};
+use super::error::{ErrorKind, Location, RecordError, RecordsError};
 
 /// A record header: the key is a string in Kafka (kept as bytes here so that re-encoding is exact;
 /// see [`RecordHeader::key_str`]).
@@ -181,77 +181,79 @@ impl<'p> Iterator for RecordIter<'p> {
         });
         match result {
             Ok(r) => Some(Ok(r)),
-            Err(message) => {
+            Err(reason) => {
                 self.done = true;
                 Some(Err(RecordsError {
                     at: self.location(start),
-                    kind: ErrorKind::BadRecord { index, message },
+                    kind: ErrorKind::BadRecord { index, reason },
                 }))
             }
         }
     }
 }
 
-fn describe(e: DecodeError) -> String {
-    e.to_string()
-}
-
 /// A varint length: -1 is null, other negatives are errors; never beyond the bytes present.
 fn read_len_prefixed<'p>(
     r: &mut Reader<'p>,
     what: &'static str,
-) -> Result<Option<&'p [u8]>, String> {
-    let len = r.varint(what).map_err(describe)?;
+) -> Result<Option<&'p [u8]>, RecordError> {
+    let len = r.varint(what)?;
     match len {
         -1 => Ok(None),
-        n if n < -1 => Err(format!("invalid {what} length {n}")),
-        n => Ok(Some(r.take(n as usize, what).map_err(describe)?)),
+        length if length < -1 => Err(RecordError::BadLength { what, length }),
+        n => Ok(Some(r.take(n as usize, what)?)),
     }
 }
 
 /// Reads one record from the start of `r` (offset and timestamp left relative).
-fn read_record<'p>(r: &mut Reader<'p>, index: i32) -> Result<Record<'p>, String> {
+fn read_record<'p>(r: &mut Reader<'p>, index: i32) -> Result<Record<'p>, RecordError> {
     let start = r.position();
-    let length = r.varint("record length").map_err(describe)?;
+    let length = r.varint("record length")?;
     if length < 0 {
-        return Err(format!("invalid record length {length}"));
+        return Err(RecordError::BadLength {
+            what: "record",
+            length,
+        });
     }
     let prefix = r.position() - start;
-    let body = r.take(length as usize, "record").map_err(|_| {
-        format!(
-            "record length {length} exceeds the {} bytes that remain",
-            r.remaining()
-        )
-    })?;
+    let body = r
+        .take(length as usize, "record")
+        .map_err(|_| RecordError::LengthBeyondBytes {
+            length,
+            remaining: r.remaining(),
+        })?;
     let mut b = Reader::new(body);
-    let attributes = b.i8("record attributes").map_err(describe)?;
-    let timestamp_delta = b.varlong("record timestamp delta").map_err(describe)?;
-    let offset_delta = b.varint("record offset delta").map_err(describe)?;
+    let attributes = b.i8("record attributes")?;
+    let timestamp_delta = b.varlong("record timestamp delta")?;
+    let offset_delta = b.varint("record offset delta")?;
     let key = read_len_prefixed(&mut b, "record key")?;
     let value = read_len_prefixed(&mut b, "record value")?;
-    let header_count = b.varint("record header count").map_err(describe)?;
+    let header_count = b.varint("record header count")?;
     // Each header takes at least 2 bytes, so a count beyond that cannot be honest.
     if header_count < 0 || header_count as usize > b.remaining() / 2 {
-        return Err(format!(
-            "invalid header count {header_count} ({} bytes remain in the record)",
-            b.remaining()
-        ));
+        return Err(RecordError::BadHeaderCount {
+            count: header_count,
+            remaining: b.remaining(),
+        });
     }
     let mut headers = Vec::with_capacity(header_count as usize);
     for _ in 0..header_count {
-        let key_len = b.varint("header key length").map_err(describe)?;
+        let key_len = b.varint("header key length")?;
         if key_len < 0 {
-            return Err(format!("invalid header key length {key_len}"));
+            return Err(RecordError::BadLength {
+                what: "header key",
+                length: key_len,
+            });
         }
-        let key = b.take(key_len as usize, "header key").map_err(describe)?;
+        let key = b.take(key_len as usize, "header key")?;
         let value = read_len_prefixed(&mut b, "header value")?;
         headers.push(RecordHeader { key, value });
     }
     if b.remaining() != 0 {
-        return Err(format!(
-            "record length {length} but its fields end {} bytes earlier",
-            b.remaining()
-        ));
+        return Err(RecordError::UnusedBytes {
+            length,
+            unused: b.remaining(),
+        });
     }
     Ok(Record {
         index,

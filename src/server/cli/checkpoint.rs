@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 
 use crate::controller::{ReplayError, SnapshotLoad};
 use crate::log::scan::scan_file;
-use crate::log::snapshot::SnapshotChecker;
+use crate::log::snapshot::{SnapshotChecker, SnapshotContentError};
 use crate::protocol::messages::VotersRecord;
 use crate::raft::convert::records::decode_batches;
+use crate::raft::convert::ConvertError;
 use crate::raft::log::{ControlRecord as RaftControl, Records};
 
 #[derive(Debug, thiserror::Error)]
@@ -42,6 +43,18 @@ fn io<'a>(
     }
 }
 
+/// Why loading stops at a batch of the checkpoint.
+#[derive(Debug, thiserror::Error)]
+enum BatchStop {
+    #[error(transparent)]
+    NotASnapshot(SnapshotContentError),
+    #[error("{0}")]
+    Undecodable(ConvertError),
+    /// A record does not replay: the error is kept beside the scan.
+    #[error("a record does not replay")]
+    Refused,
+}
+
 /// What a loaded `.checkpoint` said besides its records.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoadedCheckpoint {
@@ -62,14 +75,14 @@ pub fn load_checkpoint(
     let (mut kraft_version, mut voters) = (0, None);
     let mut refused = None;
     let outcome = scan_file(&file, len, |_, view| {
-        checker.visit(view)?;
-        for b in decode_batches(view.bytes()).map_err(|e| e.to_string())? {
+        checker.visit(view).map_err(BatchStop::NotASnapshot)?;
+        for b in decode_batches(view.bytes()).map_err(BatchStop::Undecodable)? {
             match &b.records {
                 Records::Data(values) => {
                     for v in values {
                         if let Err(e) = load.replay_value(v) {
                             refused = Some(e);
-                            return Err("a record does not replay".into());
+                            return Err(BatchStop::Refused);
                         }
                     }
                 }
@@ -100,7 +113,7 @@ pub fn load_checkpoint(
     if let Some(stop) = outcome.stop {
         return Err(corrupt(stop.to_string()));
     }
-    let summary = checker.finish().map_err(corrupt)?;
+    let summary = checker.finish().map_err(|e| corrupt(e.to_string()))?;
     Ok(LoadedCheckpoint {
         last_contained_log_timestamp: summary.last_contained_log_timestamp,
         kraft_version,

@@ -54,10 +54,34 @@ pub fn run(args: &DumpLogArgs) -> i32 {
     }
 }
 
+/// Why a path given to `dump-log` cannot be dumped. (Problems inside a file are printed with
+/// its dump.)
+#[derive(Debug, thiserror::Error)]
+pub enum DumpLogError {
+    #[error("{}: {source}", .path.display())]
+    Unreadable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{} holds no log segment (.log) or snapshot (.checkpoint) files", .dir.display())]
+    NoLogFiles { dir: PathBuf },
+    #[error("{} is not a Kafka log segment (<offset>.log) or snapshot (<offset>-<epoch>.checkpoint)", .path.display())]
+    NotALogFile { path: PathBuf },
+}
+
+impl DumpLogError {
+    fn unreadable(path: &Path) -> impl FnOnce(std::io::Error) -> DumpLogError + '_ {
+        move |source| DumpLogError::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
 /// A file stands for itself; a directory for its segments and snapshots (and those of its
 /// `__cluster_metadata-0`), sorted by name.
-fn expand(path: &Path) -> Result<Vec<PathBuf>, String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+fn expand(path: &Path) -> Result<Vec<PathBuf>, DumpLogError> {
+    let meta = std::fs::metadata(path).map_err(DumpLogError::unreadable(path))?;
     if !meta.is_dir() {
         return Ok(vec![path.to_path_buf()]);
     }
@@ -68,7 +92,7 @@ fn expand(path: &Path) -> Result<Vec<PathBuf>, String> {
     }
     let mut files = Vec::new();
     for dir in dirs {
-        let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let entries = std::fs::read_dir(&dir).map_err(DumpLogError::unreadable(&dir))?;
         for entry in entries.flatten() {
             let p = entry.path();
             let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -79,10 +103,9 @@ fn expand(path: &Path) -> Result<Vec<PathBuf>, String> {
     }
     files.sort();
     if files.is_empty() {
-        return Err(format!(
-            "{} holds no log segment (.log) or snapshot (.checkpoint) files",
-            path.display()
-        ));
+        return Err(DumpLogError::NoLogFiles {
+            dir: path.to_path_buf(),
+        });
     }
     Ok(files)
 }
@@ -93,7 +116,7 @@ enum Kind {
     Snapshot(i64, i32),
 }
 
-fn kind_of(path: &Path) -> Result<Kind, String> {
+fn kind_of(path: &Path) -> Result<Kind, DumpLogError> {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     if let Some(stem) = name.strip_suffix(".log") {
         if let Ok(base) = stem.parse::<i64>() {
@@ -108,10 +131,9 @@ fn kind_of(path: &Path) -> Result<Kind, String> {
     if name.ends_with(".checkpoint") {
         return Ok(Kind::Snapshot(-1, -1));
     }
-    Err(format!(
-        "{} is not a Kafka log segment (<offset>.log) or snapshot (<offset>-<epoch>.checkpoint)",
-        path.display()
-    ))
+    Err(DumpLogError::NotALogFile {
+        path: path.to_path_buf(),
+    })
 }
 
 /// Dumps one file into `out`; false when the file was not read cleanly.

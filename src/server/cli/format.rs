@@ -13,12 +13,16 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::Args;
 
-use crate::log::bootstrap::{self, Bootstrap, KRAFT_VERSION, METADATA_VERSION};
+use super::initial_controllers::InitialControllersError;
+use super::LoadConfigError;
+use crate::log::bootstrap::{self, Bootstrap, FeatureLevelError, KRAFT_VERSION, METADATA_VERSION};
+use crate::log::error::LogError;
 use crate::log::meta_properties::{MetaProperties, MetaPropertiesError};
 use crate::log::metadata_dir::random_directory_id;
 use crate::log::{fsutil, PARTITION_DIR_NAME};
 use crate::protocol::codec::Uuid;
 use crate::protocol::messages::voters_record::{Endpoint, KRaftVersionFeature, Voter};
+use crate::protocol::records::BuildError;
 use crate::server::config::ControllerConfig;
 
 pub use super::initial_controllers::{parse_initial_controllers, InitialController};
@@ -55,8 +59,106 @@ pub struct FormatArgs {
     pub ignore_formatted: bool,
 }
 
+/// Why `kraftd format` refused or failed. The refusals have the messages of Java's `Formatter`
+/// (kafka-storage.sh format), so that scripts written for one read the other.
+#[derive(Debug, thiserror::Error)]
+pub enum FormatError {
+    #[error(transparent)]
+    Config(#[from] LoadConfigError),
+    #[error("Cluster ID string must not be empty")]
+    EmptyClusterId,
+    #[error(
+        "You cannot specify controller.quorum.voters and format the node with \
+         --initial-controllers or --standalone. If you want to use dynamic quorum, \
+         please remove controller.quorum.voters and specify \
+         controller.quorum.bootstrap.servers instead."
+    )]
+    StaticQuorumWithVoterFlag,
+    #[error(
+        "Because controller.quorum.voters is not set on this controller, you must \
+         specify one of the following: --standalone, --initial-controllers, or \
+         --no-initial-controllers."
+    )]
+    NoQuorumFlag,
+    #[error("Can't parse feature={feature}. The format must be name=level")]
+    FeatureNotNameLevel { feature: String },
+    #[error("Can't parse feature={feature}. The level must be a number")]
+    FeatureLevelNotANumber { feature: String },
+    #[error("Use --release-version instead of --feature metadata.version=X to avoid ambiguity.")]
+    MetadataVersionTwice,
+    #[error("Unknown metadata.version {level}: supported levels are 7 to 33")]
+    UnknownMetadataVersionLevel { level: i16 },
+    #[error(transparent)]
+    FeatureLevel(#[from] FeatureLevelError),
+    #[error(
+        "Cannot set kraft.version to 0 if controller.quorum.voters is empty and \
+         one of the flags --standalone, --initial-controllers, or \
+         --no-initial-controllers is used. For dynamic controllers support, try \
+         removing the --feature flag for kraft.version."
+    )]
+    KraftVersion0Dynamic,
+    #[error(
+        "Cannot set kraft.version to 1 with controller.quorum.voters (a static \
+         quorum): use controller.quorum.bootstrap.servers instead."
+    )]
+    KraftVersion1Static,
+    #[error("controller listener {listener} is not in listeners: add it to listeners, or name a listener there in controller.listener.names")]
+    NoControllerListener { listener: String },
+    #[error(transparent)]
+    InitialControllers(#[from] InitialControllersError),
+    #[error("Invalid cluster.id in: {}. Expected {expected}, but read {}", .path.display(), .found.as_deref().unwrap_or("(none)"))]
+    ClusterIdMismatch {
+        path: PathBuf,
+        expected: String,
+        found: Option<String>,
+    },
+    #[error(
+        "Stored node id {} doesn't match previous node id {configured} in {}. If you \
+         moved your data, make sure your configured node id matches.",
+        .stored.map_or("(none)".into(), |n| n.to_string()), .path.display()
+    )]
+    NodeIdMismatch {
+        path: PathBuf,
+        stored: Option<i32>,
+        configured: i32,
+    },
+    #[error(transparent)]
+    MetaProperties(#[from] MetaPropertiesError),
+    #[error(
+        "Log directory {} is already formatted. Use --ignore-formatted to ignore this \
+         directory and format the others.",
+        .dir.display()
+    )]
+    AlreadyFormatted { dir: PathBuf },
+    /// A file system call failed; `op` says which ("cannot create", "cannot chmod", ...).
+    #[error("{op} {}: {source}", .path.display())]
+    Io {
+        op: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Log(#[from] LogError),
+    #[error("cannot build the bootstrap checkpoint: {0} (this is a kraftd bug: report it with the command line)")]
+    Checkpoint(#[source] BuildError),
+    #[error("{} already exists: the directory holds a metadata log but no meta.properties; restore its meta.properties, or empty the directory if its data is not needed", .path.display())]
+    CheckpointExists { path: PathBuf },
+}
+
+/// A closure turning an `io::Error` into [`FormatError::Io`] for `op` on `path`.
+fn io_error<'a>(
+    op: &'static str,
+    path: &'a Path,
+) -> impl FnOnce(std::io::Error) -> FormatError + 'a {
+    move |source| FormatError::Io {
+        op,
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
 /// Runs the command; the message of `Err` is printed by the caller and exits 1.
-pub fn run(args: &FormatArgs) -> Result<(), String> {
+pub fn run(args: &FormatArgs) -> Result<(), FormatError> {
     let config = super::load_config(&args.config)?;
     let now = SystemTime::now();
     let plan = plan(args, &config)?;
@@ -74,76 +176,46 @@ pub struct Plan {
     pub dynamic: bool,
 }
 
-pub fn plan(args: &FormatArgs, config: &ControllerConfig) -> Result<Plan, String> {
+pub fn plan(args: &FormatArgs, config: &ControllerConfig) -> Result<Plan, FormatError> {
     if args.cluster_id.trim().is_empty() {
-        return Err("Cluster ID string must not be empty".into());
+        return Err(FormatError::EmptyClusterId);
     }
     let static_quorum = config.is_static_quorum();
     let flagged = args.standalone || args.initial_controllers.is_some();
     if static_quorum && flagged {
-        return Err(
-            "You cannot specify controller.quorum.voters and format the node with \
-                    --initial-controllers or --standalone. If you want to use dynamic quorum, \
-                    please remove controller.quorum.voters and specify \
-                    controller.quorum.bootstrap.servers instead."
-                .into(),
-        );
+        return Err(FormatError::StaticQuorumWithVoterFlag);
     }
     if !static_quorum && !flagged && !args.no_initial_controllers {
-        return Err(
-            "Because controller.quorum.voters is not set on this controller, you must \
-                    specify one of the following: --standalone, --initial-controllers, or \
-                    --no-initial-controllers."
-                .into(),
-        );
+        return Err(FormatError::NoQuorumFlag);
     }
     let mut overrides = BTreeMap::new();
     for f in &args.features {
         let (name, level) = f
             .split_once('=')
-            .ok_or_else(|| format!("Can't parse feature={f}. The format must be name=level"))?;
+            .ok_or_else(|| FormatError::FeatureNotNameLevel { feature: f.clone() })?;
         let level: i16 = level
             .trim()
             .parse()
-            .map_err(|_| format!("Can't parse feature={f}. The level must be a number"))?;
+            .map_err(|_| FormatError::FeatureLevelNotANumber { feature: f.clone() })?;
         overrides.insert(name.trim().to_owned(), level);
     }
-    let mv =
-        match (overrides.remove(METADATA_VERSION), &args.release_version) {
-            (Some(_), Some(_)) => return Err(
-                "Use --release-version instead of --feature metadata.version=X to avoid ambiguity."
-                    .into(),
-            ),
-            (Some(level), None) => {
-                bootstrap::metadata_version_name(level).ok_or_else(|| {
-                    format!("Unknown metadata.version {level}: supported levels are 7 to 33")
-                })?;
-                level
-            }
-            (None, Some(rv)) => bootstrap::parse_metadata_version(rv)?,
-            (None, None) => bootstrap::LATEST_PRODUCTION_LEVEL,
-        };
+    let mv = match (overrides.remove(METADATA_VERSION), &args.release_version) {
+        (Some(_), Some(_)) => return Err(FormatError::MetadataVersionTwice),
+        (Some(level), None) => {
+            bootstrap::metadata_version_name(level)
+                .ok_or(FormatError::UnknownMetadataVersionLevel { level })?;
+            level
+        }
+        (None, Some(rv)) => bootstrap::parse_metadata_version(rv)?,
+        (None, None) => bootstrap::LATEST_PRODUCTION_LEVEL,
+    };
     let mut levels = bootstrap::resolve_features(mv, &overrides)?;
     // Java 4.4: a dynamic quorum (no controller.quorum.voters) is always kraft.version 1, whatever
     // the metadata.version; a static one always 0.
     let kraft_version = if static_quorum { 0 } else { 1 };
     match overrides.get(KRAFT_VERSION) {
-        Some(0) if !static_quorum => {
-            return Err(
-                "Cannot set kraft.version to 0 if controller.quorum.voters is empty and \
-                        one of the flags --standalone, --initial-controllers, or \
-                        --no-initial-controllers is used. For dynamic controllers support, try \
-                        removing the --feature flag for kraft.version."
-                    .into(),
-            )
-        }
-        Some(l) if *l > 0 && static_quorum => {
-            return Err(
-                "Cannot set kraft.version to 1 with controller.quorum.voters (a static \
-                        quorum): use controller.quorum.bootstrap.servers instead."
-                    .into(),
-            )
-        }
+        Some(0) if !static_quorum => return Err(FormatError::KraftVersion0Dynamic),
+        Some(l) if *l > 0 && static_quorum => return Err(FormatError::KraftVersion1Static),
         _ => {}
     }
     levels.insert(KRAFT_VERSION, kraft_version);
@@ -155,7 +227,9 @@ pub fn plan(args: &FormatArgs, config: &ControllerConfig) -> Result<Plan, String
             .advertised_controller_endpoints()
             .into_iter()
             .find(|e| e.listener_name == listener)
-            .ok_or_else(|| format!("controller listener {listener} is not in listeners"))?;
+            .ok_or_else(|| FormatError::NoControllerListener {
+                listener: listener.clone(),
+            })?;
         let id = random_directory_id();
         metadata_dir_id = Some(id);
         is_voter = true;
@@ -237,7 +311,7 @@ fn execute(
     args: &FormatArgs,
     config: &ControllerConfig,
     now: SystemTime,
-) -> Result<(), String> {
+) -> Result<(), FormatError> {
     let dirs = all_dirs(config);
     let mut unformatted = Vec::new();
     let mut formatted = Vec::new();
@@ -247,34 +321,27 @@ fn execute(
             Ok(meta) => {
                 let path = dir.join("meta.properties");
                 if meta.cluster_id.as_deref() != Some(args.cluster_id.as_str()) {
-                    return Err(format!(
-                        "Invalid cluster.id in: {}. Expected {}, but read {}",
-                        path.display(),
-                        args.cluster_id,
-                        meta.cluster_id.as_deref().unwrap_or("(none)")
-                    ));
+                    return Err(FormatError::ClusterIdMismatch {
+                        path,
+                        expected: args.cluster_id.clone(),
+                        found: meta.cluster_id,
+                    });
                 }
                 if meta.node_id != Some(config.node_id) {
-                    return Err(format!(
-                        "Stored node id {} doesn't match previous node id {} in {}. If you \
-                         moved your data, make sure your configured node id matches.",
-                        meta.node_id.map_or("(none)".into(), |n| n.to_string()),
-                        config.node_id,
-                        path.display()
-                    ));
+                    return Err(FormatError::NodeIdMismatch {
+                        path,
+                        stored: meta.node_id,
+                        configured: config.node_id,
+                    });
                 }
                 // Java checks every directory's identity before refusing a formatted one.
                 formatted.push(dir.clone());
             }
-            Err(e) => return Err(e.to_string()),
+            Err(e) => return Err(e.into()),
         }
     }
     if let (Some(dir), false) = (formatted.first(), args.ignore_formatted) {
-        return Err(format!(
-            "Log directory {} is already formatted. Use --ignore-formatted to ignore this \
-             directory and format the others.",
-            dir.display()
-        ));
+        return Err(FormatError::AlreadyFormatted { dir: dir.clone() });
     }
     if unformatted.is_empty() {
         println!("All of the log directories are already formatted.");
@@ -313,19 +380,18 @@ fn execute(
             "Formatting {kind} {} with metadata.version {mv_name}.",
             dir.display()
         );
-        fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        fs::create_dir_all(dir).map_err(io_error("cannot create", dir))?;
         let directory_id = match plan.metadata_dir_id {
             Some(id) if is_metadata => id,
             _ => random_directory_id(),
         };
         MetaProperties::v1(&args.cluster_id, config.node_id, Some(directory_id))
-            .write_to_dir(dir)
-            .map_err(|e| e.to_string())?;
+            .write_to_dir(dir)?;
         if is_metadata {
             let bytes = plan
                 .bootstrap
                 .checkpoint_bytes(now_ms)
-                .map_err(|e| format!("cannot build the bootstrap checkpoint: {e}"))?;
+                .map_err(FormatError::Checkpoint)?;
             write_checkpoint(&dir.join(PARTITION_DIR_NAME), &bytes)?;
         }
     }
@@ -334,29 +400,25 @@ fn execute(
 
 /// Writes the zero checkpoint as Java's snapshot writer does: a `.part` file, fsync, read-only
 /// (0400), rename, fsync the directory.
-pub fn write_checkpoint(partition_dir: &Path, bytes: &[u8]) -> Result<(), String> {
-    let err = |what: &str, p: &Path, e: std::io::Error| format!("{what} {}: {e}", p.display());
-    fs::create_dir_all(partition_dir).map_err(|e| err("cannot create", partition_dir, e))?;
+pub fn write_checkpoint(partition_dir: &Path, bytes: &[u8]) -> Result<(), FormatError> {
+    fs::create_dir_all(partition_dir).map_err(io_error("cannot create", partition_dir))?;
     let path = partition_dir.join(BOOTSTRAP_CHECKPOINT);
     if path.exists() {
-        return Err(format!(
-            "{} already exists: the directory holds a metadata log",
-            path.display()
-        ));
+        return Err(FormatError::CheckpointExists { path });
     }
     let part = partition_dir.join(format!(
         "00000000000000000000-0000000000-{}.checkpoint.part",
         rand::random::<u32>()
     ));
-    let mut f = fs::File::create(&part).map_err(|e| err("cannot create", &part, e))?;
+    let mut f = fs::File::create(&part).map_err(io_error("cannot create", &part))?;
     f.write_all(bytes)
         .and_then(|_| f.sync_all())
-        .map_err(|e| err("cannot write", &part, e))?;
+        .map_err(io_error("cannot write", &part))?;
     drop(f);
     fs::set_permissions(&part, fs::Permissions::from_mode(0o400))
-        .map_err(|e| err("cannot chmod", &part, e))?;
-    fs::rename(&part, &path).map_err(|e| err("cannot rename", &part, e))?;
-    fsutil::fsync_dir(partition_dir).map_err(|e| e.to_string())?;
+        .map_err(io_error("cannot chmod", &part))?;
+    fs::rename(&part, &path).map_err(io_error("cannot rename", &part))?;
+    fsutil::fsync_dir(partition_dir)?;
     Ok(())
 }
 

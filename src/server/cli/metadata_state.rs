@@ -25,8 +25,8 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::checkpoint::load_checkpoint;
-use crate::controller::{Controller, SnapshotLoad};
+use super::checkpoint::{load_checkpoint, CheckpointError};
+use crate::controller::{Controller, ReplayError, SnapshotError, SnapshotLoad};
 use crate::log::scan::scan_file;
 use crate::log::snapshot::{parse_file_name, OffsetAndEpoch, SnapshotFileKind};
 use crate::log::PARTITION_DIR_NAME;
@@ -34,9 +34,10 @@ use crate::protocol::messages::VotersRecord;
 use crate::protocol::records::metadata::metadata_record_type;
 use crate::protocol::records::MAX_BATCH_SIZE_BYTES;
 use crate::raft::convert::records::decode_batches;
+use crate::raft::convert::ConvertError;
 use crate::raft::log::{Batch, ControlRecord};
-use crate::raft::{Records, SnapshotHeader, SnapshotWriter};
-use crate::server::image_snapshot::write_image;
+use crate::raft::{LogError, Records, SnapshotHeader, SnapshotWriter};
+use crate::server::image_snapshot::{write_image, ImageSnapshotError};
 
 #[derive(Debug, Args, PartialEq, Eq)]
 pub struct MetadataStateArgs {
@@ -54,7 +55,54 @@ pub struct MetadataStateArgs {
     pub write_snapshot: Option<PathBuf>,
 }
 
-pub fn run(args: &MetadataStateArgs) -> Result<i32, String> {
+/// Why `metadata-state` could not replay a directory or write its snapshot. Each names the
+/// file or directory concerned.
+#[derive(Debug, thiserror::Error)]
+pub enum MetadataStateError {
+    #[error("cannot list {}: {source}", .dir.display())]
+    List {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    /// A segment cannot be opened or read.
+    #[error("{}: {source}", .path.display())]
+    Segment {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A record of a segment does not replay (it would stop a Java controller too).
+    #[error("{}: {source}", .path.display())]
+    Replay {
+        path: PathBuf,
+        #[source]
+        source: ReplayError,
+    },
+    #[error("cannot print the image: {0}")]
+    Print(#[source] std::io::Error),
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotError),
+    #[error("nothing was replayed, so there is no image to snapshot; give a directory whose log holds metadata records")]
+    NothingReplayed,
+    #[error("cannot create {}: {source}", .dir.display())]
+    CreateDir {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    /// The snapshot writer failed (a full disk, an existing file).
+    #[error(transparent)]
+    Write(#[from] LogError),
+    #[error(transparent)]
+    Image(#[from] ImageSnapshotError),
+    #[error("cannot stat {}: {source}", .path.display())]
+    Stat {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+pub fn run(args: &MetadataStateArgs) -> Result<i32, MetadataStateError> {
     let partition = if args.dir.join(PARTITION_DIR_NAME).is_dir() {
         args.dir.join(PARTITION_DIR_NAME)
     } else {
@@ -73,7 +121,7 @@ pub fn run(args: &MetadataStateArgs) -> Result<i32, String> {
             .write_json(offset, &mut out)
             .and_then(|()| out.write_all(b"\n"))
             .and_then(|()| out.flush())
-            .map_err(|e| format!("cannot print the image: {e}"))?;
+            .map_err(MetadataStateError::Print)?;
     } else if written.is_none() {
         print!("{}", state.report());
     }
@@ -106,22 +154,29 @@ pub struct WrittenCheckpoint {
 
 /// Writes the published image of `state` as a snapshot into `out`, through the writer and the
 /// record grouping the node's own snapshots use.
-pub fn write_snapshot(state: &ReplayedDir, out: &Path) -> Result<WrittenCheckpoint, String> {
-    let (offset, records) = state.controller.snapshot().map_err(|e| e.to_string())?;
-    let header = state.raft.header_at(offset).ok_or_else(|| {
-        "nothing was replayed, so there is no image to snapshot; give a directory whose log holds metadata records".to_string()
+pub fn write_snapshot(
+    state: &ReplayedDir,
+    out: &Path,
+) -> Result<WrittenCheckpoint, MetadataStateError> {
+    let (offset, records) = state.controller.snapshot()?;
+    let header = state
+        .raft
+        .header_at(offset)
+        .ok_or(MetadataStateError::NothingReplayed)?;
+    std::fs::create_dir_all(out).map_err(|source| MetadataStateError::CreateDir {
+        dir: out.to_path_buf(),
+        source,
     })?;
-    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
-    let mut writer =
-        SnapshotWriter::create_in(out, header, MAX_BATCH_SIZE_BYTES).map_err(|e| e.to_string())?;
-    write_image(&mut writer, records, offset).map_err(|e| e.to_string())?;
+    let mut writer = SnapshotWriter::create_in(out, header, MAX_BATCH_SIZE_BYTES)?;
+    write_image(&mut writer, records, offset)?;
     // Sealed first, so that the last data batch is counted.
-    writer.seal().map_err(|e| e.to_string())?;
+    writer.seal()?;
     let (records, data_batches) = (writer.record_count(), writer.data_batch_count());
-    let path = writer.freeze_in(out).map_err(|e| e.to_string())?;
-    let bytes = std::fs::metadata(&path)
-        .map_err(|e| format!("cannot stat {}: {e}", path.display()))?
-        .len();
+    let path = writer.freeze_in(out)?;
+    let bytes = match std::fs::metadata(&path) {
+        Ok(m) => m.len(),
+        Err(source) => return Err(MetadataStateError::Stat { path, source }),
+    };
     Ok(WrittenCheckpoint {
         path,
         bytes,
@@ -194,13 +249,15 @@ pub struct ReplayedDir {
 
 /// Replays `partition` (a `__cluster_metadata-0` directory) through the batches ending at or
 /// below `at`.
-pub fn replay_dir(partition: &Path, at: i64) -> Result<ReplayedDir, String> {
+pub fn replay_dir(partition: &Path, at: i64) -> Result<ReplayedDir, MetadataStateError> {
     let mut snapshots = Vec::new();
     let mut segments = Vec::new();
-    for entry in std::fs::read_dir(partition)
-        .map_err(|e| format!("cannot list {}: {e}", partition.display()))?
-    {
-        let path = entry.map_err(|e| e.to_string())?.path();
+    let list = |source| MetadataStateError::List {
+        dir: partition.to_path_buf(),
+        source,
+    };
+    for entry in std::fs::read_dir(partition).map_err(list)? {
+        let path = entry.map_err(list)?.path();
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().to_string())
@@ -226,7 +283,7 @@ pub fn replay_dir(partition: &Path, at: i64) -> Result<ReplayedDir, String> {
     // The bootstrap checkpoint holds no state, but a dynamic quorum's kraft.version and voters.
     if let Some((_, path)) = snapshots.iter().find(|(id, _)| id.offset == 0) {
         let mut nothing = SnapshotLoad::new(-1);
-        let bootstrap = load_checkpoint(path, &mut nothing).map_err(|e| e.to_string())?;
+        let bootstrap = load_checkpoint(path, &mut nothing)?;
         out.raft
             .kraft
             .push((-1, bootstrap.kraft_version, bootstrap.voters));
@@ -237,7 +294,7 @@ pub fn replay_dir(partition: &Path, at: i64) -> Result<ReplayedDir, String> {
         .max_by_key(|(id, _)| (id.offset, id.epoch));
     if let Some((id, path)) = snapshot {
         let mut load = SnapshotLoad::new(id.offset - 1);
-        let loaded = load_checkpoint(path, &mut load).map_err(|e| e.to_string())?;
+        let loaded = load_checkpoint(path, &mut load)?;
         out.controller.finish_snapshot_load(load);
         out.raft
             .batches
@@ -258,30 +315,51 @@ pub fn replay_dir(partition: &Path, at: i64) -> Result<ReplayedDir, String> {
 }
 
 /// Replays the batches of one segment from offset `from` through `at`, a batch at a time.
-fn replay_segment(path: &Path, from: i64, at: i64, out: &mut ReplayedDir) -> Result<(), String> {
-    let where_ = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
-    let file = File::open(path).map_err(|e| where_(&e))?;
-    let len = file.metadata().map_err(|e| where_(&e))?.len();
+fn replay_segment(
+    path: &Path,
+    from: i64,
+    at: i64,
+    out: &mut ReplayedDir,
+) -> Result<(), MetadataStateError> {
+    let unreadable = |source| MetadataStateError::Segment {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = File::open(path).map_err(unreadable)?;
+    let len = file.metadata().map_err(unreadable)?.len();
     let mut refused = None;
     // A torn or corrupt tail ends the replay there, as it ends the log.
     scan_file(&file, len, |_, view| {
         if view.base_offset() < from || view.last_offset() > at {
             return Ok(());
         }
-        let batches = decode_batches(view.bytes()).map_err(|e| e.to_string())?;
-        for b in batches {
+        for b in decode_batches(view.bytes()).map_err(SegmentStop::Undecodable)? {
             if let Err(e) = replay_batch(&b, out) {
                 refused = Some(e);
-                return Err("refused".into());
+                return Err(SegmentStop::Refused);
             }
         }
         Ok(())
     })
-    .map_err(|e| where_(&e))?;
+    .map_err(unreadable)?;
     match refused {
-        Some(e) => Err(where_(&e)),
+        Some(source) => Err(MetadataStateError::Replay {
+            path: path.to_path_buf(),
+            source,
+        }),
         None => Ok(()),
     }
+}
+
+/// Why the replay of a segment stops at a batch.
+#[derive(Debug, thiserror::Error)]
+enum SegmentStop {
+    /// A corrupt batch: like a torn tail, it ends the log there.
+    #[error("{0}")]
+    Undecodable(ConvertError),
+    /// A record does not replay: the error is kept beside the scan.
+    #[error("refused")]
+    Refused,
 }
 
 fn replay_batch(b: &Batch, out: &mut ReplayedDir) -> Result<(), crate::controller::ReplayError> {

@@ -16,7 +16,7 @@ pub struct StorageInfoArgs {
 }
 
 /// Runs the command: prints the report, returns the exit code.
-pub fn run(args: &StorageInfoArgs) -> Result<i32, String> {
+pub fn run(args: &StorageInfoArgs) -> Result<i32, super::LoadConfigError> {
     let config = super::load_config(&args.config)?;
     let dirs = super::format::all_dirs(&config);
     let (text, problems) = report(&dirs, config.node_id);

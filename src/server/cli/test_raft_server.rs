@@ -21,8 +21,10 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use clap::Args;
 use tokio::sync::oneshot;
 
-use crate::log::{DirLock, FileLog};
-use crate::protocol::codec::Uuid;
+use super::LoadConfigError;
+use crate::log::{DirLock, FileLog, LockError, LogError};
+use crate::protocol::codec::{Uuid, UuidParseError};
+use crate::raft::QuorumStateError;
 use crate::server::node::storage;
 use crate::server::node::{self, Appended, NodeHandle};
 use crate::server::run::{bind_controller_listeners, launch};
@@ -53,29 +55,86 @@ pub struct TestRaftServerArgs {
 const PARTITION: &str = "__raft_performance_test-0";
 const CLUSTER_ID: &str = "AAAAAAAAAAAAAAAAAAAAAA";
 
-pub fn run(args: &TestRaftServerArgs) -> Result<(), RunError> {
-    if args.throughput == 0 {
-        return Err(RunError::Failed("--throughput must be positive".into()));
+/// Why `test-raft-server` could not start its node or keep up its load. (A halt of the node
+/// itself is [`RunError::Halted`].)
+#[derive(Debug, thiserror::Error)]
+pub enum TestRaftServerError {
+    #[error("--throughput must be positive")]
+    ZeroThroughput,
+    #[error("--replica-directory-id: {0}")]
+    BadDirectoryId(#[source] UuidParseError),
+    #[error(transparent)]
+    Config(#[from] LoadConfigError),
+    #[error("could not start the async runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+    #[error("create {}: {source}", .dir.display())]
+    CreateDir {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Lock(#[from] LockError),
+    #[error("open {}: {source}", .dir.display())]
+    OpenLog {
+        dir: PathBuf,
+        #[source]
+        source: LogError,
+    },
+    #[error("could not read quorum-state: {0}")]
+    QuorumState(#[source] QuorumStateError),
+    /// The node refused or dropped an append while this node led.
+    #[error("append refused: {reason}")]
+    AppendRefused { reason: String },
+    #[error("a record appended while leading epoch {epoch} landed in epoch {landed}")]
+    WrongEpoch { epoch: i32, landed: i32 },
+    #[error("append answered out of order: offset {offset} after {previous:?}")]
+    OutOfOrder {
+        offset: i64,
+        previous: Option<Landed>,
+    },
+    #[error("the node loop dropped an append")]
+    AppendDropped,
+    /// The node loop stopped taking appends.
+    #[error("{reason}")]
+    NodeStopped { reason: String },
+    #[error("write a report line: {0}")]
+    Report(#[source] std::io::Error),
+}
+
+impl From<TestRaftServerError> for RunError {
+    fn from(e: TestRaftServerError) -> RunError {
+        RunError::Failed(e.to_string())
     }
-    let directory_id = Uuid::parse(&args.replica_directory_id)
-        .map_err(|e| format!("--replica-directory-id: {e}"))?;
-    let config = super::load_config(&args.config)?;
+}
+
+pub fn run(args: &TestRaftServerArgs) -> Result<(), RunError> {
+    use TestRaftServerError as E;
+    if args.throughput == 0 {
+        return Err(E::ZeroThroughput.into());
+    }
+    let directory_id = Uuid::parse(&args.replica_directory_id).map_err(E::BadDirectoryId)?;
+    let config = super::load_config(&args.config).map_err(E::Config)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("kraftd-io")
         .enable_all()
         .build()
-        .map_err(|e| format!("could not start the async runtime: {e}"))?;
+        .map_err(E::Runtime)?;
     runtime.block_on(async {
         let dir = &config.metadata_log_dir;
-        std::fs::create_dir_all(dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
-        let _lock = DirLock::try_lock(dir).map_err(|e| e.to_string())?;
+        std::fs::create_dir_all(dir).map_err(|source| E::CreateDir {
+            dir: dir.clone(),
+            source,
+        })?;
+        let _lock = DirLock::try_lock(dir).map_err(E::Lock)?;
         let partition = dir.join(PARTITION);
-        let log = FileLog::open(&partition, node::log_config(&config))
-            .map_err(|e| format!("open {}: {e}", partition.display()))?;
+        let log =
+            FileLog::open(&partition, node::log_config(&config)).map_err(|source| E::OpenLog {
+                dir: partition.clone(),
+                source,
+            })?;
         let voter_ids = config.quorum.voters.iter().map(|v| v.id).collect();
-        let store = storage::open_quorum_state(&log, voter_ids)
-            .map_err(|e| format!("could not read quorum-state: {e}"))?;
+        let store = storage::open_quorum_state(&log, voter_ids).map_err(E::QuorumState)?;
         let bound = bind_controller_listeners(&config).await?;
         let mut settings = node::node_settings(
             &config,
@@ -92,7 +151,9 @@ pub fn run(args: &TestRaftServerArgs) -> Result<(), RunError> {
         settings.snapshot_max_interval = None;
         let running = launch(&config, bound, CLUSTER_ID, settings, log, store);
         let workload = Workload::new(args, config.node_id, running.handle.clone());
-        running.run_until_stopped(workload.run()).await
+        running
+            .run_until_stopped(async move { workload.run().await.map_err(|e| e.to_string()) })
+            .await
     })
 }
 
@@ -154,7 +215,7 @@ impl Workload {
     }
 
     /// Waits for leadership, then generates load until leadership is lost; forever.
-    async fn run(self) -> Result<(), String> {
+    async fn run(self) -> Result<(), TestRaftServerError> {
         let mut leader = self.node.leader();
         loop {
             let view = *leader.borrow_and_update();
@@ -168,7 +229,7 @@ impl Workload {
 
     /// One epoch of leadership: appends (paced, or `closed_loop` in flight), commit timing, a
     /// report line per interval.
-    async fn lead(&self, epoch: i32) -> Result<(), String> {
+    async fn lead(&self, epoch: i32) -> Result<(), TestRaftServerError> {
         let mut leader = self.node.leader();
         let mut hw = self.node.high_watermark_updates();
         let start = wall_ms();
@@ -206,7 +267,12 @@ impl Workload {
                 now + self.report_interval.as_millis() as i64
             };
             if due <= now {
-                let reply = self.node.append_queued(vec![self.record.clone()])?;
+                let reply = self
+                    .node
+                    .append_queued(vec![self.record.clone()])
+                    .map_err(|e| TestRaftServerError::NodeStopped {
+                        reason: e.to_string(),
+                    })?;
                 pending.push_back(Pending {
                     reply,
                     appended_ms: now,
@@ -263,7 +329,13 @@ impl Workload {
         }
     }
 
-    fn report(&self, epoch: i32, start_ms: i64, end_ms: i64, i: Interval) -> Result<(), String> {
+    fn report(
+        &self,
+        epoch: i32,
+        start_ms: i64,
+        end_ms: i64,
+        i: Interval,
+    ) -> Result<(), TestRaftServerError> {
         let hist: Vec<String> = i
             .latency_ms
             .iter()
@@ -291,7 +363,7 @@ impl Workload {
         let mut out = std::io::stdout().lock();
         writeln!(out, "{line}")
             .and_then(|_| out.flush())
-            .map_err(|e| format!("write a report line: {e}"))
+            .map_err(TestRaftServerError::Report)
     }
 }
 
@@ -301,30 +373,33 @@ fn collect_landed(
     pending: &mut VecDeque<Pending>,
     landed: &mut VecDeque<Landed>,
     epoch: i32,
-) -> Result<(), String> {
+) -> Result<(), TestRaftServerError> {
     while let Some(front) = pending.front_mut() {
         match front.reply.try_recv() {
             Ok(Ok(a)) => {
                 if a.epoch != epoch {
-                    return Err(format!(
-                        "a record appended while leading epoch {epoch} landed in epoch {}",
-                        a.epoch
-                    ));
+                    return Err(TestRaftServerError::WrongEpoch {
+                        epoch,
+                        landed: a.epoch,
+                    });
                 }
                 if landed.back().is_some_and(|&(o, _, _)| o >= a.last_offset) {
-                    return Err(format!(
-                        "append answered out of order: offset {} after {:?}",
-                        a.last_offset,
-                        landed.back()
-                    ));
+                    return Err(TestRaftServerError::OutOfOrder {
+                        offset: a.last_offset,
+                        previous: landed.back().copied(),
+                    });
                 }
                 landed.push_back((a.last_offset, front.appended_ms, front.appended));
                 pending.pop_front();
             }
-            Ok(Err(e)) => return Err(format!("append refused: {e}")),
+            Ok(Err(e)) => {
+                return Err(TestRaftServerError::AppendRefused {
+                    reason: e.to_string(),
+                })
+            }
             Err(oneshot::error::TryRecvError::Empty) => return Ok(()),
             Err(oneshot::error::TryRecvError::Closed) => {
-                return Err("the node loop dropped an append".into())
+                return Err(TestRaftServerError::AppendDropped)
             }
         }
     }

@@ -30,6 +30,9 @@ pub enum ConfigError {
     /// Valid for Java Kafka, but a feature kraftd does not have.
     #[error("{0}")]
     Unsupported(String),
+    /// `super.users` or another setting of the authorizer is malformed.
+    #[error(transparent)]
+    Authorizer(#[from] crate::controller::acls::authorizer::AuthorizerConfigError),
 }
 
 impl ConfigError {

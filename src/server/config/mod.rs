@@ -176,7 +176,7 @@ fn authorizer(r: &Reader<'_>) -> Result<Option<AuthorizerConfig>, ConfigError> {
         r.raw("allow.everyone.if.no.acl.found"),
     )
     .map(Some)
-    .map_err(ConfigError::Unsupported)
+    .map_err(ConfigError::from)
 }
 
 /// Looks up raw values and applies Kafka's defaults and validators.
