@@ -13,7 +13,7 @@ use tracing::{debug, info, warn, Instrument};
 
 use super::api::{self, Outcome};
 use super::context::ServerContext;
-use super::node::NodeHandle;
+use super::node::{NodeHandle, NodeStopped};
 use crate::controller::principal::RequestPrincipal;
 
 /// Kafka's `connections.max.idle.ms` default: an idle connection is closed after this long.
@@ -227,7 +227,7 @@ async fn node_answer(
 async fn node_reply<T>(
     ctx: &ServerContext,
     api_key: i16,
-    submit: impl FnOnce(&NodeHandle) -> Result<tokio::sync::oneshot::Receiver<T>, String>,
+    submit: impl FnOnce(&NodeHandle) -> Result<tokio::sync::oneshot::Receiver<T>, NodeStopped>,
     frame: impl FnOnce(T) -> Outcome,
 ) -> Outcome {
     let closed = |why: &str| {
@@ -241,10 +241,10 @@ async fn node_reply<T>(
     };
     let reply = match submit(node) {
         Ok(r) => r,
-        Err(e) => return closed(&e),
+        Err(e) => return closed(&e.to_string()),
     };
     match reply.await {
         Ok(response) => frame(response),
-        Err(_) => closed("the node loop stopped before answering"),
+        Err(_) => closed(&NodeStopped::BeforeAnswering.to_string()),
     }
 }

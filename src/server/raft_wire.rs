@@ -215,9 +215,22 @@ pub fn encode_request_body(request: &Request, version: i16) -> Result<Vec<u8>, E
     }
 }
 
+/// Why a peer's answer to a raft request could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ResponseError {
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
+    #[error(transparent)]
+    Convert(#[from] convert::ConvertError),
+}
+
 /// Decodes the response body of an outbound raft request (records included).
-pub fn decode_response(kind: ApiKind, version: i16, body: &[u8]) -> Result<Response, String> {
-    let e = |e: DecodeError| e.to_string();
+pub fn decode_response(
+    kind: ApiKind,
+    version: i16,
+    body: &[u8],
+) -> Result<Response, ResponseError> {
+    let e = ResponseError::Decode;
     let w = match kind {
         ApiKind::Vote => {
             WireResponse::Vote(wire::VoteResponse::decode_exact(body, version).map_err(e)?)
@@ -250,7 +263,7 @@ pub fn decode_response(kind: ApiKind, version: i16, body: &[u8]) -> Result<Respo
             wire::ApiVersionsResponse::decode_exact(body, version).map_err(e)?,
         ),
     };
-    convert::response_from_wire(&w).map_err(|e| e.to_string())
+    Ok(convert::response_from_wire(&w)?)
 }
 
 /// `frame::encode_response` over the concrete response types.

@@ -261,7 +261,7 @@ impl Node {
             .ok_or("`controller` needs voters=1,2,3")?;
         let seed: u64 = args.number("seed")?.ok_or("`controller` needs seed=N")?;
         let mv = match args.key("release-version") {
-            Some(v) => parse_metadata_version(&v)?,
+            Some(v) => parse_metadata_version(&v).map_err(|e| e.to_string())?,
             None => LATEST_PRODUCTION_LEVEL,
         };
         let mut overrides = BTreeMap::new();
@@ -276,7 +276,7 @@ impl Node {
                 overrides.insert(name.to_string(), level);
             }
         }
-        let levels = resolve_features(mv, &overrides)?;
+        let levels = resolve_features(mv, &overrides).map_err(|e| e.to_string())?;
         let bootstrap = Bootstrap {
             metadata_version: mv,
             features: levels.iter().map(|(k, v)| (k.to_string(), *v)).collect(),

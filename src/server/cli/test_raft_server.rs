@@ -24,7 +24,7 @@ use tokio::sync::oneshot;
 use super::LoadConfigError;
 use crate::log::{DirLock, FileLog, LockError, LogError};
 use crate::protocol::codec::{Uuid, UuidParseError};
-use crate::raft::QuorumStateError;
+use crate::raft::{ProposeError, QuorumStateError};
 use crate::server::node::storage;
 use crate::server::node::{self, Appended, NodeHandle};
 use crate::server::run::{bind_controller_listeners, launch};
@@ -167,7 +167,7 @@ fn wall_ms() -> i64 {
 /// Records appended and not yet seen committed, oldest first.
 struct Pending {
     /// Where the batch landed, once the node loop has appended it.
-    reply: oneshot::Receiver<Result<Appended, String>>,
+    reply: oneshot::Receiver<Result<Appended, ProposeError>>,
     appended_ms: i64,
     appended: Instant,
 }

@@ -7,7 +7,7 @@ use tokio::sync::{oneshot, watch};
 
 use crate::controller::principal::RequestPrincipal;
 use crate::controller::quorum::{ControllerReply, ControllerRequest};
-use crate::raft::{Epoch, Offset, Request, Response};
+use crate::raft::{Epoch, Offset, ProposeError, Request, Response};
 use crate::server::peer::Completion;
 
 /// One thing for the node loop to handle.
@@ -23,7 +23,7 @@ pub enum Event {
     /// Data records for the log (leader only). The reply is where they landed.
     Append {
         records: Vec<Vec<u8>>,
-        reply: oneshot::Sender<Result<Appended, String>>,
+        reply: oneshot::Sender<Result<Appended, ProposeError>>,
     },
     /// A request the quorum controller decides (any API but raft's).
     Node {
@@ -45,6 +45,26 @@ pub enum Event {
 pub struct Appended {
     pub epoch: Epoch,
     pub last_offset: Offset,
+}
+
+/// The node loop is gone (a graceful shutdown, or a halt on a fatal error): it takes no call,
+/// or stopped before answering one. The loop's own log says why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum NodeStopped {
+    #[error("the node loop has stopped")]
+    Stopped,
+    #[error("the node loop stopped before answering")]
+    BeforeAnswering,
+}
+
+/// Why records handed to [`NodeHandle::append`] were not appended.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AppendError {
+    #[error(transparent)]
+    Stopped(#[from] NodeStopped),
+    /// Raft refused them (this node does not lead, or leads another epoch).
+    #[error("the records were not appended: {0}")]
+    Refused(#[from] ProposeError),
 }
 
 /// The node loop as other tasks see it: cheap to clone.
@@ -74,7 +94,7 @@ impl NodeHandle {
         &self,
         listener: &str,
         request: Request,
-    ) -> Result<oneshot::Receiver<Response>, String> {
+    ) -> Result<oneshot::Receiver<Response>, NodeStopped> {
         let (reply, rx) = oneshot::channel();
         self.events
             .send(Event::Inbound {
@@ -82,7 +102,7 @@ impl NodeHandle {
                 request,
                 reply,
             })
-            .map_err(|_| "the node loop has stopped".to_string())?;
+            .map_err(|_| NodeStopped::Stopped)?;
         Ok(rx)
     }
 
@@ -92,7 +112,7 @@ impl NodeHandle {
         listener: &str,
         principal: RequestPrincipal,
         request: ControllerRequest,
-    ) -> Result<oneshot::Receiver<ControllerReply>, String> {
+    ) -> Result<oneshot::Receiver<ControllerReply>, NodeStopped> {
         let (reply, rx) = oneshot::channel();
         self.events
             .send(Event::Node {
@@ -101,15 +121,17 @@ impl NodeHandle {
                 request,
                 reply,
             })
-            .map_err(|_| "the node loop has stopped".to_string())?;
+            .map_err(|_| NodeStopped::Stopped)?;
         Ok(rx)
     }
 
     /// Appends data records as the leader (the local append API).
-    pub async fn append(&self, records: Vec<Vec<u8>>) -> Result<Appended, String> {
-        self.append_queued(records)?
+    pub async fn append(&self, records: Vec<Vec<u8>>) -> Result<Appended, AppendError> {
+        let landed = self
+            .append_queued(records)?
             .await
-            .map_err(|_| "the node loop stopped before answering".to_string())?
+            .map_err(|_| NodeStopped::BeforeAnswering)?;
+        Ok(landed?)
     }
 
     /// Queues records for the leader's next batch without waiting: the receiver says where
@@ -118,11 +140,11 @@ impl NodeHandle {
     pub fn append_queued(
         &self,
         records: Vec<Vec<u8>>,
-    ) -> Result<oneshot::Receiver<Result<Appended, String>>, String> {
+    ) -> Result<oneshot::Receiver<Result<Appended, ProposeError>>, NodeStopped> {
         let (reply, rx) = oneshot::channel();
         self.events
             .send(Event::Append { records, reply })
-            .map_err(|_| "the node loop has stopped".to_string())?;
+            .map_err(|_| NodeStopped::Stopped)?;
         Ok(rx)
     }
 
@@ -137,12 +159,12 @@ impl NodeHandle {
     }
 
     /// Waits until every offset up to `offset` is committed.
-    pub async fn wait_committed(&self, offset: Offset) -> Result<(), String> {
+    pub async fn wait_committed(&self, offset: Offset) -> Result<(), NodeStopped> {
         let mut hw = self.high_watermark.clone();
         hw.wait_for(|hw| *hw > offset)
             .await
             .map(|_| ())
-            .map_err(|_| "the node loop has stopped".to_string())
+            .map_err(|_| NodeStopped::Stopped)
     }
 
     /// The high watermark last published (-1 before one is known).

@@ -31,6 +31,6 @@ mod snapshots;
 pub mod storage;
 mod turn_budget;
 
-pub use event::{Appended, LeaderView, NodeHandle};
+pub use event::{AppendError, Appended, LeaderView, NodeHandle, NodeStopped};
 pub use runner::{start, NodeSettings};
 pub use settings::{log_config, node_settings};

@@ -85,6 +85,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
     }
 
     /// The active controller's answer to this node's registration (or why there was none).
+    /// `answer` is the response's version and body, or why the request failed.
     pub(super) fn own_registration_answered(&mut self, answer: Result<(i16, Vec<u8>), String>) {
         self.registrations.own_token = None;
         let now = self.clock.now();

@@ -337,14 +337,10 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             Event::Append { records, reply } => {
                 // The core's accumulator assigns the offsets now and appends after the linger.
                 let epoch = self.raft.epoch();
-                let landed = self
-                    .raft
-                    .propose(now, epoch, records)
-                    .map(|p| Appended {
-                        epoch: p.epoch,
-                        last_offset: p.last_offset,
-                    })
-                    .map_err(|e| e.to_string());
+                let landed = self.raft.propose(now, epoch, records).map(|p| Appended {
+                    epoch: p.epoch,
+                    last_offset: p.last_offset,
+                });
                 let _ = reply.send(landed);
             }
             Event::Node {
