@@ -51,7 +51,7 @@ clippy:
 # Unit, handler, protocol-vector, codec-oracle and wire-robustness tests, the fuzz bodies as property
 # tests, and the snapshot writer's and reader's peak memory (a test binary of its own).
 unit:
-	$(CARGO) test --release --lib --bins --test protocol_vectors --test codec_oracle --test protocol_records --test wire --test log_crash --test raft_scenarios --test raft_sim --test controller_sim --test snapshot_memory
+	$(CARGO) test --release --lib --test protocol_vectors --test codec_oracle --test protocol_records --test wire --test log_crash --test raft_scenarios --test raft_sim --test controller_sim --test snapshot_memory
 
 # `make run` as a fresh checkout would do it: it must come up and answer ApiVersions on 9093.
 run-smoke: build

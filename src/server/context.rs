@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::{OnceLock, RwLock};
 
 use super::node::NodeHandle;
-use crate::controller::acls::authorizer::{self, allows, Denied, NotReady};
+use crate::controller::acls::authorizer::{Authorizer, Denied, NotReady};
 use crate::controller::acls::{operation, resource, AclsImage, CLUSTER_NAME, CLUSTER_OPERATIONS};
 use crate::controller::principal::RequestPrincipal;
 
@@ -143,26 +143,27 @@ impl ServerContext {
         op: i8,
     ) -> Result<bool, NotReady> {
         let acls = self.acls.read().unwrap_or_else(|p| p.into_inner());
-        allows(
-            self.authorizer.as_ref(),
-            acls.as_ref(),
-            who,
-            resource_type,
-            name,
-            op,
-        )
+        self.authorizer_with(acls.as_ref())
+            .allows(who, resource_type, name, op)
     }
 
-    /// `AuthHelper.authorizeClusterOperation`: whether `who` may do `op` on the cluster, as
-    /// `api` needs, by the published ACLs; else the refusal to answer with (logged).
+    /// `AuthHelper.authorizeClusterOperation` by the published ACLs.
     pub fn authorize_cluster_operation(
         &self,
         api: &'static str,
         who: &RequestPrincipal,
         op: i8,
     ) -> Result<(), Denied> {
-        let verdict = self.authorize(who, resource::CLUSTER, CLUSTER_NAME, op);
-        authorizer::cluster_operation(verdict, api, who, op)
+        let acls = self.acls.read().unwrap_or_else(|p| p.into_inner());
+        self.authorizer_with(acls.as_ref())
+            .cluster_operation(api, who, op)
+    }
+
+    fn authorizer_with<'a>(&'a self, acls: Option<&'a AclsImage>) -> Authorizer<'a> {
+        Authorizer {
+            config: self.authorizer.as_ref(),
+            acls,
+        }
     }
 
     /// DescribeCluster's `clusterAuthorizedOperations` (`AuthHelper.computeDescribeClusterResponse`):

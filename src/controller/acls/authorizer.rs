@@ -120,6 +120,40 @@ pub fn allows(
     }
 }
 
+/// The authorizer as a request meets it: its configuration (`None`: no authorizer) and the
+/// ACLs it has loaded (`None` before its first load). The quorum controller and the listener
+/// (raft's APIs, DescribeCluster, Envelopes) both ask through it.
+#[derive(Debug, Clone, Copy)]
+pub struct Authorizer<'a> {
+    pub config: Option<&'a AuthorizerConfig>,
+    pub acls: Option<&'a AclsImage>,
+}
+
+impl Authorizer<'_> {
+    /// [`allows`].
+    pub fn allows(
+        &self,
+        who: &RequestPrincipal,
+        resource_type: i8,
+        name: &str,
+        op: i8,
+    ) -> Result<bool, NotReady> {
+        allows(self.config, self.acls, who, resource_type, name, op)
+    }
+
+    /// `AuthHelper.authorizeClusterOperation`: `Ok` if `who` may do `op` on the cluster, as
+    /// `api` needs, else the refusal to answer with (logged).
+    pub fn cluster_operation(
+        &self,
+        api: &'static str,
+        who: &RequestPrincipal,
+        op: i8,
+    ) -> Result<(), Denied> {
+        let verdict = self.allows(who, super::resource::CLUSTER, super::CLUSTER_NAME, op);
+        cluster_operation(verdict, api, who, op)
+    }
+}
+
 /// Java's `AuthorizerNotReadyException`: the authorizer was asked about someone other than a
 /// super user before its first load of the ACLs. `Errors` has no code of its own for it, so
 /// the answer is `UNKNOWN_SERVER_ERROR`, and the exception carries no message.

@@ -10,8 +10,8 @@ use std::collections::BTreeSet;
 use super::not_active;
 use super::request::ControllerRequest;
 use super::{ControllerReply, QuorumController};
-use crate::controller::acls::authorizer::{self, allows, Denied, NotReady};
-use crate::controller::acls::{operation, resource, CLUSTER_NAME};
+use crate::controller::acls::authorizer::{Authorizer, Denied, NotReady};
+use crate::controller::acls::operation;
 use crate::controller::principal::RequestPrincipal;
 use crate::protocol::messages::alter_partition_reassignments_response as reassign;
 use crate::protocol::messages::alter_user_scram_credentials_response as scram;
@@ -47,9 +47,18 @@ pub(super) fn cluster_operation(request: &ControllerRequest) -> Option<(&'static
 }
 
 impl QuorumController {
-    /// Whether `who` may do `op` on `(resource_type, name)`: the committed ACLs, as Java's
-    /// authorizer sees published images (always, without an authorizer); `NotReady` for all
-    /// but super users until the node first catches up (the authorizer's first load).
+    /// The authorizer over the committed ACLs, as Java's authorizer sees published images;
+    /// not loaded until the node first catches up (the authorizer's first load).
+    fn authorizer(&self) -> Authorizer<'_> {
+        let (_, stable) = self.machine.stable_image();
+        Authorizer {
+            config: self.settings.authorizer.as_ref(),
+            acls: self.caught_up.then_some(&stable.acls),
+        }
+    }
+
+    /// Whether `who` may do `op` on `(resource_type, name)` (always, without an authorizer);
+    /// `NotReady` for all but super users until the first load.
     pub(super) fn authorize(
         &self,
         who: &RequestPrincipal,
@@ -57,16 +66,7 @@ impl QuorumController {
         name: &str,
         op: i8,
     ) -> Result<bool, NotReady> {
-        let (_, stable) = self.machine.stable_image();
-        let acls = self.caught_up.then_some(&stable.acls);
-        allows(
-            self.settings.authorizer.as_ref(),
-            acls,
-            who,
-            resource_type,
-            name,
-            op,
-        )
+        self.authorizer().allows(who, resource_type, name, op)
     }
 
     /// [`Self::authorize`] for the checks made on parts of a request (each topic, each config
@@ -91,8 +91,7 @@ impl QuorumController {
         who: &RequestPrincipal,
         op: i8,
     ) -> Result<(), Denied> {
-        let verdict = self.authorize(who, resource::CLUSTER, CLUSTER_NAME, op);
-        authorizer::cluster_operation(verdict, api, who, op)
+        self.authorizer().cluster_operation(api, who, op)
     }
 
     /// The refusal of a request whose sender lacks the cluster operation its API needs, as
