@@ -24,7 +24,9 @@
 //! brokers, whose images dropped the configs, never see the value. The first soak run met
 //! exactly that (step-4 of loop 2, after a SIGKILLed Java voter's snapshot reached kraftd).
 //!
-//! In `make test` the test runs one loop with one kill and one partition. With
+//! In `make test` the test runs one loop with one kill and one partition, the steps stopping
+//! their voters as `rolling_replacement.rs`'s same-directory plan does (so it is that test with
+//! faults on top; Kafka 4.4's plain run is not repeated). With
 //! `KRAFTD_SOAK_MINUTES=n` (`make soak SOAK_MINUTES=n`) it starts loops until n minutes have
 //! passed. `KRAFTD_SOAK_SEED` (`SOAK_SEED`) replays a run's draws (the timing still varies);
 //! the seed is printed first. Any failed check fails the test, after a summary of the run so far.
@@ -41,7 +43,9 @@ use crate::harness::mixed_quorum::Stop;
 use crate::harness::netns::Netns;
 use crate::harness::quorum_probe::leader_view_at;
 use crate::harness::workload::Cluster;
-use crate::rolling_replacement::{Point, Rolling, Step, Swap, CLIENT_TIMEOUT, JAVA, KRAFTD};
+use crate::rolling_replacement::{
+    Point, Rolling, Step, Swap, CLIENT_TIMEOUT, JAVA, KRAFTD, SAME_DIRECTORIES,
+};
 
 /// The voter in the network namespace: the one a partition cuts off.
 const CUT_OFF: i32 = 3;
@@ -260,6 +264,13 @@ impl<'a> Soak<'a> {
         let partition =
             |rng: &mut StdRng| Fault::Partition(Duration::from_secs(rng.gen_range(10..=20)));
         if self.minutes.is_none() {
+            // The plain rolling replacement's stops (a SIGKILL in the second step of each
+            // direction): this loop is that test, with a kill and a partition on top.
+            for (p, (_, swap)) in plans.iter_mut().zip(SAME_DIRECTORIES) {
+                if let Swap::SameDirectory(stop) = swap {
+                    p.stop = stop;
+                }
+            }
             let kill_step = rng.gen_range(0..6);
             let partition_step = (kill_step + rng.gen_range(1..6)) % 6;
             plans[kill_step].fault = Some((Fault::Kill(rng.gen_range(1..=3)), when(rng)));
