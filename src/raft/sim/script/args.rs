@@ -23,7 +23,7 @@ impl Args {
         let (mut words, mut keys) = (VecDeque::new(), BTreeMap::new());
         for token in tokens {
             match token.split_once('=') {
-                Some((k, v)) if !k.is_empty() && !v.is_empty() => {
+                Some((k, v)) if !k.is_empty() => {
                     if keys.insert(k.to_string(), v.to_string()).is_some() {
                         return Err(format!("`{k}` is given twice"));
                     }
@@ -39,6 +39,41 @@ impl Args {
         self.words
             .pop_front()
             .ok_or_else(|| format!("`{}` needs {what}", self.name))
+    }
+
+    /// Whether the positional word `flag` is given (taken if so).
+    pub fn flag(&mut self, flag: &str) -> bool {
+        match self.words.iter().position(|w| w == flag) {
+            Some(i) => {
+                self.words.remove(i);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The next positional word as a number.
+    pub fn id(&mut self, what: &str) -> Result<i32, String> {
+        let w = self.word(what)?;
+        w.parse()
+            .map_err(|_| format!("`{}`: `{w}` is not {what}", self.name))
+    }
+
+    /// `key=1,2,3`, if given (`key=` is the empty list).
+    pub fn ids(&mut self, key: &str) -> Result<Option<Vec<i32>>, String> {
+        self.key(key).map(|v| id_list(key, &v)).transpose()
+    }
+
+    /// Every `key=value` whose key satisfies `pick`, taken, in key order.
+    pub fn take_keys(&mut self, pick: impl Fn(&str) -> bool) -> Vec<(String, String)> {
+        let picked: Vec<String> = self.keys.keys().filter(|k| pick(k)).cloned().collect();
+        picked
+            .into_iter()
+            .map(|k| {
+                let v = self.keys.remove(&k).expect("picked");
+                (k, v)
+            })
+            .collect()
     }
 
     /// Every positional word not taken yet.
@@ -78,6 +113,20 @@ impl Args {
         }
         Ok(())
     }
+}
+
+/// `1,2,3` -> [1, 2, 3]; the empty string is the empty list.
+pub fn id_list(key: &str, value: &str) -> Result<Vec<i32>, String> {
+    if value.is_empty() {
+        return Ok(Vec::new());
+    }
+    value
+        .split(',')
+        .map(|n| {
+            n.parse()
+                .map_err(|_| format!("`{key}={value}`: `{n}` is not a number"))
+        })
+        .collect()
 }
 
 /// `n3` -> 3.

@@ -4,7 +4,7 @@
 //! a transcript depends on how random numbers are drawn, and drive it; invariants are checked
 //! after every event and after every directive.
 
-mod args;
+pub mod args;
 pub mod directive;
 pub mod format;
 mod run;
