@@ -2,9 +2,8 @@
 //! quorum's current view. Shared by every connection; the node loop updates the quorum view.
 
 use std::collections::BTreeMap;
-use std::sync::{OnceLock, RwLock};
+use std::sync::RwLock;
 
-use super::node::NodeHandle;
 use crate::controller::acls::authorizer::{Authorizer, Denied, NotReady};
 use crate::controller::acls::{operation, resource, AclsImage, CLUSTER_NAME, CLUSTER_OPERATIONS};
 use crate::controller::principal::RequestPrincipal;
@@ -63,8 +62,6 @@ pub struct ServerContext {
     /// load).
     acls: RwLock<Option<AclsImage>>,
     quorum: RwLock<QuorumView>,
-    /// The node loop that answers raft requests; unset in tests that serve no raft.
-    node: OnceLock<NodeHandle>,
 }
 
 impl ServerContext {
@@ -83,17 +80,7 @@ impl ServerContext {
             authorizer: None,
             acls: RwLock::default(),
             quorum: RwLock::new(quorum),
-            node: OnceLock::new(),
         }
-    }
-
-    /// Connects the node loop (once, at start-up).
-    pub fn set_node(&self, node: NodeHandle) {
-        let _ = self.node.set(node);
-    }
-
-    pub fn node(&self) -> Option<&NodeHandle> {
-        self.node.get()
     }
 
     fn view(&self) -> std::sync::RwLockReadGuard<'_, QuorumView> {

@@ -33,18 +33,29 @@ pub async fn bind(name: &str, addr: &str) -> Result<TcpListener, String> {
     })
 }
 
-/// Accepts connections forever, serving each on its own task.
-pub async fn serve(listener: TcpListener, name: String, ctx: Arc<ServerContext>) {
+/// Accepts connections forever, serving each on its own task. Raft and controller requests go
+/// to `node` (a process without one closes their connections).
+pub async fn serve(
+    listener: TcpListener,
+    name: String,
+    ctx: Arc<ServerContext>,
+    node: Option<NodeHandle>,
+) {
     // Kafka's prefix for its socket server, so that existing greps find these lines.
     let prefix = format!(
         "SocketServer listenerType=CONTROLLER, nodeId={}",
         ctx.node_id
     );
     let span = tracing::error_span!("component", component = prefix.as_str());
-    serve_on(listener, name, ctx).instrument(span).await
+    serve_on(listener, name, ctx, node).instrument(span).await
 }
 
-async fn serve_on(listener: TcpListener, name: String, ctx: Arc<ServerContext>) {
+async fn serve_on(
+    listener: TcpListener,
+    name: String,
+    ctx: Arc<ServerContext>,
+    node: Option<NodeHandle>,
+) {
     let local = listener
         .local_addr()
         .map(|a| a.to_string())
@@ -55,9 +66,10 @@ async fn serve_on(listener: TcpListener, name: String, ctx: Arc<ServerContext>) 
             Ok((stream, peer)) => {
                 let _ = stream.set_nodelay(true);
                 let ctx = ctx.clone();
+                let node = node.clone();
                 let name = name.clone();
                 tokio::spawn(
-                    async move { serve_connection(stream, peer, &name, ctx).await }
+                    async move { serve_connection(stream, peer, &name, ctx, node).await }
                         .in_current_span(),
                 );
             }
@@ -123,6 +135,7 @@ async fn serve_connection(
     peer: SocketAddr,
     listener: &str,
     ctx: Arc<ServerContext>,
+    node: Option<NodeHandle>,
 ) {
     debug!(target: "kraftd::socket", "Accepted connection from {peer} on {listener}");
     let (rd, mut wr) = stream.into_split();
@@ -154,8 +167,8 @@ async fn serve_connection(
             }
         };
         let outcome = match api::handle(&ctx, listener, &connection, &frame) {
-            Outcome::Raft(call) => raft_answer(&ctx, listener, call).await,
-            Outcome::Node(call) => node_answer(&ctx, listener, &connection, call).await,
+            Outcome::Raft(call) => raft_answer(node.as_ref(), listener, call).await,
+            Outcome::Node(call) => node_answer(node.as_ref(), listener, &connection, call).await,
             other => other,
         };
         match outcome {
@@ -178,7 +191,7 @@ async fn serve_connection(
 
 /// Waits for the node loop's answer to a raft request. The connection reads nothing else
 /// meanwhile, so a long-polling Fetch holds its connection as in Kafka.
-async fn raft_answer(ctx: &ServerContext, listener: &str, call: api::RaftCall) -> Outcome {
+async fn raft_answer(node: Option<&NodeHandle>, listener: &str, call: api::RaftCall) -> Outcome {
     let api::RaftCall {
         api_key,
         api_version,
@@ -187,7 +200,7 @@ async fn raft_answer(ctx: &ServerContext, listener: &str, call: api::RaftCall) -
         enveloped,
     } = call;
     node_reply(
-        ctx,
+        node,
         api_key,
         |node| node.submit(listener, request),
         |response| api::answer_frame(api_key, api_version, correlation_id, enveloped, &response),
@@ -198,7 +211,7 @@ async fn raft_answer(ctx: &ServerContext, listener: &str, call: api::RaftCall) -
 /// Waits for the node loop's answer to a controller request: sent once the records it decided
 /// commit, or at once when it is refused or needs no records.
 async fn node_answer(
-    ctx: &ServerContext,
+    node: Option<&NodeHandle>,
     listener: &str,
     connection: &RequestPrincipal,
     call: api::NodeCall,
@@ -214,7 +227,7 @@ async fn node_answer(
     // A direct request is the connection's.
     let principal = principal.unwrap_or_else(|| connection.clone());
     node_reply(
-        ctx,
+        node,
         api_key,
         |node| node.call(listener, principal, request),
         |response| api::answer_reply(&response, api_key, api_version, correlation_id, enveloped),
@@ -225,7 +238,7 @@ async fn node_answer(
 /// Hands a request to the node loop with `submit` and frames its answer; a process without a
 /// node loop, or a loop that stopped, closes the connection.
 async fn node_reply<T>(
-    ctx: &ServerContext,
+    node: Option<&NodeHandle>,
     api_key: i16,
     submit: impl FnOnce(&NodeHandle) -> Result<tokio::sync::oneshot::Receiver<T>, NodeStopped>,
     frame: impl FnOnce(T) -> Outcome,
@@ -236,7 +249,7 @@ async fn node_reply<T>(
             why: why.to_string(),
         })
     };
-    let Some(node) = ctx.node() else {
+    let Some(node) = node else {
         return closed("this process runs no raft node");
     };
     let reply = match submit(node) {

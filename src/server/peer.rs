@@ -501,6 +501,7 @@ mod tests {
             socket,
             "CONTROLLER".into(),
             ctx,
+            None,
         ));
         port
     }

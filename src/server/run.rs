@@ -220,9 +220,13 @@ where
         ctx.clone(),
         tokio::runtime::Handle::current(),
     );
-    ctx.set_node(handle.clone());
     for (name, socket) in bound.sockets {
-        tokio::spawn(listener::serve(socket, name, ctx.clone()));
+        tokio::spawn(listener::serve(
+            socket,
+            name,
+            ctx.clone(),
+            Some(handle.clone()),
+        ));
     }
     RunningNode { handle, thread }
 }
