@@ -223,7 +223,7 @@ impl ControllerReply {
                     ..Default::default()
                 })
             }
-            // Their answers carry the error per topic: the flows build those themselves.
+            // Their answers carry the error per topic: the handlers build those themselves.
             ControllerReply::CreateTopics(r) => ControllerReply::CreateTopics(r.clone()),
             ControllerReply::DeleteTopics(r) => ControllerReply::DeleteTopics(r.clone()),
             ControllerReply::CreatePartitions(r) => ControllerReply::CreatePartitions(r.clone()),
@@ -231,7 +231,7 @@ impl ControllerReply {
                 ControllerReply::AlterPartitionReassignments(r.clone())
             }
             ControllerReply::AlterClientQuotas(r) => ControllerReply::AlterClientQuotas(r.clone()),
-            // The token flows build their refusals themselves.
+            // The token handlers build their refusals themselves.
             ControllerReply::CreateDelegationToken(r) => {
                 ControllerReply::CreateDelegationToken(r.clone())
             }
@@ -248,7 +248,7 @@ impl ControllerReply {
             ControllerReply::IncrementalAlterConfigs(r) => {
                 ControllerReply::IncrementalAlterConfigs(r.clone())
             }
-            // The ACL flows build their refusals themselves.
+            // The ACL handlers build their refusals themselves.
             ControllerReply::CreateAcls(r) => ControllerReply::CreateAcls(r.clone()),
             ControllerReply::DeleteAcls(r) => ControllerReply::DeleteAcls(r.clone()),
             ControllerReply::DescribeAcls(r) => ControllerReply::DescribeAcls(r.clone()),
