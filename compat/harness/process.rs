@@ -31,6 +31,9 @@ pub struct ChildGuard {
     name: String,
     child: Child,
     log: Option<PathBuf>,
+    /// The log's length when this process started: a restarted process appends to its
+    /// predecessor's log, and waits look only at what this one wrote.
+    log_from: u64,
     status: Option<ExitStatus>,
 }
 
@@ -68,6 +71,7 @@ impl ChildGuard {
             name: name.to_string(),
             child,
             log: None,
+            log_from: 0,
             status: None,
         })
     }
@@ -76,10 +80,12 @@ impl ChildGuard {
     /// missing; appending keeps the history of a restarted process in one file).
     pub fn spawn_logged(name: &str, mut cmd: Command, log: &Path) -> io::Result<ChildGuard> {
         let out = OpenOptions::new().create(true).append(true).open(log)?;
+        let log_from = out.metadata()?.len();
         let err = out.try_clone()?;
         cmd.stdin(Stdio::null()).stdout(out).stderr(err);
         let mut guard = ChildGuard::spawn(name, cmd)?;
         guard.log = Some(log.to_path_buf());
+        guard.log_from = log_from;
         Ok(guard)
     }
 
@@ -90,10 +96,12 @@ impl ChildGuard {
         log: &Path,
     ) -> io::Result<(ChildGuard, ChildStdin)> {
         let out = OpenOptions::new().create(true).append(true).open(log)?;
+        let log_from = out.metadata()?.len();
         let err = out.try_clone()?;
         cmd.stdin(Stdio::piped()).stdout(out).stderr(err);
         let mut guard = ChildGuard::spawn(name, cmd)?;
         guard.log = Some(log.to_path_buf());
+        guard.log_from = log_from;
         let stdin = guard.child.stdin.take().expect("stdin is piped");
         Ok((guard, stdin))
     }
@@ -186,8 +194,8 @@ impl ChildGuard {
         }
     }
 
-    /// Waits up to `timeout` until the process's log contains `needle`; false on timeout or if
-    /// the process exits first (checked after a last read of the log).
+    /// Waits up to `timeout` until the log holds `needle` in what this process wrote (a restarted
+    /// process appends to its predecessor's log); false on timeout or if the process exits first.
     pub fn wait_for_log(&mut self, needle: &str, timeout: Duration) -> bool {
         let Some(log) = self.log.clone() else {
             panic!(
@@ -198,7 +206,11 @@ impl ChildGuard {
         let deadline = Instant::now() + timeout;
         loop {
             let exited = !self.is_running();
-            if fs::read(&log).is_ok_and(|bytes| String::from_utf8_lossy(&bytes).contains(needle)) {
+            let from = self.log_from as usize;
+            let written = |bytes: &Vec<u8>| {
+                String::from_utf8_lossy(bytes.get(from..).unwrap_or(&[])).contains(needle)
+            };
+            if fs::read(&log).is_ok_and(|bytes| written(&bytes)) {
                 return true;
             }
             if exited || Instant::now() >= deadline {
