@@ -140,10 +140,6 @@ impl QuorumController {
         }
     }
 
-    pub fn settings(&self) -> &ControllerSettings {
-        &self.settings
-    }
-
     /// The state machine, for reading.
     pub fn machine(&self) -> &Controller {
         &self.machine
