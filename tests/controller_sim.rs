@@ -16,6 +16,7 @@
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 mod controller_machine;
+mod controller_requests;
 mod sim_seeds;
 
 use std::sync::{Arc, Mutex};
@@ -35,6 +36,13 @@ const DEFAULT_SEEDS: u64 = 3000;
 /// Below this many seeds a run may miss a path by chance.
 const SEEDS_THAT_EXERCISE_EVERY_PATH: u64 = 300;
 
+/// The metadata.version seed `seed`'s cluster is formatted at: the latest level of each Kafka
+/// release from 3.7 on, the releases a 4.4 controller may find in a log.
+fn bootstrap_metadata_version(seed: u64) -> i16 {
+    const RELEASES: [i16; 8] = [19, 20, 21, 25, 27, 29, 30, 33];
+    RELEASES[(seed % RELEASES.len() as u64) as usize]
+}
+
 /// Runs one seed; its report, what its controllers did, and its transcript.
 fn run_one(
     seed: u64,
@@ -45,7 +53,7 @@ fn run_one(
         seed,
         &ChaosBudget::default(),
         verbosity,
-        factory(tally.clone()),
+        factory(tally.clone(), bootstrap_metadata_version(seed)),
     );
     let tally = tally.lock().expect("tally").clone();
     (report, tally, transcript)
@@ -61,43 +69,41 @@ struct Totals {
     seeds_reverting_transactions: u64,
     seeds_leaving_transactions_open: u64,
     seeds_aborting_inherited: u64,
+    seeds_kraftd_aborting_inherited: u64,
     seeds_loading_snapshots: u64,
 }
 
 impl Totals {
     fn add(&mut self, r: &SeedReport, c: &ControllerTally) {
         self.proposed += r.proposed;
-        let t = &mut self.controllers;
-        t.records_written_ahead += c.records_written_ahead;
-        t.records_replayed += c.records_replayed;
-        t.renounces_reverting_writes += c.renounces_reverting_writes;
-        t.transactions_reverted += c.transactions_reverted;
-        t.transactions_left_open += c.transactions_left_open;
-        t.inherited_aborted += c.inherited_aborted;
-        t.transactions_ended += c.transactions_ended;
-        t.snapshots_loaded += c.snapshots_loaded;
-        t.snapshot_records_loaded += c.snapshot_records_loaded;
-        t.snapshots_taken += c.snapshots_taken;
-        t.snapshots_deferred += c.snapshots_deferred;
+        add_tally(&mut self.controllers, c);
         self.machines.add(&r.machines);
         self.seeds_reverting_writes += u64::from(c.renounces_reverting_writes > 0);
         self.seeds_reverting_transactions += u64::from(c.transactions_reverted > 0);
         self.seeds_leaving_transactions_open += u64::from(c.transactions_left_open > 0);
         self.seeds_aborting_inherited += u64::from(c.inherited_aborted > 0);
+        self.seeds_kraftd_aborting_inherited += u64::from(c.inherited_aborted_by_kraftd > 0);
         self.seeds_loading_snapshots += u64::from(c.snapshots_loaded > 0);
     }
 
     fn report(&self) -> String {
         let (c, m) = (&self.controllers, &self.machines);
         format!(
-            "{} proposals ({} applied ahead of their commit, {} not), {} records written ahead, {} committed records replayed; \
+            "{} proposals ({} applied ahead of their commit, {} not): kraftd controllers decided {} activations, {} periodic writes \
+             and {} requests to write (answering {} others without a write), Java stand-ins {}; \
+             {} records written ahead, {} committed records replayed; \
              {} committed images compared across replicas; {} renounces, {} reverting uncommitted writes (in {} seeds), \
              {} reverting an uncommitted transaction (in {} seeds), {} leaving a committed one open (in {} seeds), \
-             {} inherited transactions aborted (in {} seeds), {} transactions ended by their leader; \
+             {} inherited transactions aborted (in {} seeds; {} by a kraftd activation, in {} seeds), {} transactions ended by their leader; \
              {} image snapshots taken ({} deferred by an open transaction), {} loaded with {} records (in {} seeds)",
             self.proposed,
             m.written_ahead,
             m.not_taken_ahead,
+            c.activations,
+            c.periodic_writes,
+            c.requests_written,
+            c.requests_answered,
+            c.stand_in_proposals,
             c.records_written_ahead,
             c.records_replayed,
             m.states_compared,
@@ -110,6 +116,8 @@ impl Totals {
             self.seeds_leaving_transactions_open,
             c.inherited_aborted,
             self.seeds_aborting_inherited,
+            c.inherited_aborted_by_kraftd,
+            self.seeds_kraftd_aborting_inherited,
             c.transactions_ended,
             c.snapshots_taken,
             c.snapshots_deferred,
@@ -140,6 +148,23 @@ impl Totals {
                 "no leader aborted an inherited transaction",
             ),
             (c.snapshots_loaded, "no controller loaded an image snapshot"),
+            (
+                c.activations,
+                "no kraftd controller wrote activation records",
+            ),
+            (
+                c.periodic_writes,
+                "no kraftd controller wrote a periodic decision",
+            ),
+            (
+                c.requests_written,
+                "no kraftd controller decided a request to write",
+            ),
+            (
+                c.inherited_aborted_by_kraftd,
+                "no kraftd activation aborted an inherited transaction",
+            ),
+            (c.stand_in_proposals, "no Java stand-in proposed"),
         ];
         checks
             .into_iter()
@@ -147,6 +172,27 @@ impl Totals {
             .map(|(_, why)| why)
             .collect()
     }
+}
+
+/// Adds another run's counts to `totals`.
+fn add_tally(totals: &mut ControllerTally, o: &ControllerTally) {
+    totals.records_written_ahead += o.records_written_ahead;
+    totals.records_replayed += o.records_replayed;
+    totals.renounces_reverting_writes += o.renounces_reverting_writes;
+    totals.transactions_reverted += o.transactions_reverted;
+    totals.transactions_left_open += o.transactions_left_open;
+    totals.inherited_aborted += o.inherited_aborted;
+    totals.inherited_aborted_by_kraftd += o.inherited_aborted_by_kraftd;
+    totals.transactions_ended += o.transactions_ended;
+    totals.snapshots_loaded += o.snapshots_loaded;
+    totals.snapshot_records_loaded += o.snapshot_records_loaded;
+    totals.snapshots_taken += o.snapshots_taken;
+    totals.snapshots_deferred += o.snapshots_deferred;
+    totals.activations += o.activations;
+    totals.periodic_writes += o.periodic_writes;
+    totals.requests_written += o.requests_written;
+    totals.requests_answered += o.requests_answered;
+    totals.stand_in_proposals += o.stand_in_proposals;
 }
 
 #[test]
@@ -226,7 +272,7 @@ fn mixed_controller_quorums_elect_a_leader_after_every_kill() {
         let (r, _) = run_kill_loop(
             seed,
             ElectionRules::Kraftd,
-            factory(tally),
+            factory(tally, bootstrap_metadata_version(seed)),
             Verbosity::Quiet,
         );
         let r = r.map_err(|e| format!("kill loop: {e}"))?;

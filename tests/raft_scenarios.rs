@@ -18,6 +18,7 @@
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 mod controller_machine;
+mod controller_requests;
 mod quorum_controller;
 
 use std::path::{Path, PathBuf};
@@ -70,7 +71,7 @@ fn mismatch(file: &str, case: &Case, actual: &[String]) -> String {
 fn run_raft_script(text: &str) -> Outputs {
     // `add-nodes machine=controller`: every node replicates the metadata controller.
     let tally = Arc::new(Mutex::new(controller_machine::ControllerTally::default()));
-    let machines = [("controller", controller_machine::factory(tally))];
+    let machines = [("controller", controller_machine::factory(tally, 33))];
     script::run_with(text, &machines).map_err(|e| (e.line, e.message))
 }
 

@@ -1,24 +1,36 @@
-//! What a new active controller writes before anything else when the metadata log is empty:
-//! Kafka's activation records (`ActivationRecordsGenerator` for an empty log). Java 4.4 writes,
-//! in one batch of the leader's epoch:
+//! What a new active controller writes before anything else (Kafka 4.4's
+//! `ActivationRecordsGenerator`), decided from the log it replayed:
 //!
-//! 1. `BeginTransactionRecord("Bootstrap records")`;
-//! 2. every record of the bootstrap checkpoint (`0-0.checkpoint`), byte for byte: the
-//!    `FeatureLevelRecord`s that `kafka-storage format` chose, `metadata.version` first;
-//! 3. with `eligible.leader.replicas.version` >= 1, the cluster-wide `min.insync.replicas`
-//!    (`ConfigRecord`, resource type BROKER, empty name) from the controller's configuration;
-//! 4. `EndTransactionRecord`.
+//! * **No metadata.version yet** (an empty log, or one holding only a bootstrap transaction a
+//!   failed leader left open): the bootstrap records, in one batch of the leader's epoch:
+//!   1. `AbortTransactionRecord("Controller failover")`, if a transaction is open;
+//!   2. `BeginTransactionRecord("Bootstrap records")`, at a metadata.version with transactions
+//!      (3.6-IV1 and later);
+//!   3. every record of the bootstrap checkpoint (`0-0.checkpoint`), byte for byte: the
+//!      `FeatureLevelRecord`s that `kafka-storage format` chose, `metadata.version` first;
+//!   4. with `eligible.leader.replicas.version` >= 1, the cluster-wide `min.insync.replicas`
+//!      (`ConfigRecord`, resource type BROKER, empty name) from the controller's configuration;
+//!   5. `EndTransactionRecord`, if it began one.
+//! * **A metadata.version**: nothing, unless a transaction is open (a Java leader that wrote a
+//!   large non-atomic result across batches and failed between them): then
+//!   `AbortTransactionRecord("Controller failover")`, which reverts it.
 //!
-//! The node reads the log (is it empty? the bootstrap checkpoint's records); this decides.
+//! The node reads the log (the bootstrap checkpoint's records); this decides.
 
+use super::metadata_version::MetadataVersion;
 use super::snapshot::ELR_FEATURE;
+use super::OpenTransaction;
+use crate::protocol::features::METADATA_VERSION;
 use crate::protocol::messages::{
-    BeginTransactionRecord, ConfigRecord, EndTransactionRecord, FeatureLevelRecord,
+    AbortTransactionRecord, BeginTransactionRecord, ConfigRecord, EndTransactionRecord,
+    FeatureLevelRecord,
 };
 use crate::protocol::records::{MetadataRecord, MetadataRecordAndVersion, MetadataRecordError};
 
 /// Kafka's `ConfigResource.Type.BROKER`.
 const BROKER_RESOURCE: i8 = 4;
+/// The reason Kafka's activation gives the transactions it aborts.
+const FAILOVER: &str = "Controller failover";
 
 #[derive(Debug, thiserror::Error)]
 pub enum ActivationError {
@@ -30,24 +42,62 @@ pub enum ActivationError {
         #[source]
         source: MetadataRecordError,
     },
+    #[error(
+        "the bootstrap checkpoint has no valid metadata.version record; format the directory again"
+    )]
+    NoBootstrapMetadataVersion,
+    #[error("a metadata transaction is open since offset {begun_at}, but metadata.version {level} has no transactions to abort it with; the log was written by something other than Kafka: restore it from a backup")]
+    TransactionWithoutSupport { begun_at: i64, level: i16 },
 }
 
-/// The activation batch for an empty log, from the bootstrap checkpoint's record values
-/// (`None`: the directory has no bootstrap checkpoint).
+/// What the log a new leader replayed holds, as activation needs it.
+#[derive(Debug, Clone, Copy)]
+pub struct ReplayedLog {
+    /// The finalized metadata.version (`None`: Kafka's "empty log").
+    pub metadata_version: Option<i16>,
+    pub open_transaction: Option<OpenTransaction>,
+}
+
+/// The activation records' values (empty: nothing to write). `bootstrap` gives the bootstrap
+/// checkpoint's record values (`None`: the directory has none); it is read only for an empty
+/// log.
 pub fn activation_records(
-    bootstrap: Option<Vec<Vec<u8>>>,
+    log: ReplayedLog,
+    bootstrap: impl FnOnce() -> Option<Vec<Vec<u8>>>,
     min_insync_replicas: u32,
 ) -> Result<Vec<Vec<u8>>, ActivationError> {
-    let bootstrap = bootstrap.ok_or(ActivationError::NoBootstrapCheckpoint)?;
-    let encode = |r: MetadataRecordAndVersion| r.encode().expect("activation records encode");
-    let mut out = vec![encode(MetadataRecordAndVersion::new(
-        BeginTransactionRecord {
-            name: Some("Bootstrap records".into()),
-            ..Default::default()
-        },
-        0,
-    ))];
-    let mut elr = 0;
+    let abort = || {
+        encode(MetadataRecordAndVersion::new(
+            AbortTransactionRecord {
+                reason: Some(FAILOVER.into()),
+                ..Default::default()
+            },
+            0,
+        ))
+    };
+    let supports_transactions = |level: i16, open: Option<OpenTransaction>| {
+        let supported = MetadataVersion::from_level(level)
+            .is_ok_and(MetadataVersion::is_metadata_transaction_supported);
+        match open {
+            Some(t) if !supported => Err(ActivationError::TransactionWithoutSupport {
+                begun_at: t.begun_at,
+                level,
+            }),
+            _ => Ok(supported),
+        }
+    };
+    if let Some(level) = log.metadata_version {
+        return match log.open_transaction {
+            None => Ok(Vec::new()),
+            Some(open) => {
+                supports_transactions(level, Some(open))?;
+                Ok(vec![abort()])
+            }
+        };
+    }
+    let bootstrap = bootstrap().ok_or(ActivationError::NoBootstrapCheckpoint)?;
+    let mut features = Vec::new();
+    let mut decoded = Vec::new();
     for (index, value) in bootstrap.into_iter().enumerate() {
         let record = MetadataRecordAndVersion::decode(&value)
             .map_err(|source| ActivationError::Undecodable { index, source })?;
@@ -57,13 +107,33 @@ pub fn activation_records(
             ..
         }) = &record.record
         {
-            if name == ELR_FEATURE {
-                elr = *feature_level;
-            }
+            features.push((name.clone(), *feature_level));
         }
-        out.push(value);
+        decoded.push(value);
     }
-    if elr >= 1 {
+    let level_of = |feature: &str| {
+        features
+            .iter()
+            .find(|(name, _)| name == feature)
+            .map(|(_, level)| *level)
+    };
+    let level = level_of(METADATA_VERSION).ok_or(ActivationError::NoBootstrapMetadataVersion)?;
+    let transaction = supports_transactions(level, log.open_transaction)?;
+    let mut out = Vec::new();
+    if log.open_transaction.is_some() {
+        out.push(abort());
+    }
+    if transaction {
+        out.push(encode(MetadataRecordAndVersion::new(
+            BeginTransactionRecord {
+                name: Some("Bootstrap records".into()),
+                ..Default::default()
+            },
+            0,
+        )));
+    }
+    out.extend(decoded);
+    if level_of(ELR_FEATURE).unwrap_or(0) >= 1 {
         out.push(encode(MetadataRecordAndVersion::new(
             ConfigRecord {
                 resource_type: BROKER_RESOURCE,
@@ -75,16 +145,34 @@ pub fn activation_records(
             0,
         )));
     }
-    out.push(encode(MetadataRecordAndVersion::new(
-        EndTransactionRecord::default(),
-        0,
-    )));
+    if transaction {
+        out.push(encode(MetadataRecordAndVersion::new(
+            EndTransactionRecord::default(),
+            0,
+        )));
+    }
     Ok(out)
+}
+
+fn encode(r: MetadataRecordAndVersion) -> Vec<u8> {
+    r.encode().expect("activation records encode")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const EMPTY: ReplayedLog = ReplayedLog {
+        metadata_version: None,
+        open_transaction: None,
+    };
+
+    fn open_at(begun_at: i64) -> Option<OpenTransaction> {
+        Some(OpenTransaction {
+            begun_at,
+            revert_to: begun_at - 1,
+        })
+    }
 
     fn feature(name: &str, level: i16) -> Vec<u8> {
         MetadataRecordAndVersion::new(
@@ -124,7 +212,7 @@ mod tests {
             feature(ELR_FEATURE, 1),
             feature("group.version", 1),
         ];
-        let records = activation_records(Some(bootstrap.clone()), 2).unwrap();
+        let records = activation_records(EMPTY, || Some(bootstrap.clone()), 2).unwrap();
         assert_eq!(
             names(&records),
             [
@@ -145,7 +233,8 @@ mod tests {
 
     #[test]
     fn without_elr_there_is_no_min_insync_replicas_record() {
-        let records = activation_records(Some(vec![feature("metadata.version", 20)]), 1).unwrap();
+        let records =
+            activation_records(EMPTY, || Some(vec![feature("metadata.version", 20)]), 1).unwrap();
         assert_eq!(
             names(&records),
             [
@@ -158,12 +247,73 @@ mod tests {
 
     #[test]
     fn a_log_without_a_bootstrap_checkpoint_cannot_be_activated() {
-        let err = activation_records(None, 1).unwrap_err();
+        let err = activation_records(EMPTY, || None, 1).unwrap_err();
         assert!(matches!(err, ActivationError::NoBootstrapCheckpoint));
         assert!(err.to_string().contains("bootstrap checkpoint"), "{err}");
-        let err = activation_records(Some(vec![vec![1, 200, 7]]), 1).unwrap_err();
+        let err = activation_records(EMPTY, || Some(vec![vec![1, 200, 7]]), 1).unwrap_err();
         assert!(
             matches!(err, ActivationError::Undecodable { index: 0, .. }),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_bootstrap_transaction_left_open_is_aborted_and_the_bootstrap_written_again() {
+        let log = ReplayedLog {
+            metadata_version: None,
+            open_transaction: open_at(1),
+        };
+        let bootstrap = vec![feature("metadata.version", 33)];
+        let records = activation_records(log, || Some(bootstrap), 1).unwrap();
+        assert_eq!(
+            names(&records),
+            [
+                "AbortTransactionRecord",
+                "BeginTransactionRecord",
+                "FeatureLevel metadata.version=33",
+                "EndTransactionRecord"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_log_with_metadata_gets_only_the_abort_of_an_open_transaction() {
+        let mut log = ReplayedLog {
+            metadata_version: Some(33),
+            open_transaction: None,
+        };
+        let never = || -> Option<Vec<Vec<u8>>> { panic!("the bootstrap is not read") };
+        assert!(activation_records(log, never, 1).unwrap().is_empty());
+        log.open_transaction = open_at(40);
+        let records = activation_records(log, never, 1).unwrap();
+        assert_eq!(names(&records), ["AbortTransactionRecord"]);
+        let MetadataRecord::AbortTransaction(abort) = MetadataRecordAndVersion::decode(&records[0])
+            .unwrap()
+            .record
+        else {
+            panic!("an abort");
+        };
+        assert_eq!(abort.reason.as_deref(), Some("Controller failover"));
+    }
+
+    #[test]
+    fn before_3_6_iv1_the_bootstrap_goes_without_a_transaction() {
+        let bootstrap = vec![feature("metadata.version", 12)];
+        let records = activation_records(EMPTY, || Some(bootstrap), 1).unwrap();
+        assert_eq!(names(&records), ["FeatureLevel metadata.version=12"]);
+        let log = ReplayedLog {
+            metadata_version: Some(12),
+            open_transaction: open_at(3),
+        };
+        let err = activation_records(log, || None, 1).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ActivationError::TransactionWithoutSupport {
+                    begun_at: 3,
+                    level: 12
+                }
+            ),
             "{err}"
         );
     }

@@ -8,6 +8,7 @@ pub mod level {
     pub const IBP_3_4_IV0: i16 = 8;
     pub const IBP_3_5_IV2: i16 = 11;
     pub const IBP_3_6_IV0: i16 = 12;
+    pub const IBP_3_6_IV1: i16 = 13;
     pub const IBP_3_6_IV2: i16 = 14;
     pub const IBP_3_7_IV0: i16 = 15;
     pub const IBP_3_7_IV2: i16 = 17;
@@ -44,6 +45,11 @@ impl MetadataVersion {
 
     fn at_least(self, level: i16) -> bool {
         self.0 >= level
+    }
+
+    /// KIP-868's metadata transactions (`BeginTransactionRecord` and its kin).
+    pub fn is_metadata_transaction_supported(self) -> bool {
+        self.at_least(level::IBP_3_6_IV1)
     }
 
     pub fn is_migration_supported(self) -> bool {

@@ -65,9 +65,6 @@ pub struct OpenTransaction {
 pub struct ControllerState {
     pub image: MetadataImage,
     pub transaction: Option<OpenTransaction>,
-    /// A metadata record has been replayed or loaded (Java's `LogReplayTracker`): a new
-    /// leader writes the activation records only into a log without any.
-    pub has_records: bool,
     /// The offset of each registered broker's `RegisterBrokerRecord` (Java's
     /// `registerBrokerRecordOffsets`; a registration loaded from a snapshot has the snapshot's
     /// last offset). A heartbeat reporting this offset is caught up. Invariant: the keys are
@@ -226,7 +223,6 @@ impl Controller {
                 }
             }
         }
-        self.timeline.latest_mut().has_records = true;
         self.timeline.advance(offset);
         Ok(())
     }
@@ -346,7 +342,6 @@ impl Controller {
             .map(|id| (*id, load.last_offset))
             .collect();
         let state = ControllerState {
-            has_records: load.records > 0,
             image: load.image,
             transaction: None,
             registration_offsets,

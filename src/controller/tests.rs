@@ -464,23 +464,3 @@ fn a_leaders_abort_that_never_commits_is_reverted_to_the_open_transaction() {
     assert_eq!(c.open_transaction().map(|t| t.begun_at), Some(1));
     assert_eq!(c.stable_offset(), 0);
 }
-
-/// Java's `LogReplayTracker`: any replayed or loaded record makes the log one a new leader
-/// does not activate; raft's own control batches do not.
-#[test]
-fn a_log_has_records_once_one_is_replayed_or_loaded() {
-    let mut c = Controller::new();
-    c.skip_committed_control_batch(0);
-    assert!(!c.committed_state().has_records);
-    c.replay_committed_batch(1, &[encode(&config("retention.ms", Some("1")))])
-        .unwrap();
-    assert!(c.committed_state().has_records);
-
-    let mut loaded = Controller::new();
-    loaded.load_snapshot(9, Vec::<Vec<u8>>::new()).unwrap();
-    assert!(!loaded.committed_state().has_records);
-    loaded
-        .load_snapshot(9, [encode(&config("retention.ms", Some("1")))])
-        .unwrap();
-    assert!(loaded.committed_state().has_records);
-}

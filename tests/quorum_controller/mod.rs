@@ -33,32 +33,21 @@
 //! Broker epochs and delegation tokens are remembered from the answers brokers and clients
 //! get, so later directives need not spell them.
 
-mod args;
 mod render;
-mod requests;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::net::{IpAddr, Ipv4Addr};
 
 use kraftd::controller::features::update::{KraftVersionAccess, RaftRefusal};
 use kraftd::controller::principal::RequestPrincipal;
-use kraftd::controller::quorum::{
-    ControllerReply, Decision, Landed, QuorumAccess, QuorumController, Reply, Write,
-};
-use kraftd::log::bootstrap::{
-    parse_metadata_version, resolve_features, Bootstrap, LATEST_PRODUCTION_LEVEL,
-};
-use kraftd::protocol::codec::Uuid;
+use kraftd::controller::quorum::{Decision, Landed, QuorumAccess, QuorumController, Reply, Write};
+use kraftd::log::bootstrap::{parse_metadata_version, LATEST_PRODUCTION_LEVEL};
 use kraftd::protocol::errors::ErrorCode;
 use kraftd::protocol::records::Offset;
 use kraftd::raft::sim::script::{Case, Script};
-use kraftd::raft::Endpoints;
-use kraftd::server::config::ControllerConfig;
 
-use args::Args;
-
-/// The cluster id every transcript's cluster has (Kafka's documentation example).
-pub const CLUSTER_ID: &str = "MkU3OEVBNTcwNTJENDM2Qg";
+use crate::controller_requests::args::Args;
+use crate::controller_requests::{build, node_setup, Ask, Known, Learn, Requester};
 
 /// A script and what each of its directives printed, or the line that could not run and why.
 pub type Outputs = Result<(Script, Vec<Vec<String>>), (usize, String)>;
@@ -84,8 +73,10 @@ fn execute(node: &mut Option<Node>, case: &Case) -> Result<Vec<String>, String> 
         let built = Node::new(&mut args)?;
         args.finish()?;
         let out = vec![format!(
-            "controller {} of voters {:?}, cluster {CLUSTER_ID}",
-            built.quorum.node_id, built.quorum.voters
+            "controller {} of voters {:?}, cluster {}",
+            built.quorum.node_id,
+            built.quorum.voters,
+            crate::controller_requests::CLUSTER_ID
         )];
         *node = Some(built);
         return Ok(out);
@@ -197,23 +188,6 @@ impl QuorumAccess for FakeQuorum {
     }
 }
 
-/// What a client learns from an answer it gets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Learn {
-    Nothing,
-    /// A broker's registration: its epoch.
-    BrokerEpoch(i32),
-    /// A created delegation token: its HMAC.
-    Token,
-}
-
-/// A request as the harness sends it.
-pub struct Ask {
-    request: kraftd::controller::quorum::ControllerRequest,
-    version: i16,
-    learn: Learn,
-}
-
 /// An answer waiting for its records to commit (the node's purgatory).
 struct Parked {
     /// Released once this offset is committed (-1: nothing to wait for).
@@ -235,10 +209,8 @@ struct Node {
     principal: RequestPrincipal,
     /// Batches below this offset have been replayed as committed.
     counted_to: Offset,
-    /// Broker epochs, from the registrations' answers.
-    broker_epochs: BTreeMap<i32, i64>,
-    /// The HMACs of the delegation tokens created, in order (`token=1` is the first).
-    tokens: Vec<Vec<u8>>,
+    /// What the brokers and clients learned from their answers.
+    requester: Requester,
 }
 
 fn principal(name: &str) -> Result<RequestPrincipal, String> {
@@ -276,46 +248,16 @@ impl Node {
                 overrides.insert(name.to_string(), level);
             }
         }
-        let levels = resolve_features(mv, &overrides).map_err(|e| e.to_string())?;
-        let bootstrap = Bootstrap {
-            metadata_version: mv,
-            features: levels.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
-            kraft_version: 0,
-            voters: None,
-        }
-        .metadata_records()
-        .iter()
-        .map(|r| r.encode().expect("bootstrap records encode"))
-        .collect();
-        // A controller's properties, as a node would read them; the directive's own win.
-        let port = |id: i32| 9090 + id;
-        let quorum_voters: Vec<String> = voters
-            .iter()
-            .map(|v| format!("{v}@localhost:{}", port(*v)))
-            .collect();
-        let mut properties = vec![
-            ("process.roles".to_string(), "controller".to_string()),
-            ("node.id".into(), node_id.to_string()),
-            ("controller.quorum.voters".into(), quorum_voters.join(",")),
-            (
-                "listeners".into(),
-                format!("CONTROLLER://localhost:{}", port(node_id)),
-            ),
-            ("controller.listener.names".into(), "CONTROLLER".into()),
-            ("log.dirs".into(), "/nonexistent/kraftd-transcript".into()),
-        ];
-        properties.extend(args.take_keys(|k| k.contains('.')));
-        let config = ControllerConfig::parse("", &properties).map_err(|e| e.to_string())?;
-        let settings = kraftd::server::node::node_settings(
-            &config,
-            CLUSTER_ID,
-            Uuid::ZERO,
-            Endpoints::empty(),
+        let setup = node_setup(
+            node_id,
+            &voters,
             seed,
-        )
-        .controller;
+            mv,
+            &overrides,
+            args.take_keys(|k| k.contains('.')),
+        )?;
         Ok(Node {
-            controller: QuorumController::new(settings),
+            controller: QuorumController::new(setup.settings),
             quorum: FakeQuorum {
                 node_id,
                 epoch: 0,
@@ -327,13 +269,12 @@ impl Node {
                 high_watermark: None,
                 events: Vec::new(),
             },
-            bootstrap,
+            bootstrap: setup.bootstrap,
             parked: VecDeque::new(),
             now: 0,
             principal: principal("User:ANONYMOUS")?,
             counted_to: 0,
-            broker_epochs: BTreeMap::new(),
-            tokens: Vec::new(),
+            requester: Requester::default(),
         })
     }
 
@@ -381,7 +322,13 @@ impl Node {
                     Some(p) => principal(&p)?,
                     None => self.principal.clone(),
                 };
-                let ask = requests::build(self, args)?;
+                let (_, image) = self.controller.machine().stable_image();
+                let known = Known {
+                    image,
+                    committed: self.quorum.high_watermark.unwrap_or(0) - 1,
+                    requester: &self.requester,
+                };
+                let ask = build(&known, args)?;
                 self.request(ask, &who, &mut out)?;
             }
         }
@@ -402,7 +349,7 @@ impl Node {
         match decision {
             Decision::Answer(answer) => {
                 out.push(format!("answer {}", render::reply(&answer, ask.version)));
-                self.learn(ask.learn, &answer);
+                self.requester.learn(ask.learn, &answer);
             }
             Decision::Write(write) => {
                 self.write(write, Some((ask.version, ask.learn)), "", out)?;
@@ -459,7 +406,7 @@ impl Node {
         match wait_for {
             None => {
                 out.push(format!("answer {}", render::reply(&reply.lost, version)));
-                self.learn(learn, &reply.lost);
+                self.requester.learn(learn, &reply.lost);
             }
             Some(offset) => {
                 out.push(format!("parked until {offset}"));
@@ -503,22 +450,7 @@ impl Node {
             "released {}",
             render::reply(&answer, parked.version)
         ));
-        self.learn(parked.learn, &answer);
-    }
-
-    /// What the requester keeps from an answer it got.
-    fn learn(&mut self, learn: Learn, answer: &ControllerReply) {
-        match (learn, answer) {
-            (Learn::BrokerEpoch(id), ControllerReply::BrokerRegistration(r))
-                if r.error_code == 0 =>
-            {
-                self.broker_epochs.insert(id, r.broker_epoch);
-            }
-            (Learn::Token, ControllerReply::CreateDelegationToken(r)) if r.error_code == 0 => {
-                self.tokens.push(r.hmac.clone());
-            }
-            _ => {}
-        }
+        self.requester.learn(parked.learn, &answer);
     }
 
     /// Raft commits through `through` (default the log's end): the newly committed batches are

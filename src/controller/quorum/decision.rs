@@ -47,8 +47,12 @@ pub enum Then {
     ControlledShutdown { broker: i32 },
     /// One line naming the decision and the offset its records end at.
     Log(String),
-    /// The activation records: one line naming their offsets.
-    Activated,
+    /// The activation records: a line for the open transaction they abort (begun at that
+    /// offset) and one for the bootstrap records, if they hold them.
+    Activated {
+        aborted: Option<Offset>,
+        bootstrap: bool,
+    },
 }
 
 /// Where proposed records landed.

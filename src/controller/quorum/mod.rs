@@ -275,15 +275,19 @@ impl QuorumController {
             not_taken_end: 0,
         });
         let min_insync_replicas = self.settings.activation_min_insync_replicas?;
-        // Only into a log without metadata records.
-        if self.machine.committed_state().has_records {
-            return None;
-        }
-        match super::activation::activation_records(bootstrap(), min_insync_replicas) {
+        let log = super::activation::ReplayedLog {
+            metadata_version: self.machine.image().features.metadata_version(),
+            open_transaction: self.machine.open_transaction(),
+        };
+        match super::activation::activation_records(log, bootstrap, min_insync_replicas) {
+            Ok(records) if records.is_empty() => None,
             Ok(records) => Some(Write {
                 records,
                 reply: None,
-                then: Some(Then::Activated),
+                then: Some(Then::Activated {
+                    aborted: log.open_transaction.map(|t| t.begun_at),
+                    bootstrap: log.metadata_version.is_none(),
+                }),
             }),
             Err(e) => {
                 tracing::error!(target: "kraftd::raft", "cannot activate the metadata log: {e}");
@@ -344,14 +348,23 @@ impl QuorumController {
                     info!(target: "kraftd::controller", "{what} at offset {}", p.last_offset);
                 }
             }
-            Some(Then::Activated) => {
+            Some(Then::Activated { aborted, bootstrap }) => {
                 if let Some(p) = landed {
-                    info!(
-                        target: "kraftd::raft",
-                        "the metadata log was empty: wrote the bootstrap records (activation) at offsets {}..={}",
-                        p.base_offset,
-                        p.last_offset
-                    );
+                    if let Some(begun_at) = aborted {
+                        info!(
+                            target: "kraftd::raft",
+                            "aborted the metadata transaction left open at offset {begun_at} by the previous leader (offset {})",
+                            p.base_offset
+                        );
+                    }
+                    if bootstrap {
+                        info!(
+                            target: "kraftd::raft",
+                            "the metadata log held no metadata.version: wrote the bootstrap records (activation) at offsets {}..={}",
+                            p.base_offset,
+                            p.last_offset
+                        );
+                    }
                 }
             }
         }

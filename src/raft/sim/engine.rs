@@ -3,7 +3,9 @@
 
 use super::checks::NodeView;
 use super::network::Envelope;
+use super::state_machine::Deciding;
 use super::{node_of, trace, Cluster, SimNode, Verbosity};
+use crate::raft::config::ElectionRules;
 use crate::raft::log::RaftLog;
 use crate::raft::msg::RequestId;
 use crate::raft::node::{Action, Input, ProposeError};
@@ -540,7 +542,18 @@ impl Cluster {
             // Its machine does not hold the whole log yet: no leader that could decide.
             return Ok(None);
         }
-        let proposal = node.sm.machine.decide(value);
+        let java = node.cfg.election_rules == ElectionRules::Kafka;
+        let deciding = Deciding {
+            n: value,
+            now,
+            raft: &mut *raft,
+            java,
+        };
+        let Some(proposal) = node.sm.machine.decide(deciding) else {
+            // Nothing to write now (the decision answered without records).
+            self.emit(Verbosity::Roles, format!("n{l}: decides nothing to write"));
+            return Ok(None);
+        };
         let epoch = epoch.unwrap_or(raft.epoch());
         match raft.propose(now, epoch, proposal.records.clone()) {
             Ok(proposed) => {
@@ -568,7 +581,12 @@ impl Cluster {
                 self.after_step(l, actions)?;
                 Ok(Some(Ok(offset)))
             }
-            Err(e) => Ok(Some(Err(e))),
+            Err(e) => {
+                node.sm.machine.not_written_ahead(None).map_err(|m| {
+                    format!("t={now}: n{l}'s machine refuses its refused proposal: {m}")
+                })?;
+                Ok(Some(Err(e)))
+            }
         }
     }
 

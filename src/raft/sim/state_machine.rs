@@ -16,8 +16,20 @@ use crate::raft::mem_log::MemLog;
 use crate::raft::node::Raft;
 use crate::raft::quorum_state::MemQuorumStateStore;
 use crate::raft::types::{Epoch, Offset, OffsetAndEpoch};
+use crate::raft::Instant;
 
 pub type SimRaft = Raft<MemLog, MemQuorumStateStore>;
+
+/// What a leader's machine decides its next proposal with.
+pub struct Deciding<'a> {
+    /// The proposal's number (1, 2, … across the cluster): the same number, the same choices.
+    pub n: u64,
+    pub now: Instant,
+    /// The leader's raft: its epoch, voters and next offset, and what a decision may ask of it.
+    pub raft: &'a mut SimRaft,
+    /// The node stands in for a Java controller (it has Kafka's election rules).
+    pub java: bool,
+}
 
 /// One proposal a machine decided: its record values and how the transcript names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,9 +42,9 @@ pub struct Proposal {
 /// batch's are `base_offset..base_offset + values.len()`. Errors are the machine refusing
 /// what it was given: the simulation fails with them.
 pub trait ReplicatedMachine: Send {
-    /// The records of proposal `n` (1, 2, … across the cluster), decided from this machine's
-    /// latest state: what is committed and what this leader wrote since.
-    fn decide(&self, n: u64) -> Proposal;
+    /// The records of the next proposal, decided from this machine's latest state: what is
+    /// committed and what this leader wrote since. `None`: nothing to write now.
+    fn decide(&mut self, deciding: Deciding<'_>) -> Option<Proposal>;
     /// Whether `decide` reads the state. Then only a leader whose machine has every record
     /// below its next proposal decides (Kafka's active controller); otherwise any leader does.
     fn decides_from_state(&self) -> bool;
@@ -41,7 +53,12 @@ pub trait ReplicatedMachine: Send {
     /// A committed control batch ending at `last_offset` (raft's own records).
     fn skip_control(&mut self, last_offset: Offset);
     /// The leader's own proposal, applied before it is committed.
-    fn apply_written(&mut self, base_offset: Offset, values: &[Vec<u8>]) -> Result<(), String>;
+    fn apply_written(&mut self, landed: Proposed, values: &[Vec<u8>]) -> Result<(), String>;
+    /// The leader's own proposal, not applied ahead: it does not follow everything the machine
+    /// holds (`Some`: where it landed), or raft refused it (`None`).
+    fn not_written_ahead(&mut self, _landed: Option<Proposed>) -> Result<(), String> {
+        Ok(())
+    }
     /// Everything through `last_offset` (the end of a batch of its own writes) is committed.
     fn on_committed(&mut self, last_offset: Offset);
     /// The leadership is lost: what was written and not committed never happened.
@@ -107,11 +124,11 @@ impl ValueList {
 }
 
 impl ReplicatedMachine for ValueList {
-    fn decide(&self, n: u64) -> Proposal {
-        Proposal {
-            records: vec![n.to_be_bytes().to_vec()],
-            label: format!("v{n}"),
-        }
+    fn decide(&mut self, d: Deciding<'_>) -> Option<Proposal> {
+        Some(Proposal {
+            records: vec![d.n.to_be_bytes().to_vec()],
+            label: format!("v{}", d.n),
+        })
     }
     fn decides_from_state(&self) -> bool {
         false
@@ -121,9 +138,9 @@ impl ReplicatedMachine for ValueList {
         Ok(())
     }
     fn skip_control(&mut self, _last_offset: Offset) {}
-    fn apply_written(&mut self, base_offset: Offset, values: &[Vec<u8>]) -> Result<(), String> {
-        let last = base_offset + values.len() as Offset - 1;
-        self.written.push_back((last, values.to_vec()));
+    fn apply_written(&mut self, landed: Proposed, values: &[Vec<u8>]) -> Result<(), String> {
+        self.written
+            .push_back((landed.last_offset, values.to_vec()));
         Ok(())
     }
     fn on_committed(&mut self, last_offset: Offset) {
@@ -278,10 +295,13 @@ impl SimStateMachine {
         let end = self.written_end.unwrap_or(self.next_offset);
         if self.active_epoch != Some(p.epoch) || p.base_offset != end {
             self.not_taken_end = self.not_taken_end.max(p.last_offset + 1);
+            self.machine
+                .not_written_ahead(Some(p))
+                .map_err(|e| format!("its own proposal at offset {}: {e}", p.base_offset))?;
             return Ok(false);
         }
         self.machine
-            .apply_written(p.base_offset, values)
+            .apply_written(p, values)
             .map_err(|e| format!("its own proposal at offset {}: {e}", p.base_offset))?;
         self.written_end = Some(p.last_offset + 1);
         Ok(true)
@@ -398,6 +418,14 @@ impl SimStateMachine {
 mod tests {
     use super::{ReplicatedMachine, ValueList};
 
+    fn landed(base_offset: i64, last_offset: i64) -> crate::raft::accumulator::Proposed {
+        crate::raft::accumulator::Proposed {
+            epoch: 1,
+            base_offset,
+            last_offset,
+        }
+    }
+
     fn v(n: u64) -> Vec<u8> {
         n.to_be_bytes().to_vec()
     }
@@ -408,8 +436,8 @@ mod tests {
         let mut follower = ValueList::default();
         leader.apply_committed(0, &[v(1)]).unwrap();
         follower.apply_committed(0, &[v(1)]).unwrap();
-        leader.apply_written(1, &[v(2)]).unwrap();
-        leader.apply_written(2, &[v(3), v(4)]).unwrap();
+        leader.apply_written(landed(1, 1), &[v(2)]).unwrap();
+        leader.apply_written(landed(2, 3), &[v(3), v(4)]).unwrap();
         assert_eq!(leader.committed_digest(), follower.committed_digest());
         assert_ne!(leader.latest_digest(), leader.committed_digest());
 

@@ -1,7 +1,7 @@
 //! What a new leader reads from its log to activate (Kafka's `ActivationRecordsGenerator`,
 //! whose decision is `controller::activation`): the bootstrap checkpoint's records. Whether the
-//! log holds metadata is the controller's to say (`ControllerState::has_records`), once it has
-//! replayed every record before the new epoch.
+//! log holds metadata (a metadata.version) is the controller's to say, once it has replayed
+//! every record before the new epoch.
 
 use crate::raft::{FatalError, OffsetAndEpoch, RaftLog};
 

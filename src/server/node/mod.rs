@@ -32,5 +32,6 @@ pub mod storage;
 mod turn_budget;
 
 pub use event::{AppendError, Appended, LeaderView, NodeHandle, NodeStopped};
+pub use quorum_access::NodeQuorum;
 pub use runner::{start, NodeSettings};
 pub use settings::{log_config, node_settings};

@@ -6,8 +6,9 @@ use crate::controller::quorum::QuorumAccess;
 use crate::protocol::records::Offset;
 use crate::raft::{Instant, QuorumStateStore, Raft, RaftLog};
 
-/// Raft as the quorum controller reads it while deciding, at `now`.
-pub(super) struct NodeQuorum<'a, L: RaftLog, S: QuorumStateStore> {
+/// Raft as the quorum controller reads it while deciding, at `now` (the node loop's, and the
+/// controller simulation's over its in-memory raft).
+pub struct NodeQuorum<'a, L: RaftLog, S: QuorumStateStore> {
     pub raft: &'a mut Raft<L, S>,
     pub now: Instant,
     pub shutting_down: bool,

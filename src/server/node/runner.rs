@@ -488,7 +488,8 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
     }
 
     /// A new leader's first write once its LeaderChange is committed (and with it every record
-    /// before): Kafka's activation records if the log holds no metadata yet.
+    /// before): Kafka's activation records, the bootstrap if the log holds no metadata.version
+    /// yet, the abort of a metadata transaction a previous leader left open.
     fn maybe_activate(&mut self, now: Instant) -> Result<(), FatalError> {
         let Some(start) = self.raft.leader_epoch_start_offset() else {
             return Ok(());

@@ -1,5 +1,8 @@
-//! What the simulated active controller proposes: a small deterministic workload decided from
-//! its latest image, so that every record is valid where it lands. Proposal `n` draws its
+//! What a stand-in for a Java active controller proposes (a node with Kafka's election rules in
+//! a mixed quorum): metadata records decided from its latest image, so that every record is
+//! valid where it lands, and metadata transactions spread over several batches, as a Java
+//! controller writes a large non-atomic result (its bootstrap records) and may die between
+//! them. The kraftd nodes' controllers inherit those transactions. Proposal `n` draws its
 //! choices from `n`; each record is replayed on a scratch copy of the image before the next is
 //! decided, so a proposal of several records is valid record by record.
 
@@ -11,11 +14,10 @@ use kraftd::protocol::messages::register_broker_record::{BrokerEndpoint, BrokerF
 use kraftd::protocol::messages::*;
 use kraftd::protocol::records::MetadataRecord;
 
-/// The metadata.version a cluster bootstraps with (Kafka 4.4's latest, 4.4-IV2).
-pub const BOOTSTRAP_METADATA_VERSION: i16 = 33;
-/// Levels the workload may move metadata.version between: from 3.7-IV2 on, a snapshot holds
-/// everything this workload writes (directories included), so no level loses image content.
-const LOWEST_METADATA_VERSION: i16 = 17;
+use super::draws::Draws;
+
+/// The highest metadata.version (Kafka 4.4's latest, 4.4-IV2): what brokers support.
+const LATEST_METADATA_VERSION: i16 = 33;
 /// Broker ids the workload registers.
 const BROKERS: i32 = 5;
 
@@ -23,28 +25,6 @@ const BROKERS: i32 = 5;
 pub struct Decided {
     pub records: Vec<MetadataRecord>,
     pub labels: Vec<String>,
-}
-
-/// SplitMix64 over the proposal number: the same proposal, the same choices.
-struct Draws(u64);
-
-impl Draws {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn one_in(&mut self, n: usize) -> bool {
-        self.below(n) == 0
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
-        (!items.is_empty()).then(|| &items[self.below(items.len())])
-    }
 }
 
 /// The image the next record is decided against, and the records so far.
@@ -93,8 +73,14 @@ fn directory(broker: i32) -> Uuid {
 
 /// Decides proposal `n` from the latest image. `open` is the transaction open there, `own`
 /// whether this leader began it (an inherited one is aborted first, as Kafka's activation does).
-pub fn decide(image: &MetadataImage, open: Option<OpenTransaction>, own: bool, n: u64) -> Decided {
-    let mut d = Draws(n ^ 0x00c0_ffee);
+pub fn decide(
+    image: &MetadataImage,
+    open: Option<OpenTransaction>,
+    own: bool,
+    n: u64,
+    bootstrap_metadata_version: i16,
+) -> Decided {
+    let mut d = Draws::new(n ^ 0x00c0_ffee);
     let mut s = Scratch {
         image: image.clone(),
         decided: Decided {
@@ -104,8 +90,11 @@ pub fn decide(image: &MetadataImage, open: Option<OpenTransaction>, own: bool, n
         n,
     };
     if s.image.features.metadata_version().is_none() {
-        let r = feature(METADATA_VERSION, BOOTSTRAP_METADATA_VERSION);
-        s.push(r, format!("metadata.version={BOOTSTRAP_METADATA_VERSION}"));
+        let level = bootstrap_metadata_version;
+        s.push(
+            feature(METADATA_VERSION, level),
+            format!("metadata.version={level}"),
+        );
         return s.decided;
     }
     match open {
@@ -190,7 +179,7 @@ fn register_broker(s: &mut Scratch, d: &mut Draws) -> bool {
         features: vec![BrokerFeature {
             name: METADATA_VERSION.into(),
             min_supported_version: 7,
-            max_supported_version: BOOTSTRAP_METADATA_VERSION,
+            max_supported_version: LATEST_METADATA_VERSION,
             ..Default::default()
         }],
         rack: (id % 2 == 0).then(|| format!("rack{}", id % 3)),
@@ -435,15 +424,22 @@ fn remove_topic(s: &mut Scratch, d: &mut Draws) -> bool {
     true
 }
 
+/// A feature level; metadata.version only upgrades, as Kafka 4.x refuses its downgrades.
 fn feature_level(s: &mut Scratch, d: &mut Draws) -> bool {
-    let (name, level) = if d.one_in(3) {
-        let levels: Vec<i16> = (LOWEST_METADATA_VERSION..=BOOTSTRAP_METADATA_VERSION)
-            .filter(|l| metadata_version_name(*l).is_some())
-            .collect();
-        (METADATA_VERSION, *d.pick(&levels).expect("levels"))
-    } else {
-        let names = ["group.version", "transaction.version", "share.version"];
-        (*d.pick(&names).expect("names"), d.below(3) as i16)
+    let current = s
+        .image
+        .features
+        .metadata_version()
+        .unwrap_or(LATEST_METADATA_VERSION);
+    let upgrades: Vec<i16> = (current + 1..=LATEST_METADATA_VERSION)
+        .filter(|l| metadata_version_name(*l).is_some())
+        .collect();
+    let (name, level) = match d.pick(&upgrades) {
+        Some(level) if d.one_in(3) => (METADATA_VERSION, *level),
+        _ => {
+            let names = ["group.version", "transaction.version", "share.version"];
+            (*d.pick(&names).expect("names"), d.below(3) as i16)
+        }
     };
     s.push(feature(name, level), format!("{name}={level}"));
     true

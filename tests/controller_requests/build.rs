@@ -17,6 +17,8 @@
 //! * `elect-leaders preferred|unclean [TOPIC-P ...]` (none named: every partition).
 //! * `alter-config topic=NAME|broker=ID|broker=default set:KEY=VALUE delete:KEY append:KEY=V
 //!   subtract:KEY=V [validate-only]`: IncrementalAlterConfigs.
+//! * `alter-quota user=NAME|client-id=NAME set:KEY=VALUE delete:KEY [validate-only]`:
+//!   AlterClientQuotas of one entity.
 //! * `create-acl PRINCIPAL allow|deny OPERATION topic=NAME|group=NAME|cluster [prefixed]
 //!   [host=H]`, `delete-acls [principal=P] [topic=NAME|group=NAME|cluster] [operation=OP]`,
 //!   `describe-acls [principal=P] [topic=...]`.
@@ -32,7 +34,7 @@ use kraftd::protocol::features::SUPPORTED_FEATURES;
 use kraftd::protocol::messages::*;
 
 use super::args::{id_list, topic_partition, Args};
-use super::{Ask, Learn, Node, CLUSTER_ID};
+use super::{Ask, Known, Learn, CLUSTER_ID};
 
 /// `SecurityProtocol.PLAINTEXT`.
 const PLAINTEXT: i16 = 0;
@@ -69,7 +71,7 @@ fn ask(request: R, version: i16) -> Ask {
 }
 
 /// The request a directive names, from what the node knows (epochs, tokens, the image).
-pub fn build(node: &Node, args: &mut Args) -> Result<Ask, String> {
+pub fn build(node: &Known<'_>, args: &mut Args) -> Result<Ask, String> {
     let forwarded = args.flag("forwarded");
     let name = args.name.clone();
     let ask = match name.as_str() {
@@ -221,6 +223,7 @@ pub fn build(node: &Node, args: &mut Args) -> Result<Ask, String> {
             ask(R::ElectLeaders(r, v), v)
         }
         "alter-config" => alter_config(args)?,
+        "alter-quota" => alter_quota(args)?,
         "create-acl" => create_acl(args)?,
         "delete-acls" => {
             let v = version::<DeleteAclsRequest>(args)?;
@@ -358,12 +361,13 @@ pub fn build(node: &Node, args: &mut Args) -> Result<Ask, String> {
     })
 }
 
-impl Node {
+impl Known<'_> {
     /// Broker `id`'s epoch: `epoch=N`, else the one its registration's answer gave.
     fn broker_epoch(&self, id: i32, args: &mut Args) -> Result<i64, String> {
         match args.number("epoch")? {
             Some(e) => Ok(e),
             None => self
+                .requester
                 .broker_epochs
                 .get(&id)
                 .copied()
@@ -376,13 +380,13 @@ impl Node {
         let n = args.id("a token number (1 is the first created)")?;
         usize::try_from(n - 1)
             .ok()
-            .and_then(|i| self.tokens.get(i))
+            .and_then(|i| self.requester.tokens.get(i))
             .cloned()
             .ok_or_else(|| format!("no token {n} was created"))
     }
 }
 
-fn register_broker(node: &Node, args: &mut Args) -> Result<Ask, String> {
+fn register_broker(node: &Known<'_>, args: &mut Args) -> Result<Ask, String> {
     let v = version::<BrokerRegistrationRequest>(args)?;
     let id = args.id("a broker id")?;
     let incarnation = args.number("incarnation")?.unwrap_or(1);
@@ -424,14 +428,13 @@ fn register_broker(node: &Node, args: &mut Args) -> Result<Ask, String> {
     })
 }
 
-fn heartbeat(node: &Node, args: &mut Args) -> Result<Ask, String> {
+fn heartbeat(node: &Known<'_>, args: &mut Args) -> Result<Ask, String> {
     let v = version::<BrokerHeartbeatRequest>(args)?;
     let id = args.id("a broker id")?;
-    let committed = node.quorum.high_watermark.unwrap_or(0) - 1;
     let r = BrokerHeartbeatRequest {
         broker_id: id,
         broker_epoch: node.broker_epoch(id, args)?,
-        current_metadata_offset: args.number("offset")?.unwrap_or(committed),
+        current_metadata_offset: args.number("offset")?.unwrap_or(node.committed),
         want_fence: args.flag("fence"),
         want_shut_down: args.flag("shutdown"),
         ..Default::default()
@@ -520,7 +523,7 @@ fn create_topic(args: &mut Args) -> Result<Ask, String> {
     Ok(ask(R::CreateTopics(r, v), v))
 }
 
-fn alter_partition(node: &Node, args: &mut Args) -> Result<Ask, String> {
+fn alter_partition(node: &Known<'_>, args: &mut Args) -> Result<Ask, String> {
     let v = version::<AlterPartitionRequest>(args)?;
     let leader = args.id("the partition leader's broker id")?;
     let (topic, partition) = topic_partition(&args.word("a partition")?)?;
@@ -528,7 +531,7 @@ fn alter_partition(node: &Node, args: &mut Args) -> Result<Ask, String> {
         .ids("isr")?
         .ok_or("`alter-partition` needs isr=1,2,3")?;
     // The leader's view: the published (committed) image.
-    let (_, image) = node.controller.machine().stable_image();
+    let image = node.image;
     let topic_id = image.topics.by_name.get(topic.as_str()).copied();
     let registration = topic_id
         .and_then(|id| image.topics.by_id.get(&id))
@@ -555,7 +558,7 @@ fn alter_partition(node: &Node, args: &mut Args) -> Result<Ask, String> {
         .iter()
         .map(|b| alter_partition_request::BrokerState {
             broker_id: *b,
-            broker_epoch: node.broker_epochs.get(b).copied().unwrap_or(-1),
+            broker_epoch: node.requester.broker_epochs.get(b).copied().unwrap_or(-1),
             ..Default::default()
         })
         .collect();
@@ -654,6 +657,57 @@ fn alter_config(args: &mut Args) -> Result<Ask, String> {
         ..Default::default()
     };
     Ok(ask(R::IncrementalAlterConfigs(r, v, false), v))
+}
+
+fn alter_quota(args: &mut Args) -> Result<Ask, String> {
+    let v = version::<AlterClientQuotasRequest>(args)?;
+    let entity: Vec<alter_client_quotas_request::EntityData> = ["user", "client-id"]
+        .into_iter()
+        .filter_map(|ty| {
+            args.key(ty)
+                .map(|name| alter_client_quotas_request::EntityData {
+                    entity_type: ty.into(),
+                    entity_name: (name != "default").then_some(name),
+                    ..Default::default()
+                })
+        })
+        .collect();
+    if entity.is_empty() {
+        return Err("`alter-quota` needs user=NAME or client-id=NAME".into());
+    }
+    let validate_only = args.flag("validate-only");
+    let mut ops = Vec::new();
+    for (key, value) in args.take_keys(|k| k.starts_with("set:")) {
+        let value = value
+            .parse()
+            .map_err(|_| format!("`{key}={value}`: `{value}` is not a number"))?;
+        ops.push(alter_client_quotas_request::OpData {
+            key: key["set:".len()..].into(),
+            value,
+            remove: false,
+            ..Default::default()
+        });
+    }
+    for word in args.rest() {
+        let key = word
+            .strip_prefix("delete:")
+            .ok_or_else(|| format!("`{word}`: set:KEY=VALUE or delete:KEY"))?;
+        ops.push(alter_client_quotas_request::OpData {
+            key: key.into(),
+            remove: true,
+            ..Default::default()
+        });
+    }
+    let r = AlterClientQuotasRequest {
+        entries: vec![alter_client_quotas_request::EntryData {
+            entity,
+            ops,
+            ..Default::default()
+        }],
+        validate_only,
+        ..Default::default()
+    };
+    Ok(ask(R::AlterClientQuotas(r, v), v))
 }
 
 fn acl_operation(name: &str) -> Result<i8, String> {
