@@ -207,6 +207,20 @@ macro_rules! controller_requests {
                 }
             }
 
+            /// Kafka's name of the API this replies to.
+            pub fn api_name(&self) -> &'static str {
+                match self {
+                    $( $( ControllerReply::$reply(_) => $name, )+ )*
+                }
+            }
+
+            /// The response as Kafka's JSON (its generated `JsonConverter`) at `version`.
+            pub fn to_kafka_json(&self, version: i16) -> serde_json::Value {
+                match self {
+                    $( $( ControllerReply::$reply(r) => r.to_kafka_json(version), )+ )*
+                }
+            }
+
             /// This kind of response with only `code` set (a reply whose records were not
             /// committed), or the reply itself where the handler built that answer already.
             pub fn with_error(&self, code: crate::protocol::errors::ErrorCode) -> ControllerReply {

@@ -8,7 +8,9 @@
 //! Java's controller checks a few things before it asks its (inactive) quorum controller, and
 //! answers those without `NOT_CONTROLLER`; kraftd does the same where the answer does not need
 //! metadata it lacks (empty requests, duplicates, unknown resource types, delegation tokens on
-//! a PLAINTEXT listener, ACLs without an authorizer). See `replies.rs`.
+//! a PLAINTEXT listener, ACLs without an authorizer). The answers are
+//! `controller::quorum::not_active`'s; which APIs, their types and answers come from the table
+//! of controller APIs (`controller::quorum::apis`).
 
 mod envelope;
 pub mod samples;
