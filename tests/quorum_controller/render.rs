@@ -8,40 +8,7 @@ use kraftd::protocol::records::{MetadataRecordAndVersion, Offset};
 
 /// The API's name and its response as Kafka's JSON at `version`.
 pub fn reply(reply: &ControllerReply, version: i16) -> String {
-    use ControllerReply as R;
-    let (api, json) = match reply {
-        R::Register(r) => ("ControllerRegistration", r.to_kafka_json(version)),
-        R::BrokerRegistration(r) => ("BrokerRegistration", r.to_kafka_json(version)),
-        R::BrokerHeartbeat(r) => ("BrokerHeartbeat", r.to_kafka_json(version)),
-        R::UnregisterBroker(r) => ("UnregisterBroker", r.to_kafka_json(version)),
-        R::UpdateFeatures(r) => ("UpdateFeatures", r.to_kafka_json(version)),
-        R::CreateTopics(r) => ("CreateTopics", r.to_kafka_json(version)),
-        R::DeleteTopics(r) => ("DeleteTopics", r.to_kafka_json(version)),
-        R::CreatePartitions(r) => ("CreatePartitions", r.to_kafka_json(version)),
-        R::ListPartitionReassignments(r) => {
-            ("ListPartitionReassignments", r.to_kafka_json(version))
-        }
-        R::AlterPartition(r) => ("AlterPartition", r.to_kafka_json(version)),
-        R::ElectLeaders(r) => ("ElectLeaders", r.to_kafka_json(version)),
-        R::AlterPartitionReassignments(r) => {
-            ("AlterPartitionReassignments", r.to_kafka_json(version))
-        }
-        R::AssignReplicasToDirs(r) => ("AssignReplicasToDirs", r.to_kafka_json(version)),
-        R::AllocateProducerIds(r) => ("AllocateProducerIds", r.to_kafka_json(version)),
-        R::AlterClientQuotas(r) => ("AlterClientQuotas", r.to_kafka_json(version)),
-        R::AlterUserScramCredentials(r) => ("AlterUserScramCredentials", r.to_kafka_json(version)),
-        R::AlterConfigs(r) => ("AlterConfigs", r.to_kafka_json(version)),
-        R::IncrementalAlterConfigs(r) => ("IncrementalAlterConfigs", r.to_kafka_json(version)),
-        R::UnregisterController(r) => ("UnregisterController", r.to_kafka_json(version)),
-        R::CreateAcls(r) => ("CreateAcls", r.to_kafka_json(version)),
-        R::DeleteAcls(r) => ("DeleteAcls", r.to_kafka_json(version)),
-        R::DescribeAcls(r) => ("DescribeAcls", r.to_kafka_json(version)),
-        R::CreateDelegationToken(r) => ("CreateDelegationToken", r.to_kafka_json(version)),
-        R::RenewDelegationToken(r) => ("RenewDelegationToken", r.to_kafka_json(version)),
-        R::ExpireDelegationToken(r) => ("ExpireDelegationToken", r.to_kafka_json(version)),
-        R::DescribeConfigs(r) => ("DescribeConfigs", r.to_kafka_json(version)),
-    };
-    format!("{api} {json}")
+    format!("{} {}", reply.api_name(), reply.to_kafka_json(version))
 }
 
 /// One written record: its offset, schema name, version and Kafka's JSON of it.

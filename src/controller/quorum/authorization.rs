@@ -5,46 +5,100 @@
 //! response (`getErrorResponse(ClusterAuthorizationException)`), whose shape and message differ
 //! from API to API. Without an authorizer every check passes.
 
-use std::collections::BTreeSet;
-
-use super::not_active;
+use super::apis::{api_payload, for_each_controller_api};
 use super::request::ControllerRequest;
-use super::{ControllerReply, QuorumController};
+use super::{AclRequest, ControllerReply, QuorumController};
 use crate::controller::acls::authorizer::{Authorizer, Denied, NotReady};
-use crate::controller::acls::operation;
 use crate::controller::principal::RequestPrincipal;
-use crate::protocol::messages::alter_partition_reassignments_response as reassign;
-use crate::protocol::messages::alter_user_scram_credentials_response as scram;
-use crate::protocol::messages::elect_leaders_response::{PartitionResult, ReplicaElectionResult};
-use crate::protocol::messages::list_partition_reassignments_response as listed;
-use crate::protocol::messages::*;
+use crate::protocol::messages;
 
-/// The operation `ControllerApis` requires on the cluster before it serves `request`, and the
-/// API's name; `None` for the APIs it authorizes otherwise (topics, configs, ACLs, tokens).
-pub(super) fn cluster_operation(request: &ControllerRequest) -> Option<(&'static str, i8)> {
-    use operation::{ALTER, ALTER_CONFIGS, CLUSTER_ACTION, DESCRIBE};
-    Some(match request {
-        ControllerRequest::Register(_) => ("ControllerRegistration", CLUSTER_ACTION),
-        ControllerRequest::BrokerRegistration(..) => ("BrokerRegistration", CLUSTER_ACTION),
-        ControllerRequest::BrokerHeartbeat(..) => ("BrokerHeartbeat", CLUSTER_ACTION),
-        ControllerRequest::AlterPartition(..) => ("AlterPartition", CLUSTER_ACTION),
-        ControllerRequest::AllocateProducerIds(..) => ("AllocateProducerIds", CLUSTER_ACTION),
-        ControllerRequest::AssignReplicasToDirs(..) => ("AssignReplicasToDirs", CLUSTER_ACTION),
-        ControllerRequest::UnregisterBroker(..) => ("UnregisterBroker", ALTER),
-        ControllerRequest::UnregisterController(..) => ("UnregisterController", ALTER),
-        ControllerRequest::UpdateFeatures(..) => ("UpdateFeatures", ALTER),
-        ControllerRequest::ElectLeaders(..) => ("ElectLeaders", ALTER),
-        ControllerRequest::AlterPartitionReassignments(..) => {
-            ("AlterPartitionReassignments", ALTER)
-        }
-        ControllerRequest::AlterUserScramCredentials(..) => ("AlterUserScramCredentials", ALTER),
-        ControllerRequest::ListPartitionReassignments(..) => {
-            ("ListPartitionReassignments", DESCRIBE)
-        }
-        ControllerRequest::AlterClientQuotas(..) => ("AlterClientQuotas", ALTER_CONFIGS),
-        _ => return None,
-    })
+/// A row's cluster operation and API name, if it needs one.
+macro_rules! operation_of {
+    ($name:literal) => {
+        None
+    };
+    ($name:literal $op:ident, $($refusal:tt)+) => {
+        Some(($name, crate::controller::acls::operation::$op))
+    };
 }
+
+/// The error response of a refused request (`getErrorResponse`): some carry the exception's
+/// message, some the code's own, some no message at all; a few are shaped by the request.
+macro_rules! refusal {
+    ([] $reply:ident $response:ident $request:ident $r:ident $v:ident $denied:ident) => {
+        unreachable!("{:?} needs no cluster operation", $request)
+    };
+    ([$op:ident, code] $reply:ident $response:ident $request:ident $r:ident $v:ident $denied:ident) => {
+        ControllerReply::$reply(messages::$response {
+            error_code: $denied.error_code().0,
+            ..Default::default()
+        })
+    };
+    ([$op:ident, message] $reply:ident $response:ident $request:ident $r:ident $v:ident $denied:ident) => {
+        ControllerReply::$reply(messages::$response {
+            error_code: $denied.error_code().0,
+            error_message: $denied.exception_message(),
+            ..Default::default()
+        })
+    };
+    ([$op:ident, code_message] $reply:ident $response:ident $request:ident $r:ident $v:ident $denied:ident) => {
+        ControllerReply::$reply(messages::$response {
+            error_code: $denied.error_code().0,
+            error_message: Some($denied.code_message()),
+            ..Default::default()
+        })
+    };
+    ([$op:ident, custom($f:ident)] $reply:ident $response:ident $request:ident $r:ident $v:ident $denied:ident) => {
+        ControllerReply::$reply(QuorumController::$f($r, $v, $denied))
+    };
+}
+
+macro_rules! cluster_authorization {
+    (
+        $(
+            $(#[$doc:meta])*
+            $variant:ident ( $payload:ident $(, $field:ident)* )
+                => $handler:ident ( $($arg:ident),* ) {
+                $(
+                    $key:literal $name:literal $($req:ident as $wrap:ident)?
+                        => $reply:ident ( $response:ident $(, $boxed:ident)? ) {
+                        decode: $decode:ident,
+                        cluster: [ $($cluster:tt)* ],
+                        reports: $reports:tt,
+                        uncommitted: $uncommitted:ident,
+                        not_active: $not_active:ident,
+                    }
+                )+
+            }
+        )*
+        @unhandled { $($unhandled:tt)* }
+    ) => {
+        /// The operation `ControllerApis` requires on the cluster before it serves `request`,
+        /// and the API's name; `None` for the APIs it authorizes otherwise (topics, configs,
+        /// ACLs, tokens).
+        #[allow(unused_variables)] // the payload, matched for the ACLs' grouping only
+        pub(super) fn cluster_operation(request: &ControllerRequest) -> Option<(&'static str, i8)> {
+            match request {
+                $( $( ControllerRequest::$variant(api_payload!([$($payload $wrap)?] r), ..) => {
+                    operation_of!($name $($cluster)*)
+                } )+ )*
+            }
+        }
+
+        /// `getErrorResponse` of each API `cluster_operation` names.
+        #[allow(unused_variables)] // the parts of a request its refusal does not show
+        fn error_response(request: &ControllerRequest, denied: &Denied) -> ControllerReply {
+            match request {
+                $( $( ControllerRequest::$variant(api_payload!([$($payload $wrap)?] r), ..) => {
+                    let v = request.version();
+                    refusal!([$($cluster)*] $reply $response request r v denied)
+                } )+ )*
+            }
+        }
+    };
+}
+
+for_each_controller_api!(cluster_authorization);
 
 impl QuorumController {
     /// The authorizer over the committed ACLs, as Java's authorizer sees published images;
@@ -104,172 +158,5 @@ impl QuorumController {
         let (api, op) = cluster_operation(request)?;
         let denied = self.authorize_cluster_operation(api, who, op).err()?;
         Some(error_response(request, &denied))
-    }
-}
-
-/// `getErrorResponse` of each API `cluster_operation` names: some carry the exception's
-/// message, some the code's own, some no message at all.
-fn error_response(request: &ControllerRequest, denied: &Denied) -> ControllerReply {
-    let code = denied.error_code().0;
-    let message = denied.exception_message();
-    match request {
-        ControllerRequest::Register(_) => {
-            ControllerReply::Register(ControllerRegistrationResponse {
-                error_code: code,
-                error_message: Some(denied.code_message()),
-                ..Default::default()
-            })
-        }
-        ControllerRequest::BrokerRegistration(..) => {
-            ControllerReply::BrokerRegistration(BrokerRegistrationResponse {
-                error_code: code,
-                ..Default::default()
-            })
-        }
-        ControllerRequest::BrokerHeartbeat(..) => {
-            ControllerReply::BrokerHeartbeat(BrokerHeartbeatResponse {
-                error_code: code,
-                ..Default::default()
-            })
-        }
-        ControllerRequest::AlterPartition(..) => {
-            ControllerReply::AlterPartition(AlterPartitionResponse {
-                error_code: code,
-                ..Default::default()
-            })
-        }
-        ControllerRequest::AllocateProducerIds(..) => {
-            ControllerReply::AllocateProducerIds(AllocateProducerIdsResponse {
-                error_code: code,
-                ..Default::default()
-            })
-        }
-        ControllerRequest::AssignReplicasToDirs(..) => {
-            ControllerReply::AssignReplicasToDirs(AssignReplicasToDirsResponse {
-                error_code: code,
-                ..Default::default()
-            })
-        }
-        ControllerRequest::UnregisterBroker(..) => {
-            ControllerReply::UnregisterBroker(UnregisterBrokerResponse {
-                error_code: code,
-                error_message: message,
-                ..Default::default()
-            })
-        }
-        ControllerRequest::UnregisterController(..) => {
-            ControllerReply::UnregisterController(UnregisterControllerResponse {
-                error_code: code,
-                error_message: message,
-                ..Default::default()
-            })
-        }
-        // `UpdateFeaturesResponse.createWithErrors` with no feature results.
-        ControllerRequest::UpdateFeatures(..) => {
-            ControllerReply::UpdateFeatures(UpdateFeaturesResponse {
-                error_code: code,
-                error_message: message,
-                ..Default::default()
-            })
-        }
-        ControllerRequest::ElectLeaders(r, v) => {
-            ControllerReply::ElectLeaders(ElectLeadersResponse {
-                error_code: if *v >= 1 { code } else { 0 },
-                replica_election_results: r
-                    .topic_partitions
-                    .iter()
-                    .flatten()
-                    .map(|t| ReplicaElectionResult {
-                        topic: t.topic.clone(),
-                        partition_result: t
-                            .partitions
-                            .iter()
-                            .map(|&p| PartitionResult {
-                                partition_id: p,
-                                error_code: code,
-                                error_message: message.clone(),
-                                ..Default::default()
-                            })
-                            .collect(),
-                        ..Default::default()
-                    })
-                    .collect(),
-                ..Default::default()
-            })
-        }
-        ControllerRequest::AlterPartitionReassignments(r, _) => {
-            ControllerReply::AlterPartitionReassignments(AlterPartitionReassignmentsResponse {
-                error_code: code,
-                error_message: message.clone(),
-                responses: r
-                    .topics
-                    .iter()
-                    .map(|t| reassign::ReassignableTopicResponse {
-                        name: t.name.clone(),
-                        partitions: t
-                            .partitions
-                            .iter()
-                            .map(|p| reassign::ReassignablePartitionResponse {
-                                partition_index: p.partition_index,
-                                error_code: code,
-                                error_message: message.clone(),
-                                ..Default::default()
-                            })
-                            .collect(),
-                        ..Default::default()
-                    })
-                    .collect(),
-                ..Default::default()
-            })
-        }
-        // One result per user, sorted by name.
-        ControllerRequest::AlterUserScramCredentials(r, _) => {
-            let users: BTreeSet<&str> = r
-                .deletions
-                .iter()
-                .map(|d| d.name.as_str())
-                .chain(r.upsertions.iter().map(|u| u.name.as_str()))
-                .collect();
-            ControllerReply::AlterUserScramCredentials(AlterUserScramCredentialsResponse {
-                results: users
-                    .into_iter()
-                    .map(|user| scram::AlterUserScramCredentialsResult {
-                        user: user.to_string(),
-                        error_code: code,
-                        error_message: message.clone(),
-                        ..Default::default()
-                    })
-                    .collect(),
-                ..Default::default()
-            })
-        }
-        ControllerRequest::ListPartitionReassignments(r, _) => {
-            ControllerReply::ListPartitionReassignments(ListPartitionReassignmentsResponse {
-                error_code: code,
-                error_message: message,
-                topics: r
-                    .topics
-                    .iter()
-                    .flatten()
-                    .map(|t| listed::OngoingTopicReassignment {
-                        name: t.name.clone(),
-                        partitions: t
-                            .partition_indexes
-                            .iter()
-                            .map(|&p| listed::OngoingPartitionReassignment {
-                                partition_index: p,
-                                ..Default::default()
-                            })
-                            .collect(),
-                        ..Default::default()
-                    })
-                    .collect(),
-                ..Default::default()
-            })
-        }
-        ControllerRequest::AlterClientQuotas(r, _) => ControllerReply::AlterClientQuotas(
-            not_active::alter_client_quotas_failed(r, code, &denied.code_message()),
-        ),
-        other => unreachable!("{other:?} needs no cluster operation"),
     }
 }

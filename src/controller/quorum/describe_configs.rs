@@ -20,7 +20,7 @@ fn log_level_name(level: LevelFilter) -> String {
 impl QuorumController {
     pub(super) fn describe_configs(
         &self,
-        request: &DescribeConfigsRequest,
+        request: DescribeConfigsRequest,
         who: &RequestPrincipal,
     ) -> Decision {
         let authorized = |r: &DescribeConfigsResource| {
@@ -40,7 +40,7 @@ impl QuorumController {
             image,
             root_log_level: &level,
         };
-        let response = describe_configs(&ctx, request, &authorized);
+        let response = describe_configs(&ctx, &request, &authorized);
         Decision::Answer(ControllerReply::DescribeConfigs(response))
     }
 }

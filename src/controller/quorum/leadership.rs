@@ -9,6 +9,7 @@ use tracing::{info, warn};
 
 use super::not_active;
 use super::{ControllerReply, Decision, QuorumAccess, QuorumController, Then, Write};
+use crate::controller::acls::authorizer::Denied;
 use crate::controller::leadership::alter_partition::alter_partition;
 use crate::controller::leadership::elections::{
     balance_leaders, elect_leaders, elect_unclean_leaders, ElectionResults,
@@ -266,5 +267,41 @@ fn election_response(results: &ElectionResults) -> ElectLeadersResponse {
             })
             .collect(),
         ..Default::default()
+    }
+}
+
+impl QuorumController {
+    /// ElectLeaders refused its cluster operation: every partition named carries the error
+    /// (and the top level too, from v1).
+    pub(super) fn elect_leaders_refused(
+        r: &ElectLeadersRequest,
+        v: i16,
+        denied: &Denied,
+    ) -> ElectLeadersResponse {
+        let code = denied.error_code().0;
+        let message = denied.exception_message();
+        ElectLeadersResponse {
+            error_code: if v >= 1 { code } else { 0 },
+            replica_election_results: r
+                .topic_partitions
+                .iter()
+                .flatten()
+                .map(|t| ReplicaElectionResult {
+                    topic: t.topic.clone(),
+                    partition_result: t
+                        .partitions
+                        .iter()
+                        .map(|&p| PartitionResult {
+                            partition_id: p,
+                            error_code: code,
+                            error_message: message.clone(),
+                            ..Default::default()
+                        })
+                        .collect(),
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        }
     }
 }

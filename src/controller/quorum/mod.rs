@@ -15,6 +15,7 @@
 //! the seeded [`TopicRandom`], and what it reads of raft comes through [`QuorumAccess`].
 
 pub mod acls;
+pub(crate) mod apis;
 mod authorization;
 mod brokers;
 mod configs;
@@ -204,43 +205,7 @@ impl QuorumController {
         if let Some(refused) = self.cluster_refusal(&request, principal) {
             return Decision::Answer(refused);
         }
-        use ControllerRequest as R;
-        match request {
-            R::Acls(r, v) => self.acls(quorum, v, r, principal),
-            R::DescribeConfigs(r, _) => self.describe_configs(&r, principal),
-            R::Register(r) => self.register_controller(quorum, r),
-            R::BrokerRegistration(r, v) => self.broker_registration(quorum, now, v, r),
-            R::BrokerHeartbeat(r, v) => self.broker_heartbeat(quorum, now, v, r),
-            R::UnregisterBroker(r, v) => self.unregister_broker(quorum, v, r),
-            R::UnregisterController(r, _) => self.unregister_controller(quorum, r),
-            R::UpdateFeatures(r, v) => self.update_features(quorum, v, r),
-            R::CreateTopics(r, v) => self.create_topics(quorum, v, r, principal),
-            R::AlterPartition(r, v) => self.alter_partition(quorum, v, r),
-            R::ElectLeaders(r, v) => self.elect_leaders(quorum, v, r),
-            R::AlterPartitionReassignments(r, v) => {
-                self.alter_partition_reassignments(quorum, v, r)
-            }
-            R::AssignReplicasToDirs(r, v) => self.assign_replicas_to_dirs(quorum, v, r),
-            R::DeleteTopics(r, v) => self.delete_topics(quorum, v, r, principal),
-            R::CreatePartitions(r, v) => self.create_partitions(quorum, v, r, principal),
-            R::ListPartitionReassignments(r, _) => self.list_partition_reassignments(r),
-            R::AllocateProducerIds(r, v) => self.allocate_producer_ids(quorum, v, r),
-            R::AlterClientQuotas(r, v) => self.alter_client_quotas(quorum, v, r),
-            R::AlterUserScramCredentials(r, v) => self.alter_user_scram_credentials(quorum, v, r),
-            R::AlterConfigs(r, v, fwd) => self.alter_configs(quorum, v, r, fwd, principal),
-            R::IncrementalAlterConfigs(r, v, fwd) => {
-                self.incremental_alter_configs(quorum, v, r, fwd, principal)
-            }
-            R::CreateDelegationToken(r, v, fwd) => {
-                self.create_delegation_token(quorum, now, v, r, fwd, principal.clone())
-            }
-            R::RenewDelegationToken(r, v, fwd) => {
-                self.renew_delegation_token(quorum, now, v, r, fwd, principal.clone())
-            }
-            R::ExpireDelegationToken(r, v, fwd) => {
-                self.expire_delegation_token(quorum, now, v, r, fwd, principal.clone())
-            }
-        }
+        self.dispatch(now, principal, request, quorum)
     }
 
     /// The controller becomes the active one of the current epoch, once the node's log holds

@@ -8,6 +8,7 @@ use tracing::{info, warn};
 
 use super::not_active;
 use super::{ControllerReply, Decision, QuorumAccess, QuorumController};
+use crate::controller::acls::authorizer::Denied;
 use crate::controller::quotas::alter::{alter_client_quotas, QuotaAlteration, QuotaResult};
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages::alter_client_quotas_response::{EntityData, EntryData};
@@ -131,5 +132,16 @@ impl QuorumController {
             };
             ControllerReply::AlterClientQuotas(r)
         })
+    }
+}
+
+impl QuorumController {
+    /// AlterClientQuotas refused its cluster operation: every entity carries the error.
+    pub(super) fn alter_client_quotas_refused(
+        r: &AlterClientQuotasRequest,
+        _v: i16,
+        denied: &Denied,
+    ) -> AlterClientQuotasResponse {
+        not_active::alter_client_quotas_failed(r, denied.error_code().0, &denied.code_message())
     }
 }

@@ -7,13 +7,18 @@ use tracing::{info, warn};
 
 use super::not_active;
 use super::{ControllerReply, Decision, QuorumAccess, QuorumController};
+use crate::controller::acls::authorizer::Denied;
 use crate::controller::leadership::directories::assign_replicas_to_dirs;
 use crate::controller::leadership::reassign::{alter_partition_reassignments, reassign_response};
 use crate::controller::leadership::Leadership;
 use crate::controller::ControllerResult;
 use crate::protocol::errors::ErrorCode;
+use crate::protocol::messages::alter_partition_reassignments_response as reassign;
+use crate::protocol::messages::list_partition_reassignments_response as listed;
 use crate::protocol::messages::{
-    AlterPartitionReassignmentsRequest, AssignReplicasToDirsRequest, AssignReplicasToDirsResponse,
+    AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse,
+    AssignReplicasToDirsRequest, AssignReplicasToDirsResponse, ListPartitionReassignmentsRequest,
+    ListPartitionReassignmentsResponse,
 };
 
 impl QuorumController {
@@ -138,5 +143,72 @@ impl QuorumController {
             ControllerReply::AssignReplicasToDirs,
             ControllerReply::AssignReplicasToDirs(refused(ErrorCode::NOT_CONTROLLER)),
         )
+    }
+}
+
+impl QuorumController {
+    /// AlterPartitionReassignments refused its cluster operation: the error at the top and
+    /// for every partition named.
+    pub(super) fn alter_partition_reassignments_refused(
+        r: &AlterPartitionReassignmentsRequest,
+        _v: i16,
+        denied: &Denied,
+    ) -> AlterPartitionReassignmentsResponse {
+        let code = denied.error_code().0;
+        let message = denied.exception_message();
+        AlterPartitionReassignmentsResponse {
+            error_code: code,
+            error_message: message.clone(),
+            responses: r
+                .topics
+                .iter()
+                .map(|t| reassign::ReassignableTopicResponse {
+                    name: t.name.clone(),
+                    partitions: t
+                        .partitions
+                        .iter()
+                        .map(|p| reassign::ReassignablePartitionResponse {
+                            partition_index: p.partition_index,
+                            error_code: code,
+                            error_message: message.clone(),
+                            ..Default::default()
+                        })
+                        .collect(),
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    /// ListPartitionReassignments refused its cluster operation: the error at the top, and
+    /// every partition named listed without replicas.
+    pub(super) fn list_partition_reassignments_refused(
+        r: &ListPartitionReassignmentsRequest,
+        _v: i16,
+        denied: &Denied,
+    ) -> ListPartitionReassignmentsResponse {
+        ListPartitionReassignmentsResponse {
+            error_code: denied.error_code().0,
+            error_message: denied.exception_message(),
+            topics: r
+                .topics
+                .iter()
+                .flatten()
+                .map(|t| listed::OngoingTopicReassignment {
+                    name: t.name.clone(),
+                    partitions: t
+                        .partition_indexes
+                        .iter()
+                        .map(|&p| listed::OngoingPartitionReassignment {
+                            partition_index: p,
+                            ..Default::default()
+                        })
+                        .collect(),
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        }
     }
 }

@@ -2,10 +2,13 @@
 //! (`controller::scram::alter`) against the latest state, and the answer goes out once the
 //! records commit (`NOT_CONTROLLER` for every user if leadership is lost first).
 
+use std::collections::BTreeSet;
+
 use tracing::{info, warn};
 
 use super::not_active;
 use super::{ControllerReply, Decision, QuorumAccess, QuorumController};
+use crate::controller::acls::authorizer::Denied;
 use crate::controller::scram::alter::{
     alter_user_scram_credentials, ScramDeletion, ScramResult, ScramUpsertion,
 };
@@ -100,5 +103,34 @@ impl QuorumController {
             };
             ControllerReply::AlterUserScramCredentials(r)
         })
+    }
+}
+
+impl QuorumController {
+    /// AlterUserScramCredentials refused its cluster operation: one result per user, sorted by
+    /// name.
+    pub(super) fn alter_user_scram_credentials_refused(
+        r: &AlterUserScramCredentialsRequest,
+        _v: i16,
+        denied: &Denied,
+    ) -> AlterUserScramCredentialsResponse {
+        let users: BTreeSet<&str> = r
+            .deletions
+            .iter()
+            .map(|d| d.name.as_str())
+            .chain(r.upsertions.iter().map(|u| u.name.as_str()))
+            .collect();
+        AlterUserScramCredentialsResponse {
+            results: users
+                .into_iter()
+                .map(|user| AlterUserScramCredentialsResult {
+                    user: user.to_string(),
+                    error_code: denied.error_code().0,
+                    error_message: denied.exception_message(),
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        }
     }
 }

@@ -86,7 +86,7 @@ impl QuorumController {
         version: i16,
         request: CreateDelegationTokenRequest,
         forwarded: bool,
-        principal: RequestPrincipal,
+        principal: &RequestPrincipal,
     ) -> Decision {
         let requester = Principal::new(&principal.principal_type, &principal.name);
         let anonymous = Principal::new("User", "ANONYMOUS");
@@ -111,7 +111,7 @@ impl QuorumController {
                 return Decision::Answer(ControllerReply::CreateDelegationToken(Box::new(r)));
             }
         };
-        if !token_requests_allowed(forwarded, &principal) {
+        if !token_requests_allowed(forwarded, principal) {
             let r = create_response(
                 version,
                 ErrorCode::DELEGATION_TOKEN_REQUEST_NOT_ALLOWED,
@@ -125,7 +125,7 @@ impl QuorumController {
         // A token for someone else needs CREATE_TOKENS on that user (`ControllerApis`).
         if owner != requester
             && !self.authorized(
-                &principal,
+                principal,
                 resource::USER,
                 &owner.to_string(),
                 operation::CREATE_TOKENS,
@@ -194,14 +194,14 @@ impl QuorumController {
         version: i16,
         request: RenewDelegationTokenRequest,
         forwarded: bool,
-        principal: RequestPrincipal,
+        principal: &RequestPrincipal,
     ) -> Decision {
         let refused = |code: ErrorCode, expiry| RenewDelegationTokenResponse {
             error_code: code.0,
             expiry_timestamp_ms: expiry,
             ..Default::default()
         };
-        if !token_requests_allowed(forwarded, &principal) {
+        if !token_requests_allowed(forwarded, principal) {
             let r = refused(
                 ErrorCode::DELEGATION_TOKEN_REQUEST_NOT_ALLOWED,
                 ERROR_TIMESTAMP,
@@ -247,14 +247,14 @@ impl QuorumController {
         version: i16,
         request: ExpireDelegationTokenRequest,
         forwarded: bool,
-        principal: RequestPrincipal,
+        principal: &RequestPrincipal,
     ) -> Decision {
         let answer = |code: ErrorCode, expiry| ExpireDelegationTokenResponse {
             error_code: code.0,
             expiry_timestamp_ms: expiry,
             ..Default::default()
         };
-        if !token_requests_allowed(forwarded, &principal) {
+        if !token_requests_allowed(forwarded, principal) {
             let r = answer(
                 ErrorCode::DELEGATION_TOKEN_REQUEST_NOT_ALLOWED,
                 ERROR_TIMESTAMP,

@@ -41,9 +41,9 @@ pub struct ServedApi {
     pub max_version: i16,
 }
 
-/// The APIs kraftd serves itself (raft, discovery, DescribeConfigs, SASL's refusals on a
-/// PLAINTEXT listener, controller registration, Envelope), in api-key order. ApiVersions advertises these and
-/// `not_controller::CONTROLLER_APIS`.
+/// The APIs kraftd serves itself (raft, discovery, SASL's refusals on a PLAINTEXT listener,
+/// Envelope), in api-key order. ApiVersions advertises these and the controller APIs of the
+/// table (`not_controller::CONTROLLER_APIS` and `not_controller::NODE_ONLY_APIS`).
 pub const SERVED_APIS: &[ServedApi] = &[
     raft_served(ApiKind::Fetch),
     ServedApi {
@@ -53,14 +53,6 @@ pub const SERVED_APIS: &[ServedApi] = &[
         max_version: 1,
     },
     raft_served(ApiKind::ApiVersions),
-    ServedApi {
-        key: messages::DescribeConfigsRequest::API_KEY,
-        name: "DescribeConfigs",
-        min_version:
-            <messages::DescribeConfigsRequest as crate::protocol::codec::Message>::LOWEST_VERSION,
-        max_version:
-            <messages::DescribeConfigsRequest as crate::protocol::codec::Message>::HIGHEST_VERSION,
-    },
     ServedApi {
         key: messages::SaslAuthenticateRequest::API_KEY,
         name: "SaslAuthenticate",
@@ -83,12 +75,6 @@ pub const SERVED_APIS: &[ServedApi] = &[
         name: "DescribeCluster",
         min_version: 0,
         max_version: 2,
-    },
-    ServedApi {
-        key: messages::ControllerRegistrationRequest::API_KEY,
-        name: "ControllerRegistration",
-        min_version: <messages::ControllerRegistrationRequest as crate::protocol::codec::Message>::LOWEST_VERSION,
-        max_version: <messages::ControllerRegistrationRequest as crate::protocol::codec::Message>::HIGHEST_VERSION,
     },
     raft_served(ApiKind::AddRaftVoter),
     raft_served(ApiKind::RemoveRaftVoter),
@@ -119,6 +105,7 @@ pub fn served_apis() -> Vec<&'static ServedApi> {
     let mut all: Vec<&'static ServedApi> = SERVED_APIS
         .iter()
         .chain(not_controller::CONTROLLER_APIS)
+        .chain(not_controller::NODE_ONLY_APIS)
         .collect();
     all.sort_by_key(|a| a.key);
     all
@@ -128,6 +115,7 @@ pub fn served_api(key: i16) -> Option<&'static ServedApi> {
     SERVED_APIS
         .iter()
         .chain(not_controller::CONTROLLER_APIS)
+        .chain(not_controller::NODE_ONLY_APIS)
         .find(|a| a.key == key)
 }
 
@@ -375,20 +363,6 @@ pub fn handle(
         messages::SaslAuthenticateRequest::API_KEY => sasl::authenticate(&request),
         messages::DescribeClusterRequest::API_KEY => {
             describe_cluster::handle(ctx, listener, connection, &request)
-        }
-        messages::ControllerRegistrationRequest::API_KEY => {
-            messages::ControllerRegistrationRequest::decode_exact(request.body, api_version).map(
-                |r| {
-                    Outcome::Node(NodeCall {
-                        api_key,
-                        api_version,
-                        correlation_id,
-                        request: ControllerRequest::Register(r),
-                        enveloped: None,
-                        principal: None,
-                    })
-                },
-            )
         }
         key => match raft_wire::raft_api_by_key(key) {
             Some(api) => raft_call(

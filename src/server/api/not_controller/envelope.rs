@@ -9,13 +9,7 @@ use crate::controller::principal::{client_address, decode_principal, RequestPrin
 use crate::protocol::codec::{ApiMessage, RawBody};
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::frame;
-use crate::protocol::messages::{
-    AllocateProducerIdsRequest, AlterClientQuotasRequest, AlterConfigsRequest, CreateAclsRequest,
-    CreatePartitionsRequest, CreateTopicsRequest, DeleteAclsRequest, DeleteTopicsRequest,
-    DescribeQuorumRequest, ElectLeadersRequest, EnvelopeRequest, EnvelopeResponse,
-    IncrementalAlterConfigsRequest, ListPartitionReassignmentsRequest, UnregisterBrokerRequest,
-    UpdateFeaturesRequest,
-};
+use crate::protocol::messages::{DescribeQuorumRequest, EnvelopeRequest, EnvelopeResponse};
 
 /// The APIs Kafka 4.4 lets a broker forward (`ApiKeys.forwardable`).
 const FORWARDABLE: &[i16] = &[
@@ -106,29 +100,8 @@ pub fn answer_envelope(
             principal,
         });
     }
-    // The APIs the active controller serves from the node loop.
-    const NODE_APIS: &[i16] = &[
-        ElectLeadersRequest::API_KEY,
-        crate::protocol::messages::AlterPartitionReassignmentsRequest::API_KEY,
-        AlterConfigsRequest::API_KEY,
-        IncrementalAlterConfigsRequest::API_KEY,
-        UnregisterBrokerRequest::API_KEY,
-        UpdateFeaturesRequest::API_KEY,
-        CreateTopicsRequest::API_KEY,
-        DeleteTopicsRequest::API_KEY,
-        CreatePartitionsRequest::API_KEY,
-        ListPartitionReassignmentsRequest::API_KEY,
-        AllocateProducerIdsRequest::API_KEY,
-        AlterClientQuotasRequest::API_KEY,
-        crate::protocol::messages::UnregisterControllerRequest::API_KEY,
-        crate::protocol::messages::AlterUserScramCredentialsRequest::API_KEY,
-        CreateAclsRequest::API_KEY,
-        DeleteAclsRequest::API_KEY,
-        crate::protocol::messages::CreateDelegationTokenRequest::API_KEY,
-        crate::protocol::messages::RenewDelegationTokenRequest::API_KEY,
-        crate::protocol::messages::ExpireDelegationTokenRequest::API_KEY,
-    ];
-    if NODE_APIS.contains(&key) {
+    // The APIs the node loop answers (as the active controller or not).
+    if super::super::node_call::node_api(key) {
         return Ok(EnvelopeAnswer::Node {
             key,
             version,

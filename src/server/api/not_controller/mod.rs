@@ -8,24 +8,20 @@
 //! Java's controller checks a few things before it asks its (inactive) quorum controller, and
 //! answers those without `NOT_CONTROLLER`; kraftd does the same where the answer does not need
 //! metadata it lacks (empty requests, duplicates, unknown resource types, delegation tokens on
-//! a PLAINTEXT listener, ACLs without an authorizer). See `replies.rs`.
+//! a PLAINTEXT listener, ACLs without an authorizer). The answers are
+//! `controller::quorum::not_active`'s; which APIs, their types and answers come from the table
+//! of controller APIs (`controller::quorum::apis`).
 
 mod envelope;
 pub mod samples;
 
-use crate::protocol::codec::{ApiMessage, DecodeError, EncodeError, Message};
+use crate::protocol::codec::{DecodeError, EncodeError, Message};
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages;
 
+use crate::controller::quorum::apis::{api_request_type, for_each_controller_api};
 use crate::controller::quorum::not_active as replies;
-pub use crate::controller::quorum::not_active::{
-    allocate_producer_ids, alter_client_quotas, alter_client_quotas_failed, alter_partition,
-    alter_partition_reassignments, alter_user_scram_credentials, assign_replicas_to_dirs,
-    broker_heartbeat, broker_registration, create_acls, create_delegation_token, create_partitions,
-    create_partitions_failed, create_topics, delete_acls, delete_topics, describe_acls,
-    elect_leaders, elect_leaders_failed, expire_delegation_token, renew_delegation_token,
-    unregister_broker, update_features, NonActive,
-};
+pub use crate::controller::quorum::not_active::*;
 pub use envelope::{answer_envelope, envelope_error, wrap_frame, EnvelopeAnswer};
 
 /// An encoded answer and whether it reports `NOT_CONTROLLER` anywhere (Java's
@@ -68,24 +64,106 @@ trait KafkaJson {
     fn kafka_json(&self, version: i16) -> serde_json::Value;
 }
 
-/// The table of APIs answered here, in api-key order: name, request and response types, and
-/// the function that builds the answer. The api key and the versions served are the request
-/// schema's (Kafka 4.4's).
+/// An API of the table: its answer as a non-active controller, if the listener gives one.
+macro_rules! not_active_answer {
+    (none $($rest:tt)*) => {
+        None
+    };
+    ($answer:ident $request:ty, $response:ty, $body:ident, $version:ident, $ctx:ident) => {
+        Some((|| {
+            let request = <$request as Message>::decode_exact($body, $version)?;
+            let reply: $response = replies::$answer(&request, $version, $ctx);
+            encode(&reply, $version)
+        })())
+    };
+}
+
+/// Kafka's JSON form of a response body, for the APIs answered here.
+macro_rules! not_active_json {
+    (none $($rest:tt)*) => {
+        None
+    };
+    ($answer:ident $response:ty, $body:ident, $version:ident) => {
+        Some(
+            <$response as Message>::decode_exact($body, $version)
+                .map(|m| m.to_kafka_json($version)),
+        )
+    };
+}
+
+/// The default request of an API answered here.
+macro_rules! default_request {
+    (none $($rest:tt)*) => {
+        None
+    };
+    ($answer:ident $request:ty, $version:ident) => {
+        Some(<$request>::default().encode_to_vec($version))
+    };
+}
+
+/// Whether a row has a non-active answer here.
+macro_rules! answered_here {
+    (none) => {
+        false
+    };
+    ($answer:ident) => {
+        true
+    };
+}
+
+/// The controller APIs of the table (`controller::quorum::apis`): the versions served are the
+/// request schema's (Kafka 4.4's), and those with a non-active answer are answered here.
 macro_rules! controller_apis {
-    ($($name:literal, $req:ident, $resp:ident, $reply:path;)*) => {
-        $(impl KafkaJson for messages::$resp {
+    (
+        $(
+            $(#[$doc:meta])*
+            $variant:ident $fields:tt => $handler:ident $args:tt {
+                $(
+                    $key:literal $name:literal $($req:ident as $wrap:ident)?
+                        => $reply:ident ( $response:ident $(, $boxed:ident)? ) {
+                        decode: $decode:ident,
+                        cluster: $cluster:tt,
+                        reports: $reports:tt,
+                        uncommitted: $uncommitted:ident,
+                        not_active: $not_active:ident,
+                    }
+                )+
+            }
+        )*
+        @unhandled {
+            $(
+                $ukey:literal $uname:literal $ureq:ident => $uresponse:ident {
+                    not_active: $unot_active:ident,
+                }
+            )*
+        }
+    ) => {
+        $( $( impl KafkaJson for messages::$response {
             fn kafka_json(&self, version: i16) -> serde_json::Value {
                 self.to_kafka_json(version)
             }
-        })*
+        } )+ )*
+        $( impl KafkaJson for messages::$uresponse {
+            fn kafka_json(&self, version: i16) -> serde_json::Value {
+                self.to_kafka_json(version)
+            }
+        } )*
 
-        /// Every API answered here, with the versions served, in api-key order.
-        pub const CONTROLLER_APIS: &[super::ServedApi] = &[$(super::ServedApi {
-            key: <messages::$req as ApiMessage>::API_KEY,
-            name: $name,
-            min_version: <messages::$req as Message>::LOWEST_VERSION,
-            max_version: <messages::$req as Message>::HIGHEST_VERSION,
-        },)*];
+        /// Every controller API, with the versions served and whether it is answered here.
+        const TABLE: &[(super::ServedApi, bool)] = &[
+            $( $( (super::ServedApi {
+                key: $key,
+                name: $name,
+                min_version: <api_request_type!([$($req)?] $fields) as Message>::LOWEST_VERSION,
+                max_version: <api_request_type!([$($req)?] $fields) as Message>::HIGHEST_VERSION,
+            }, answered_here!($not_active)), )+ )*
+            $( (super::ServedApi {
+                key: $ukey,
+                name: $uname,
+                min_version: <messages::$ureq as Message>::LOWEST_VERSION,
+                max_version: <messages::$ureq as Message>::HIGHEST_VERSION,
+            }, answered_here!($unot_active)), )*
+        ];
 
         /// Answers one request body of api `key` at `version` as a non-active controller.
         /// `None` if `key` is not answered here.
@@ -96,11 +174,26 @@ macro_rules! controller_apis {
             ctx: &NonActive,
         ) -> Option<Result<Answer, AnswerError>> {
             match key {
-                $(<messages::$req as ApiMessage>::API_KEY => Some((|| {
-                    let request = <messages::$req as Message>::decode_exact(body, version)?;
-                    let reply: messages::$resp = $reply(&request, version, ctx);
-                    encode(&reply, version)
-                })()),)*
+                $( $( $key => not_active_answer!(
+                    $not_active api_request_type!([$($req)?] $fields), messages::$response,
+                    body, version, ctx
+                ), )+ )*
+                $( $ukey => not_active_answer!(
+                    $unot_active messages::$ureq, messages::$uresponse, body, version, ctx
+                ), )*
+                _ => None,
+            }
+        }
+
+        /// The request of api `key` with every field at its default, encoded at `version`
+        /// (what `samples` sends for an API it has no representative request for). `None` if
+        /// `key` is not answered here.
+        pub fn default_request(key: i16, version: i16) -> Option<Result<Vec<u8>, EncodeError>> {
+            match key {
+                $( $( $key => default_request!(
+                    $not_active api_request_type!([$($req)?] $fields), version
+                ), )+ )*
+                $( $ukey => default_request!($unot_active messages::$ureq, version), )*
                 _ => None,
             }
         }
@@ -113,44 +206,66 @@ macro_rules! controller_apis {
             body: &[u8],
         ) -> Option<Result<serde_json::Value, DecodeError>> {
             match key {
-                $(<messages::$req as ApiMessage>::API_KEY => Some(
-                    <messages::$resp as Message>::decode_exact(body, version)
-                        .map(|m| m.to_kafka_json(version)),
-                ),)*
+                $( $( $key => not_active_json!($not_active messages::$response, body, version), )+ )*
+                $( $ukey => not_active_json!($unot_active messages::$uresponse, body, version), )*
                 _ => None,
             }
         }
     };
 }
 
-controller_apis! {
-    "CreateTopics", CreateTopicsRequest, CreateTopicsResponse, replies::create_topics;
-    "DeleteTopics", DeleteTopicsRequest, DeleteTopicsResponse, replies::delete_topics;
-    "DescribeAcls", DescribeAclsRequest, DescribeAclsResponse, replies::describe_acls;
-    "CreateAcls", CreateAclsRequest, CreateAclsResponse, replies::create_acls;
-    "DeleteAcls", DeleteAclsRequest, DeleteAclsResponse, replies::delete_acls;
-    "AlterConfigs", AlterConfigsRequest, AlterConfigsResponse, replies::alter_configs;
-    "CreatePartitions", CreatePartitionsRequest, CreatePartitionsResponse, replies::create_partitions;
-    "CreateDelegationToken", CreateDelegationTokenRequest, CreateDelegationTokenResponse, replies::create_delegation_token;
-    "RenewDelegationToken", RenewDelegationTokenRequest, RenewDelegationTokenResponse, replies::renew_delegation_token;
-    "ExpireDelegationToken", ExpireDelegationTokenRequest, ExpireDelegationTokenResponse, replies::expire_delegation_token;
-    "DescribeDelegationToken", DescribeDelegationTokenRequest, DescribeDelegationTokenResponse, replies::describe_delegation_token;
-    "ElectLeaders", ElectLeadersRequest, ElectLeadersResponse, replies::elect_leaders;
-    "IncrementalAlterConfigs", IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, replies::incremental_alter_configs;
-    "AlterPartitionReassignments", AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, replies::alter_partition_reassignments;
-    "ListPartitionReassignments", ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse, replies::list_partition_reassignments;
-    "AlterClientQuotas", AlterClientQuotasRequest, AlterClientQuotasResponse, replies::alter_client_quotas;
-    "DescribeUserScramCredentials", DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse, replies::describe_user_scram_credentials;
-    "AlterUserScramCredentials", AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, replies::alter_user_scram_credentials;
-    "AlterPartition", AlterPartitionRequest, AlterPartitionResponse, replies::alter_partition;
-    "UpdateFeatures", UpdateFeaturesRequest, UpdateFeaturesResponse, replies::update_features;
-    "BrokerRegistration", BrokerRegistrationRequest, BrokerRegistrationResponse, replies::broker_registration;
-    "BrokerHeartbeat", BrokerHeartbeatRequest, BrokerHeartbeatResponse, replies::broker_heartbeat;
-    "UnregisterBroker", UnregisterBrokerRequest, UnregisterBrokerResponse, replies::unregister_broker;
-    "AllocateProducerIds", AllocateProducerIdsRequest, AllocateProducerIdsResponse, replies::allocate_producer_ids;
-    "AssignReplicasToDirs", AssignReplicasToDirsRequest, AssignReplicasToDirsResponse, replies::assign_replicas_to_dirs;
-    "UnregisterController", UnregisterControllerRequest, UnregisterControllerResponse, replies::unregister_controller;
+for_each_controller_api!(controller_apis);
+
+/// How many APIs of `table` are answered here (`here`), or not.
+const fn count(table: &[(super::ServedApi, bool)], here: bool) -> usize {
+    let (mut i, mut n) = (0, 0);
+    while i < table.len() {
+        if table[i].1 == here {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
 }
+
+/// The APIs of `table` answered here (`here`), or not, in api-key order.
+const fn select<const N: usize>(
+    table: &[(super::ServedApi, bool)],
+    here: bool,
+) -> [super::ServedApi; N] {
+    let mut out = [super::ServedApi {
+        key: 0,
+        name: "",
+        min_version: 0,
+        max_version: 0,
+    }; N];
+    let (mut i, mut n) = (0, 0);
+    while i < table.len() {
+        if table[i].1 == here {
+            // Insertion in key order.
+            let mut j = n;
+            while j > 0 && out[j - 1].key > table[i].0.key {
+                out[j] = out[j - 1];
+                j -= 1;
+            }
+            out[j] = table[i].0;
+            n += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+const ANSWERED_HERE: [super::ServedApi; count(TABLE, true)] = select(TABLE, true);
+const ANSWERED_BY_NODE: [super::ServedApi; count(TABLE, false)] = select(TABLE, false);
+
+/// Every controller API with a non-active answer here, with the versions served, in api-key
+/// order.
+pub const CONTROLLER_APIS: &[super::ServedApi] = &ANSWERED_HERE;
+
+/// The other controller APIs, which the node loop answers whatever its state
+/// (ControllerRegistration, DescribeConfigs), in api-key order.
+pub const NODE_ONLY_APIS: &[super::ServedApi] = &ANSWERED_BY_NODE;
 
 /// Whether api `key` is answered here.
 pub fn answers(key: i16) -> bool {

@@ -330,7 +330,8 @@ pub fn sample_request(
             ..Default::default()
         }
         .encode_to_vec(version),
-        _ => return None,
+        // An API without a representative request of its own: its default one.
+        _ => return super::default_request(key, version),
     };
     Some(body)
 }
