@@ -30,7 +30,7 @@ use kraftd::raft::sim::state_machine::{Deciding, MachineFactory, Proposal, Repli
 use kraftd::server::node::NodeQuorum;
 
 use crate::controller_requests::args::Args;
-use crate::controller_requests::{build, node_setup, Known, Requester};
+use crate::controller_requests::{build, node_setup, Ask, Known, Requester};
 
 /// Directives a kraftd leader tries per proposal before it writes nothing this time.
 const ATTEMPTS: u64 = 8;
@@ -207,30 +207,9 @@ impl ControllerMachine {
             self.count(|t| t.periodic_writes += 1);
             return Some(self.propose(write, "periodic".into()));
         }
-        let machine = self.controller.machine();
-        let (_, image) = machine.stable_image();
-        let committed = machine.committed_point();
-        // A broker a Java controller registered knows its epoch from that answer.
-        let mut requester = self.clients.lock().expect("clients").clone();
-        for b in image.cluster.brokers.values() {
-            requester.broker_epochs.entry(b.id).or_insert(b.epoch);
-        }
-        let mut asks = Vec::new();
-        for attempt in 0..ATTEMPTS {
-            let tokens = requester.tokens.len();
-            let line = requests::directive(image, tokens, d.n, attempt, now);
-            let known = Known {
-                image,
-                committed,
-                requester: &requester,
-            };
-            let mut args = Args::parse(&line).expect("the workload's directives parse");
-            let ask = build(&known, &mut args)
-                .unwrap_or_else(|e| panic!("the workload's directive `{line}`: {e}"));
-            asks.push((line, ask));
-        }
         let principal = admin();
-        for (line, ask) in asks {
+        for attempt in 0..ATTEMPTS {
+            let (line, ask) = self.next_request(d.n, attempt, now);
             let learn = ask.learn;
             let decision = self
                 .controller
@@ -252,6 +231,33 @@ impl ControllerMachine {
             }
         }
         None
+    }
+
+    /// The request a client sends in draw `attempt` of proposal `n`, from the published image
+    /// and what the clients learned.
+    fn next_request(&self, n: u64, attempt: u64, now: u64) -> (String, Ask) {
+        let machine = self.controller.machine();
+        let (_, image) = machine.stable_image();
+        let clients = self.clients.lock().expect("clients");
+        // A broker a Java controller registered knows its epoch from that answer.
+        let mut requester = Requester {
+            broker_epochs: clients.broker_epochs.clone(),
+            tokens: clients.tokens.clone(),
+        };
+        drop(clients);
+        for b in image.cluster.brokers.values() {
+            requester.broker_epochs.entry(b.id).or_insert(b.epoch);
+        }
+        let line = requests::directive(image, requester.tokens.len(), n, attempt, now);
+        let known = Known {
+            image,
+            committed: machine.committed_point(),
+            requester: &requester,
+        };
+        let mut args = Args::parse(&line).expect("the workload's directives parse");
+        let ask = build(&known, &mut args)
+            .unwrap_or_else(|e| panic!("the workload's directive `{line}`: {e}"));
+        (line, ask)
     }
 
     fn propose(&mut self, write: Write, label: String) -> Proposal {
