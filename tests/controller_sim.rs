@@ -6,7 +6,7 @@
 //! after every step. A committed record a controller refuses fails the seed: its leader
 //! decided it from its own image.
 //!
-//! * `cargo test --release --test controller_sim` runs seeds 0..3000; `SIM_SEEDS=N` runs more
+//! * `cargo test --release --features testkit --test controller_sim` runs seeds 0..3000; `SIM_SEEDS=N` runs more
 //!   (`make sim-controller SEEDS=N`).
 //! * `SIM_SEED=S` replays one seed and prints its transcript tail on failure;
 //!   `SIM_PRINT=S` prints seed S's whole transcript (`SIM_VERBOSE=1`: every message).
@@ -248,7 +248,7 @@ fn the_same_seed_gives_the_same_controller_trace() {
     }
 }
 
-/// `SIM_PRINT=S cargo test --release --test controller_sim print_transcript -- --nocapture`.
+/// `SIM_PRINT=S cargo test --release --features testkit --test controller_sim print_transcript -- --nocapture`.
 #[test]
 fn print_transcript() {
     let Some(seed) = env_u64("SIM_PRINT") else {

@@ -11,6 +11,7 @@
 //! a PLAINTEXT listener, ACLs without an authorizer). See `replies.rs`.
 
 mod envelope;
+#[cfg(any(test, feature = "testkit"))]
 pub mod samples;
 
 use crate::protocol::codec::{ApiMessage, DecodeError, EncodeError, Message};
