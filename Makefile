@@ -10,6 +10,13 @@ COMPAT_THREADS ?= 3
 FUZZ_SECONDS ?= 60
 # The release binary, wherever cargo puts it (CARGO_TARGET_DIR is honoured).
 KRAFTD ?= $(or $(CARGO_TARGET_DIR),target)/release/kraftd
+# The test-only code (Cargo.toml's `testkit` feature: raft::sim, fuzzing, the sample requests),
+# which tests and fuzz targets need. Every cargo command below that compiles passes it, except
+# `make build`'s: that one builds the shipped binary without it (BUILD_FEATURES, empty). The steps
+# of `make test` and `make bench` that build kraftd to run it (run-smoke, demo, bench-raft, ...)
+# set BUILD_FEATURES to TEST_FEATURES: one feature set per run, so cargo compiles kraftd once.
+TEST_FEATURES := --features testkit
+BUILD_FEATURES ?=
 
 .PHONY: run build test run-smoke unit compat-deps compat vectors-test fmt-check clippy fuzz codegen vectors help
 
@@ -30,7 +37,7 @@ help:
 	@echo "make image-dump   Kafka's own image of a metadata log as JSON: DIR=<__cluster_metadata-0> [AT=offset] [SNAPSHOT=file]"
 
 build:
-	$(CARGO) build --release
+	$(CARGO) build --release $(BUILD_FEATURES)
 
 run: build
 	@# First start: format the metadata dir as a single-node dynamic quorum. Later starts:
@@ -46,20 +53,22 @@ fmt-check:
 # Every target (lib, bins, tests, benches, compat), warnings as errors. clippy.toml keeps the clock,
 # randomness, threads and file I/O out of src/raft; the generated src/protocol/messages allow clippy::all.
 clippy:
-	$(CARGO) clippy --release --all-targets -- -D warnings
+	$(CARGO) clippy --release --all-targets $(TEST_FEATURES) -- -D warnings
 
 # Unit, handler, protocol-vector, codec-oracle and wire-robustness tests, the fuzz bodies as property
 # tests, and the snapshot writer's and reader's peak memory (a test binary of its own).
 unit:
-	$(CARGO) test --release --lib --test protocol_vectors --test codec_oracle --test protocol_records --test wire --test log_crash --test raft_scenarios --test raft_sim --test controller_sim --test snapshot_memory
+	$(CARGO) test --release $(TEST_FEATURES) --lib --test protocol_vectors --test codec_oracle --test protocol_records --test wire --test log_crash --test raft_scenarios --test raft_sim --test controller_sim --test snapshot_memory
 
 # `make run` as a fresh checkout would do it: it must come up and answer ApiVersions on 9093.
+# Built with the tests' features (TEST_FEATURES), which add no behaviour, to share their build.
+run-smoke: BUILD_FEATURES = $(TEST_FEATURES)
 run-smoke: build
 	@rm -rf target/run-smoke && mkdir -p target/run-smoke
 	@if python3 -c 'import socket,sys; s=socket.socket(); sys.exit(s.connect_ex(("127.0.0.1",9093))!=0)'; then \
 	  echo "run-smoke: 127.0.0.1:9093 is already in use; stop whatever listens there first"; exit 1; fi
 	@# setsid: `make run` and the kraftd it starts get a process group of their own to stop.
-	@setsid $(MAKE) --no-print-directory run > target/run-smoke/make-run.log 2>&1 < /dev/null & pid=$$!; \
+	@setsid $(MAKE) --no-print-directory run BUILD_FEATURES="$(BUILD_FEATURES)" > target/run-smoke/make-run.log 2>&1 < /dev/null & pid=$$!; \
 	  ok=0; python3 compat/api-versions-probe.py 127.0.0.1 9093 120 || ok=$$?; \
 	  kill -TERM -- -$$pid 2>/dev/null; sleep 1; kill -KILL -- -$$pid 2>/dev/null; \
 	  if [ $$ok -ne 0 ]; then echo "make run did not answer ApiVersions:"; cat target/run-smoke/make-run.log; exit 1; fi; \
@@ -73,12 +82,13 @@ compat-deps:
 # A new user's first five minutes (demo/demo.sh): its own ports (29093, 29092) and target/demo,
 # so it never meets `make run` or run-smoke on 9093 nor touches ./data.
 .PHONY: demo
+demo: BUILD_FEATURES = $(TEST_FEATURES)
 demo: build
 	KRAFTD=$(KRAFTD) demo/demo.sh
 
 # Real Apache Kafka against kraftd. Never skipped: a missing Java or Kafka fails the run.
 compat: compat-deps
-	$(CARGO) test --release --test compat -- --test-threads=$(COMPAT_THREADS)
+	$(CARGO) test --release $(TEST_FEATURES) --test compat -- --test-threads=$(COMPAT_THREADS)
 
 fuzz:
 	cd fuzz && $(CARGO) +nightly fuzz run request_frame -- -max_total_time=$(FUZZ_SECONDS)
@@ -94,7 +104,7 @@ fuzz:
 SOAK_MINUTES ?= 10
 .PHONY: soak-failover
 soak-failover: compat-deps
-	KRAFTD_SOAK_MINUTES=$(SOAK_MINUTES) $(CARGO) test --release --test compat -- \
+	KRAFTD_SOAK_MINUTES=$(SOAK_MINUTES) $(CARGO) test --release $(TEST_FEATURES) --test compat -- \
 	  controller_failover --test-threads=1 --nocapture
 
 # Elections under repeated kill -9 (compat/tests/election_soak.rs; `make test` runs one kill): a
@@ -108,7 +118,7 @@ SOAK_KILLS ?= 200
 SOAK_QUORUMS ?=
 .PHONY: soak-election
 soak-election: compat-deps
-	KRAFTD_SOAK_KILLS=$(SOAK_KILLS) KRAFTD_SOAK_QUORUMS=$(SOAK_QUORUMS) $(CARGO) test --release --test compat -- \
+	KRAFTD_SOAK_KILLS=$(SOAK_KILLS) KRAFTD_SOAK_QUORUMS=$(SOAK_QUORUMS) $(CARGO) test --release $(TEST_FEATURES) --test compat -- \
 	  election_soak --test-threads=1 --nocapture
 
 # The rolling replacement as a soak (compat/tests/rolling_soak.rs): every Java controller of a
@@ -121,19 +131,19 @@ SOAK_SEED ?=
 .PHONY: soak
 soak: compat-deps
 	KRAFTD_SOAK_MINUTES=$(SOAK_MINUTES) KRAFTD_SOAK_SEED=$(SOAK_SEED) $(CARGO) test --release \
-	  --test compat -- rolling_soak --test-threads=1 --nocapture
+	  $(TEST_FEATURES) --test compat -- rolling_soak --test-threads=1 --nocapture
 
 # The seeded raft simulation (tests/raft_sim.rs): `make sim SEEDS=100000`. A failing seed prints
 # the command that replays it.
 SEEDS ?= 500
 .PHONY: sim sim-controller
 sim:
-	SIM_SEEDS=$(SEEDS) $(CARGO) test --release --test raft_sim -- --nocapture
+	SIM_SEEDS=$(SEEDS) $(CARGO) test --release $(TEST_FEATURES) --test raft_sim -- --nocapture
 
 # The same simulation with the metadata controller as every node's replicated machine
 # (tests/controller_sim.rs): `make sim-controller SEEDS=100000`.
 sim-controller:
-	SIM_SEEDS=$(SEEDS) $(CARGO) test --release --test controller_sim -- --nocapture
+	SIM_SEEDS=$(SEEDS) $(CARGO) test --release $(TEST_FEATURES) --test controller_sim -- --nocapture
 
 codegen:
 	codegen/run.sh
@@ -238,6 +248,7 @@ comma := ,
 BENCH_VENV := $(or $(CARGO_TARGET_DIR),target)/bench-venv
 .PHONY: bench bench-quick bench-report bench-profile bench-floor bench-storage bench-raft bench-image bench-snapshot bench-failover \
   bench-controller
+bench bench-profile bench-image bench-raft bench-snapshot: BUILD_FEATURES = $(TEST_FEATURES)
 bench: build
 	@# The recipe runs sub-makes, so `make -n` would run it too: only say what it would do.
 	@$(if $(findstring n,$(firstword -$(MAKEFLAGS))),echo "make bench: $(BENCH_STEPS) then bench-report"; exit 0;) \
@@ -264,7 +275,7 @@ bench-report: $(BENCH_VENV)/.matplotlib
 	$(BENCH_VENV)/bin/python bench/report.py
 
 bench-floor:
-	$(CARGO) bench --bench floor
+	$(CARGO) bench $(TEST_FEATURES) --bench floor
 
 bench-controller: compat-deps
 	KRAFTD_LOAD_SIZE=$(if $(QUICK),quick,full) \
@@ -272,17 +283,17 @@ bench-controller: compat-deps
 	  $(if $(CONTROLLER_BENCH_BROKERS),KRAFTD_LOAD_W3_BROKERS=$(CONTROLLER_BENCH_BROKERS)) \
 	  $(if $(CONTROLLER_BENCH_SECONDS),KRAFTD_LOAD_W3_SECONDS=$(CONTROLLER_BENCH_SECONDS)) \
 	  KRAFTD_BENCH_JAVA_OPTS="$(CONTROLLER_BENCH_JAVA_OPTS)" \
-	  $(CARGO) test --release --test compat -- controller_load --test-threads=1 --nocapture
+	  $(CARGO) test --release $(TEST_FEATURES) --test compat -- controller_load --test-threads=1 --nocapture
 
 # `bench-profile`: perf profiles of kraftd where it misses a goal (bench/profile.sh;
 #   target/bench/profiles/*.txt): loading the image bench's snapshot, and the 3 controllers through
 #   bench-controller's quick workloads. Not part of `make bench` (perf slows what it watches).
 bench-profile: compat-deps build
-	$(CARGO) build --release --example synth_metadata_log
+	$(CARGO) build --release $(TEST_FEATURES) --example synth_metadata_log
 	bench/profile.sh
 
 bench-failover: compat-deps
-	KRAFTD_FAILOVER_KILLS=$(FAILOVER_KILLS) KRAFTD_FAILOVER_PARTITIONS=$(FAILOVER_PARTITIONS) $(CARGO) test --release --test compat -- \
+	KRAFTD_FAILOVER_KILLS=$(FAILOVER_KILLS) KRAFTD_FAILOVER_PARTITIONS=$(FAILOVER_PARTITIONS) $(CARGO) test --release $(TEST_FEATURES) --test compat -- \
 	  failover_bench --test-threads=1 --nocapture
 
 bench-storage: compat-deps
@@ -290,13 +301,13 @@ bench-storage: compat-deps
 	javac -nowarn -d target/bench/java-classes -cp "$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" bench/java/StorageBench.java
 	BENCH_JAVA_CP="$(CURDIR)/target/bench/java-classes:$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" \
 	  BENCH_JAVA_LOG4J="$(CURDIR)/target/compat/kafka-$(KAFKA_VERSION)/log4j2-tools.properties" \
-	  $(CARGO) bench --bench storage
+	  $(CARGO) bench $(TEST_FEATURES) --bench storage
 
 IMAGE_DUMPER_SOURCES ?= compat/image-dumper
 bench-image: compat-deps build
 	@mkdir -p target/bench/image-dumper
 	javac -nowarn -encoding UTF-8 -d target/bench/image-dumper -cp "$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" $(IMAGE_DUMPER_SOURCES)/*.java bench/image/LoadImage.java
-	$(CARGO) build --release --example synth_metadata_log
+	$(CARGO) build --release $(TEST_FEATURES) --example synth_metadata_log
 	@# IMAGE_BENCH_SIZES: the smaller images first, one image-<partitions>.json each (RSS against
 	@# partitions in the report); image.json is the run at IMAGE_BENCH_TOPICS x IMAGE_BENCH_PARTITIONS.
 	@set -e; for size in $(subst $(comma), ,$(IMAGE_BENCH_SIZES)) $(IMAGE_BENCH_TOPICS)x$(IMAGE_BENCH_PARTITIONS); do \
@@ -315,7 +326,7 @@ bench-raft: compat-deps build
 	  python3 bench/raft/raft_bench.py
 
 bench-snapshot: compat-deps build
-	$(CARGO) build --release --example synth_metadata_log
+	$(CARGO) build --release $(TEST_FEATURES) --example synth_metadata_log
 	BENCH_JAVA_CP="$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" \
 	  BENCH_JAVA_TOOLS_LOG4J="$(CURDIR)/target/compat/kafka-$(KAFKA_VERSION)/log4j2-tools.properties" \
 	  KRAFTD=$(abspath $(KRAFTD)) SYNTH=$(abspath $(or $(CARGO_TARGET_DIR),target)/release/examples/synth_metadata_log) \

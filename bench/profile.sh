@@ -38,7 +38,7 @@ rm -rf "$work"
 echo "bench-profile: bench-controller quick, kraftd only, profiling its 3 controllers"
 KRAFTD_LOAD_SIZE=quick KRAFTD_LOAD_IMPLS=kraftd KRAFTD_LOAD_W3_FRESH=0 \
   KRAFTD_LOAD_JSON=profiles/controller.json \
-  cargo test --release --test compat -- controller_load --test-threads=1 --nocapture \
+  cargo test --release --features testkit --test compat -- controller_load --test-threads=1 --nocapture \
   >"$out/controller-run.log" 2>&1 &
 run=$!
 pids=""

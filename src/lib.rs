@@ -10,5 +10,6 @@ pub mod protocol;
 pub mod raft;
 pub mod server;
 
+#[cfg(any(test, feature = "testkit"))]
 #[doc(hidden)]
 pub mod fuzzing;

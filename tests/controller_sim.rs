@@ -1,13 +1,17 @@
-//! The seeded raft simulation with the metadata controller as every node's replicated machine
-//! (tests/controller_machine): the same chaos as tests/raft_sim.rs (partitions, crashes,
-//! storage faults, resignations, snapshots loaded by followers and restarted nodes), with the
-//! invariant ConsistentImage checked at every committed offset every replica reaches, a
-//! leader's renounce checked to return it to the committed image, and `Controller::check`
-//! after every step. A committed record a controller refuses fails the seed: its leader
-//! decided it from its own image.
+//! The seeded raft simulation with a controller on every node (tests/controller_machine): the
+//! same chaos as tests/raft_sim.rs (partitions, crashes, storage faults, resignations,
+//! snapshots loaded by followers and restarted nodes). A kraftd node runs kraftd's
+//! `QuorumController` as the node loop drives it (activation, periodic decisions, the requests
+//! simulated brokers and admin tools send); a node with Kafka's election rules stands in for a
+//! Java controller and writes records directly, transactions across batches among them. The
+//! invariant ConsistentImage is checked at every committed offset every replica reaches, a
+//! leader's renounce is checked to return it to the committed image, `Controller::check` runs
+//! after every step, and a kraftd leader must abort a transaction it inherits before writing.
+//! A committed record a controller refuses fails the seed: its leader decided it from its own
+//! image.
 //!
-//! * `cargo test --release --test controller_sim` runs seeds 0..3000; `SIM_SEEDS=N` runs more
-//!   (`make sim-controller SEEDS=N`).
+//! * `cargo test --release --features testkit --test controller_sim` runs seeds 0..3000;
+//!   `SIM_SEEDS=N` runs more (`make sim-controller SEEDS=N`).
 //! * `SIM_SEED=S` replays one seed and prints its transcript tail on failure;
 //!   `SIM_PRINT=S` prints seed S's whole transcript (`SIM_VERBOSE=1`: every message).
 
@@ -248,7 +252,8 @@ fn the_same_seed_gives_the_same_controller_trace() {
     }
 }
 
-/// `SIM_PRINT=S cargo test --release --test controller_sim print_transcript -- --nocapture`.
+/// `SIM_PRINT=S cargo test --release --features testkit --test controller_sim print_transcript
+/// -- --nocapture`.
 #[test]
 fn print_transcript() {
     let Some(seed) = env_u64("SIM_PRINT") else {

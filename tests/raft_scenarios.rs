@@ -10,7 +10,7 @@
 //! fake raft and a manual clock, in the same format (directives: tests/quorum_controller).
 //!
 //! After a deliberate behaviour change, rewrite the outputs of both (the directives and
-//! comments stay) with `RAFT_REWRITE=1 cargo test --release --test raft_scenarios` and review
+//! comments stay) with `RAFT_REWRITE=1 cargo test --release --features testkit --test raft_scenarios` and review
 //! `git diff tests/raft_scenarios tests/controller_scenarios`.
 
 // clippy.toml keeps the clock, randomness, threads and file I/O out of src/raft;
@@ -110,7 +110,7 @@ fn check_all(dir: &str, run: fn(&str) -> Outputs) {
         .collect();
     assert!(
         failures.is_empty(),
-        "{} of {} scripts failed:\n\n{}\n\nafter a deliberate change: RAFT_REWRITE=1 cargo test --release --test raft_scenarios, then review `git diff {dir}`",
+        "{} of {} scripts failed:\n\n{}\n\nafter a deliberate change: RAFT_REWRITE=1 cargo test --release --features testkit --test raft_scenarios, then review `git diff {dir}`",
         failures.len(),
         files.len(),
         failures.join("\n\n")

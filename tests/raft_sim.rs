@@ -3,7 +3,7 @@
 //! storage (EIO, ENOSPC, torn writes): the run reports how many, and fails if a kind of fault
 //! was never injected.
 //!
-//! * `cargo test --test raft_sim` runs seeds 0..500; `SIM_SEEDS=100000` runs more.
+//! * `cargo test --features testkit --test raft_sim` runs seeds 0..500; `SIM_SEEDS=100000` runs more.
 //! * `SIM_SEED=S` replays one seed and prints its transcript tail on failure;
 //!   `SIM_PRINT=S` prints seed S's whole transcript (`SIM_VERBOSE=1`: every message).
 //! * The same seed always gives the same trace (checked below).
@@ -254,7 +254,7 @@ fn the_same_seed_gives_the_same_trace() {
     }
 }
 
-/// `SIM_PRINT=S cargo test --test raft_sim print_transcript -- --nocapture`.
+/// `SIM_PRINT=S cargo test --features testkit --test raft_sim print_transcript -- --nocapture`.
 #[test]
 fn print_transcript() {
     let Some(seed) = env_u64("SIM_PRINT") else {

@@ -9,7 +9,7 @@
 //!   printed when the test panics.
 //!
 //! Each JVM needs ~1-2 s of CPU to start and the test machine has 2 cores: run the suite with
-//! `cargo test --test compat -- --test-threads=2`.
+//! `cargo test --features testkit --test compat -- --test-threads=2`.
 //!
 //! Environment: `KAFKA_VERSION` (default 4.4.0), `JAVA_HOME` (default: `java` on PATH),
 //! `KRAFTD_COMPAT_KEEP=1` keeps the directories of passing tests too.

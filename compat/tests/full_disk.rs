@@ -92,7 +92,7 @@ fn require_root() {
     assert_eq!(
         uid, 0,
         "the full-disk test mounts a tmpfs and so must run as root (CI does); `id -u` is {uid}: \
-         run `cargo test --release --test compat full_disk` as root"
+         run `cargo test --release --features testkit --test compat full_disk` as root"
     );
 }
 

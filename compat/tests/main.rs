@@ -1,6 +1,6 @@
 //! Compat tests against real Apache Kafka (resolved by `compat/resolve-kafka`; see
 //! `compat/harness/mod.rs`). Run with limited parallelism, JVMs are CPU-hungry:
-//! `cargo test --test compat -- --test-threads=2`.
+//! `cargo test --features testkit --test compat -- --test-threads=2`.
 
 // clippy.toml keeps the clock, randomness, threads and file I/O out of src/raft;
 // a test harness owns its clock, threads and files.

@@ -20,6 +20,7 @@ pub mod controller_registration;
 pub mod describe_configs;
 pub mod error;
 pub mod features;
+#[cfg(any(test, feature = "testkit"))]
 #[doc(hidden)]
 pub mod fuzz_model;
 pub mod image;

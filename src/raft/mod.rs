@@ -46,6 +46,7 @@ pub mod quorum_state;
 pub mod reconfig;
 pub mod requests;
 pub mod role;
+#[cfg(any(test, feature = "testkit"))]
 pub mod sim;
 mod snapshot;
 mod snapshot_reader;

@@ -25,7 +25,7 @@ pub fn verbosity() -> Verbosity {
 
 /// The command that replays `seed` of the test binary `test`.
 pub fn replay_hint(test: &str, seed: u64) -> String {
-    format!("replay with: SIM_SEED={seed} cargo test --release --test {test} -- --nocapture")
+    format!("replay with: SIM_SEED={seed} cargo test --release --features testkit --test {test} -- --nocapture")
 }
 
 /// What a run of many seeds came to.

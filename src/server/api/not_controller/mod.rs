@@ -13,6 +13,7 @@
 //! of controller APIs (`controller::quorum::apis`).
 
 mod envelope;
+#[cfg(any(test, feature = "testkit"))]
 pub mod samples;
 
 use crate::protocol::codec::{DecodeError, EncodeError, Message};
