@@ -413,10 +413,7 @@ impl ReplicatedMachine for ControllerMachine {
         let c = self.controller.machine();
         let reverting = c.last_applied() > c.committed_point();
         let open_before = c.open_transaction();
-        let renounced = self
-            .controller
-            .renounce_unless_leading(&NotLeading)
-            .map_err(|e| e.to_string())?;
+        let renounced = self.controller.renounce().map_err(|e| e.to_string())?;
         if renounced.is_none() {
             // Not active (a stand-in's leadership, or one that never decided): the state
             // machine alone reverts what was written ahead.
@@ -506,42 +503,5 @@ impl ReplicatedMachine for ControllerMachine {
             line += &format!(", transaction open at {}", t.begun_at);
         }
         line
-    }
-}
-
-/// Raft as a machine that lost its leadership sees it: no leader it knows of.
-struct NotLeading;
-
-impl kraftd::controller::features::update::KraftVersionAccess for NotLeading {
-    fn kraft_version(&self) -> i16 {
-        0
-    }
-    fn upgrade_kraft_version(
-        &mut self,
-        _level: i16,
-        _validate_only: bool,
-    ) -> Result<(), kraftd::controller::features::update::RaftRefusal> {
-        unreachable!("a renounce asks raft nothing")
-    }
-}
-
-impl kraftd::controller::quorum::QuorumAccess for NotLeading {
-    fn epoch(&self) -> i32 {
-        -1
-    }
-    fn leader_id(&self) -> Option<i32> {
-        None
-    }
-    fn is_leader(&self) -> bool {
-        false
-    }
-    fn shutting_down(&self) -> bool {
-        false
-    }
-    fn next_proposal_offset(&self) -> Option<Offset> {
-        None
-    }
-    fn voter_ids(&self) -> Vec<i32> {
-        Vec::new()
     }
 }

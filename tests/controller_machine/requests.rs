@@ -74,7 +74,7 @@ pub fn directive(image: &MetadataImage, tokens: usize, n: u64, attempt: u64, now
 }
 
 /// A broker (re)registering with a new incarnation.
-pub fn register(d: &mut Draws, n: u64, attempt: u64) -> String {
+fn register(d: &mut Draws, n: u64, attempt: u64) -> String {
     let id = 1 + d.below(BROKERS);
     let rack = if id % 2 == 0 {
         format!(" rack=r{}", id % 3)

@@ -278,30 +278,6 @@ impl QuorumController {
         v: i16,
         denied: &Denied,
     ) -> ElectLeadersResponse {
-        let code = denied.error_code().0;
-        let message = denied.exception_message();
-        ElectLeadersResponse {
-            error_code: if v >= 1 { code } else { 0 },
-            replica_election_results: r
-                .topic_partitions
-                .iter()
-                .flatten()
-                .map(|t| ReplicaElectionResult {
-                    topic: t.topic.clone(),
-                    partition_result: t
-                        .partitions
-                        .iter()
-                        .map(|&p| PartitionResult {
-                            partition_id: p,
-                            error_code: code,
-                            error_message: message.clone(),
-                            ..Default::default()
-                        })
-                        .collect(),
-                    ..Default::default()
-                })
-                .collect(),
-            ..Default::default()
-        }
+        not_active::elect_leaders_error(r, v, denied.error_code().0, denied.exception_message())
     }
 }

@@ -268,17 +268,24 @@ impl QuorumController {
         &mut self,
         quorum: &dyn QuorumAccess,
     ) -> Result<Option<Renounced>, NoSuchVersion> {
-        let Some(active) = &self.active else {
+        match &self.active {
+            Some(a) if !(quorum.is_leader() && quorum.epoch() == a.epoch) => self.renounce(),
+            _ => Ok(None),
+        }
+    }
+
+    /// Stops acting as the active controller, if it was: what it wrote ahead of the commit
+    /// point is reverted.
+    pub fn renounce(&mut self) -> Result<Option<Renounced>, NoSuchVersion> {
+        let Some(active) = self.active.take() else {
             return Ok(None);
         };
-        if quorum.is_leader() && quorum.epoch() == active.epoch {
-            return Ok(None);
-        }
-        let epoch = active.epoch;
-        self.active = None;
         let reverted = self.machine.last_applied() - self.machine.committed_point();
         self.machine.renounce()?;
-        Ok(Some(Renounced { epoch, reverted }))
+        Ok(Some(Renounced {
+            epoch: active.epoch,
+            reverted,
+        }))
     }
 
     /// Where the node's proposal of a decision's records landed (`None`: nothing was proposed,

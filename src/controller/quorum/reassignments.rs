@@ -13,8 +13,6 @@ use crate::controller::leadership::reassign::{alter_partition_reassignments, rea
 use crate::controller::leadership::Leadership;
 use crate::controller::ControllerResult;
 use crate::protocol::errors::ErrorCode;
-use crate::protocol::messages::alter_partition_reassignments_response as reassign;
-use crate::protocol::messages::list_partition_reassignments_response as listed;
 use crate::protocol::messages::{
     AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse,
     AssignReplicasToDirsRequest, AssignReplicasToDirsResponse, ListPartitionReassignmentsRequest,
@@ -155,30 +153,7 @@ impl QuorumController {
         denied: &Denied,
     ) -> AlterPartitionReassignmentsResponse {
         let code = denied.error_code().0;
-        let message = denied.exception_message();
-        AlterPartitionReassignmentsResponse {
-            error_code: code,
-            error_message: message.clone(),
-            responses: r
-                .topics
-                .iter()
-                .map(|t| reassign::ReassignableTopicResponse {
-                    name: t.name.clone(),
-                    partitions: t
-                        .partitions
-                        .iter()
-                        .map(|p| reassign::ReassignablePartitionResponse {
-                            partition_index: p.partition_index,
-                            error_code: code,
-                            error_message: message.clone(),
-                            ..Default::default()
-                        })
-                        .collect(),
-                    ..Default::default()
-                })
-                .collect(),
-            ..Default::default()
-        }
+        not_active::alter_partition_reassignments_error(r, code, denied.exception_message())
     }
 
     /// ListPartitionReassignments refused its cluster operation: the error at the top, and
@@ -188,27 +163,7 @@ impl QuorumController {
         _v: i16,
         denied: &Denied,
     ) -> ListPartitionReassignmentsResponse {
-        ListPartitionReassignmentsResponse {
-            error_code: denied.error_code().0,
-            error_message: denied.exception_message(),
-            topics: r
-                .topics
-                .iter()
-                .flatten()
-                .map(|t| listed::OngoingTopicReassignment {
-                    name: t.name.clone(),
-                    partitions: t
-                        .partition_indexes
-                        .iter()
-                        .map(|&p| listed::OngoingPartitionReassignment {
-                            partition_index: p,
-                            ..Default::default()
-                        })
-                        .collect(),
-                    ..Default::default()
-                })
-                .collect(),
-            ..Default::default()
-        }
+        let code = denied.error_code().0;
+        not_active::list_partition_reassignments_error(r, code, denied.exception_message())
     }
 }

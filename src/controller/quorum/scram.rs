@@ -2,8 +2,6 @@
 //! (`controller::scram::alter`) against the latest state, and the answer goes out once the
 //! records commit (`NOT_CONTROLLER` for every user if leadership is lost first).
 
-use std::collections::BTreeSet;
-
 use tracing::{info, warn};
 
 use super::not_active;
@@ -114,23 +112,7 @@ impl QuorumController {
         _v: i16,
         denied: &Denied,
     ) -> AlterUserScramCredentialsResponse {
-        let users: BTreeSet<&str> = r
-            .deletions
-            .iter()
-            .map(|d| d.name.as_str())
-            .chain(r.upsertions.iter().map(|u| u.name.as_str()))
-            .collect();
-        AlterUserScramCredentialsResponse {
-            results: users
-                .into_iter()
-                .map(|user| AlterUserScramCredentialsResult {
-                    user: user.to_string(),
-                    error_code: denied.error_code().0,
-                    error_message: denied.exception_message(),
-                    ..Default::default()
-                })
-                .collect(),
-            ..Default::default()
-        }
+        let code = denied.error_code().0;
+        not_active::alter_user_scram_credentials_error(r, code, denied.exception_message())
     }
 }

@@ -7,18 +7,28 @@ pub fn elect_leaders(r: &ElectLeadersRequest, v: i16, ctx: &NonActive) -> ElectL
     elect_leaders_failed(r, v, NOT_CONTROLLER, &ctx.message())
 }
 
-/// `ElectLeadersRequest.getErrorResponse`: the error at the top (v1+) and for every named
-/// partition.
+/// The answer of a request that failed as a whole: nothing for an empty partition list (a null
+/// one means every partition), else [`elect_leaders_error`].
 pub fn elect_leaders_failed(
     r: &ElectLeadersRequest,
     v: i16,
     code: i16,
     message: &str,
 ) -> ElectLeadersResponse {
-    // A null partition list means every partition; an empty one, nothing to do.
     if r.topic_partitions.as_ref().is_some_and(|t| t.is_empty()) {
         return ElectLeadersResponse::default();
     }
+    elect_leaders_error(r, v, code, Some(message.to_string()))
+}
+
+/// `ElectLeadersRequest.getErrorResponse`: the error at the top (v1+) and for every named
+/// partition.
+pub fn elect_leaders_error(
+    r: &ElectLeadersRequest,
+    v: i16,
+    code: i16,
+    message: Option<String>,
+) -> ElectLeadersResponse {
     ElectLeadersResponse {
         error_code: if v >= 1 { code } else { 0 },
         replica_election_results: r
@@ -33,7 +43,7 @@ pub fn elect_leaders_failed(
                     .map(|&p| PartitionResult {
                         partition_id: p,
                         error_code: code,
-                        error_message: Some(message.to_string()),
+                        error_message: message.clone(),
                         ..Default::default()
                     })
                     .collect(),
@@ -52,10 +62,18 @@ pub fn alter_partition_reassignments(
     if r.topics.is_empty() {
         return AlterPartitionReassignmentsResponse::default();
     }
-    let message = ctx.message();
+    alter_partition_reassignments_error(r, NOT_CONTROLLER, Some(ctx.message()))
+}
+
+/// The error at the top and for every partition named.
+pub fn alter_partition_reassignments_error(
+    r: &AlterPartitionReassignmentsRequest,
+    code: i16,
+    message: Option<String>,
+) -> AlterPartitionReassignmentsResponse {
     AlterPartitionReassignmentsResponse {
-        error_code: NOT_CONTROLLER,
-        error_message: Some(message.clone()),
+        error_code: code,
+        error_message: message.clone(),
         responses: r
             .topics
             .iter()
@@ -66,8 +84,8 @@ pub fn alter_partition_reassignments(
                     .iter()
                     .map(|p| reassign::ReassignablePartitionResponse {
                         partition_index: p.partition_index,
-                        error_code: NOT_CONTROLLER,
-                        error_message: Some(message.clone()),
+                        error_code: code,
+                        error_message: message.clone(),
                         ..Default::default()
                     })
                     .collect(),
@@ -91,9 +109,18 @@ pub fn list_partition_reassignments(
     }
     // A Java follower lists the reassignments in its own copy of the metadata; kraftd holds
     // none yet, so it sends the client to the active controller.
+    list_partition_reassignments_error(r, NOT_CONTROLLER, Some(ctx.message()))
+}
+
+/// The error at the top, and every partition named listed without replicas.
+pub fn list_partition_reassignments_error(
+    r: &ListPartitionReassignmentsRequest,
+    code: i16,
+    message: Option<String>,
+) -> ListPartitionReassignmentsResponse {
     ListPartitionReassignmentsResponse {
-        error_code: NOT_CONTROLLER,
-        error_message: Some(ctx.message()),
+        error_code: code,
+        error_message: message,
         topics: r
             .topics
             .iter()

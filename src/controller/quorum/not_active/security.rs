@@ -211,21 +211,28 @@ pub fn alter_user_scram_credentials(
     _v: i16,
     ctx: &NonActive,
 ) -> AlterUserScramCredentialsResponse {
-    // One result per user, sorted by name (Java collects them into a set).
+    alter_user_scram_credentials_error(r, NOT_CONTROLLER, Some(ctx.message()))
+}
+
+/// One result per user, sorted by name (Java collects them into a set), each with the error.
+pub fn alter_user_scram_credentials_error(
+    r: &AlterUserScramCredentialsRequest,
+    code: i16,
+    message: Option<String>,
+) -> AlterUserScramCredentialsResponse {
     let users: BTreeSet<&str> = r
         .deletions
         .iter()
         .map(|d| d.name.as_str())
         .chain(r.upsertions.iter().map(|u| u.name.as_str()))
         .collect();
-    let message = ctx.message();
     AlterUserScramCredentialsResponse {
         results: users
             .into_iter()
             .map(|user| scram::AlterUserScramCredentialsResult {
                 user: user.to_string(),
-                error_code: NOT_CONTROLLER,
-                error_message: Some(message.clone()),
+                error_code: code,
+                error_message: message.clone(),
                 ..Default::default()
             })
             .collect(),
