@@ -30,7 +30,7 @@ use kraftd::raft::sim::state_machine::{Deciding, MachineFactory, Proposal, Repli
 use kraftd::server::node::NodeQuorum;
 
 use crate::controller_requests::args::Args;
-use crate::controller_requests::{build, node_setup, Ask, Known, Requester};
+use crate::controller_requests::{build, node_setup, Ask, Known, NodeSetup, Requester};
 
 /// Directives a kraftd leader tries per proposal before it writes nothing this time.
 const ATTEMPTS: u64 = 8;
@@ -79,10 +79,13 @@ pub type Tally = Arc<Mutex<ControllerTally>>;
 /// what they learned outlives any controller.
 pub fn factory(tally: Tally, metadata_version: i16) -> MachineFactory {
     let clients: Clients = Arc::default();
+    // Every node of the run reads the same properties: parsed once, not at every (re)start.
+    let setup = setup(metadata_version);
     MachineFactory::new(move || {
         Box::new(ControllerMachine::new(
             tally.clone(),
             clients.clone(),
+            &setup,
             metadata_version,
         ))
     })
@@ -127,7 +130,7 @@ fn state_digest(offset: Offset, state: &ControllerState) -> u64 {
 /// workload needs switched on: an authorizer (the admin a super user), delegation tokens, a
 /// short broker session (so silent brokers are fenced within a seed) and preferred-leader
 /// rebalancing.
-fn setup(metadata_version: i16) -> crate::controller_requests::NodeSetup {
+fn setup(metadata_version: i16) -> NodeSetup {
     let properties = [
         (
             "authorizer.class.name",
@@ -163,11 +166,15 @@ fn admin() -> RequestPrincipal {
 }
 
 impl ControllerMachine {
-    pub fn new(tally: Tally, clients: Clients, metadata_version: i16) -> ControllerMachine {
-        let setup = setup(metadata_version);
+    pub fn new(
+        tally: Tally,
+        clients: Clients,
+        setup: &NodeSetup,
+        metadata_version: i16,
+    ) -> ControllerMachine {
         ControllerMachine {
-            controller: QuorumController::new(setup.settings),
-            bootstrap: setup.bootstrap,
+            controller: QuorumController::new(setup.settings.clone()),
+            bootstrap: setup.bootstrap.clone(),
             bootstrap_metadata_version: metadata_version,
             java: None,
             then: None,
