@@ -17,6 +17,7 @@
 mod address;
 mod error;
 mod keys;
+mod password;
 pub use crate::properties;
 mod rules;
 mod values;
@@ -31,6 +32,7 @@ use std::path::{Path, PathBuf};
 pub use address::{Endpoint, HostPort, QuorumVoter, SecurityProtocol};
 pub use error::ConfigError;
 pub use keys::{classify, KeyKind};
+pub use password::Password;
 pub use properties::Properties;
 
 use rules::{
