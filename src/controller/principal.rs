@@ -21,11 +21,16 @@ pub struct RequestPrincipal {
 }
 
 impl RequestPrincipal {
-    /// A PLAINTEXT connection's principal (kraftd's listeners are PLAINTEXT only).
+    /// A PLAINTEXT connection's principal, and a TLS one's without a client certificate.
     pub fn anonymous(host: IpAddr) -> RequestPrincipal {
+        RequestPrincipal::user("ANONYMOUS".to_string(), host)
+    }
+
+    /// `User:<name>`, as Kafka's default principal builder names an authenticated client.
+    pub fn user(name: String, host: IpAddr) -> RequestPrincipal {
         RequestPrincipal {
             principal_type: "User".to_string(),
-            name: "ANONYMOUS".to_string(),
+            name,
             token_authenticated: false,
             host,
         }

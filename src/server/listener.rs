@@ -7,13 +7,14 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::net::TcpListener;
 use tracing::{debug, info, warn, Instrument};
 
 use super::api::{self, Outcome};
 use super::context::ServerContext;
 use super::node::{NodeHandle, NodeStopped};
+use super::tls::{self, LiveTls};
 use crate::controller::principal::RequestPrincipal;
 
 /// Kafka's `connections.max.idle.ms` default: an idle connection is closed after this long.
@@ -34,12 +35,14 @@ pub async fn bind(name: &str, addr: &str) -> Result<TcpListener, String> {
 }
 
 /// Accepts connections forever, serving each on its own task. Raft and controller requests go
-/// to `node` (a process without one closes their connections).
+/// to `node` (a process without one closes their connections). With `tls` (an SSL listener)
+/// each connection begins with a TLS handshake.
 pub async fn serve(
     listener: TcpListener,
     name: String,
     ctx: Arc<ServerContext>,
     node: Option<NodeHandle>,
+    tls: Option<Arc<LiveTls>>,
 ) {
     // Kafka's prefix for its socket server, so that existing greps find these lines.
     let prefix = format!(
@@ -47,7 +50,9 @@ pub async fn serve(
         ctx.node_id
     );
     let span = tracing::error_span!("component", component = prefix.as_str());
-    serve_on(listener, name, ctx, node).instrument(span).await
+    serve_on(listener, name, ctx, node, tls)
+        .instrument(span)
+        .await
 }
 
 async fn serve_on(
@@ -55,6 +60,7 @@ async fn serve_on(
     name: String,
     ctx: Arc<ServerContext>,
     node: Option<NodeHandle>,
+    tls: Option<Arc<LiveTls>>,
 ) {
     let local = listener
         .local_addr()
@@ -68,9 +74,29 @@ async fn serve_on(
                 let ctx = ctx.clone();
                 let node = node.clone();
                 let name = name.clone();
+                let tls = tls.clone();
                 tokio::spawn(
-                    async move { serve_connection(stream, peer, &name, ctx, node).await }
-                        .in_current_span(),
+                    async move {
+                        debug!(target: "kraftd::socket", "Accepted connection from {peer} on {name}");
+                        match tls {
+                            // PLAINTEXT: the connection is anonymous, from the peer's address.
+                            None => {
+                                let principal = RequestPrincipal::anonymous(peer.ip());
+                                serve_connection(stream, peer, &name, principal, ctx, node).await
+                            }
+                            Some(tls) => match tls::accept(&tls, stream, peer).await {
+                                Ok((stream, principal)) => {
+                                    serve_connection(stream, peer, &name, principal, ctx, node)
+                                        .await
+                                }
+                                Err(e) => warn!(
+                                    target: "kraftd::socket",
+                                    "Closing connection from {peer} on {name}: {e}"
+                                ),
+                            },
+                        }
+                    }
+                    .in_current_span(),
                 );
             }
             Err(e) => {
@@ -130,18 +156,17 @@ async fn read_frame<R: AsyncRead + Unpin>(rd: &mut R, max: usize) -> Read {
     }
 }
 
-async fn serve_connection(
-    stream: TcpStream,
+/// Serves requests on an accepted connection (plain or TLS) as `connection`, its principal.
+async fn serve_connection<S: AsyncRead + AsyncWrite + Send + Unpin>(
+    stream: S,
     peer: SocketAddr,
     listener: &str,
+    connection: RequestPrincipal,
     ctx: Arc<ServerContext>,
     node: Option<NodeHandle>,
 ) {
-    debug!(target: "kraftd::socket", "Accepted connection from {peer} on {listener}");
-    let (rd, mut wr) = stream.into_split();
+    let (rd, mut wr) = tokio::io::split(stream);
     let mut rd = BufReader::new(rd);
-    // PLAINTEXT: the connection is anonymous, from the peer's address.
-    let connection = RequestPrincipal::anonymous(peer.ip());
     loop {
         let read = match tokio::time::timeout(
             CONNECTION_MAX_IDLE,
@@ -176,7 +201,13 @@ async fn serve_connection(
                 unreachable!("node calls are answered above")
             }
             Outcome::Respond(bytes) => {
-                if let Err(e) = wr.write_all(&bytes).await {
+                // A TLS stream holds written bytes until flushed.
+                if let Err(e) = async {
+                    wr.write_all(&bytes).await?;
+                    wr.flush().await
+                }
+                .await
+                {
                     debug!(target: "kraftd::socket", "Write to {peer} failed: {e}");
                     return;
                 }

@@ -13,7 +13,7 @@ pub mod listener;
 pub mod node;
 pub mod peer;
 pub mod raft_wire;
-pub mod tls;
 pub(crate) mod run;
+pub mod tls;
 
 pub use run::run;

@@ -7,9 +7,12 @@
 //! keeps a FIFO of what is in flight.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{
+    AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, ReadHalf, WriteHalf,
+};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 use tokio::time::{timeout, Instant};
@@ -18,6 +21,7 @@ use tracing::{debug, warn};
 use crate::protocol::codec::{ApiMessage, EncodeError, Message, RawBody, Reader};
 use crate::protocol::frame::{encode_request, response_header_version};
 use crate::protocol::messages::{ApiVersionsRequest, ApiVersionsResponse, ResponseHeader};
+use crate::server::tls::LiveTls;
 
 /// Largest response frame accepted from a peer (a Fetch answer is bounded by
 /// `controller.quorum.fetch.max.bytes`; this leaves room for headers and snapshots).
@@ -68,13 +72,28 @@ pub enum FailKind {
     Refused,
 }
 
-/// Timeouts and backoff, from the `controller.quorum.*` settings.
-#[derive(Debug, Clone, Copy)]
+/// Timeouts and backoff, from the `controller.quorum.*` settings, and the TLS to dial with.
+#[derive(Clone)]
 pub struct PeerSettings {
     pub request_timeout: Duration,
     pub retry_backoff: Duration,
     pub max_backoff: Duration,
     pub client_id: &'static str,
+    /// The first controller listener's TLS when it is an SSL listener (as Kafka's raft client
+    /// dials with that listener's settings); `None`: PLAINTEXT.
+    pub tls: Option<Arc<LiveTls>>,
+}
+
+impl std::fmt::Debug for PeerSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PeerSettings")
+            .field("request_timeout", &self.request_timeout)
+            .field("retry_backoff", &self.retry_backoff)
+            .field("max_backoff", &self.max_backoff)
+            .field("client_id", &self.client_id)
+            .field("tls", &self.tls.as_ref().map(|t| t.listener().to_string()))
+            .finish()
+    }
 }
 
 impl Default for PeerSettings {
@@ -84,6 +103,7 @@ impl Default for PeerSettings {
             retry_backoff: Duration::from_millis(20),
             max_backoff: Duration::from_millis(1000),
             client_id: "raft-client",
+            tls: None,
         }
     }
 }
@@ -106,7 +126,7 @@ impl Peers {
             addresses: HashMap::new(),
         };
         for (id, address) in peers {
-            all.ensure(id, &address, settings, &completions);
+            all.ensure(id, &address, settings.clone(), &completions);
         }
         all
     }
@@ -171,15 +191,18 @@ struct Connection {
     /// half-read frame must never be abandoned when another event wins a `select!`.
     frames: mpsc::UnboundedReceiver<Result<Vec<u8>, String>>,
     reader_task: tokio::task::JoinHandle<()>,
-    writer: tokio::net::tcp::OwnedWriteHalf,
+    writer: WriteHalf<PeerStream>,
     /// The peer's served version range per API, from its ApiVersions answer.
     versions: HashMap<i16, (i16, i16)>,
     next_correlation: i32,
 }
 
-async fn read_frame(
-    reader: &mut BufReader<tokio::net::tcp::OwnedReadHalf>,
-) -> Result<Vec<u8>, String> {
+/// A connection to a peer, plain or TLS.
+trait Stream: AsyncRead + AsyncWrite + Send + Unpin {}
+impl<T: AsyncRead + AsyncWrite + Send + Unpin> Stream for T {}
+type PeerStream = Box<dyn Stream>;
+
+async fn read_frame(reader: &mut BufReader<ReadHalf<PeerStream>>) -> Result<Vec<u8>, String> {
     let size = reader.read_i32().await.map_err(|e| format!("read: {e}"))?;
     if size < 0 || size as usize > MAX_RESPONSE_BYTES {
         return Err(format!("invalid response size {size}"));
@@ -234,7 +257,11 @@ async fn connect(address: &str, settings: &PeerSettings) -> Result<Connection, C
             },
         })?;
     let _ = stream.set_nodelay(true);
-    let (rd, mut writer) = stream.into_split();
+    let stream: PeerStream = match &settings.tls {
+        None => Box::new(stream),
+        Some(tls) => Box::new(tls_handshake(tls, address, stream, settings).await?),
+    };
+    let (rd, mut writer) = tokio::io::split(stream);
     let mut reader = BufReader::new(rd);
     // Handshake at v3 (flexible, understood by every Kafka 4.x and by kraftd).
     let request = ApiVersionsRequest {
@@ -250,8 +277,7 @@ async fn connect(address: &str, settings: &PeerSettings) -> Result<Connection, C
         &request,
     )
     .map_err(|e| e.to_string())?;
-    writer
-        .write_all(&frame)
+    write_frame(&mut writer, &frame)
         .await
         .map_err(|e| format!("write: {e}"))?;
     let answer = timeout(settings.request_timeout, read_frame(&mut reader))
@@ -288,6 +314,34 @@ async fn connect(address: &str, settings: &PeerSettings) -> Result<Connection, C
             .collect(),
         next_correlation: 1,
     })
+}
+
+/// The client side of a TLS handshake with the controller at `address` ("host:port"), whose
+/// certificate must name `host` unless `ssl.endpoint.identification.algorithm` is empty.
+async fn tls_handshake(
+    tls: &LiveTls,
+    address: &str,
+    stream: TcpStream,
+    settings: &PeerSettings,
+) -> Result<tokio_rustls::client::TlsStream<TcpStream>, ConnectFailure> {
+    let host = address
+        .rsplit_once(':')
+        .map_or(address, |(host, _)| host)
+        .trim_start_matches('[')
+        .trim_end_matches(']');
+    let name = rustls::pki_types::ServerName::try_from(host.to_string())
+        .map_err(|e| format!("TLS to {address}: {host} is not a host name TLS can check: {e}"))?;
+    let connector = tokio_rustls::TlsConnector::from(tls.current().client.clone());
+    timeout(settings.request_timeout, connector.connect(name, stream))
+        .await
+        .map_err(|_| format!("TLS handshake with {address} timed out"))?
+        .map_err(|e| ConnectFailure::from(format!("TLS handshake with {address} failed: {e}")))
+}
+
+/// Writes one frame; a TLS stream holds written bytes until flushed.
+async fn write_frame(writer: &mut WriteHalf<PeerStream>, frame: &[u8]) -> std::io::Result<()> {
+    writer.write_all(frame).await?;
+    writer.flush().await
 }
 
 /// The highest version both sides serve.
@@ -442,8 +496,7 @@ async fn send_one(
         &RawBody(body),
     )
     .map_err(|e| SendError::Unsupported(e.to_string()))?;
-    conn.writer
-        .write_all(&frame)
+    write_frame(&mut conn.writer, &frame)
         .await
         .map_err(|e| SendError::Io(format!("write: {e}")))?;
     in_flight.push_back((
@@ -501,6 +554,7 @@ mod tests {
             socket,
             "CONTROLLER".into(),
             ctx,
+            None,
             None,
         ));
         port

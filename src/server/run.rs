@@ -10,6 +10,7 @@ use super::config::ControllerConfig;
 use super::context::{ControllerEndpoint, QuorumView, ServerContext};
 use super::listener;
 use super::node::{self, storage, NodeHandle};
+use super::tls::LiveTls;
 use crate::log::meta_properties::{MetaProperties, MetaPropertiesError};
 use crate::log::MetadataDir;
 use crate::raft::{Endpoints, HostPort};
@@ -110,9 +111,10 @@ async fn serve(config: ControllerConfig) -> Result<(), RunError> {
     running.run_until_stopped(std::future::pending()).await
 }
 
-/// The controller listeners' sockets and this node's advertised endpoints on them.
+/// The controller listeners' sockets (with the TLS of the SSL ones) and this node's advertised
+/// endpoints on them.
 pub(crate) struct BoundListeners {
-    sockets: Vec<(String, tokio::net::TcpListener)>,
+    sockets: Vec<(String, tokio::net::TcpListener, Option<Arc<LiveTls>>)>,
     pub controllers: Vec<ControllerEndpoint>,
 }
 
@@ -148,9 +150,16 @@ pub(crate) async fn bind_controller_listeners(
         } else {
             format!("{host}:{}", endpoint.port)
         };
+        // Stores are read before binding: a bad one stops the start-up with nothing bound.
+        let tls = config
+            .tls
+            .get(name)
+            .map(LiveTls::load)
+            .transpose()
+            .map_err(|e| e.to_string())?;
         let socket = listener::bind(name, &addr).await?;
         let port = socket.local_addr().map_err(|e| e.to_string())?.port();
-        bound.push((name.clone(), socket, port));
+        bound.push((name.clone(), socket, port, tls));
     }
     let controllers = config
         .advertised_controller_endpoints()
@@ -158,7 +167,7 @@ pub(crate) async fn bind_controller_listeners(
         .map(|e| {
             let bound_port = bound
                 .iter()
-                .find(|(n, _, _)| *n == e.listener_name)
+                .find(|(n, ..)| *n == e.listener_name)
                 .map(|b| b.2);
             ControllerEndpoint {
                 node_id: config.node_id,
@@ -177,7 +186,7 @@ pub(crate) async fn bind_controller_listeners(
         })
         .collect();
     Ok(BoundListeners {
-        sockets: bound.into_iter().map(|(n, s, _)| (n, s)).collect(),
+        sockets: bound.into_iter().map(|(n, s, _, t)| (n, s, t)).collect(),
         controllers,
     })
 }
@@ -213,6 +222,13 @@ where
     ctx.delete_topic_enable = config.controller.delete_topic_enable;
     ctx.authorizer = config.controller.authorizer.clone();
     let ctx = Arc::new(ctx);
+    // Kafka dials other controllers with the first controller listener's security settings.
+    let mut settings = settings;
+    settings.peer.tls = bound
+        .sockets
+        .iter()
+        .find(|(name, ..)| name.as_str() == config.default_listener_name())
+        .and_then(|(.., tls)| tls.clone());
     let (handle, thread) = node::start(
         settings,
         log,
@@ -220,12 +236,16 @@ where
         ctx.clone(),
         tokio::runtime::Handle::current(),
     );
-    for (name, socket) in bound.sockets {
+    for (name, socket, tls) in bound.sockets {
+        if let Some(tls) = &tls {
+            tokio::spawn(tls.clone().watch());
+        }
         tokio::spawn(listener::serve(
             socket,
             name,
             ctx.clone(),
             Some(handle.clone()),
+            tls,
         ));
     }
     RunningNode { handle, thread }

@@ -78,7 +78,11 @@ fn kafka_keys() -> impl Iterator<Item = &'static str> {
 }
 
 pub fn classify(key: &str) -> KeyKind {
-    if USED_KEYS.contains(&key) || KAFKA_4_0_KEYS.contains(&key) || AUTHORIZER_KEYS.contains(&key) {
+    if USED_KEYS.contains(&key)
+        || KAFKA_4_0_KEYS.contains(&key)
+        || AUTHORIZER_KEYS.contains(&key)
+        || crate::server::tls::TLS_KEYS.contains(&key)
+    {
         KeyKind::Used
     } else if kafka_keys().any(|k| k == key) || key.starts_with("listener.name.") {
         // `listener.name.<listener>.<setting>` is Kafka's per-listener override family.
@@ -148,7 +152,9 @@ mod tests {
     fn classification() {
         assert_eq!(classify("node.id"), KeyKind::Used);
         assert_eq!(classify("log.retention.hours"), KeyKind::KafkaIgnored);
-        assert_eq!(classify("ssl.keystore.location"), KeyKind::KafkaIgnored);
+        assert_eq!(classify("ssl.keystore.location"), KeyKind::Used);
+        assert_eq!(classify("ssl.keymanager.algorithm"), KeyKind::KafkaIgnored);
+        // The per-listener family is matched as a family (a listener's name is free).
         assert_eq!(
             classify("listener.name.controller.ssl.keystore.location"),
             KeyKind::KafkaIgnored

@@ -12,7 +12,7 @@
 //! Defaults and validators were checked against Kafka 4.4.0's `KafkaConfig.configDef()` and by
 //! feeding edge cases to `KafkaConfig.fromProps`. Where kraftd is stricter than Kafka (ports
 //! out of range, duplicate voters, negative voter ids, voters at 0.0.0.0, a controller listener
-//! that is not PLAINTEXT, combined broker+controller roles) the error says so.
+//! on SASL, combined broker+controller roles) the error says so.
 
 mod address;
 mod error;
@@ -20,7 +20,7 @@ mod keys;
 mod password;
 pub use crate::properties;
 mod rules;
-mod values;
+pub(crate) mod values;
 
 #[cfg(test)]
 mod tests;
@@ -59,6 +59,8 @@ pub struct ControllerConfig {
     pub controller_listener_names: Vec<String>,
     /// Effective `listener.security.protocol.map` (Kafka's defaulting rules applied).
     pub listener_security_protocols: BTreeMap<String, SecurityProtocol>,
+    /// The `ssl.*` settings of each controller listener whose protocol is SSL.
+    pub tls: BTreeMap<String, crate::server::tls::TlsSettings>,
     pub quorum: QuorumConfig,
     /// `log.dirs`, else `log.dir`, else `/tmp/kafka-logs`. Relative paths are relative to the
     /// working directory, as in Kafka.
@@ -294,6 +296,13 @@ impl ControllerConfig {
         for ep in listeners.iter().chain(&advertised_listeners) {
             check_protocol(&listener_security_protocols, &ep.listener_name)?;
         }
+        let mut tls = BTreeMap::new();
+        for name in &controller_listener_names {
+            if listener_security_protocols.get(name) == Some(&SecurityProtocol::Ssl) {
+                let settings = crate::server::tls::TlsSettings::read(name, |k| r.raw(k))?;
+                tls.insert(name.clone(), settings);
+            }
+        }
 
         let quorum = quorum_config(&r, node_id)?;
         let (log_dirs, metadata_log_dir) = log_dirs(&r)?;
@@ -380,6 +389,7 @@ impl ControllerConfig {
             advertised_listeners,
             controller_listener_names,
             listener_security_protocols,
+            tls,
             quorum,
             log_dirs,
             metadata_log_dir,

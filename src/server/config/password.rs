@@ -38,7 +38,10 @@ mod tests {
     #[test]
     fn never_shown() {
         let p = Password::new("s3cret");
-        assert_eq!(format!("{p} {p:?} {:?}", Some(&p)), "[hidden] [hidden] Some([hidden])");
+        assert_eq!(
+            format!("{p} {p:?} {:?}", Some(&p)),
+            "[hidden] [hidden] Some([hidden])"
+        );
         assert_eq!(p.expose(), "s3cret");
     }
 }

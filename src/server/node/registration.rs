@@ -9,21 +9,23 @@
 //! The active controller's decision is the controller's (`controller::controller_registration`);
 //! here are the node's own request and the responses.
 
+use std::collections::BTreeMap;
+
 use crate::protocol::codec::Uuid;
 use crate::protocol::features::SUPPORTED_FEATURES;
 use crate::protocol::messages::controller_registration_request::{Feature, Listener};
 use crate::protocol::messages::ControllerRegistrationRequest;
 use crate::raft::Endpoints;
 use crate::raft::Instant;
+use crate::server::config::SecurityProtocol;
 
-/// `SecurityProtocol.PLAINTEXT`.
-const PLAINTEXT: i16 = 0;
-
-/// This node's registration request to the active controller.
+/// This node's registration request to the active controller, each listener with its security
+/// protocol from `protocols` (PLAINTEXT for one not in it).
 pub fn own_request(
     node_id: i32,
     incarnation: Uuid,
     listeners: &Endpoints,
+    protocols: &BTreeMap<String, SecurityProtocol>,
 ) -> ControllerRegistrationRequest {
     ControllerRegistrationRequest {
         controller_id: node_id,
@@ -35,7 +37,11 @@ pub fn own_request(
                 name: name.clone(),
                 host: addr.host.clone(),
                 port: addr.port,
-                security_protocol: PLAINTEXT,
+                security_protocol: protocols
+                    .get(name)
+                    .copied()
+                    .unwrap_or(SecurityProtocol::Plaintext)
+                    .id(),
                 ..Default::default()
             })
             .collect(),

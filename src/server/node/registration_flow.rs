@@ -42,7 +42,12 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         {
             return Ok(());
         }
-        let request = registration::own_request(own, incarnation, &self.settings.raft.listeners);
+        let request = registration::own_request(
+            own,
+            incarnation,
+            &self.settings.raft.listeners,
+            &self.settings.listener_protocols,
+        );
         if self.raft.is_leader() {
             let quorum = NodeQuorum {
                 raft: &mut self.raft,

@@ -28,6 +28,7 @@ use crate::raft::{
     Action, ApiKind, CorrelationId, Input, Instant, NodeId, Offset, ProposeError, QuorumStateStore,
     Raft, RaftConfig, RaftLog, RequestId, Response,
 };
+use crate::server::config::SecurityProtocol;
 use crate::server::context::{ControllerEndpoint, ServerContext};
 use crate::server::peer::{Completion, FailKind, OutboundRequest, PeerSettings, Peers};
 use crate::server::raft_wire::{decode_response, encode_request_body, raft_api};
@@ -37,6 +38,9 @@ use crate::server::raft_wire::{decode_response, encode_request_body, raft_api};
 pub struct NodeSettings {
     pub raft: RaftConfig,
     pub peer: PeerSettings,
+    /// Each listener's security protocol (`listener.security.protocol.map`), for this node's
+    /// controller registration.
+    pub listener_protocols: std::collections::BTreeMap<String, SecurityProtocol>,
     /// `metadata.max.idle.interval.ms`: the leader appends a NoOpRecord this often (None: never).
     pub noop_interval: Option<Duration>,
     /// How long a graceful shutdown may wait for a successor (Kafka's raft shutdown: 5 s).
@@ -59,7 +63,7 @@ impl NodeSettings {
     pub fn controller_channel_peer(&self) -> PeerSettings {
         PeerSettings {
             client_id: "controller-registration-channel",
-            ..self.peer
+            ..self.peer.clone()
         }
     }
 }
@@ -102,7 +106,7 @@ where
                     }
                 }
             });
-            let peers = Peers::start(Vec::new(), settings.peer, completions.clone());
+            let peers = Peers::start(Vec::new(), settings.peer.clone(), completions.clone());
             let controller_channel = Peers::start(
                 Vec::new(),
                 settings.controller_channel_peer(),
@@ -641,7 +645,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         self.peers.ensure(
             to,
             &address.to_string(),
-            self.settings.peer,
+            self.settings.peer.clone(),
             &self.completions,
         );
         self.peers.send(to, request, &self.completions);

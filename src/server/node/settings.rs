@@ -96,8 +96,11 @@ pub fn node_settings(
             retry_backoff: raft.retry_backoff,
             max_backoff: raft.election_backoff_max.max(raft.retry_backoff),
             client_id: "raft-client",
+            // Set where the listeners are bound (`run::launch`).
+            tls: None,
         },
         raft,
+        listener_protocols: config.listener_security_protocols.clone(),
         noop_interval: (idle > 0).then(|| ms(idle)),
         shutdown_timeout: SHUTDOWN_TIMEOUT,
         controller,

@@ -79,15 +79,18 @@ fn security_protocol_map() {
     );
     let m = err_with("listener.security.protocol.map=PLAINTEXT:PLAINTEXT");
     assert_eq!(m, "listener CONTROLLER has no security protocol: add CONTROLLER:PLAINTEXT to listener.security.protocol.map");
-    let m = err_with("listener.security.protocol.map=CONTROLLER:SSL");
+    let c = with("listener.security.protocol.map=CONTROLLER:SSL").unwrap();
+    assert_eq!(c.tls["CONTROLLER"].listener, "CONTROLLER");
+    let m = err_with("listener.security.protocol.map=CONTROLLER:SASL_SSL");
     assert!(
-        m.contains("uses security protocol SSL") && m.contains("supports only PLAINTEXT"),
+        m.contains("uses security protocol SASL_SSL") && m.contains("only PLAINTEXT and SSL"),
         "{m}"
     );
     assert!(err_with("listener.security.protocol.map=CONTROLLER:BOGUS").contains("got 'BOGUS'"));
     // A listener literally named SSL is SSL under the default map.
-    let m = err_with("listeners=SSL://:9093\ncontroller.listener.names=SSL");
-    assert!(m.contains("uses security protocol SSL"), "{m}");
+    let c = with("listeners=SSL://:9093\ncontroller.listener.names=SSL").unwrap();
+    assert_eq!(c.listener_security_protocols["SSL"], SecurityProtocol::Ssl);
+    assert!(c.tls.contains_key("SSL"));
     // With an SSL/SASL name in play Kafka adds no PLAINTEXT mapping for controller names.
     let m = err_with(
         "listeners=CONTROLLER://:9093,SSL://:9094\ncontroller.listener.names=CONTROLLER,SSL",
