@@ -157,7 +157,9 @@ pub enum KeystoreError {
     PemBase64,
     #[error("the PEM private key is encrypted: set ssl.key.password")]
     PemKeyEncrypted,
-    #[error("ssl.key.password is set but the PEM private key is not an encrypted PKCS#8 key: remove ssl.key.password, or encrypt the key (openssl pkcs8 -topk8 -v2 aes-256-cbc)")]
+    #[error("the PEM private key is PBES2-encrypted (openssl's default), which Kafka on Java 17 cannot decrypt: re-encrypt it with openssl pkcs8 -topk8 -v1 PBE-SHA1-3DES, or use a PKCS12 key store")]
+    PemKeyPbes2,
+    #[error("ssl.key.password is set but the PEM private key is not an encrypted PKCS#8 key: remove ssl.key.password, or encrypt the key (openssl pkcs8 -topk8 -v1 PBE-SHA1-3DES)")]
     PemKeyNotEncrypted,
     #[error("the PEM private key is not a PKCS#8 RSA, DSA or EC key, the kinds Kafka reads (convert with openssl pkcs8 -topk8)")]
     PemKeyFormat,

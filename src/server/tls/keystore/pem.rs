@@ -18,13 +18,16 @@
 //!
 //! The key: exactly one block. Without `ssl.key.password` it must be an unencrypted PKCS#8 key
 //! of an algorithm among Kafka's key factories (RSA, DSA, EC: so not Ed25519); with one, an
-//! `EncryptedPrivateKeyInfo` (Java then fails on an unencrypted key, as this does). The chain:
+//! `EncryptedPrivateKeyInfo` (Java then fails on an unencrypted key, as this does) in a
+//! PBES1-style scheme: Kafka on Java 17 cannot decrypt PBES2 (openssl 3's default), see
+//! [`refuse_pbes2`]. The chain:
 //! every certificate block, in order; Java's PKCS12 `setKeyEntry` (where Kafka puts them)
 //! refuses a chain in which a certificate's issuer is not the next one's subject, or with a
 //! repeat.
 
 use rustls_pki_types::CertificateDer;
 
+use super::der;
 use super::pbe::{self, PbeError};
 use super::{certificate, key_material, KeyMaterial, KeystoreError, Role};
 use crate::server::config::Password;
@@ -306,8 +309,31 @@ fn kafka_key_algorithm(pkcs8: &[u8]) -> Result<(), KeystoreError> {
     }
 }
 
+/// Whether `der` has the shape Java's `EncryptedPrivateKeyInfo` constructor takes: an
+/// algorithm identifier and an OCTET STRING, nothing else.
 fn is_encrypted_key_info(der: &[u8]) -> bool {
-    pkcs8::EncryptedPrivateKeyInfoRef::try_from(der).is_ok()
+    let Ok(info) = der::single(der, true, "encrypted private key") else {
+        return false;
+    };
+    let mut fields = info.reader();
+    info.tag == der::SEQUENCE
+        && fields.expect(der::SEQUENCE, "algorithm").is_ok()
+        && fields.expect(der::OCTET_STRING, "data").is_ok()
+        && fields.is_empty()
+}
+
+/// Kafka decrypts the key with `SecretKeyFactory.getInstance(EncryptedPrivateKeyInfo
+/// .getAlgName())`: Java 17 names a PBES2 key "PBES2", for which it has no factory ("PBES2
+/// SecretKeyFactory not available"), so only PBES1-style keys read (of which kraftd decrypts
+/// the PKCS#12 3DES and RC2-40 ones, `openssl pkcs8 -topk8 -v1 PBE-SHA1-3DES`).
+fn refuse_pbes2(der: &[u8]) -> Result<(), KeystoreError> {
+    let algorithm = der::single(der, true, "encrypted private key")
+        .and_then(|info| info.reader().expect(der::SEQUENCE, "algorithm"))
+        .map_err(|_| KeystoreError::PemKeyFormat)?;
+    match pbe::scheme(algorithm.raw) {
+        Ok(pbe::Scheme::Pbes2) => Err(KeystoreError::PemKeyPbes2),
+        _ => Ok(()),
+    }
 }
 
 /// The inline `ssl.keystore.key` and `ssl.keystore.certificate.chain` (or a PEM key store
@@ -340,6 +366,7 @@ pub fn pem_key_material(
                     },
                 );
             }
+            refuse_pbes2(&der)?;
             pbe::decrypt_key_info(&der, password.expose()).map_err(|e| match e {
                 PbeError::Malformed(_) => KeystoreError::PemKeyFormat,
                 PbeError::Unsupported(what) => KeystoreError::UnsupportedProtection {

@@ -223,6 +223,15 @@ fn inline_pem_key_and_chain() {
     assert_server_material(&pem_key_material(&key, &chain, None).unwrap());
     let encrypted = String::from_utf8(fixture("server-key-encrypted.pem")).unwrap();
     assert_server_material(&pem_key_material(&encrypted, &chain, Some(&pw("key-pass"))).unwrap());
+    let pbes2 = String::from_utf8(fixture("server-key-pbes2.pem")).unwrap();
+    assert_eq!(
+        err(pem_key_material(&pbes2, &chain, Some(&pw("key-pass")))),
+        KeystoreError::PemKeyPbes2
+    );
+    assert_eq!(
+        err(pem_key_material(&pbes2, &chain, None)),
+        KeystoreError::PemKeyEncrypted
+    );
     assert_eq!(
         err(pem_key_material(&chain, &chain, None)),
         KeystoreError::PemNoKey
