@@ -22,15 +22,16 @@ const SP: &str = "store-pass";
 const KP: &str = "key-pass";
 const TP: &str = "trust-pass";
 
-fn openssl(dir: &Path, args: &[&str]) {
+/// Runs openssl in `dir`; `args` split at spaces.
+fn openssl(dir: &Path, args: &str) {
     let out = Command::new("openssl")
-        .args(args)
+        .args(args.split(' '))
         .current_dir(dir)
         .output()
         .unwrap_or_else(|e| panic!("openssl (needed to make PEM and openssl stores): {e}"));
     assert!(
         out.status.success(),
-        "openssl {args:?}: {}",
+        "openssl {args}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
 }
@@ -47,164 +48,24 @@ fn cat(dir: &Path, out: &str, parts: &[&str]) {
 /// (default and -legacy), PEM stores (plain, PBES2- and PKCS#12-3DES-encrypted key, reversed
 /// chain, Ed25519), an openssl "trust store".
 fn openssl_stores(dir: &Path) {
-    let days = "3650";
-    openssl(
-        dir,
-        &[
-            "req",
-            "-x509",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:P-256",
-            "-nodes",
-            "-keyout",
-            "oca.key",
-            "-out",
-            "oca.pem",
-            "-days",
-            days,
-            "-subj",
-            "/CN=openssl CA",
-        ],
-    );
-    openssl(
-        dir,
-        &[
-            "req",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-keyout",
-            "o.key",
-            "-out",
-            "o.csr",
-            "-subj",
-            "/CN=localhost",
-        ],
-    );
-    openssl(
-        dir,
-        &[
-            "x509",
-            "-req",
-            "-in",
-            "o.csr",
-            "-CA",
-            "oca.pem",
-            "-CAkey",
-            "oca.key",
-            "-CAcreateserial",
-            "-days",
-            days,
-            "-out",
-            "o.pem",
-        ],
-    );
+    for command in [
+        "req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout oca.key -out oca.pem \
+         -days 3650 -subj /CN=openssl-CA",
+        "req -newkey rsa:2048 -nodes -keyout o.key -out o.csr -subj /CN=localhost",
+        "x509 -req -in o.csr -CA oca.pem -CAkey oca.key -CAcreateserial -days 3650 -out o.pem",
+        "pkcs12 -export -inkey o.key -in o.pem -certfile oca.pem -name server -passout pass:store-pass \
+         -out o.p12",
+        "pkcs12 -export -legacy -inkey o.key -in o.pem -certfile oca.pem -name server \
+         -passout pass:store-pass -out o-legacy.p12",
+        "pkcs12 -export -nokeys -in oca.pem -passout pass:trust-pass -out otrust.p12",
+        "pkcs8 -topk8 -in o.key -v2 aes-256-cbc -passout pass:key-pass -out o-enc.key",
+        "pkcs8 -topk8 -in o.key -v1 PBE-SHA1-3DES -passout pass:key-pass -out o-3des.key",
+        "genpkey -algorithm ed25519 -out ed.key",
+        "req -new -x509 -key ed.key -out ed.pem -days 3650 -subj /CN=ed25519",
+    ] {
+        openssl(dir, &command.split_whitespace().collect::<Vec<_>>().join(" "));
+    }
     cat(dir, "ochain.pem", &["o.pem", "oca.pem"]);
-    let pass_sp = format!("pass:{SP}");
-    let pass_kp = format!("pass:{KP}");
-    let pass_tp = format!("pass:{TP}");
-    openssl(
-        dir,
-        &[
-            "pkcs12",
-            "-export",
-            "-inkey",
-            "o.key",
-            "-in",
-            "o.pem",
-            "-certfile",
-            "oca.pem",
-            "-name",
-            "server",
-            "-passout",
-            &pass_sp,
-            "-out",
-            "o.p12",
-        ],
-    );
-    openssl(
-        dir,
-        &[
-            "pkcs12",
-            "-export",
-            "-legacy",
-            "-inkey",
-            "o.key",
-            "-in",
-            "o.pem",
-            "-certfile",
-            "oca.pem",
-            "-name",
-            "server",
-            "-passout",
-            &pass_sp,
-            "-out",
-            "o-legacy.p12",
-        ],
-    );
-    openssl(
-        dir,
-        &[
-            "pkcs12",
-            "-export",
-            "-nokeys",
-            "-in",
-            "oca.pem",
-            "-passout",
-            &pass_tp,
-            "-out",
-            "otrust.p12",
-        ],
-    );
-    openssl(
-        dir,
-        &[
-            "pkcs8",
-            "-topk8",
-            "-in",
-            "o.key",
-            "-v2",
-            "aes-256-cbc",
-            "-passout",
-            &pass_kp,
-            "-out",
-            "o-enc.key",
-        ],
-    );
-    openssl(
-        dir,
-        &[
-            "pkcs8",
-            "-topk8",
-            "-in",
-            "o.key",
-            "-v1",
-            "PBE-SHA1-3DES",
-            "-passout",
-            &pass_kp,
-            "-out",
-            "o-3des.key",
-        ],
-    );
-    openssl(dir, &["genpkey", "-algorithm", "ed25519", "-out", "ed.key"]);
-    openssl(
-        dir,
-        &[
-            "req",
-            "-new",
-            "-x509",
-            "-key",
-            "ed.key",
-            "-out",
-            "ed.pem",
-            "-days",
-            days,
-            "-subj",
-            "/CN=ed25519",
-        ],
-    );
     cat(dir, "o-keystore.pem", &["o.key", "ochain.pem"]);
     cat(dir, "o-keystore-enc.pem", &["o-enc.key", "ochain.pem"]);
     cat(dir, "o-keystore-3des.pem", &["o-3des.key", "ochain.pem"]);
@@ -217,214 +78,42 @@ fn openssl_stores(dir: &Path) {
 }
 
 /// keytool's stores (run inside the probe): a CA, a server key pair in JKS with its own key
-/// password, signed by the CA, the same as PKCS12; trust stores; a JKS with two keys.
+/// password, signed by the CA, the same as PKCS12; trust stores; a JKS with two keys. Each
+/// command's arguments are split at spaces.
+const KEYTOOL: [&str; 12] = [
+    "-genkeypair -keystore ca.p12 -storetype PKCS12 -storepass store-pass -alias ca -keyalg EC \
+     -groupname secp256r1 -dname CN=keytool-CA -ext bc:c -validity 3650",
+    "-genkeypair -keystore k.jks -storetype JKS -storepass store-pass -keypass key-pass \
+     -alias server -keyalg RSA -keysize 2048 -dname CN=localhost,O=kraftd -validity 3650",
+    "-certreq -keystore k.jks -storepass store-pass -keypass key-pass -alias server -file k.csr",
+    "-gencert -keystore ca.p12 -storepass store-pass -alias ca -infile k.csr -outfile k.crt -rfc \
+     -ext san=dns:localhost -validity 3650",
+    "-exportcert -keystore ca.p12 -storepass store-pass -alias ca -rfc -file kca.pem",
+    "-importcert -noprompt -keystore k.jks -storepass store-pass -alias ca -file kca.pem",
+    "-importcert -noprompt -keystore k.jks -storepass store-pass -keypass key-pass -alias server \
+     -file k.crt",
+    "-importkeystore -noprompt -srckeystore k.jks -srcstorepass store-pass -srckeypass key-pass \
+     -srcalias server -destkeystore k.p12 -deststoretype PKCS12 -deststorepass store-pass \
+     -destkeypass store-pass",
+    "-importcert -noprompt -keystore ktrust.jks -storetype JKS -storepass trust-pass -alias ca \
+     -file kca.pem",
+    "-importcert -noprompt -keystore ktrust.p12 -storetype PKCS12 -storepass trust-pass -alias ca \
+     -file kca.pem",
+    "-genkeypair -keystore two.jks -storetype JKS -storepass store-pass -keypass key-pass -alias a \
+     -keyalg EC -groupname secp256r1 -dname CN=a -validity 3650",
+    "-genkeypair -keystore two.jks -storetype JKS -storepass store-pass -keypass key-pass -alias b \
+     -keyalg EC -groupname secp384r1 -dname CN=b -validity 3650",
+];
+
 fn keytool_lines() -> Vec<String> {
-    let v = "3650";
-    let cmds: Vec<Vec<&str>> = vec![
-        vec![
-            "-genkeypair",
-            "-keystore",
-            "ca.p12",
-            "-storetype",
-            "PKCS12",
-            "-storepass",
-            SP,
-            "-alias",
-            "ca",
-            "-keyalg",
-            "EC",
-            "-groupname",
-            "secp256r1",
-            "-dname",
-            "CN=keytool CA",
-            "-ext",
-            "bc:c",
-            "-validity",
-            v,
-        ],
-        vec![
-            "-genkeypair",
-            "-keystore",
-            "k.jks",
-            "-storetype",
-            "JKS",
-            "-storepass",
-            SP,
-            "-keypass",
-            KP,
-            "-alias",
-            "server",
-            "-keyalg",
-            "RSA",
-            "-keysize",
-            "2048",
-            "-dname",
-            "CN=localhost, O=kraftd",
-            "-validity",
-            v,
-        ],
-        vec![
-            "-certreq",
-            "-keystore",
-            "k.jks",
-            "-storepass",
-            SP,
-            "-keypass",
-            KP,
-            "-alias",
-            "server",
-            "-file",
-            "k.csr",
-        ],
-        vec![
-            "-gencert",
-            "-keystore",
-            "ca.p12",
-            "-storepass",
-            SP,
-            "-alias",
-            "ca",
-            "-infile",
-            "k.csr",
-            "-outfile",
-            "k.crt",
-            "-rfc",
-            "-ext",
-            "san=dns:localhost",
-            "-validity",
-            v,
-        ],
-        vec![
-            "-exportcert",
-            "-keystore",
-            "ca.p12",
-            "-storepass",
-            SP,
-            "-alias",
-            "ca",
-            "-rfc",
-            "-file",
-            "kca.pem",
-        ],
-        vec![
-            "-importcert",
-            "-noprompt",
-            "-keystore",
-            "k.jks",
-            "-storepass",
-            SP,
-            "-alias",
-            "ca",
-            "-file",
-            "kca.pem",
-        ],
-        vec![
-            "-importcert",
-            "-noprompt",
-            "-keystore",
-            "k.jks",
-            "-storepass",
-            SP,
-            "-keypass",
-            KP,
-            "-alias",
-            "server",
-            "-file",
-            "k.crt",
-        ],
-        vec![
-            "-importkeystore",
-            "-noprompt",
-            "-srckeystore",
-            "k.jks",
-            "-srcstorepass",
-            SP,
-            "-srckeypass",
-            KP,
-            "-srcalias",
-            "server",
-            "-destkeystore",
-            "k.p12",
-            "-deststoretype",
-            "PKCS12",
-            "-deststorepass",
-            SP,
-            "-destkeypass",
-            SP,
-        ],
-        vec![
-            "-importcert",
-            "-noprompt",
-            "-keystore",
-            "ktrust.jks",
-            "-storetype",
-            "JKS",
-            "-storepass",
-            TP,
-            "-alias",
-            "ca",
-            "-file",
-            "kca.pem",
-        ],
-        vec![
-            "-importcert",
-            "-noprompt",
-            "-keystore",
-            "ktrust.p12",
-            "-storetype",
-            "PKCS12",
-            "-storepass",
-            TP,
-            "-alias",
-            "ca",
-            "-file",
-            "kca.pem",
-        ],
-        vec![
-            "-genkeypair",
-            "-keystore",
-            "two.jks",
-            "-storetype",
-            "JKS",
-            "-storepass",
-            SP,
-            "-keypass",
-            KP,
-            "-alias",
-            "a",
-            "-keyalg",
-            "EC",
-            "-groupname",
-            "secp256r1",
-            "-dname",
-            "CN=a",
-            "-validity",
-            v,
-        ],
-        vec![
-            "-genkeypair",
-            "-keystore",
-            "two.jks",
-            "-storetype",
-            "JKS",
-            "-storepass",
-            SP,
-            "-keypass",
-            KP,
-            "-alias",
-            "b",
-            "-keyalg",
-            "EC",
-            "-groupname",
-            "secp384r1",
-            "-dname",
-            "CN=b",
-            "-validity",
-            v,
-        ],
-    ];
-    cmds.into_iter()
-        .map(|c| format!("keytool\t{}", c.join("\t")))
+    KEYTOOL
+        .iter()
+        .map(|c| {
+            format!(
+                "keytool\t{}",
+                c.split_whitespace().collect::<Vec<_>>().join("\t")
+            )
+        })
         .collect()
 }
 

@@ -141,14 +141,20 @@ impl Program {
         p
     }
 
-    /// `Matcher.find()` from `from`: the leftmost match's end and group 1.
-    fn find(&self, text: &[char], from: usize) -> Option<(usize, usize, usize)> {
+    /// `Matcher.find()` from `from`: the leftmost match's end and group 1. `visited` is cleared
+    /// here, so that a search costs what it visits, not the text's length.
+    fn find(
+        &self,
+        text: &[char],
+        from: usize,
+        visited: &mut Visited,
+    ) -> Option<(usize, usize, usize)> {
         enum Frame {
             Explore(usize, usize),
             Restore(usize, Option<usize>),
         }
         let width = text.len() + 1;
-        let mut visited = vec![false; self.0.len() * width];
+        visited.clear();
         let mut stack = Vec::new();
         for start in from..text.len() {
             if text[start] != '-' {
@@ -166,11 +172,9 @@ impl Program {
                     Frame::Explore(pc, pos) => (pc, pos),
                 };
                 loop {
-                    let seen = &mut visited[pc * width + pos];
-                    if *seen {
+                    if !visited.insert(pc * width + pos) {
                         break;
                     }
-                    *seen = true;
                     match self.0[pc] {
                         Inst::Class(c) => {
                             if pos < text.len() && c.matches(text[pos]) {
@@ -201,6 +205,41 @@ impl Program {
             }
         }
         None
+    }
+}
+
+/// The (instruction, position) pairs a search has been through: a bit set sized once per text,
+/// cleared by the words it touched.
+struct Visited {
+    bits: Vec<u64>,
+    touched: Vec<usize>,
+}
+
+impl Visited {
+    fn new(states: usize) -> Visited {
+        Visited {
+            bits: vec![0; states.div_ceil(64)],
+            touched: Vec::new(),
+        }
+    }
+
+    /// Marks `state`; false if it was marked already.
+    fn insert(&mut self, state: usize) -> bool {
+        let (word, bit) = (state / 64, 1u64 << (state % 64));
+        if self.bits[word] & bit != 0 {
+            return false;
+        }
+        if self.bits[word] == 0 {
+            self.touched.push(word);
+        }
+        self.bits[word] |= bit;
+        true
+    }
+
+    fn clear(&mut self) {
+        for word in self.touched.drain(..) {
+            self.bits[word] = 0;
+        }
     }
 }
 
@@ -254,8 +293,9 @@ fn entries(pem: &str, name: &str) -> Result<Vec<Vec<u8>>, KeystoreError> {
     let program = Program::kafka_pem(name);
     let text: Vec<char> = pem.chars().chain(std::iter::once('\n')).collect();
     let mut out = Vec::new();
+    let mut visited = Visited::new(program.0.len() * (text.len() + 1));
     let mut from = 0;
-    while let Some((end, a, b)) = program.find(&text, from) {
+    while let Some((end, a, b)) = program.find(&text, from, &mut visited) {
         let body: Vec<char> = text[a..b]
             .iter()
             .copied()
