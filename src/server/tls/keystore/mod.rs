@@ -14,7 +14,13 @@
 //!   (`FileBasedStore.keyPassword`). A PEM store takes no store password, only a key password.
 //! - A trust store may have no password: Java then skips the integrity check (JKS's digest,
 //!   PKCS12's MAC) and, for PKCS12, the encrypted parts it cannot open (`PKCS12KeyStore.engineLoad`
-//!   "skipping PKCS#7 encryptedData - no password was supplied"): certificates in them are lost.
+//!   "skipping PKCS#7 encryptedData - no password was supplied"): keytool 17 and openssl 3 both
+//!   encrypt certificates, so such a PKCS12 trust store trusts nothing.
+//! - PKCS12 certificates are trusted only with Oracle's trusted-key-usage attribute (keytool
+//!   `-importcert` writes it): an `openssl pkcs12 -export -nokeys` trust store trusts nothing.
+//! - PEM keys: PKCS#8 only, RSA, DSA or EC (Kafka's key factories: no Ed25519); encrypted iff
+//!   `ssl.key.password` is set; and Kafka on Java 17 cannot decrypt PBES2 (openssl 3's default:
+//!   "PBES2 SecretKeyFactory not available"), only PBES1-style schemes (`pem`).
 //! - The key manager is Java's default `SunX509` (`ssl.keymanager.algorithm`): it opens every
 //!   key entry with the one key password (any failure fails the whole context) and keeps those
 //!   with a certificate chain; the server then picks among them by the handshake's key type, in
@@ -24,6 +30,9 @@
 //!   certificate entry and the first certificate of every private-key entry's chain, as a set.
 //!   A JKS or PKCS12 trust store without any is not an error for Java (handshakes fail later):
 //!   [`read_trust_store`] then returns an empty list for the caller to refuse.
+//!
+//! `compat/tests/security/keystores.rs` checks these rules against Kafka 4.4 itself (stores
+//! made by keytool and openssl, loaded through `DefaultSslEngineFactory`).
 
 mod der;
 mod jks;

@@ -3,7 +3,7 @@
 //! - the store MAC: HMAC-SHA-1/224/256/384/512 (and SHA-512/224, /256) keyed by RFC 7292's
 //!   appendix B key derivation from the password as a BMPString (UTF-16BE and two zero bytes);
 //!   Java retries an empty password as a zero-length one (`RetryWithZero`), as openssl may
-//!   write either;
+//!   write either (Java retries decryption so too; kraftd only the MAC);
 //! - PBES2 (RFC 8018) with PBKDF2 and AES-128/256-CBC, the password as UTF-8, as Java's
 //!   `PBEWithHmacSHA*AndAES_*` ciphers (what keytool 17 and openssl 3 write by default);
 //! - the legacy PKCS#12 PBE schemes (`pbeWithSHAAnd3-KeyTripleDES-CBC`,
