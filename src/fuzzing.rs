@@ -599,3 +599,107 @@ mod controller_replay_tests {
         }
     }
 }
+
+/// Any bytes as a key store and a trust store of each type (with the fixtures' passwords and
+/// without), and as inline PEM: read or refused with an error, never a panic; what reads holds
+/// a certificate.
+pub fn keystore_bytes(data: &[u8]) {
+    use crate::server::config::Password;
+    use crate::server::tls::keystore::{
+        pem_certificates, pem_key_material, read_key_store, read_trust_store, StoreType,
+    };
+    let store = Password::new("store-pass");
+    let key = Password::new("key-pass");
+    let trust = Password::new("trust-pass");
+    for kind in [StoreType::Jks, StoreType::Pkcs12, StoreType::Pem] {
+        for (s, k) in [
+            (Some(&store), Some(&key)),
+            (Some(&store), None),
+            (None, Some(&key)),
+        ] {
+            if let Ok(m) = read_key_store(data, kind, s, k) {
+                assert!(!m.chain.is_empty(), "key material without a certificate");
+            }
+        }
+        for p in [None, Some(&trust)] {
+            let _ = read_trust_store(data, kind, p);
+        }
+    }
+    let text = String::from_utf8_lossy(data);
+    for k in [None, Some(&key)] {
+        if let Ok(m) = pem_key_material(&text, &text, k) {
+            assert!(
+                !m.chain.is_empty(),
+                "PEM key material without a certificate"
+            );
+        }
+    }
+    if let Ok(certs) = pem_certificates(&text) {
+        assert!(!certs.is_empty(), "PEM certificates read as none");
+    }
+}
+
+#[cfg(test)]
+mod keystore_tests {
+    use proptest::prelude::*;
+
+    macro_rules! fixture {
+        ($name:literal) => {
+            (
+                $name,
+                &include_bytes!(concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/tests/fixtures/keystores/",
+                    $name
+                ))[..],
+            )
+        };
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 3_000, ..ProptestConfig::default() })]
+
+        #[test]
+        fn any_bytes_as_key_and_trust_stores(data in proptest::collection::vec(any::<u8>(), 0..512)) {
+            super::keystore_bytes(&data);
+        }
+
+        #[test]
+        fn pem_shaped_text_as_stores(
+            blocks in proptest::collection::vec(
+                ("[A-Z ]{0,12}(CERTIFICATE|PRIVATE KEY|PRIVATE  KEY)", "[A-Za-z0-9+/= \n:-]{0,80}"),
+                0..4,
+            )
+        ) {
+            let text: String = blocks
+                .iter()
+                .map(|(name, body)| format!("-----BEGIN {name}-----\n{body}\n-----END {name}-----\n"))
+                .collect();
+            super::keystore_bytes(text.as_bytes());
+        }
+    }
+
+    /// The real stores, cut short and with a byte changed at many places (each store's
+    /// passwords are the fuzz body's, so the changes reach the entries and the crypto).
+    #[test]
+    fn mutations_of_real_stores() {
+        for (name, input) in [
+            fixture!("server.jks"),
+            fixture!("truststore.jks"),
+            fixture!("server-keytool.p12"),
+            fixture!("server-openssl-legacy.p12"),
+            fixture!("truststore-keytool.p12"),
+            fixture!("server-keystore-encrypted.pem"),
+        ] {
+            assert!(!input.is_empty(), "{name}");
+            super::keystore_bytes(input);
+            let step = (input.len() / 40).max(1);
+            for i in (0..input.len()).step_by(step) {
+                let mut m = input.to_vec();
+                m[i] ^= 0x41;
+                super::keystore_bytes(&m);
+                super::keystore_bytes(&input[..i]);
+            }
+        }
+    }
+}

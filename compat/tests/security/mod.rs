@@ -1,5 +1,8 @@
 //! Producer ids (and, as they come, ACLs, client quotas and SCRAM credentials) decided by an
 //! active kraftd as a Java 4.4 controller decides them.
+//! - `keystores`: key and trust stores (JKS, PKCS12, PEM; keytool and openssl) read by kraftd as
+//!   Kafka's `DefaultSslEngineFactory` loads them: the same chain served, the same certificates
+//!   trusted, the same stores refused;
 //! - `authorization`: every API authorized as a Java controller does, the same bytes to both;
 //! - `raft_authorization`: the raft APIs and DescribeCluster likewise, and what a controller
 //!   answers before its authorizer has loaded the ACLs;
@@ -18,6 +21,7 @@
 
 mod acls;
 mod authorization;
+mod keystores;
 pub(crate) mod producer_ids;
 mod quota_effect;
 mod quotas;

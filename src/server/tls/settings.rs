@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use super::keystore::StoreType;
+use super::keystore::{KeystoreError, StoreType};
 use crate::server::config::{ConfigError, Password};
 
 /// Kafka's `ssl.client.auth`: whether a server asks for the client's certificate.
@@ -169,8 +169,12 @@ impl TlsSettings {
         let store_type = |key: &str| -> Result<StoreType, ConfigError> {
             match value(key) {
                 None => Ok(StoreType::Jks),
-                Some((name, v)) => StoreType::from_kafka_name(v.trim())
-                    .ok_or_else(|| ConfigError::invalid(&name, v, "JKS, PKCS12 or PEM")),
+                Some((name, v)) => v.trim().parse::<StoreType>().map_err(|e| match e {
+                    KeystoreError::UnsupportedStoreType(_) => {
+                        ConfigError::Unsupported(format!("{name}: {e}"))
+                    }
+                    _ => ConfigError::invalid(&name, v, "JKS, PKCS12 or PEM (upper case)"),
+                }),
             }
         };
         let key_store = key_store(
