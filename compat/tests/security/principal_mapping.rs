@@ -337,6 +337,8 @@ fn rule_cases() -> Vec<(String, Vec<String>, Expect)> {
         ("DEFAULT,RULE:^CN=(.*?),.*$/$1/", Same),
         ("RULE:^CN=(.*?),.*$/$1/\u{2028}", Same),
         ("RULE:^CN=(.*?),.*$/$1/ \u{85}", Same),
+        // Java's `.` stops at U+0085: the RULE before it never ends, and is dropped.
+        ("RULE:x/y/\u{85},DEFAULT", Same),
         // Malformed rules.
         ("default", Same),
         ("DEFAULTX", Same),

@@ -213,6 +213,8 @@ fn rules_map_as_kafka_maps() {
         ("DEFAULT\nRULE:^CN=(.*?),.*$/$1/", N1, some("alice")),
         ("DEFAULT\nRULE:^CN=(.*?),.*$/$1/", "a", None),
         ("RULE:^CN=(.*?),.*$/$1/\u{2028}", N2, some("Bob Smith")),
+        // Java's `.` stops at U+0085, so this RULE never ends and is dropped.
+        ("RULE:x/y/\u{85},DEFAULT", N1, some(N1)),
         // Replacement: missing groups, $0, leading zeros, Kafka's digit dropping.
         ("RULE:^CN=([a-z]+),(.*)$/$12/", N1, some("alice2")),
         ("RULE:^CN=([a-z]+),(.*)$/$21/", N1, some("OU=ServiceUsers,O=Acme,L=Palo Alto,ST=CA,C=US1")),
