@@ -6,6 +6,8 @@
 //! - `authorization`: every API authorized as a Java controller does, the same bytes to both;
 //! - `raft_authorization`: the raft APIs and DescribeCluster likewise, and what a controller
 //!   answers before its authorizer has loaded the ACLs;
+//! - `principal_mapping`: TLS client certificates' subjects as `X500Principal.getName()` prints
+//!   them, and `ssl.principal.mapping.rules` as Kafka's `SslPrincipalMapper` applies them;
 //! - `producer_ids`: refused AllocateProducerIds requests, the same bytes to Java and kraftd;
 //! - `quotas`: AlterClientQuotas, the same bytes to Java and kraftd;
 //! - `quota_effect`: client quotas set through `kafka-configs` throttle clients on stock
@@ -22,6 +24,7 @@
 mod acls;
 mod authorization;
 mod keystores;
+mod principal_mapping;
 pub(crate) mod producer_ids;
 mod quota_effect;
 mod quotas;

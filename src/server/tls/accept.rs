@@ -10,7 +10,7 @@ use tokio_rustls::server::TlsStream;
 use tokio_rustls::TlsAcceptor;
 
 use super::live::LiveTls;
-use super::principal::subject_name;
+use super::principal::{principal_name, PrincipalError};
 use crate::controller::principal::RequestPrincipal;
 
 /// How long a client may take over its handshake before the connection is closed, so that
@@ -24,10 +24,8 @@ pub enum AcceptError {
     TimedOut,
     #[error("TLS handshake failed: {0}")]
     Handshake(std::io::Error),
-    #[error("the client certificate's subject cannot be read: {0}")]
-    Subject(super::principal::CertificateNameError),
     #[error("authentication failed: {0}")]
-    Unmapped(super::principal::NoMatchingRule),
+    Principal(PrincipalError),
 }
 
 /// Completes the server side of a handshake on `stream` and names the client.
@@ -47,13 +45,7 @@ pub async fn accept(
         .1
         .peer_certificates()
         .and_then(|chain| chain.first());
-    let principal = match leaf {
-        None => RequestPrincipal::anonymous(peer.ip()),
-        Some(leaf) => {
-            let subject = subject_name(leaf).map_err(AcceptError::Subject)?;
-            let name = tls.mapper.map(&subject).map_err(AcceptError::Unmapped)?;
-            RequestPrincipal::user(name, peer.ip())
-        }
-    };
+    let name = principal_name(leaf, &tls.mapper).map_err(AcceptError::Principal)?;
+    let principal = RequestPrincipal::user(name, peer.ip());
     Ok((stream, principal))
 }
