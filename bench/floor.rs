@@ -171,7 +171,7 @@ fn filesystem_of(dir: &Path) -> Value {
         else {
             continue;
         };
-        if dir.starts_with(mount) && best.as_ref().map_or(true, |b| mount.len() >= b.0) {
+        if dir.starts_with(mount) && best.as_ref().is_none_or(|b| mount.len() >= b.0) {
             best = Some((mount.len(), fstype.to_string(), source.to_string()));
         }
     }

@@ -87,7 +87,7 @@ fn main() {
             };
             let mut writer = log.create_snapshot(header).unwrap();
             for _ in 0..(snapshot_mb << 20) / 100 / 1000 {
-                writer.append(std::iter::repeat(&value).take(1000)).unwrap();
+                writer.append(std::iter::repeat_n(&value, 1000)).unwrap();
             }
             log.freeze_snapshot(writer).unwrap();
         }

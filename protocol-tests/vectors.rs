@@ -85,7 +85,7 @@ fn schema_vectors() -> Vec<Vector> {
         }
         let message = msg_dir.file_name().unwrap().to_string_lossy().into_owned();
         for file in fs::read_dir(&msg_dir).unwrap().map(|e| e.unwrap().path()) {
-            if file.extension().map_or(true, |x| x != "bin") {
+            if file.extension().is_none_or(|x| x != "bin") {
                 continue;
             }
             let stem = file.file_stem().unwrap().to_string_lossy().into_owned();

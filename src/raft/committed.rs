@@ -67,7 +67,7 @@ impl<L: RaftLog> Iterator for CommittedBatches<'_, L> {
                     return Some(Err(fatal));
                 }
             };
-            if read.last().map_or(true, |b| b.next_offset() <= self.next) {
+            if read.last().is_none_or(|b| b.next_offset() <= self.next) {
                 self.upto = self.next; // the log ends here
                 return None;
             }

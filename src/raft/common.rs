@@ -96,7 +96,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
     pub(super) fn valid_cluster_id(&self, cluster_id: &Option<String>) -> bool {
         cluster_id
             .as_deref()
-            .map_or(true, |c| c == self.cfg.cluster_id)
+            .is_none_or(|c| c == self.cfg.cluster_id)
     }
 
     /// Vote, BeginQuorumEpoch, EndQuorumEpoch (`validateVoterOnlyRequest`).
@@ -139,7 +139,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             return true;
         }
         match self.local {
-            Some(l) => l.id == voter_id && voter_dir.map_or(true, |d| l.directory_id == Some(d)),
+            Some(l) => l.id == voter_id && voter_dir.is_none_or(|d| l.directory_id == Some(d)),
             None => false,
         }
     }
@@ -244,7 +244,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             return epoch == self.epoch()
                 && matches!(self.role, Role::Leader(_) | Role::Resigned(_));
         }
-        epoch != self.epoch() || self.leader_id().map_or(true, |known| known == l)
+        epoch != self.epoch() || self.leader_id().is_none_or(|known| known == l)
     }
 
     /// Kafka's `maybeTransition`: move to a higher epoch, or follow a newly learned leader.
@@ -324,10 +324,10 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
 
     /// Raises the local HW (never lowers it) and reports it.
     pub(super) fn set_high_watermark(&mut self, hw: Offset) {
-        if self.high_watermark.map_or(true, |cur| hw > cur) {
+        if self.high_watermark.is_none_or(|cur| hw > cur) {
             self.high_watermark = Some(hw);
         }
-        if self.reported_hw.map_or(true, |r| hw > r) {
+        if self.reported_hw.is_none_or(|r| hw > r) {
             self.reported_hw = Some(hw);
             self.out.push(Action::Committed { upto: hw });
         }

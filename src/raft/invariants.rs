@@ -109,7 +109,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             if hw > end {
                 return Err(V::HighWatermarkAboveEnd { hw, end });
             }
-            if self.reported_hw.map_or(true, |r| hw > r) {
+            if self.reported_hw.is_none_or(|r| hw > r) {
                 return Err(V::HighWatermarkNotReported { hw });
             }
         }

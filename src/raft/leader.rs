@@ -245,7 +245,7 @@ impl LeaderState {
         // Descending, unknown last.
         offsets.sort_by(|a, b| b.cmp(a));
         let candidate = offsets.get(self.voters.len() / 2).copied().flatten()?;
-        (candidate > self.epoch_start_offset && current.map_or(true, |hw| candidate > hw))
+        (candidate > self.epoch_start_offset && current.is_none_or(|hw| candidate > hw))
             .then_some(candidate)
     }
 
@@ -282,7 +282,7 @@ impl LeaderState {
             .values()
             .filter(|s| s.key.id != self.local.id)
             .filter(|s| {
-                s.last_fetch.map_or(true, |t| {
+                s.last_fetch.is_none_or(|t| {
                     now.saturating_since(t) >= super::time::ms(self.begin_quorum_period)
                 })
             })

@@ -174,7 +174,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         ) {
             return handled;
         }
-        let negative = r.snapshot_id.map_or(true, |s| s.offset < 0 || s.epoch < 0);
+        let negative = r.snapshot_id.is_none_or(|s| s.offset < 0 || s.epoch < 0);
         if r.partition_error == ErrorCode::SNAPSHOT_NOT_FOUND
             || (r.partition_error == ErrorCode::NONE && negative)
         {
@@ -245,7 +245,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
         if id.offset == 0 {
             return Err(SnapshotError::InvalidId(id));
         }
-        if self.high_watermark.map_or(true, |hw| id.offset > hw) {
+        if self.high_watermark.is_none_or(|hw| id.offset > hw) {
             return Err(SnapshotError::AboveHighWatermark {
                 offset: id.offset,
                 hw: self.high_watermark,
@@ -303,7 +303,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
     /// Moves the log start up to snapshot `id` (Kafka's `deleteBeforeSnapshot`, driven by the
     /// retention policy). Never past the high watermark.
     pub fn delete_before_snapshot(&mut self, id: OffsetAndEpoch) -> bool {
-        if self.high_watermark.map_or(true, |hw| id.offset > hw) {
+        if self.high_watermark.is_none_or(|hw| id.offset > hw) {
             return false;
         }
         let done = self.log.delete_before_snapshot(id);

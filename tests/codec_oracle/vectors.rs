@@ -42,7 +42,7 @@ pub fn schema_vectors() -> Vec<Vector> {
             continue;
         }
         for bin in files(&msg_dir) {
-            if bin.extension().map_or(true, |x| x != "bin") {
+            if bin.extension().is_none_or(|x| x != "bin") {
                 continue;
             }
             let stem = bin.file_stem().unwrap().to_string_lossy().into_owned();

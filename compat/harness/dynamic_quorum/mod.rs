@@ -53,7 +53,7 @@ pub fn replica_of<'a>(
         r.replica_key.id == id
             && r.replica_key
                 .directory_id
-                .map_or(true, |u| u.to_string() == directory_id)
+                .is_none_or(|u| u.to_string() == directory_id)
     })
 }
 

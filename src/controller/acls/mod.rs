@@ -267,10 +267,8 @@ impl AclFilter {
 
     /// `AccessControlEntryFilter.matches`.
     fn matches_entry(&self, acl: &Acl) -> bool {
-        self.principal
-            .as_ref()
-            .map_or(true, |p| *p == acl.principal)
-            && self.host.as_ref().map_or(true, |h| *h == acl.host)
+        self.principal.as_ref().is_none_or(|p| *p == acl.principal)
+            && self.host.as_ref().is_none_or(|h| *h == acl.host)
             && (self.operation == operation::ANY || self.operation == acl.operation)
             && (self.permission_type == permission::ANY
                 || self.permission_type == acl.permission_type)

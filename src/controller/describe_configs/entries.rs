@@ -104,7 +104,7 @@ pub fn broker_entry(
     include: Include,
 ) -> Entry {
     let ty = broker_config_type(name);
-    let sensitive = ty.map_or(true, |t| t == ConfigType::Password);
+    let sensitive = ty.is_none_or(|t| t == ConfigType::Password);
     let mut synonyms = layers.synonyms_of(name, sensitive);
     if !per_broker {
         synonyms.retain(|s| s.source == ConfigSource::DynamicDefaultBrokerConfig);

@@ -63,7 +63,7 @@ impl Cluster {
             // Done, or halted on a storage fault on the way (then the process is gone).
             let done = self
                 .raft(id)
-                .map_or(true, |r| r.is_shutdown_complete(self.now));
+                .is_none_or(|r| r.is_shutdown_complete(self.now));
             if done {
                 break;
             }

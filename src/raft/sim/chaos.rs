@@ -117,7 +117,7 @@ pub fn run_seed_on(
     // voters in the log need) are controller quorums that upgrade to kraft.version 1 under
     // chaos; their observers are controllers and flush, as Java's do.
     let upgrades =
-        kraft_version == 0 && wire.as_ref().map_or(true, |w| w.fetch >= 17) && seed % 2 == 0;
+        kraft_version == 0 && wire.as_ref().is_none_or(|w| w.fetch >= 17) && seed % 2 == 0;
     // Half the seeds model killed processes on live hosts: a request to a node that is down
     // is refused at once (kraftd's early election), instead of going unanswered.
     let refused_connections = (seed / 4) % 2 == 0;

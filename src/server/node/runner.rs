@@ -500,7 +500,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         };
         let epoch = self.raft.epoch();
         if self.activated_epoch == Some(epoch)
-            || self.raft.high_watermark().map_or(true, |hw| hw <= start)
+            || self.raft.high_watermark().is_none_or(|hw| hw <= start)
         {
             return Ok(());
         }
