@@ -1,156 +1,10 @@
-//! `java.util.regex` patterns (as `Pattern.compile(p)` with no flags reads them, Java 17) turned
-//! into the `regex` crate's syntax tree, with Java's meaning wherever they are accepted:
-//!
-//! - `.` excludes Java's line terminators (`\n`, `\r`, U+0085, U+2028, U+2029); `\s`, `\d`, `\w`
-//!   and the POSIX classes (`\p{Alpha}`, ...) are ASCII-only; `\h` and `\v` are Java's sets;
-//! - `(?i)` folds ASCII letters only (Java's CASE_INSENSITIVE without UNICODE_CASE); `(?s)`;
-//! - character classes with Java's parse: a `]` first in a class is a literal, nested classes are
-//!   unions, `^` negates the whole class, `-` before `[` or `]` is a literal;
-//! - `\Q...\E` quoting, octal, `\x`, `\u` (surrogate pairs too), `\c` and the letter escapes;
-//! - greedy and lazy quantifiers, `{n}`, `{n,}`, `{n,m}` (and Java's quantifier of nothing,
-//!   `{n}` at the start of a sequence), capturing, named and non-capturing groups;
-//! - `^` and `\A` (start of input), `\z`; `$` and `\Z` are "end of input" and are reported
-//!   ([`Translated::dollar`]) because Java also lets them match before a line terminator that ends
-//!   the input, which this engine cannot express.
-//!
-//! Java features the linear-time engine has no equivalent for, or whose Java meaning would need
-//! Java's Unicode tables, are refused ([`RegexError::Unsupported`]): backreferences (`\1`,
-//! `\k<name>`), lookahead and lookbehind, atomic groups, possessive quantifiers, `\b`, `\B`,
-//! `\G`, `\R`, `\X`, `\N{...}`, Unicode and `java*` properties (`\p{L}`, `\p{IsLatin}`,
-//! `\p{javaLowerCase}`, ...), class intersections (`&&`), and the flags `m`, `d`, `u`, `U`, `x`
-//! and `c`. Patterns Java itself rejects are [`RegexError::Invalid`].
+//! The parser of Java's pattern syntax, building the `regex` crate's syntax tree.
 
-use regex_syntax::hir::{Capture, Class, ClassUnicode, ClassUnicodeRange, Hir, Look, Repetition};
+use regex_syntax::hir::{Capture, Class, ClassUnicode, Hir, Look, Repetition};
 
-/// A pattern translated from Java's syntax.
-pub(super) struct Translated {
-    pub hir: Hir,
-    /// Java's `groupCount()`: capturing groups, named ones included.
-    pub groups: usize,
-    /// Named groups and their numbers.
-    pub names: Vec<(String, usize)>,
-    /// Whether the pattern has `$` or `\Z`, which Java also matches before a final line
-    /// terminator.
-    pub dollar: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum RegexError {
-    /// Java's `Pattern.compile` throws `PatternSyntaxException`.
-    Invalid(String),
-    /// Java accepts it; kraftd cannot run it with Java's meaning.
-    Unsupported(String),
-}
-
-type Result<T> = std::result::Result<T, RegexError>;
-
-fn invalid<T>(what: &str) -> Result<T> {
-    Err(RegexError::Invalid(what.to_string()))
-}
-
-fn unsupported<T>(what: &str) -> Result<T> {
-    Err(RegexError::Unsupported(what.to_string()))
-}
-
-impl Parser {
-    /// Notes a feature kraftd does not run, the first one only.
-    fn unsupported(&mut self, what: &str) {
-        self.unsupported.get_or_insert_with(|| what.to_string());
-    }
-}
-
-/// Translates Java pattern `pattern`.
-pub(super) fn translate(pattern: &str) -> Result<Translated> {
-    let chars: Vec<u32> = pattern.chars().map(u32::from).collect();
-    let mut parser = Parser {
-        p: remove_qe_quoting(&chars),
-        pos: 0,
-        ci: false,
-        dotall: false,
-        groups: 0,
-        names: Vec::new(),
-        dollar: false,
-        unsupported: None,
-        depth: 0,
-    };
-    let hir = parser.expr()?;
-    if parser.pos != parser.p.len() {
-        return if parser.peek() == Some(')' as u32) {
-            invalid("unmatched closing ')'")
-        } else {
-            invalid("unexpected internal error")
-        };
-    }
-    if let Some(feature) = parser.unsupported {
-        return Err(RegexError::Unsupported(feature));
-    }
-    Ok(Translated {
-        hir,
-        groups: parser.groups,
-        names: parser.names,
-        dollar: parser.dollar,
-    })
-}
-
-/// Java's `Pattern.RemoveQEQuoting`: `\Q...\E` rewritten as escaped literals, before parsing.
-fn remove_qe_quoting(t: &[u32]) -> Vec<u32> {
-    const BACKSLASH: u32 = '\\' as u32;
-    let len = t.len();
-    let mut i = 0;
-    while i + 1 < len {
-        if t[i] != BACKSLASH {
-            i += 1;
-        } else if t[i + 1] != 'Q' as u32 {
-            i += 2;
-        } else {
-            break;
-        }
-    }
-    if i + 1 >= len {
-        return t.to_vec();
-    }
-    let mut out = t[..i].to_vec();
-    i += 2;
-    let (mut in_quote, mut begin_quote) = (true, true);
-    while i < len {
-        let c = t[i];
-        i += 1;
-        let ascii = c < 0x80;
-        if !ascii || char::from(c as u8).is_ascii_alphabetic() {
-            out.push(c);
-        } else if char::from(c as u8).is_ascii_digit() {
-            if begin_quote {
-                out.extend(['\\' as u32, 'x' as u32, '3' as u32]);
-            }
-            out.push(c);
-        } else if c != BACKSLASH {
-            if in_quote {
-                out.push(BACKSLASH);
-            }
-            out.push(c);
-        } else if in_quote {
-            if t.get(i) == Some(&('E' as u32)) {
-                i += 1;
-                in_quote = false;
-            } else {
-                out.extend([BACKSLASH, BACKSLASH]);
-            }
-        } else if t.get(i) == Some(&('Q' as u32)) {
-            i += 1;
-            in_quote = true;
-            begin_quote = true;
-            continue;
-        } else {
-            out.push(c);
-            if i != len {
-                out.push(t[i]);
-                i += 1;
-            }
-        }
-        begin_quote = false;
-    }
-    out
-}
+use super::classes::*;
+use super::pattern::can_match_empty;
+use super::{invalid, unsupported, Result};
 
 /// What an escape sequence stands for.
 enum Escape {
@@ -159,113 +13,33 @@ enum Escape {
     Look(Look, bool),
 }
 
-struct Parser {
-    p: Vec<u32>,
-    pos: usize,
-    ci: bool,
-    dotall: bool,
-    groups: usize,
-    names: Vec<(String, usize)>,
-    dollar: bool,
+pub(super) struct Parser {
+    pub(super) p: Vec<u32>,
+    pub(super) pos: usize,
+    pub(super) ci: bool,
+    pub(super) dotall: bool,
+    pub(super) groups: usize,
+    pub(super) names: Vec<(String, usize)>,
+    pub(super) dollar: bool,
     /// The first feature met that kraftd does not run; parsing goes on, so that a pattern Java
     /// rejects is reported as invalid rather than unsupported.
-    unsupported: Option<String>,
+    pub(super) unsupported: Option<String>,
     /// Groups and classes open around the parser.
-    depth: usize,
+    pub(super) depth: usize,
 }
 
 /// Deeper nesting of groups or classes than this is refused (the parser recurses).
 const MAX_DEPTH: usize = 100;
 
-fn is(c: Option<u32>, ch: char) -> bool {
-    c == Some(ch as u32)
-}
-
-fn ascii(c: u32) -> Option<u8> {
-    u8::try_from(c).ok().filter(u8::is_ascii)
-}
-
-fn hex_digit(c: Option<u32>) -> Option<u32> {
-    c.and_then(char::from_u32).and_then(|c| c.to_digit(16))
-}
-
-/// The class of code points `lo..=hi` that are Unicode scalar values (a surrogate can match
-/// nothing in a Rust string, nor in a name Java builds from a certificate).
-fn range(lo: u32, hi: u32) -> ClassUnicode {
-    let mut ranges = Vec::new();
-    let mut push = |a: u32, b: u32| {
-        if let (Some(a), Some(b)) = (char::from_u32(a), char::from_u32(b)) {
-            if a <= b {
-                ranges.push(ClassUnicodeRange::new(a, b));
-            }
-        }
-    };
-    if lo < 0xd800 {
-        push(lo, hi.min(0xd7ff));
+impl Parser {
+    /// Notes a feature kraftd does not run, the first one only.
+    fn unsupported(&mut self, what: &str) {
+        self.unsupported.get_or_insert_with(|| what.to_string());
     }
-    if hi > 0xdfff {
-        push(lo.max(0xe000), hi.min(0x10ffff));
-    }
-    ClassUnicode::new(ranges)
-}
-
-fn set(ranges: &[(u32, u32)]) -> ClassUnicode {
-    let mut class = ClassUnicode::empty();
-    for &(lo, hi) in ranges {
-        class.union(&range(lo, hi));
-    }
-    class
-}
-
-fn negated(mut class: ClassUnicode) -> ClassUnicode {
-    class.negate();
-    class
-}
-
-const LINE_TERMINATORS: &[(u32, u32)] =
-    &[(0x0a, 0x0a), (0x0d, 0x0d), (0x85, 0x85), (0x2028, 0x2029)];
-const SPACE: &[(u32, u32)] = &[(0x09, 0x0d), (0x20, 0x20)];
-const DIGIT: &[(u32, u32)] = &[(0x30, 0x39)];
-const WORD: &[(u32, u32)] = &[(0x30, 0x39), (0x41, 0x5a), (0x5f, 0x5f), (0x61, 0x7a)];
-const HORIZONTAL: &[(u32, u32)] = &[
-    (0x09, 0x09),
-    (0x20, 0x20),
-    (0xa0, 0xa0),
-    (0x1680, 0x1680),
-    (0x180e, 0x180e),
-    (0x2000, 0x200a),
-    (0x202f, 0x202f),
-    (0x205f, 0x205f),
-    (0x3000, 0x3000),
-];
-const VERTICAL: &[(u32, u32)] = &[(0x0a, 0x0d), (0x85, 0x85), (0x2028, 0x2029)];
-
-/// Java's POSIX character classes (ASCII-only without UNICODE_CHARACTER_CLASS); with
-/// CASE_INSENSITIVE, `Lower` and `Upper` are `Alpha`.
-fn posix(name: &str, ci: bool) -> Option<ClassUnicode> {
-    const ALPHA: &[(u32, u32)] = &[(0x41, 0x5a), (0x61, 0x7a)];
-    Some(set(match name {
-        "ASCII" => &[(0x00, 0x7f)],
-        "Alnum" => &[(0x30, 0x39), (0x41, 0x5a), (0x61, 0x7a)],
-        "Alpha" => ALPHA,
-        "Blank" => &[(0x09, 0x09), (0x20, 0x20)],
-        "Cntrl" => &[(0x00, 0x1f), (0x7f, 0x7f)],
-        "Digit" => DIGIT,
-        "Graph" => &[(0x21, 0x7e)],
-        "Lower" if ci => ALPHA,
-        "Lower" => &[(0x61, 0x7a)],
-        "Print" => &[(0x20, 0x7e)],
-        "Punct" => &[(0x21, 0x2f), (0x3a, 0x40), (0x5b, 0x60), (0x7b, 0x7e)],
-        "Space" => SPACE,
-        "Upper" if ci => ALPHA,
-        "Upper" => &[(0x41, 0x5a)],
-        "XDigit" => &[(0x30, 0x39), (0x41, 0x46), (0x61, 0x66)],
-        _ => return None,
-    }))
 }
 
 impl Parser {
-    fn peek(&self) -> Option<u32> {
+    pub(super) fn peek(&self) -> Option<u32> {
         self.p.get(self.pos).copied()
     }
 
@@ -304,7 +78,7 @@ impl Parser {
         class
     }
 
-    fn expr(&mut self) -> Result<Hir> {
+    pub(super) fn expr(&mut self) -> Result<Hir> {
         let mut branches = vec![self.sequence()?];
         while is(self.peek(), '|') {
             self.pos += 1;
@@ -868,108 +642,5 @@ impl Parser {
             self.pos = at;
         }
         Ok(Escape::Char(n))
-    }
-}
-
-/// `hir` in the `regex` crate's syntax, every repetition and alternation in a group of its own
-/// (`regex_syntax`'s own printer writes `(?:A{2})?` as `A{2}?`, which reads back as lazy).
-pub(super) fn to_pattern(hir: &Hir) -> String {
-    let mut out = String::new();
-    write_pattern(hir, &mut out);
-    out
-}
-
-fn write_char(c: char, out: &mut String) {
-    if c.is_ascii_alphanumeric() {
-        out.push(c);
-    } else {
-        out.push_str(&format!("\\x{{{:X}}}", u32::from(c)));
-    }
-}
-
-fn write_pattern(hir: &Hir, out: &mut String) {
-    use regex_syntax::hir::HirKind;
-    match hir.kind() {
-        HirKind::Empty => out.push_str("(?:)"),
-        HirKind::Literal(lit) => {
-            for c in String::from_utf8_lossy(&lit.0).chars() {
-                write_char(c, out);
-            }
-        }
-        HirKind::Class(Class::Unicode(class)) => {
-            if class.ranges().is_empty() {
-                // Matches nothing.
-                out.push_str("[^\\x{0}-\\x{10FFFF}]");
-                return;
-            }
-            out.push('[');
-            for r in class.ranges() {
-                write_char(r.start(), out);
-                if r.end() != r.start() {
-                    out.push('-');
-                    write_char(r.end(), out);
-                }
-            }
-            out.push(']');
-        }
-        HirKind::Class(Class::Bytes(class)) => {
-            // Hir::fail() is an empty byte class; no other byte class is built.
-            out.push_str("[^\\x{0}-\\x{10FFFF}]");
-            debug_assert!(class.ranges().is_empty(), "only Unicode classes are built");
-        }
-        HirKind::Look(Look::Start) => out.push_str("\\A"),
-        HirKind::Look(Look::End) => out.push_str("\\z"),
-        HirKind::Look(_) => unreachable!("only \\A and \\z are built"),
-        HirKind::Repetition(rep) => {
-            out.push_str("(?:");
-            write_pattern(&rep.sub, out);
-            out.push(')');
-            match rep.max {
-                Some(max) => out.push_str(&format!("{{{},{max}}}", rep.min)),
-                None => out.push_str(&format!("{{{},}}", rep.min)),
-            }
-            if !rep.greedy {
-                out.push('?');
-            }
-        }
-        HirKind::Capture(cap) => {
-            match &cap.name {
-                Some(name) => out.push_str(&format!("(?P<{name}>")),
-                None => out.push('('),
-            }
-            write_pattern(&cap.sub, out);
-            out.push(')');
-        }
-        HirKind::Concat(subs) => {
-            out.push_str("(?:");
-            for sub in subs {
-                write_pattern(sub, out);
-            }
-            out.push(')');
-        }
-        HirKind::Alternation(subs) => {
-            out.push_str("(?:");
-            for (i, sub) in subs.iter().enumerate() {
-                if i > 0 {
-                    out.push('|');
-                }
-                write_pattern(sub, out);
-            }
-            out.push(')');
-        }
-    }
-}
-
-/// Whether `hir` can match the empty string.
-fn can_match_empty(hir: &Hir) -> bool {
-    use regex_syntax::hir::HirKind;
-    match hir.kind() {
-        HirKind::Empty | HirKind::Look(_) => true,
-        HirKind::Literal(lit) => lit.0.is_empty(),
-        HirKind::Class(_) => false,
-        HirKind::Repetition(rep) => rep.min == 0 || can_match_empty(&rep.sub),
-        HirKind::Capture(cap) => can_match_empty(&cap.sub),
-        HirKind::Concat(subs) => subs.iter().all(can_match_empty),
-        HirKind::Alternation(subs) => subs.iter().any(can_match_empty),
     }
 }
