@@ -83,6 +83,27 @@ impl State {
         self.counter += 1;
         self.counter.to_string()
     }
+
+    /// A certificate bag's certificate: a trusted entry of its own when the bag carries the
+    /// trusted-key-usage attribute, else a candidate for a key's chain. `first`: the store's
+    /// first certificate, which Java pairs with a lone key that names no local key id.
+    fn add_certificate(&mut self, cert: CertificateDer<'static>, attrs: Attributes, first: bool) {
+        let mut key_id = attrs.key_id;
+        if key_id.is_none() && self.private_key_count == 1 && first {
+            key_id = Some(b"01".to_vec());
+        }
+        if attrs.trusted {
+            let alias = attrs.alias.unwrap_or_else(|| self.unfriendly_name());
+            self.put(&alias, Slot::Trusted(cert.clone()));
+        } else {
+            self.cert_entries.push(Cert {
+                der: cert.clone(),
+                key_id,
+                alias: attrs.alias,
+            });
+        }
+        self.all_certs.push(cert);
+    }
 }
 
 struct Attributes {
@@ -198,24 +219,7 @@ fn load_bags(state: &mut State, safe_contents: &[u8], role: Role) -> Result<(), 
                     })
                     .map_err(malformed)?;
                 let cert = certificate(octets.value, role, state.all_certs.len() + 1)?;
-                let mut key_id = attrs.key_id;
-                if key_id.is_none() && state.private_key_count == 1 && first {
-                    key_id = Some(b"01".to_vec());
-                }
-                if attrs.trusted {
-                    let alias = match attrs.alias {
-                        Some(a) => a,
-                        None => state.unfriendly_name(),
-                    };
-                    state.put(&alias, Slot::Trusted(cert.clone()));
-                } else {
-                    state.cert_entries.push(Cert {
-                        der: cert.clone(),
-                        key_id,
-                        alias: attrs.alias,
-                    });
-                }
-                state.all_certs.push(cert);
+                state.add_certificate(cert, attrs, first);
             }
             _ => {} // key bags, secret bags, others: not private keys or certificates to Java
         }
@@ -231,21 +235,12 @@ fn load_legacy_bags(
 ) -> Result<(), KeystoreError> {
     for (i, bag) in archive.certs.into_iter().enumerate() {
         let cert = certificate(bag.cert.as_der(), role, state.all_certs.len() + 1)?;
-        let mut key_id = bag.local_key_id;
-        if key_id.is_none() && state.private_key_count == 1 && i == 0 {
-            key_id = Some(b"01".to_vec());
-        }
-        if bag.trusted {
-            let alias = bag.friendly_name.unwrap_or_else(|| state.unfriendly_name());
-            state.put(&alias, Slot::Trusted(cert.clone()));
-        } else {
-            state.cert_entries.push(Cert {
-                der: cert.clone(),
-                key_id,
-                alias: bag.friendly_name,
-            });
-        }
-        state.all_certs.push(cert);
+        let attrs = Attributes {
+            alias: bag.friendly_name,
+            key_id: bag.local_key_id,
+            trusted: bag.trusted,
+        };
+        state.add_certificate(cert, attrs, i == 0);
     }
     Ok(())
 }
