@@ -82,11 +82,8 @@ impl Mixed {
         // The same id and port on a new directory, finding the quorum through every voter's
         // endpoint (its own included: it will be one again).
         let voter = self.voters[(id - 1) as usize].clone();
-        let props: Vec<(&str, String)> = self
-            .node_props
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.clone()))
-            .collect();
+        let own = self.props_for(id, to == Kind::Kraftd);
+        let props: Vec<(&str, String)> = own.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
         let format_args: Vec<&str> = self.format_args.iter().map(String::as_str).collect();
         let node = start_node_formatted(
             &self.dir,

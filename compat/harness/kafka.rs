@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use super::cds;
+use super::transport;
 use super::process::{run_command, try_run_command, Output};
 use super::testdir::scratch_dir;
 
@@ -330,7 +331,13 @@ impl Kafka {
         let mut jvm_opts: Vec<String> = TOOL_JVM_OPTS.iter().map(|s| s.to_string()).collect();
         jvm_opts.extend(options.jvm_opts.iter().cloned());
         let mut cmd = self.java_command(main_class, &self.tools_log4j_config(), &jvm_opts);
-        cmd.args(args);
+        // A controller listener on TLS is reached with the harness's TLS client settings.
+        let secured = transport::secure_tool_args(args);
+        let args: Vec<&str> = match &secured {
+            Some(secured) => secured.iter().map(String::as_str).collect(),
+            None => args.to_vec(),
+        };
+        cmd.args(&args);
         let display = format!("java {main_class} {}", args.join(" "));
         run_command(
             cmd,

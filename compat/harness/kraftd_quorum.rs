@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::quorum_probe::describe_quorum;
+use super::transport::Transport;
 use super::{
     free_port, JavaBroker, Kafka, KraftdProcess, Properties, Quorum, ServerBuilder, TestDir, Voter,
     KRAFTD_COMMAND_TIMEOUT,
@@ -23,11 +24,18 @@ pub struct KraftdQuorum {
     pub nodes: Vec<KraftdProcess>,
     /// Every voter's `host:port`, comma-separated (for `--bootstrap-controller`).
     pub bootstrap: String,
+    /// How the controller listeners are secured.
+    pub transport: Transport,
 }
 
 impl KraftdQuorum {
     /// Formats and starts voters `1..=n`, then waits until one leads.
     pub fn start(dir: &TestDir, n: i32) -> KraftdQuorum {
+        Self::start_secured(dir, n, Transport::Plaintext)
+    }
+
+    /// [`Self::start`] with the controller listeners secured as `transport` says.
+    pub fn start_secured(dir: &TestDir, n: i32, transport: Transport) -> KraftdQuorum {
         let voters: Vec<Voter> = (1..=n)
             .map(|id| Voter {
                 id,
@@ -36,6 +44,7 @@ impl KraftdQuorum {
                 directory_id: String::new(),
             })
             .collect();
+        transport.register(voters.iter().map(|v| v.port));
         let voter_list = voters
             .iter()
             .map(|v| format!("{}@{}", v.id, v.endpoint()))
@@ -62,6 +71,10 @@ impl KraftdQuorum {
                     .set("listeners", format!("CONTROLLER://{}", v.endpoint()))
                     .set("controller.quorum.voters", voter_list.clone())
                     .set("log.dirs", dir.subdir(&name).display().to_string());
+                for (k, value) in transport.node_props(&format!("controller-{}", v.id), true, None)
+                {
+                    props.set(k, value);
+                }
                 let config = KraftdProcess::write_config(dir, &name, &props);
                 let config = config.display().to_string();
                 KraftdProcess::run(
@@ -78,6 +91,7 @@ impl KraftdQuorum {
             voters,
             nodes,
             bootstrap,
+            transport,
         };
         q.wait_for_leader(|_| true);
         q
@@ -125,8 +139,15 @@ impl KraftdQuorum {
         let builders = ids
             .iter()
             .map(|&id| {
-                JavaBroker::builder(id, Quorum::StaticVoters(self.voters.clone()))
-                    .cluster_id(self.cluster_id.clone())
+                let mut b = JavaBroker::builder(id, Quorum::StaticVoters(self.voters.clone()))
+                    .cluster_id(self.cluster_id.clone());
+                for (k, v) in self
+                    .transport
+                    .node_props(&format!("broker-{id}"), false, None)
+                {
+                    b = b.prop(&k, v);
+                }
+                b
             })
             .collect();
         let mut brokers = ServerBuilder::start_all(builders, dir);

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use super::dynamic_quorum::{kraftd_format_with, kraftd_props};
 use super::netns::Placement;
+use super::transport::Transport;
 use super::quorum_probe::{all_caught_up, assert_same_batches, leader_view_at, read_log_batches};
 use super::{
     voters, JavaController, Kafka, KraftdProcess, Properties, Quorum, ServerBuilder, TestDir, Voter,
@@ -181,6 +182,8 @@ pub struct Mixed {
     pub format_args: Vec<String>,
     /// Where each voter listens and runs (127.0.0.1, this network namespace, by default).
     pub placement: Placement,
+    /// How the controller listeners are secured.
+    pub transport: Transport,
 }
 
 impl Mixed {
@@ -201,6 +204,7 @@ impl Mixed {
             Kafka::get(),
             QuorumMode::Static,
             Placement::default(),
+            Transport::Plaintext,
             kraftd,
             extra,
             format_args,
@@ -209,11 +213,13 @@ impl Mixed {
 
     /// Voters 1..=3 of a quorum of `mode`, the Java ones of Kafka release `kafka`, each voter
     /// listening and running where `placement` says; the ids in `kraftd` run kraftd; every
-    /// node gets the `extra` properties and is formatted with `format_args`.
+    /// node gets the `extra` properties and is formatted with `format_args`; the controller
+    /// listeners are secured as `transport` says.
     pub fn start_on(
         kafka: &'static Kafka,
         mode: QuorumMode,
         placement: Placement,
+        transport: Transport,
         kraftd: &[i32],
         extra: &[(&str, &str)],
         format_args: &[&str],
@@ -224,6 +230,12 @@ impl Mixed {
         for v in &mut voters {
             v.host = placement.host(v.id);
         }
+        transport.register(voters.iter().map(|v| v.port));
+        let node_props: Vec<(String, String)> = extra
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let props_for = |id, kraftd| secured_props(transport, &node_props, id, kraftd);
         let quorum = match mode {
             QuorumMode::Static => Quorum::StaticVoters(voters.clone()),
             QuorumMode::Dynamic => Quorum::InitialControllers(voters.clone()),
@@ -238,8 +250,8 @@ impl Mixed {
                     .quorum(quorum.clone())
                     .cluster_id(cluster_id.clone())
                     .format_args(format_args);
-                for (k, v) in extra {
-                    builder = builder.prop(k, v);
+                for (k, v) in props_for(v.id, false) {
+                    builder = builder.prop(&k, v);
                 }
                 if let Some(netns) = placement.netns(v.id) {
                     builder = builder.netns(netns);
@@ -257,8 +269,8 @@ impl Mixed {
                 let data = dir.subdir(format!("kraftd-{}-data", v.id));
                 let (mut props, flag) = kraftd_props(v.id, v.port, &data, &quorum);
                 props.set("listeners", format!("CONTROLLER://{}", v.endpoint()));
-                for (k, v) in extra {
-                    props.set(*k, *v);
+                for (k, v) in props_for(v.id, true) {
+                    props.set(k, v);
                 }
                 let name = format!("kraftd-{}", v.id);
                 let config = KraftdProcess::write_config(&dir, &name, &props);
@@ -279,13 +291,27 @@ impl Mixed {
             voters,
             members,
             mode,
-            node_props: extra
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
+            node_props,
             format_args: format_args.iter().map(|a| a.to_string()).collect(),
             placement,
+            transport,
         }
+    }
+
+    /// Voter `id`'s settings over the harness's: the quorum's, and its TLS if any (as `kraftd`
+    /// or as a Java controller).
+    pub fn props_for(&self, id: i32, kraftd: bool) -> Vec<(String, String)> {
+        secured_props(self.transport, &self.node_props, id, kraftd)
+    }
+
+    /// A broker's TLS settings for reaching this quorum (none on PLAINTEXT).
+    pub fn broker_props(&self, id: i32) -> Vec<(String, String)> {
+        let super_users = self.node_props.iter().find(|(k, _)| k == "super.users");
+        self.transport.node_props(
+            &format!("broker-{id}"),
+            false,
+            super_users.map(|(_, v)| v.as_str()),
+        )
     }
 
     /// How a broker (or an observer) finds this quorum.
@@ -470,4 +496,26 @@ fn java_loader_shutdown_race(log: &str) -> bool {
     log.rfind(fault)
         .is_some_and(|at| log[at..].contains("java.nio.channels.ClosedChannelException"))
         && log.contains("kafka-shutdown-hook")
+}
+
+/// `node_props` with voter `id`'s TLS settings over them (`super.users` extended by them).
+fn secured_props(
+    transport: Transport,
+    node_props: &[(String, String)],
+    id: i32,
+    kraftd: bool,
+) -> Vec<(String, String)> {
+    let super_users = node_props.iter().find(|(k, _)| k == "super.users");
+    let secured = transport.node_props(
+        &format!("controller-{id}"),
+        kraftd,
+        super_users.map(|(_, v)| v.as_str()),
+    );
+    let mut props: Vec<(String, String)> = node_props
+        .iter()
+        .filter(|(k, _)| !secured.iter().any(|(s, _)| s == k))
+        .cloned()
+        .collect();
+    props.extend(secured);
+    props
 }

@@ -31,6 +31,7 @@ mod kraftd;
 pub mod kraftd_quorum;
 pub mod mixed_quorum;
 pub mod netns;
+pub mod pki;
 mod ports;
 mod process;
 mod props;
@@ -38,6 +39,7 @@ pub mod quorum_probe;
 mod server_builder;
 mod testdir;
 mod tools;
+pub mod transport;
 pub mod verifying;
 pub mod workload;
 

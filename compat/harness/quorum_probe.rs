@@ -4,10 +4,11 @@
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
-use std::net::{Ipv4Addr, SocketAddr, TcpStream};
+use std::net::{Ipv4Addr, SocketAddr};
 use std::path::Path;
 use std::time::Duration;
 
+use super::transport::ProbeStream;
 use kraftd::protocol::codec::{ApiMessage, Message, Reader};
 use kraftd::protocol::frame::{encode_request, response_header_version};
 use kraftd::protocol::messages::{self as wire, DescribeQuorumResponse, ResponseHeader};
@@ -52,13 +53,13 @@ pub fn round_trip_frame(
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Connects to `127.0.0.1:port` and writes `frame`; the answer is read with [`read_response`].
-pub fn send_frame(port: u16, frame: &[u8]) -> Option<TcpStream> {
+pub fn send_frame(port: u16, frame: &[u8]) -> Option<ProbeStream> {
     send_frame_to(loopback(port), frame)
 }
 
 /// [`send_frame`] to any address.
-pub fn send_frame_to(addr: SocketAddr, frame: &[u8]) -> Option<TcpStream> {
-    let mut s = TcpStream::connect_timeout(&addr, CONNECT_TIMEOUT).ok()?;
+pub fn send_frame_to(addr: SocketAddr, frame: &[u8]) -> Option<ProbeStream> {
+    let mut s = ProbeStream::connect(addr, CONNECT_TIMEOUT)?;
     s.write_all(frame).ok()?;
     Some(s)
 }
@@ -70,7 +71,7 @@ fn loopback(port: u16) -> SocketAddr {
 /// Reads one response from `s` and returns its body (header removed); `None` if the peer closes
 /// the connection, answers with a bad header, or says nothing within `timeout`.
 pub fn read_response(
-    s: &mut TcpStream,
+    s: &mut ProbeStream,
     api_key: i16,
     version: i16,
     timeout: Duration,
@@ -80,7 +81,7 @@ pub fn read_response(
 
 /// [`read_response`] saying why there is no answer.
 pub fn try_read_response(
-    s: &mut TcpStream,
+    s: &mut ProbeStream,
     api_key: i16,
     version: i16,
     timeout: Duration,

@@ -1,5 +1,7 @@
-//! Three kraftd controllers (static voters) serving three stock Kafka 4.4 brokers, and the
-//! active controller killed with SIGKILL while clients produce:
+//! Three kraftd controllers (static voters) serving three stock Kafka 4.4 brokers over mutual
+//! TLS (the CONTROLLER listener on SSL, client certificates required, kraftd's and the
+//! brokers' stores PKCS12), and the active controller killed with SIGKILL while clients
+//! produce:
 //! - `kafka-metadata-quorum --bootstrap-server <broker>` describes the quorum (status and
 //!   replication) through a broker, before and after the failover;
 //! - a verifying client workload (`compat/java/ExactlyOnceWorkload.java`) sends 100,000
@@ -26,6 +28,8 @@ use serde_json::Value;
 use crate::harness::image_compare::assert_image_equals_javas;
 use crate::harness::java_probe::spawn_program;
 use crate::harness::kraftd_quorum::KraftdQuorum;
+use crate::harness::pki::StoreFormat;
+use crate::harness::transport::Transport;
 use crate::harness::quorum_probe::{describe_quorum, round_trip, voter_end};
 use crate::harness::workload::log_view::LogView;
 use crate::harness::{Kafka, TestDir, Tool};
@@ -44,7 +48,10 @@ const WORKLOAD_TIMEOUT: Duration = Duration::from_secs(300);
 fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
     let kafka = Kafka::get();
     let dir = TestDir::new();
-    let mut q = KraftdQuorum::start(&dir, 3);
+    let tls = Transport::MutualTls {
+        kraftd: StoreFormat::Pkcs12,
+    };
+    let mut q = KraftdQuorum::start_secured(&dir, 3, tls);
     let mut brokers = q.start_brokers(&dir, &BROKERS);
     let bootstrap = brokers
         .iter()

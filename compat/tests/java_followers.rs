@@ -12,6 +12,8 @@ use std::path::Path;
 
 use crate::harness::image_compare::assert_image_equals_javas;
 use crate::harness::quorum_probe::read_log_batches;
+use crate::harness::pki::StoreFormat;
+use crate::harness::transport::Transport;
 use crate::harness::workload;
 use kraftd::protocol::records::split_batches;
 
@@ -28,7 +30,10 @@ fn last_epoch_below(metadata_dir: &Path, below: i64) -> i32 {
 
 #[test]
 fn java_followers_replay_a_kraftd_leaders_whole_workload() {
-    let (mut w, epoch) = workload::run_led_by_kraftd();
+    // Over mutual TLS, kraftd's stores PEM files.
+    let (mut w, epoch) = workload::run_led_by_kraftd(Transport::MutualTls {
+        kraftd: StoreFormat::Pem,
+    });
     eprintln!(
         "workload led by kraftd in epoch {epoch}, done in {:.0?}",
         w.elapsed

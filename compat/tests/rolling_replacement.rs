@@ -2,7 +2,10 @@
 //! the node's own data directory, and then back to Java the same way, while three stock brokers
 //! serve a verifying producer and consumer. Once on a static quorum, and once on a dynamic one
 //! (kraft.version 1), where the last step of each direction also replaces the voter's disk
-//! (`remove-controller`, a new directory id, `add-controller`; see `Swap::NewDirectory`).
+//! (`remove-controller`, a new directory id, `add-controller`; see `Swap::NewDirectory`). The
+//! dynamic quorum runs its controller listeners on SSL with mutual TLS (see
+//! `harness::transport`): kraftd reads the Java voter's PKCS12 stores from its config, and the
+//! tools (`add-controller`, `remove-controller`, `describe`) reach it with `--command-config`.
 //!
 //! Start: Java 4.4 voters 1-3 (static `controller.quorum.voters`, or formatted
 //! `--initial-controllers` with brokers bootstrapping from them) and stock brokers 101-103
@@ -50,6 +53,8 @@ use crate::harness::image_compare::{
 use crate::harness::java_probe::ProbeSession;
 use crate::harness::mixed_quorum::{Member, QuorumMode, Stop};
 use crate::harness::netns::Placement;
+use crate::harness::pki::StoreFormat;
+use crate::harness::transport::Transport;
 use crate::harness::verifying::{Tally, VerifyingClients};
 use crate::harness::workload::{Cluster, BROKERS};
 use crate::harness::{dump_java_image, JavaController, Kafka};
@@ -118,7 +123,12 @@ fn rolling_replacement_of_a_dynamic_quorum_with_a_new_disk_each_way() {
         (JAVA, Swap::SameDirectory(Stop::Kill9)),
         (JAVA, Swap::NewDirectory(Stop::Kill9)),
     ];
-    Rolling::start(&Release::kafka_4_4(), QuorumMode::Dynamic).run(&plan);
+    // On SSL with mutual TLS: the Java voters' stores are PKCS12, and kraftd reads them from the
+    // Java voter's own config on the same directory, and from its own on a new one.
+    let tls = Transport::MutualTls {
+        kraftd: StoreFormat::Pkcs12,
+    };
+    Rolling::start_secured(&Release::kafka_4_4(), QuorumMode::Dynamic, tls).run(&plan);
 }
 
 impl Release {
@@ -245,16 +255,31 @@ impl std::fmt::Display for Step {
 impl Rolling {
     /// The Java cluster of `release` with its clients running, on a quorum of `mode`.
     fn start(release: &Release, mode: QuorumMode) -> Rolling {
-        Self::start_on(release, mode, Placement::default())
+        Self::start_on(release, mode, Placement::default(), Transport::Plaintext)
+    }
+
+    /// [`Self::start`] with the controller listeners secured as `transport` says.
+    fn start_secured(release: &Release, mode: QuorumMode, transport: Transport) -> Rolling {
+        Self::start_on(release, mode, Placement::default(), transport)
     }
 
     /// The Kafka 4.4 cluster of [`Self::start`] on a static quorum, the controllers listening
     /// and running where `placement` says.
     pub(crate) fn start_placed(placement: Placement) -> Rolling {
-        Self::start_on(&Release::kafka_4_4(), QuorumMode::Static, placement)
+        Self::start_on(
+            &Release::kafka_4_4(),
+            QuorumMode::Static,
+            placement,
+            Transport::Plaintext,
+        )
     }
 
-    fn start_on(release: &Release, mode: QuorumMode, placement: Placement) -> Rolling {
+    fn start_on(
+        release: &Release,
+        mode: QuorumMode,
+        placement: Placement,
+        transport: Transport,
+    ) -> Rolling {
         let started = Instant::now();
         let kafka = release.kafka;
         let controllers = [CONTROLLERS, release.small_segments].concat();
@@ -262,6 +287,7 @@ impl Rolling {
             kafka,
             mode,
             placement,
+            transport,
             &[],
             release.metadata_version,
             &controllers,

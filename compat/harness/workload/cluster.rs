@@ -12,6 +12,7 @@ use super::log_view::LogView;
 use super::tools::Tools;
 use crate::harness::mixed_quorum::{Member, Mixed, QuorumMode};
 use crate::harness::netns::Placement;
+use crate::harness::transport::Transport;
 use crate::harness::quorum_probe::leader_view_at;
 use crate::harness::{free_port, JavaBroker, Kafka, Properties, Quorum, ServerBuilder};
 
@@ -69,8 +70,8 @@ pub struct Cluster {
 }
 
 impl Cluster {
-    pub fn start() -> Cluster {
-        Self::start_with(&[KRAFTD], INITIAL_RELEASE, &[])
+    pub fn start(transport: Transport) -> Cluster {
+        Self::start_with(&[KRAFTD], INITIAL_RELEASE, &[], transport)
     }
 
     /// Voters 1..=3, those in `kraftd` running kraftd and the others Java, and the brokers,
@@ -81,11 +82,13 @@ impl Cluster {
         kraftd: &[i32],
         release: &str,
         controller_overrides: &[(&str, &str)],
+        transport: Transport,
     ) -> Cluster {
         Self::start_on(
             Kafka::get(),
             QuorumMode::Static,
             Placement::default(),
+            transport,
             kraftd,
             release,
             controller_overrides,
@@ -95,11 +98,13 @@ impl Cluster {
     /// [`Self::start_with`] on Kafka release `kafka` (its Java controllers, brokers and tools),
     /// on a quorum of either [`QuorumMode`] (the brokers find a dynamic one through
     /// `controller.quorum.bootstrap.servers`), the voters listening and running where
-    /// `placement` says (the brokers and clients stay on 127.0.0.1).
+    /// `placement` says (the brokers and clients stay on 127.0.0.1), the controller listeners
+    /// secured as `transport` says.
     pub fn start_on(
         kafka: &'static Kafka,
         mode: QuorumMode,
         placement: Placement,
+        transport: Transport,
         kraftd: &[i32],
         release: &str,
         controller_overrides: &[(&str, &str)],
@@ -112,7 +117,19 @@ impl Cluster {
             .copied()
             .collect();
         let format = ["--release-version", release];
-        let q = Mixed::start_on(kafka, mode, placement, kraftd, &controllers, &format);
+        let q = Mixed::start_on(
+            kafka,
+            mode,
+            placement,
+            transport,
+            kraftd,
+            &controllers,
+            &format,
+        );
+        let protocol_map = format!(
+            "CONTROLLER:{},PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT",
+            transport.controller_protocol()
+        );
         let mut sasl_ports = Vec::new();
         let builders = BROKERS
             .iter()
@@ -128,10 +145,7 @@ impl Cluster {
                         "listeners",
                         format!("PLAINTEXT://127.0.0.1:{plain},SASL_PLAINTEXT://127.0.0.1:{sasl}"),
                     )
-                    .prop(
-                        "listener.security.protocol.map",
-                        "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT",
-                    )
+                    .prop("listener.security.protocol.map", &protocol_map)
                     .prop("sasl.enabled.mechanisms", "PLAIN")
                     .prop(
                         "listener.name.sasl_plaintext.plain.sasl.jaas.config",
@@ -149,6 +163,11 @@ impl Cluster {
                     .prop("transaction.state.log.num.partitions", 3);
                 for (k, v) in EVERY_NODE {
                     b = b.prop(k, v);
+                }
+                for (k, v) in q.broker_props(id) {
+                    if k != "listener.security.protocol.map" {
+                        b = b.prop(&k, v);
+                    }
                 }
                 b
             })

@@ -24,6 +24,7 @@ pub use failures::FINAL_METADATA_VERSION;
 
 use crate::harness::mixed_quorum::Mixed;
 use crate::harness::quorum_probe::voter_end;
+use crate::harness::transport::Transport;
 use crate::harness::Tool;
 
 /// What the workload leaves behind: the stopped quorum (its directories), the checkpoints, and
@@ -40,15 +41,15 @@ pub struct Workload {
 }
 
 /// Runs every phase; panics with the failing step (and the node logs) if one does not happen.
-pub fn run() -> Workload {
-    phases(Cluster::start())
+pub fn run(transport: Transport) -> Workload {
+    phases(Cluster::start(transport))
 }
 
 /// [`run`] with kraftd (voter 3) the active controller before the first phase: Java voters 1
 /// and 2 follow it and replay every record it decides. Also returns the epoch kraftd leads in
 /// then; nothing in the workload stops a controller, so it is expected to lead to the end.
-pub fn run_led_by_kraftd() -> (Workload, i32) {
-    let mut c = Cluster::start();
+pub fn run_led_by_kraftd(transport: Transport) -> (Workload, i32) {
+    let mut c = Cluster::start(transport);
     let epoch = c.move_leadership_to_kraftd();
     (phases(c), epoch)
 }
