@@ -34,7 +34,9 @@ pub enum Transport {
     Plaintext,
     /// SSL with required client certificates on every controller listener; kraftd's key and
     /// trust stores in this format.
-    MutualTls { kraftd: StoreFormat },
+    MutualTls {
+        kraftd: StoreFormat,
+    },
 }
 
 /// The principals the suite's certificates map to: `controller-<id>` and `broker-<id>` to
@@ -68,7 +70,10 @@ impl Transport {
         let mut props = vec![
             (
                 "listener.security.protocol.map".to_string(),
-                format!("CONTROLLER:{},PLAINTEXT:PLAINTEXT", self.controller_protocol()),
+                format!(
+                    "CONTROLLER:{},PLAINTEXT:PLAINTEXT",
+                    self.controller_protocol()
+                ),
             ),
             (format!("{prefix}ssl.client.auth"), "required".to_string()),
             (
@@ -184,13 +189,14 @@ pub fn client_config() -> Arc<rustls::ClientConfig> {
             let me = pki.identity(HARNESS);
             let mut roots = rustls::RootCertStore::empty();
             for ca in CertificateDer::pem_file_iter(pki.ca_pem()).expect("the CA file") {
-                roots.add(ca.expect("the CA certificate")).expect("a CA rustls accepts");
+                roots
+                    .add(ca.expect("the CA certificate"))
+                    .expect("a CA rustls accepts");
             }
-            let chain: Vec<CertificateDer<'static>> =
-                CertificateDer::pem_file_iter(me.chain_pem())
-                    .expect("the harness's chain")
-                    .collect::<Result<_, _>>()
-                    .expect("the harness's certificates");
+            let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(me.chain_pem())
+                .expect("the harness's chain")
+                .collect::<Result<_, _>>()
+                .expect("the harness's certificates");
             let key = PrivateKeyDer::from_pem_file(me.key_pem()).expect("the harness's key");
             let provider = Arc::new(rustls::crypto::ring::default_provider());
             let config = rustls::ClientConfig::builder_with_provider(provider)

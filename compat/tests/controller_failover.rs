@@ -29,8 +29,8 @@ use crate::harness::image_compare::assert_image_equals_javas;
 use crate::harness::java_probe::spawn_program;
 use crate::harness::kraftd_quorum::KraftdQuorum;
 use crate::harness::pki::StoreFormat;
-use crate::harness::transport::Transport;
 use crate::harness::quorum_probe::{describe_quorum, round_trip, voter_end};
+use crate::harness::transport::Transport;
 use crate::harness::workload::log_view::LogView;
 use crate::harness::{Kafka, TestDir, Tool};
 use crate::topics::workload::parse_describe;
@@ -61,6 +61,7 @@ fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
     let via = brokers[0].bootstrap_server();
     let mut first = q.wait_for_leader(|_| true);
     assert_quorum_described_through(kafka, &via, first, &[1, 2, 3], &BROKERS);
+    tools_over_mutual_tls(kafka, &q, first);
     for (topic, partitions) in [("eos-idempotent", "12"), ("eos-transactional", "6")] {
         topics(
             kafka,
@@ -387,4 +388,64 @@ pub(crate) fn assert_quorum_described_through(
     for &id in observers {
         assert_eq!(status_of(id), Some("Observer"), "{replication}");
     }
+}
+
+/// Kafka's tools with `--bootstrap-controller` on each kraftd voter over mutual TLS (the
+/// harness adds `--command-config` with its TLS client settings, see `harness::transport`):
+/// `kafka-metadata-quorum describe --status` names the leader, `kafka-features describe` the
+/// finalized metadata.version, and `kafka-configs` alters the cluster-wide broker default and
+/// describes it and a voter's own config back.
+fn tools_over_mutual_tls(kafka: &Kafka, q: &KraftdQuorum, leader: i32) {
+    for v in &q.voters {
+        let via = v.endpoint();
+        let status = kafka
+            .quorum_status(&via)
+            .unwrap_or_else(|out| panic!("describe --status through voter {}:\n{out}", v.id));
+        assert_eq!(
+            status.leader_id, leader,
+            "voter {} names another leader",
+            v.id
+        );
+        let features = kafka.finalized_features(&via);
+        assert!(
+            features.contains_key("metadata.version"),
+            "kafka-features describe through voter {}: {features:?}",
+            v.id
+        );
+    }
+    let configs = |args: &[&str]| {
+        let via = q.voters[0].endpoint();
+        let out = kafka.run(
+            Tool::Configs,
+            &[&["--bootstrap-controller", via.as_str()][..], args].concat(),
+        );
+        out.assert_success();
+        out.stdout
+    };
+    let default = ["--entity-type", "brokers", "--entity-default"];
+    configs(
+        &[
+            &["--alter", "--add-config", "log.cleaner.threads=2"][..],
+            &default,
+        ]
+        .concat(),
+    );
+    let deadline = Instant::now() + WAIT;
+    while !configs(&[&["--describe"][..], &default].concat()).contains("log.cleaner.threads=2") {
+        assert!(
+            Instant::now() < deadline,
+            "the altered default was not described"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let own = [
+        "--describe",
+        "--entity-type",
+        "brokers",
+        "--entity-name",
+        "1",
+        "--all",
+    ];
+    let own = configs(&own);
+    assert!(own.contains("node.id=1"), "voter 1's own config: {own}");
 }
