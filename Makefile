@@ -90,13 +90,15 @@ demo: build
 compat: compat-deps
 	$(CARGO) test --release $(TEST_FEATURES) --test compat -- --test-threads=$(COMPAT_THREADS)
 
+# Every cargo-fuzz target that fuzz/Cargo.toml declares ([[bin]] names), so a new one is run
+# without being listed twice.
+FUZZ_TARGETS := $(shell awk '/^\[\[bin\]\]/ {bin = 1; next} bin && /^name/ {gsub(/"/, "", $$3); print $$3; bin = 0}' fuzz/Cargo.toml)
+
 fuzz:
-	cd fuzz && $(CARGO) +nightly fuzz run request_frame -- -max_total_time=$(FUZZ_SECONDS)
-	cd fuzz && $(CARGO) +nightly fuzz run message -- -max_total_time=$(FUZZ_SECONDS)
-	cd fuzz && $(CARGO) +nightly fuzz run records -- -max_total_time=$(FUZZ_SECONDS)
-	cd fuzz && $(CARGO) +nightly fuzz run properties -- -max_total_time=$(FUZZ_SECONDS)
-	cd fuzz && $(CARGO) +nightly fuzz run snapshot -- -max_total_time=$(FUZZ_SECONDS)
-	cd fuzz && $(CARGO) +nightly fuzz run controller_replay -- -max_total_time=$(FUZZ_SECONDS)
+	@set -e; for target in $(FUZZ_TARGETS); do \
+	  echo "fuzz: $$target for $(FUZZ_SECONDS) s"; \
+	  (cd fuzz && $(CARGO) +nightly fuzz run $$target -- -max_total_time=$(FUZZ_SECONDS)); \
+	done
 
 # The controller-failover scenario as a soak (compat/tests/controller_failover.rs): 3 kraftd voters
 # and 3 stock brokers under the verifying workload for SOAK_MINUTES, the active controller killed
