@@ -37,9 +37,61 @@ impl ScramMechanism {
         }
     }
 
+    /// `ScramMechanism.forMechanismName`: "SCRAM-SHA-256" or "SCRAM-SHA-512", exactly.
+    pub fn from_name(name: &str) -> Option<ScramMechanism> {
+        [ScramMechanism::Sha256, ScramMechanism::Sha512]
+            .into_iter()
+            .find(|m| m.name() == name)
+    }
+
+    /// The internal enum constant's name (`SCRAM_SHA_256`), which Java's SASL messages print.
+    pub fn java_constant(self) -> &'static str {
+        match self {
+            ScramMechanism::Sha256 => "SCRAM_SHA_256",
+            ScramMechanism::Sha512 => "SCRAM_SHA_512",
+        }
+    }
+
     /// The internal `ScramMechanism.minIterations` (4096 for both).
     pub fn min_iterations(self) -> i32 {
         4096
+    }
+
+    /// The internal `ScramMechanism.maxIterations` (16384 for both).
+    pub fn max_iterations(self) -> i32 {
+        16384
+    }
+
+    /// `ScramFormatter.hmac`: HMAC of `message` keyed with `key` (any length; Java refuses an
+    /// empty key, which callers check).
+    pub fn hmac(self, key: &[u8], message: &[u8]) -> Vec<u8> {
+        match self {
+            ScramMechanism::Sha256 => hmac::<Sha256>(key, message),
+            ScramMechanism::Sha512 => hmac::<Sha512>(key, message),
+        }
+    }
+
+    /// `ScramFormatter.hash`.
+    pub fn hash(self, data: &[u8]) -> Vec<u8> {
+        match self {
+            ScramMechanism::Sha256 => Sha256::digest(data).to_vec(),
+            ScramMechanism::Sha512 => Sha512::digest(data).to_vec(),
+        }
+    }
+
+    /// `ScramFormatter.hi`: RFC 5802's Hi, PBKDF2 with this mechanism's HMAC and one block
+    /// (the SaltedPassword). Java refuses an empty `password` (the HMAC key).
+    pub fn hi(self, password: &[u8], salt: &[u8], iterations: u32) -> Result<Vec<u8>, EmptyKey> {
+        if password.is_empty() {
+            return Err(EmptyKey);
+        }
+        let mut u = self.hmac(password, &[salt, &1u32.to_be_bytes()].concat());
+        let mut result = u.clone();
+        for _ in 1..iterations {
+            u = self.hmac(password, &u);
+            result.iter_mut().zip(&u).for_each(|(r, x)| *r ^= x);
+        }
+        Ok(result)
     }
 }
 
