@@ -223,3 +223,41 @@ impl ServerContext {
         f(&mut guard);
     }
 }
+
+#[cfg(test)]
+mod scram_tests {
+    use std::sync::Arc;
+
+    use super::{QuorumView, ServerContext};
+    use crate::controller::scram::{ScramCredential, ScramImage};
+    use crate::server::sasl::scram::ScramMechanism;
+
+    #[test]
+    fn scram_credentials_are_published_once_per_version_of_the_image() {
+        let ctx = ServerContext::new(1, None, 1024, QuorumView::default());
+        assert!(ctx.scram_credentials().is_empty());
+        let mut watch = ctx.watch_scram_credentials();
+        let mut image = ScramImage::default();
+        image.credentials.insert(
+            (1, "alice".to_string()),
+            Arc::new(ScramCredential {
+                salt: vec![1],
+                stored_key: vec![2],
+                server_key: vec![3],
+                iterations: 4096,
+            }),
+        );
+        ctx.publish_scram(&image);
+        assert!(watch.has_changed().unwrap());
+        let published = watch.borrow_and_update().clone();
+        assert!(published.get(ScramMechanism::Sha256, "alice").is_some());
+        assert!(published.get(ScramMechanism::Sha512, "alice").is_none());
+        // The same version again: nothing new for the watchers.
+        ctx.publish_scram(&image.clone());
+        assert!(!watch.has_changed().unwrap());
+        image.replay_remove(1, "alice");
+        ctx.publish_scram(&image);
+        assert!(watch.has_changed().unwrap());
+        assert!(ctx.scram_credentials().is_empty());
+    }
+}

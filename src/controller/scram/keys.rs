@@ -195,6 +195,24 @@ mod tests {
     }
 
     #[test]
+    fn mechanisms_by_name_and_hi_as_the_rfc_computes_it() {
+        for m in [ScramMechanism::Sha256, ScramMechanism::Sha512] {
+            assert_eq!(ScramMechanism::from_name(m.name()), Some(m));
+        }
+        for unknown in ["scram-sha-256", "SCRAM-SHA-1", "PLAIN", ""] {
+            assert_eq!(ScramMechanism::from_name(unknown), None);
+        }
+        assert_eq!(ScramMechanism::Sha512.java_constant(), "SCRAM_SHA_512");
+        let salt = b"salt";
+        assert_eq!(
+            ScramMechanism::Sha256.hi(b"pencil", salt, 4096).unwrap(),
+            hi(b"pencil", salt, 4096)
+        );
+        assert_eq!(ScramMechanism::Sha256.hi(b"", salt, 1), Err(EmptyKey));
+        assert_eq!(ScramMechanism::Sha512.hi(b"p", salt, 2).unwrap().len(), 64);
+    }
+
+    #[test]
     fn mechanisms_by_type_code() {
         assert_eq!(ScramMechanism::from_type(1), Some(ScramMechanism::Sha256));
         assert_eq!(ScramMechanism::from_type(2), Some(ScramMechanism::Sha512));

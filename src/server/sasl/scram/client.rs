@@ -15,6 +15,7 @@ use super::messages::{
 use super::{auth_message, ct_eq, xor, ScramMechanism};
 use crate::server::config::Password;
 
+#[derive(Clone)]
 enum State {
     SendClientFirst,
     ReceiveServerFirst,
@@ -38,11 +39,13 @@ impl State {
 
 /// What the expected server signature is computed from (no password: the AuthMessage and the
 /// ServerKey the salted password gives).
+#[derive(Clone)]
 struct Sent {
     server_signature: Vec<u8>,
 }
 
 /// kraftd authenticating to a SCRAM server as `user`.
+#[derive(Clone)]
 pub struct ScramClient {
     mechanism: ScramMechanism,
     client_first: ClientFirst,

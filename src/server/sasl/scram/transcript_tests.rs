@@ -254,12 +254,16 @@ fn the_clients_failures_as_java_reports_them() {
         "Sasl authentication using SCRAM_SHA_256 failed with error: invalid-proof"
     );
     let e = finished()
-        .handle_server_final(b"v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G5=")
+        .handle_server_final(b"v=7rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=")
         .unwrap_err();
     assert_eq!(
         e.java_text().unwrap(),
         "Invalid server signature in server final message"
     );
+    // The last character's two unused bits are ignored, as java.util.Base64 ignores them.
+    finished()
+        .handle_server_final(b"v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G5=")
+        .unwrap();
     let e = finished().handle_server_final(b"nonsense").unwrap_err();
     assert_eq!(
         e.java_text().unwrap(),
