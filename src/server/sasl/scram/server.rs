@@ -202,7 +202,7 @@ impl ScramServer {
             return Err(ScramErrorKind::NonceMismatch { user: user() });
         }
         let credential = &exchange.credential;
-        if credential.stored_key.is_empty() || credential.server_key.is_empty() {
+        if credential.stored_key.is_empty() {
             return Err(ScramErrorKind::EmptyStoredKey { user: user() });
         }
         let auth = auth_message(
@@ -221,6 +221,9 @@ impl ScramServer {
         let client_key = xor(&client_signature, &client_final.proof);
         if !ct_eq(&self.mechanism.hash(&client_key), &credential.stored_key) {
             return Err(ScramErrorKind::InvalidProof { user: user() });
+        }
+        if credential.server_key.is_empty() {
+            return Err(ScramErrorKind::EmptyStoredKey { user: user() });
         }
         let signature = self.mechanism.hmac(&credential.server_key, auth.as_bytes());
         Ok(ServerFinal::Verifier(signature).to_message().into_bytes())
