@@ -187,12 +187,18 @@ fn scram_exchanges_against_kafkas_client_and_server() {
 /// same four messages every time.
 fn successful_exchanges(java: &mut Java) {
     for m in MECHANISMS {
-        for (user, iterations) in [("alice", 4096), ("a,b=c", 8192)] {
+        // The extension: Java's client sends it (ScramExtensionsCallback) and both servers
+        // put it in the AuthMessage.
+        for (user, iterations, ext) in [
+            ("alice", 4096, ""),
+            ("a,b=c", 8192, ""),
+            ("bob", 4096, "foo=bar"),
+        ] {
             let c = credential(m, "s3cret", iterations);
-            let what = format!("{} {user:?} i={iterations}", m.name());
+            let what = format!("{} {user:?} i={iterations} {ext}", m.name());
 
             let mut ours = kraftd_server(m, Some((user, &c)));
-            let first = java.client(m, user, "s3cret", "");
+            let first = java.client(m, user, "s3cret", ext);
             let (server_first, _) = kraftd_step(&mut ours, &first);
             let Outcome::Reply(Some(server_first)) = server_first else {
                 panic!(
@@ -221,7 +227,7 @@ fn successful_exchanges(java: &mut Java) {
 
             // The same client against Java's server: the same bytes.
             java.server(m, Some((user, &c)));
-            let again = java.client(m, user, "s3cret", "");
+            let again = java.client(m, user, "s3cret", ext);
             let mut javas = vec![again.clone()];
             let (answer, _) = java.server_step(&again);
             let Outcome::Reply(Some(server_first)) = answer else {
@@ -250,11 +256,15 @@ fn successful_exchanges(java: &mut Java) {
                 "{what}: Java's transcript and kraftd's server's"
             );
 
+            if !ext.is_empty() {
+                eprintln!("{what}: the same four messages from Java's client to both servers");
+                continue;
+            }
             // kraftd's client against Java's server: the same bytes again.
             java.server(m, Some((user, &c)));
             let nonce = java_nonce(CLIENT_RANDOM);
             let mut client = ScramClient::new(m, user, Password::new("s3cret"), nonce);
-            let first = client.first_message().unwrap();
+            let first = client.first_message();
             let (server_first, _) = java.server_step(&first);
             let Outcome::Reply(Some(server_first)) = server_first else {
                 panic!("{what}: Java's server refused kraftd's client-first");
@@ -335,6 +345,14 @@ fn server_failures(java: &mut Java) {
         &server_first("abc"),
         "biws",
     );
+    let empty_proof = good_final("n=user,r=abc", "biws")
+        .split(",p=")
+        .next()
+        .unwrap()
+        .to_string()
+        + ",p=";
+    // Java re-encodes c=bh== as c=bg== (the unused bits dropped) for the AuthMessage.
+    let trailing_bits = good_final("n=user,r=abc", "bg==").replace("c=bg==", "c=bh==");
     let mut short_proof = good_final("n=user,r=abc", "biws");
     short_proof.truncate(short_proof.find(",p=").unwrap());
     short_proof.push_str(",p=dGVzdA==");
@@ -437,6 +455,12 @@ fn server_failures(java: &mut Java) {
             Some(&c),
             vec![first.clone(), "c=biws,r=x".into()],
         ),
+        ("empty proof", Some(&c), vec![first.clone(), empty_proof]),
+        (
+            "channel binding bits",
+            Some(&c),
+            vec![first.clone(), trailing_bits],
+        ),
         (
             "final bad base64",
             Some(&c),
@@ -506,11 +530,36 @@ fn client_failures(java: &mut Java) {
             format!("r={nonce}x,s={salt},i=2147483648"),
         ),
         ("malformed first", "nonsense".to_string()),
+        // Java rebuilds the server-first message for the AuthMessage: no m=, no extensions.
+        (
+            "reserved and extension",
+            format!("m=x,r={nonce}x,s={salt},i=4096,ext=1"),
+        ),
+        // java.util.Base64 ignores the unused bits: s=bh== is the salt "n".
+        ("salt trailing bits", format!("r={nonce}x,s=bh==,i=4096")),
+        ("empty salt", format!("r={nonce}x,s=,i=4096")),
     ];
+    // The right signature, from kraftd's server (same nonces, same credential).
+    let verifier = {
+        let creds = ScramCredentials::default().with(m, "user", c.clone());
+        let mut server = ScramServer::new(m, Arc::new(creds), "srv".into());
+        let client = ScramClient::new(m, "user", Password::new("pencil"), nonce.clone());
+        let mut answering = client.clone();
+        server.step(&client.first_message()).unwrap();
+        let last = answering
+            .handle_server_first(good_first.as_bytes())
+            .unwrap();
+        match server.step(&last).unwrap() {
+            ScramStep::Done { reply, .. } => String::from_utf8(reply).unwrap(),
+            other => panic!("{other:?}"),
+        }
+    };
     let finals = [
         ("server error", "e=invalid-proof".to_string()),
         ("wrong signature", format!("v={}", B64.encode([0u8; 32]))),
         ("malformed final", "v=abc".to_string()),
+        ("right signature", verifier.clone()),
+        ("signature and extension", format!("{verifier},x=1")),
     ];
     let mut differences = Vec::new();
     let mut compare = |name: &str, j: Outcome, k: Outcome| {
@@ -527,11 +576,7 @@ fn client_failures(java: &mut Java) {
             ));
         }
     };
-    let kraftd_client = || {
-        let mut k = ScramClient::new(m, "user", Password::new("pencil"), nonce.clone());
-        k.first_message().unwrap();
-        k
-    };
+    let kraftd_client = || ScramClient::new(m, "user", Password::new("pencil"), nonce.clone());
     for (name, first) in &firsts {
         java.client(m, "user", "pencil", "");
         let j = java.client_step(first.as_bytes());

@@ -17,7 +17,7 @@ use crate::server::config::Password;
 
 #[derive(Clone)]
 enum State {
-    SendClientFirst,
+    /// Before the server-first message (the client-first one is sent first, in any case).
     ReceiveServerFirst,
     ReceiveServerFinal(Box<Sent>),
     Complete,
@@ -28,7 +28,6 @@ impl State {
     /// Java's name of the state.
     fn name(&self) -> &'static str {
         match self {
-            State::SendClientFirst => "SEND_CLIENT_FIRST_MESSAGE",
             State::ReceiveServerFirst => "RECEIVE_SERVER_FIRST_MESSAGE",
             State::ReceiveServerFinal(_) => "RECEIVE_SERVER_FINAL_MESSAGE",
             State::Complete => "COMPLETE",
@@ -82,7 +81,7 @@ impl ScramClient {
                 extensions: Vec::new(),
             },
             password,
-            state: State::SendClientFirst,
+            state: State::ReceiveServerFirst,
         }
     }
 
@@ -95,16 +94,9 @@ impl ScramClient {
         matches!(self.state, State::Complete)
     }
 
-    /// The client-first message (`n,,n=<user>,r=<nonce>`). Asking again gives the same bytes;
-    /// once the server has answered it is an error.
-    pub fn first_message(&mut self) -> Result<Vec<u8>, ScramError> {
-        match self.state {
-            State::SendClientFirst | State::ReceiveServerFirst => {
-                self.state = State::ReceiveServerFirst;
-                Ok(self.client_first.to_message().into_bytes())
-            }
-            _ => Err(self.unexpected()),
-        }
+    /// The client-first message (`n,,n=<user>,r=<nonce>`), the same bytes however often asked.
+    pub fn first_message(&self) -> Vec<u8> {
+        self.client_first.to_message().into_bytes()
     }
 
     fn unexpected(&self) -> ScramError {
