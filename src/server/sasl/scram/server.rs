@@ -147,6 +147,19 @@ impl ScramServer {
                 text: String::from_utf8_lossy(message).into_owned(),
                 reason,
             })?;
+        let unsupported: Vec<&str> = client_first
+            .extensions
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .filter(|k| *k != "tokenauth")
+            .collect();
+        if !unsupported.is_empty() {
+            // Names only, as Java logs them: a value could be anything.
+            tracing::debug!(
+                target: "kraftd::sasl",
+                "SCRAM extensions {unsupported:?} are not supported and are ignored (supported: tokenauth)"
+            );
+        }
         let Some(user) = unescape_saslname(&client_first.saslname) else {
             return Err(ScramErrorKind::InvalidSaslName {
                 saslname: client_first.saslname.clone(),
