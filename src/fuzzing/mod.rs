@@ -600,5 +600,7 @@ mod controller_replay_tests {
     }
 }
 
+mod scram;
 mod tls;
+pub use scram::scram_messages;
 pub use tls::{keystore_bytes, principal_rules};

@@ -2,11 +2,15 @@
 //! quorum's current view. Shared by every connection; the node loop updates the quorum view.
 
 use std::collections::BTreeMap;
-use std::sync::RwLock;
+use std::sync::{Arc, RwLock};
+
+use tokio::sync::watch;
 
 use crate::controller::acls::authorizer::{Authorizer, Denied, NotReady};
 use crate::controller::acls::{operation, resource, AclsImage, CLUSTER_NAME, CLUSTER_OPERATIONS};
 use crate::controller::principal::RequestPrincipal;
+use crate::controller::scram::ScramImage;
+use crate::server::sasl::scram::ScramCredentials;
 
 pub use crate::protocol::features::FeatureRange;
 
@@ -61,6 +65,10 @@ pub struct ServerContext {
     /// until the node first catches up with the committed metadata (the authorizer's first
     /// load).
     acls: RwLock<Option<AclsImage>>,
+    /// The committed SCRAM credentials, as the node loop last published them: what SASL/SCRAM
+    /// connections authenticate against. A watch channel (tokio's, already a dependency): a
+    /// connection takes the current snapshot without locking, and may wait for the next.
+    scram: watch::Sender<Arc<ScramCredentials>>,
     quorum: RwLock<QuorumView>,
 }
 
@@ -79,6 +87,7 @@ impl ServerContext {
             delete_topic_enable: true,
             authorizer: None,
             acls: RwLock::default(),
+            scram: watch::Sender::new(Arc::default()),
             quorum: RwLock::new(quorum),
         }
     }
@@ -185,9 +194,70 @@ impl ServerContext {
         *guard = Some(acls.clone());
     }
 
+    /// The SCRAM credentials of the committed metadata as last published (none before the
+    /// node has replayed any): a SCRAM exchange starts with the snapshot current then.
+    pub fn scram_credentials(&self) -> Arc<ScramCredentials> {
+        self.scram.borrow().clone()
+    }
+
+    /// A receiver of every SCRAM credentials snapshot published from now on.
+    pub fn watch_scram_credentials(&self) -> watch::Receiver<Arc<ScramCredentials>> {
+        self.scram.subscribe()
+    }
+
+    /// Publishes the committed SCRAM credentials (called by the node loop after every replay
+    /// turn; a snapshot of the same version of the image is not published twice).
+    pub fn publish_scram(&self, image: &ScramImage) {
+        self.scram.send_if_modified(|published| {
+            if published.is_of(image) {
+                return false;
+            }
+            *published = Arc::new(ScramCredentials::of(image));
+            true
+        });
+    }
+
     /// Replaces the quorum view (called by the node loop when leadership or voters change).
     pub fn update_quorum(&self, f: impl FnOnce(&mut QuorumView)) {
         let mut guard = self.quorum.write().unwrap_or_else(|p| p.into_inner());
         f(&mut guard);
+    }
+}
+
+#[cfg(test)]
+mod scram_tests {
+    use std::sync::Arc;
+
+    use super::{QuorumView, ServerContext};
+    use crate::controller::scram::{ScramCredential, ScramImage};
+    use crate::server::sasl::scram::ScramMechanism;
+
+    #[test]
+    fn scram_credentials_are_published_once_per_version_of_the_image() {
+        let ctx = ServerContext::new(1, None, 1024, QuorumView::default());
+        assert!(ctx.scram_credentials().is_empty());
+        let mut watch = ctx.watch_scram_credentials();
+        let mut image = ScramImage::default();
+        image.credentials.insert(
+            (1, "alice".to_string()),
+            Arc::new(ScramCredential {
+                salt: vec![1],
+                stored_key: vec![2],
+                server_key: vec![3],
+                iterations: 4096,
+            }),
+        );
+        ctx.publish_scram(&image);
+        assert!(watch.has_changed().unwrap());
+        let published = watch.borrow_and_update().clone();
+        assert!(published.get(ScramMechanism::Sha256, "alice").is_some());
+        assert!(published.get(ScramMechanism::Sha512, "alice").is_none());
+        // The same version again: nothing new for the watchers.
+        ctx.publish_scram(&image.clone());
+        assert!(!watch.has_changed().unwrap());
+        image.replay_remove(1, "alice");
+        ctx.publish_scram(&image);
+        assert!(watch.has_changed().unwrap());
+        assert!(ctx.scram_credentials().is_empty());
     }
 }

@@ -14,6 +14,7 @@ pub mod node;
 pub mod peer;
 pub mod raft_wire;
 pub(crate) mod run;
+pub mod sasl;
 pub mod tls;
 
 pub use run::run;

@@ -15,6 +15,8 @@
 //! - `scram`: Alter/DescribeUserScramCredentials, the same bytes to Java and kraftd, the
 //!   credentials logged, and the derived keys against Kafka's `ScramFormatter`;
 //! - `scram_clients`: SCRAM through `kafka-configs` and SASL_PLAINTEXT clients on stock brokers;
+//! - `scram_sasl`: kraftd's SCRAM server and client against Kafka's `ScramSaslClient` and
+//!   `ScramSaslServer`, the same bytes both ways, and the same failures;
 //! - `token_refusals`: refused delegation-token requests, the same bytes to Java and kraftd;
 //! - `tokens`: `kafka-delegation-tokens` and token-authenticated clients on stock brokers;
 //! - `token_sweep`: expired tokens swept by a Java controller and by kraftd, the same scenario;
@@ -31,6 +33,7 @@ mod quotas;
 mod raft_authorization;
 mod scram;
 mod scram_clients;
+mod scram_sasl;
 mod token_refusals;
 mod token_sweep;
 mod tokens;

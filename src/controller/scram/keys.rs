@@ -37,9 +37,61 @@ impl ScramMechanism {
         }
     }
 
+    /// `ScramMechanism.forMechanismName`: "SCRAM-SHA-256" or "SCRAM-SHA-512", exactly.
+    pub fn from_name(name: &str) -> Option<ScramMechanism> {
+        [ScramMechanism::Sha256, ScramMechanism::Sha512]
+            .into_iter()
+            .find(|m| m.name() == name)
+    }
+
+    /// The internal enum constant's name (`SCRAM_SHA_256`), which Java's SASL messages print.
+    pub fn java_constant(self) -> &'static str {
+        match self {
+            ScramMechanism::Sha256 => "SCRAM_SHA_256",
+            ScramMechanism::Sha512 => "SCRAM_SHA_512",
+        }
+    }
+
     /// The internal `ScramMechanism.minIterations` (4096 for both).
     pub fn min_iterations(self) -> i32 {
         4096
+    }
+
+    /// The internal `ScramMechanism.maxIterations` (16384 for both).
+    pub fn max_iterations(self) -> i32 {
+        16384
+    }
+
+    /// `ScramFormatter.hmac`: HMAC of `message` keyed with `key` (any length; Java refuses an
+    /// empty key, which callers check).
+    pub fn hmac(self, key: &[u8], message: &[u8]) -> Vec<u8> {
+        match self {
+            ScramMechanism::Sha256 => hmac::<Sha256>(key, message),
+            ScramMechanism::Sha512 => hmac::<Sha512>(key, message),
+        }
+    }
+
+    /// `ScramFormatter.hash`.
+    pub fn hash(self, data: &[u8]) -> Vec<u8> {
+        match self {
+            ScramMechanism::Sha256 => Sha256::digest(data).to_vec(),
+            ScramMechanism::Sha512 => Sha512::digest(data).to_vec(),
+        }
+    }
+
+    /// `ScramFormatter.hi`: RFC 5802's Hi, PBKDF2 with this mechanism's HMAC and one block
+    /// (the SaltedPassword). Java refuses an empty `password` (the HMAC key).
+    pub fn hi(self, password: &[u8], salt: &[u8], iterations: u32) -> Result<Vec<u8>, EmptyKey> {
+        if password.is_empty() {
+            return Err(EmptyKey);
+        }
+        let mut u = self.hmac(password, &[salt, &1u32.to_be_bytes()].concat());
+        let mut result = u.clone();
+        for _ in 1..iterations {
+            u = self.hmac(password, &u);
+            result.iter_mut().zip(&u).for_each(|(r, x)| *r ^= x);
+        }
+        Ok(result)
     }
 }
 
@@ -140,6 +192,24 @@ mod tests {
         assert_eq!((keys.stored_key.len(), keys.server_key.len()), (64, 64));
         assert_eq!(derive(ScramMechanism::Sha512, b""), Err(EmptyKey));
         assert_eq!(derive(ScramMechanism::Sha256, b""), Err(EmptyKey));
+    }
+
+    #[test]
+    fn mechanisms_by_name_and_hi_as_the_rfc_computes_it() {
+        for m in [ScramMechanism::Sha256, ScramMechanism::Sha512] {
+            assert_eq!(ScramMechanism::from_name(m.name()), Some(m));
+        }
+        for unknown in ["scram-sha-256", "SCRAM-SHA-1", "PLAIN", ""] {
+            assert_eq!(ScramMechanism::from_name(unknown), None);
+        }
+        assert_eq!(ScramMechanism::Sha512.java_constant(), "SCRAM_SHA_512");
+        let salt = b"salt";
+        assert_eq!(
+            ScramMechanism::Sha256.hi(b"pencil", salt, 4096).unwrap(),
+            hi(b"pencil", salt, 4096)
+        );
+        assert_eq!(ScramMechanism::Sha256.hi(b"", salt, 1), Err(EmptyKey));
+        assert_eq!(ScramMechanism::Sha512.hi(b"p", salt, 2).unwrap().len(), 64);
     }
 
     #[test]

@@ -163,4 +163,12 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 .publish_acls(&self.controller.machine().stable_image().1.acls);
         }
     }
+
+    /// Publishes the committed SCRAM credentials for SASL/SCRAM connections (from the first
+    /// replay on, leader or follower: the snapshot and log at start-up, bootstrap records,
+    /// every committed credential record).
+    pub(super) fn publish_scram(&self) {
+        self.ctx
+            .publish_scram(&self.controller.machine().stable_image().1.scram);
+    }
 }

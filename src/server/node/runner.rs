@@ -203,6 +203,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             self.raft.role().name()
         );
         self.publish_acls();
+        self.publish_scram();
         loop {
             let deadline = self.next_deadline();
             let first = match self.clock.until(deadline) {
@@ -265,6 +266,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 }
                 self.publish_features();
                 self.publish_acls();
+                self.publish_scram();
                 // A new leader activates as soon as its controller has caught up.
                 if self.raft.fatal_error().is_none() {
                     self.maybe_activate(self.clock.now())?;
