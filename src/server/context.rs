@@ -62,6 +62,8 @@ pub struct ServerContext {
     /// load).
     acls: RwLock<Option<AclsImage>>,
     quorum: RwLock<QuorumView>,
+    /// Connection limits and timers of the listeners, with the live counts.
+    pub connections: std::sync::Arc<crate::server::limits::ConnectionLimits>,
 }
 
 impl ServerContext {
@@ -80,6 +82,7 @@ impl ServerContext {
             authorizer: None,
             acls: RwLock::default(),
             quorum: RwLock::new(quorum),
+            connections: Default::default(),
         }
     }
 

@@ -9,11 +9,13 @@ pub mod cli;
 pub mod config;
 pub mod context;
 pub mod image_snapshot;
+pub mod limits;
 pub mod listener;
 pub mod node;
 pub mod peer;
 pub mod raft_wire;
 pub(crate) mod run;
+pub mod sasl;
 pub mod tls;
 
 pub use run::run;
