@@ -600,5 +600,7 @@ mod controller_replay_tests {
     }
 }
 
+mod sasl;
 mod tls;
+pub use sasl::{jaas_config, sasl_frames};
 pub use tls::{keystore_bytes, principal_rules};

@@ -278,7 +278,12 @@ impl Session {
                 self.last_reauth_start_ms = Some(now_ms);
                 self.previous = Some(current);
                 self.state = State::Handshake;
-                return self.kafka_request(frame, services);
+                // Java handles this handshake in its socket server, where a refusal (an
+                // unsupported mechanism) closes the connection at once, unanswered.
+                return match self.kafka_request(frame, services) {
+                    Action::Fail { why, .. } => Action::Close(why),
+                    other => other,
+                };
             }
         }
         if current.expires_at_ms.is_some_and(|at| now_ms > at) {

@@ -280,6 +280,17 @@ fn sessions_expire_and_re_authenticate_as_the_same_principal() {
 }
 
 #[test]
+fn re_authentication_with_a_mechanism_not_enabled_closes_at_once() {
+    let (mut s, fake) = setup(5_000);
+    handshake_ok(&mut s, &fake, 1);
+    authenticate_ok(&mut s, &fake, b"\0alice\0a-pw", 0);
+    assert!(matches!(
+        s.receive(&handshake(1, "SCRAM-SHA-512"), 100, &fake),
+        Action::Close(SaslFailure::UnsupportedMechanism { .. })
+    ));
+}
+
+#[test]
 fn re_authentication_as_another_principal_fails() {
     let (mut s, fake) = setup(5_000);
     handshake_ok(&mut s, &fake, 1);
