@@ -11,6 +11,8 @@ pub mod context;
 pub mod image_snapshot;
 pub mod limits;
 pub mod listener;
+#[cfg(test)]
+mod listener_tests;
 pub mod node;
 pub mod peer;
 pub mod raft_wire;

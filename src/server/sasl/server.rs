@@ -51,12 +51,23 @@ pub enum MechanismFailure {
     /// Java's other `SaslException`s: the client is told only that its credentials were
     /// invalid; the detail is for the log.
     InvalidCredentials(String),
+    /// Java's runtime exceptions: the connection closes at once, unanswered.
+    Close(String),
 }
 
 /// A running exchange of one mechanism.
 pub enum Exchange {
     Plain(Arc<PlainUsers>),
-    // SCRAM: Scram(Box<crate::server::sasl::scram::ScramServer>), its step mapped below.
+    // SCRAM: Scram(Box<super::scram::ScramServer>), stepped below as
+    //   server.step(token).map(|s| match s {
+    //       ScramStep::Challenge(c) => ExchangeStep::Challenge(c),
+    //       ScramStep::Done { reply, user } =>
+    //           ExchangeStep::Done { reply, user, credential_expiry_ms: None },
+    //   }).map_err(|e| match e.reply() {
+    //       FailureReply::Message(m) => MechanismFailure::Refused(m),
+    //       FailureReply::InvalidCredentials => MechanismFailure::InvalidCredentials(e.to_string()),
+    //       FailureReply::CloseConnection => MechanismFailure::Close(e.to_string()),
+    //   })
 }
 
 impl Exchange {
@@ -479,6 +490,11 @@ impl Session {
                     reauthentication,
                 },
             ),
+            Err(MechanismFailure::Close(detail)) => Action::Close(SaslFailure::Refused {
+                mechanism,
+                message: detail,
+                reauthentication,
+            }),
             Err(MechanismFailure::InvalidCredentials(detail)) => failed(
                 format!(
                     "Authentication failed during {} due to invalid credentials with SASL \
@@ -527,7 +543,9 @@ impl Session {
                 },
             },
             // Java's SaslException is an IOException here: the connection just closes.
-            Err(MechanismFailure::InvalidCredentials(message)) => {
+            Err(
+                MechanismFailure::InvalidCredentials(message) | MechanismFailure::Close(message),
+            ) => {
                 Action::Close(SaslFailure::Refused {
                     mechanism,
                     message,
