@@ -600,7 +600,9 @@ mod controller_replay_tests {
     }
 }
 
+mod sasl;
 mod scram;
 mod tls;
+pub use sasl::{jaas_config, sasl_frames};
 pub use scram::scram_messages;
 pub use tls::{keystore_bytes, principal_rules};

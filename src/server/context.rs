@@ -70,6 +70,8 @@ pub struct ServerContext {
     /// connection takes the current snapshot without locking, and may wait for the next.
     scram: watch::Sender<Arc<ScramCredentials>>,
     quorum: RwLock<QuorumView>,
+    /// Connection limits and timers of the listeners, with the live counts.
+    pub connections: std::sync::Arc<crate::server::limits::ConnectionLimits>,
 }
 
 impl ServerContext {
@@ -89,6 +91,7 @@ impl ServerContext {
             acls: RwLock::default(),
             scram: watch::Sender::new(Arc::default()),
             quorum: RwLock::new(quorum),
+            connections: Default::default(),
         }
     }
 

@@ -9,7 +9,10 @@ pub mod cli;
 pub mod config;
 pub mod context;
 pub mod image_snapshot;
+pub mod limits;
 pub mod listener;
+#[cfg(test)]
+mod listener_tests;
 pub mod node;
 pub mod peer;
 pub mod raft_wire;

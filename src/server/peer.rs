@@ -21,7 +21,13 @@ use tracing::{debug, warn};
 use crate::protocol::codec::{ApiMessage, EncodeError, Message, RawBody, Reader};
 use crate::protocol::frame::{encode_request, response_header_version};
 use crate::protocol::messages::{ApiVersionsRequest, ApiVersionsResponse, ResponseHeader};
+use crate::server::sasl::client as sasl_client;
+use crate::server::sasl::settings::ClientSasl;
 use crate::server::tls::LiveTls;
+
+/// A client re-authenticates (here: reconnects) after this share of a SASL session's
+/// lifetime, as Kafka's client does between 85% and 95% of it.
+const REAUTHENTICATE_AT: f64 = 0.85;
 
 /// Largest response frame accepted from a peer (a Fetch answer is bounded by
 /// `controller.quorum.fetch.max.bytes`; this leaves room for headers and snapshots).
@@ -79,9 +85,11 @@ pub struct PeerSettings {
     pub retry_backoff: Duration,
     pub max_backoff: Duration,
     pub client_id: &'static str,
-    /// The first controller listener's TLS when it is an SSL listener (as Kafka's raft client
-    /// dials with that listener's settings); `None`: PLAINTEXT.
+    /// The first controller listener's TLS when it is an SSL or SASL_SSL listener (as Kafka's
+    /// raft client dials with that listener's settings); `None`: no TLS.
     pub tls: Option<Arc<LiveTls>>,
+    /// How to authenticate when that listener is a SASL one; `None`: no SASL.
+    pub sasl: Option<Arc<ClientSasl>>,
 }
 
 impl std::fmt::Debug for PeerSettings {
@@ -92,6 +100,7 @@ impl std::fmt::Debug for PeerSettings {
             .field("max_backoff", &self.max_backoff)
             .field("client_id", &self.client_id)
             .field("tls", &self.tls.as_ref().map(|t| t.listener().to_string()))
+            .field("sasl", &self.sasl)
             .finish()
     }
 }
@@ -104,6 +113,7 @@ impl Default for PeerSettings {
             max_backoff: Duration::from_millis(1000),
             client_id: "raft-client",
             tls: None,
+            sasl: None,
         }
     }
 }
@@ -195,6 +205,8 @@ struct Connection {
     /// The peer's served version range per API, from its ApiVersions answer.
     versions: HashMap<i16, (i16, i16)>,
     next_correlation: i32,
+    /// When the SASL session should be renewed (KIP-368), if it expires.
+    renew_at: Option<Instant>,
 }
 
 /// A connection to a peer, plain or TLS.
@@ -293,6 +305,38 @@ async fn connect(address: &str, settings: &PeerSettings) -> Result<Connection, C
         )
         .into());
     }
+    let versions: HashMap<i16, (i16, i16)> = response
+        .api_keys
+        .iter()
+        .map(|k| (k.api_key, (k.min_version, k.max_version)))
+        .collect();
+    let mut next_correlation = 1;
+    let mut renew_at = None;
+    if let Some(sasl) = &settings.sasl {
+        let session = async {
+            let v = sasl_client::versions(|key| versions.get(&key).copied())?;
+            sasl_client::authenticate(
+                &mut reader,
+                &mut writer,
+                sasl,
+                v,
+                settings.client_id,
+                next_correlation,
+            )
+            .await
+        };
+        let session = timeout(settings.request_timeout, session)
+            .await
+            .map_err(|_| format!("SASL authentication with {address} timed out"))?
+            .map_err(|e| {
+                warn!(target: "kraftd::peer", "SASL authentication with {address} failed: {e}");
+                format!("SASL authentication with {address} failed: {e}")
+            })?;
+        next_correlation = session.next_correlation;
+        renew_at = session
+            .lifetime
+            .map(|l| Instant::now() + l.mul_f64(REAUTHENTICATE_AT));
+    }
     let (tx, frames) = mpsc::unbounded_channel();
     let reader_task = tokio::spawn(async move {
         loop {
@@ -307,12 +351,9 @@ async fn connect(address: &str, settings: &PeerSettings) -> Result<Connection, C
         frames,
         reader_task,
         writer,
-        versions: response
-            .api_keys
-            .iter()
-            .map(|k| (k.api_key, (k.min_version, k.max_version)))
-            .collect(),
-        next_correlation: 1,
+        versions,
+        next_correlation,
+        renew_at,
     })
 }
 
@@ -388,11 +429,17 @@ async fn peer_task(
     let mut conn: Option<Connection> = None;
     // (correlation id, token, api key, version, deadline)
     let mut in_flight: VecDeque<(i32, u64, i16, i16, Instant)> = VecDeque::new();
+    // A request held back while its connection was replaced.
+    let mut pending: Option<OutboundRequest> = None;
     loop {
         if conn.is_none() {
             // Wait for work before connecting, so idle peers hold no sockets.
-            let Some(first) = requests.recv().await else {
-                return;
+            let first = match pending.take() {
+                Some(r) => r,
+                None => match requests.recv().await {
+                    Some(r) => r,
+                    None => return,
+                },
             };
             match connect(&address, &settings).await {
                 Ok(c) => {
@@ -429,6 +476,14 @@ async fn peer_task(
         tokio::select! {
             request = requests.recv() => {
                 let Some(request) = request else { return };
+                if c.renew_at.is_some_and(|at| Instant::now() >= at) {
+                    // The server would close the connection once the SASL session ends: a new
+                    // connection authenticates afresh.
+                    debug!(target: "kraftd::peer", "SASL session with node {peer} ends soon; reconnecting");
+                    drop_connection(&mut conn, &mut in_flight, &fail, "SASL session renewal");
+                    pending = Some(request);
+                    continue;
+                }
                 match send_one(c, &request, &settings, &mut in_flight).await {
                     Ok(()) => {}
                     Err(SendError::Unsupported(reason)) => refuse(request.token, reason),
@@ -555,7 +610,7 @@ mod tests {
             "CONTROLLER".into(),
             ctx,
             None,
-            None,
+            crate::server::listener::Security::default(),
         ));
         port
     }

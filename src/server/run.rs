@@ -111,10 +111,10 @@ async fn serve(config: ControllerConfig) -> Result<(), RunError> {
     running.run_until_stopped(std::future::pending()).await
 }
 
-/// The controller listeners' sockets (with the TLS of the SSL ones) and this node's advertised
+/// The controller listeners' sockets (with the TLS and SASL of the secure ones) and this node's advertised
 /// endpoints on them.
 pub(crate) struct BoundListeners {
-    sockets: Vec<(String, tokio::net::TcpListener, Option<Arc<LiveTls>>)>,
+    sockets: Vec<(String, tokio::net::TcpListener, listener::Security)>,
     pub controllers: Vec<ControllerEndpoint>,
 }
 
@@ -159,7 +159,11 @@ pub(crate) async fn bind_controller_listeners(
             .map_err(|e| e.to_string())?;
         let socket = listener::bind(name, &addr).await?;
         let port = socket.local_addr().map_err(|e| e.to_string())?.port();
-        bound.push((name.clone(), socket, port, tls));
+        let security = listener::Security {
+            tls,
+            sasl: config.sasl.get(name).cloned().map(Arc::new),
+        };
+        bound.push((name.clone(), socket, port, security));
     }
     let controllers = config
         .advertised_controller_endpoints()
@@ -221,6 +225,9 @@ where
     );
     ctx.delete_topic_enable = config.controller.delete_topic_enable;
     ctx.authorizer = config.controller.authorizer.clone();
+    ctx.connections = Arc::new(crate::server::limits::ConnectionLimits::new(
+        config.connections.clone(),
+    ));
     let ctx = Arc::new(ctx);
     // Kafka dials other controllers with the first controller listener's security settings.
     let mut settings = settings;
@@ -228,7 +235,8 @@ where
         .sockets
         .iter()
         .find(|(name, ..)| name.as_str() == config.default_listener_name())
-        .and_then(|(.., tls)| tls.clone());
+        .and_then(|(.., security)| security.tls.clone());
+    settings.peer.sasl = config.sasl_client.clone().map(Arc::new);
     let (handle, thread) = node::start(
         settings,
         log,
@@ -236,8 +244,8 @@ where
         ctx.clone(),
         tokio::runtime::Handle::current(),
     );
-    for (name, socket, tls) in bound.sockets {
-        if let Some(tls) = &tls {
+    for (name, socket, security) in bound.sockets {
+        if let Some(tls) = &security.tls {
             tokio::spawn(tls.clone().watch());
         }
         tokio::spawn(listener::serve(
@@ -245,7 +253,7 @@ where
             name,
             ctx.clone(),
             Some(handle.clone()),
-            tls,
+            security,
         ));
     }
     RunningNode { handle, thread }

@@ -8,6 +8,9 @@
 //!   answers before its authorizer has loaded the ACLs;
 //! - `principal_mapping`: TLS client certificates' subjects as `X500Principal.getName()` prints
 //!   them, and `ssl.principal.mapping.rules` as Kafka's `SslPrincipalMapper` applies them;
+//! - `jaas`: `sasl.jaas.config` values parsed as Kafka's `JaasConfig` parses them;
+//! - `sasl`: SASL/PLAIN on a SASL_PLAINTEXT controller listener, the same bytes from a Java
+//!   controller and kraftd for failed, malformed and re-authentications;
 //! - `producer_ids`: refused AllocateProducerIds requests, the same bytes to Java and kraftd;
 //! - `quotas`: AlterClientQuotas, the same bytes to Java and kraftd;
 //! - `quota_effect`: client quotas set through `kafka-configs` throttle clients on stock
@@ -25,12 +28,14 @@
 
 mod acls;
 mod authorization;
+mod jaas;
 mod keystores;
 mod principal_mapping;
 pub(crate) mod producer_ids;
 mod quota_effect;
 mod quotas;
 mod raft_authorization;
+mod sasl;
 mod scram;
 mod scram_clients;
 mod scram_sasl;

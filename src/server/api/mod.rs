@@ -41,7 +41,7 @@ pub struct ServedApi {
     pub max_version: i16,
 }
 
-/// The APIs kraftd serves itself (raft, discovery, SASL's refusals on a PLAINTEXT listener,
+/// The APIs kraftd serves itself (raft, discovery, SASL's refusals after authentication,
 /// Envelope), in api-key order. ApiVersions advertises these and the controller APIs of the
 /// table (`not_controller::CONTROLLER_APIS` and `not_controller::NODE_ONLY_APIS`).
 pub const SERVED_APIS: &[ServedApi] = &[

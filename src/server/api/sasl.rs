@@ -1,7 +1,7 @@
-//! SaslHandshake (key 17) and SaslAuthenticate (key 36) on a controller listener. kraftd's
-//! listeners are PLAINTEXT, so a connection is authenticated (as ANONYMOUS) before its first
-//! request, and both APIs get the answer Java's controller gives on such a listener: the SASL
-//! exchange is out of place there.
+//! SaslHandshake (key 17) and SaslAuthenticate (key 36) as requests to serve: on a PLAINTEXT or
+//! SSL listener, and on a SASL listener once the connection is authenticated (its SASL exchange
+//! is `server::sasl::server`'s). Both get the answer Java's controller gives there: the SASL
+//! exchange is out of place.
 
 use crate::protocol::codec::{DecodeError, Message};
 use crate::protocol::errors::ErrorCode;

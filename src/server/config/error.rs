@@ -30,6 +30,13 @@ pub enum ConfigError {
     /// Valid for Java Kafka, but a feature kraftd does not have.
     #[error("{0}")]
     Unsupported(String),
+    /// A `sasl.jaas.config` value that Kafka's `JaasConfig` would refuse too.
+    #[error("invalid {key}: {source}")]
+    Jaas {
+        key: String,
+        #[source]
+        source: crate::server::sasl::jaas::JaasError,
+    },
     /// `super.users` or another setting of the authorizer is malformed.
     #[error(transparent)]
     Authorizer(#[from] crate::controller::acls::authorizer::AuthorizerConfigError),

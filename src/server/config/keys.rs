@@ -82,6 +82,8 @@ pub fn classify(key: &str) -> KeyKind {
         || KAFKA_4_0_KEYS.contains(&key)
         || AUTHORIZER_KEYS.contains(&key)
         || crate::server::tls::TLS_KEYS.contains(&key)
+        || crate::server::sasl::settings::SASL_KEYS.contains(&key)
+        || crate::server::limits::LIMIT_KEYS.contains(&key)
     {
         KeyKind::Used
     } else if kafka_keys().any(|k| k == key) || key.starts_with("listener.name.") {

@@ -11,8 +11,8 @@
 //!
 //! Defaults and validators were checked against Kafka 4.4.0's `KafkaConfig.configDef()` and by
 //! feeding edge cases to `KafkaConfig.fromProps`. Where kraftd is stricter than Kafka (ports
-//! out of range, duplicate voters, negative voter ids, voters at 0.0.0.0, a controller listener
-//! on SASL, combined broker+controller roles) the error says so.
+//! out of range, duplicate voters, negative voter ids, voters at 0.0.0.0, SASL mechanisms
+//! other than PLAIN, combined broker+controller roles) the error says so.
 
 mod address;
 mod error;
@@ -59,8 +59,15 @@ pub struct ControllerConfig {
     pub controller_listener_names: Vec<String>,
     /// Effective `listener.security.protocol.map` (Kafka's defaulting rules applied).
     pub listener_security_protocols: BTreeMap<String, SecurityProtocol>,
-    /// The `ssl.*` settings of each controller listener whose protocol is SSL.
+    /// The `ssl.*` settings of each controller listener whose protocol is SSL or SASL_SSL.
     pub tls: BTreeMap<String, crate::server::tls::TlsSettings>,
+    /// The `sasl.*` settings of each SASL_PLAINTEXT or SASL_SSL controller listener.
+    pub sasl: BTreeMap<String, crate::server::sasl::settings::ListenerSasl>,
+    /// How connections to other controllers authenticate, when the first controller listener
+    /// is a SASL one (`sasl.mechanism.controller.protocol`).
+    pub sasl_client: Option<crate::server::sasl::settings::ClientSasl>,
+    /// Connection limits and timers (`max.connections*`, `connections.max.idle.ms`, ...).
+    pub connections: crate::server::limits::ConnectionSettings,
     pub quorum: QuorumConfig,
     /// `log.dirs`, else `log.dir`, else `/tmp/kafka-logs`. Relative paths are relative to the
     /// working directory, as in Kafka.
@@ -184,7 +191,7 @@ fn authorizer(r: &Reader<'_>) -> Result<Option<AuthorizerConfig>, ConfigError> {
 }
 
 /// Looks up raw values and applies Kafka's defaults and validators.
-pub(crate) struct Reader<'a>(&'a Properties);
+pub(crate) struct Reader<'a>(pub(crate) &'a Properties);
 
 impl Reader<'_> {
     pub(crate) fn raw(&self, key: &str) -> Option<&str> {
@@ -296,13 +303,10 @@ impl ControllerConfig {
         for ep in listeners.iter().chain(&advertised_listeners) {
             check_protocol(&listener_security_protocols, &ep.listener_name)?;
         }
-        let mut tls = BTreeMap::new();
-        for name in &controller_listener_names {
-            if listener_security_protocols.get(name) == Some(&SecurityProtocol::Ssl) {
-                let settings = crate::server::tls::TlsSettings::read(name, |k| r.raw(k))?;
-                tls.insert(name.clone(), settings);
-            }
-        }
+        let (tls, sasl, sasl_client) =
+            listener_security(&r, &controller_listener_names, &listener_security_protocols)?;
+        let connections =
+            crate::server::limits::ConnectionSettings::read(&r, &controller_listener_names)?;
 
         let quorum = quorum_config(&r, node_id)?;
         let (log_dirs, metadata_log_dir) = log_dirs(&r)?;
@@ -390,6 +394,9 @@ impl ControllerConfig {
             controller_listener_names,
             listener_security_protocols,
             tls,
+            sasl,
+            sasl_client,
+            connections,
             quorum,
             log_dirs,
             metadata_log_dir,
@@ -429,6 +436,60 @@ impl ControllerConfig {
     pub fn is_static_quorum(&self) -> bool {
         !self.quorum.voters.is_empty()
     }
+}
+
+/// The TLS and SASL settings of every controller listener, and how outbound connections
+/// authenticate (as the first controller listener's protocol says).
+#[allow(clippy::type_complexity)]
+fn listener_security(
+    r: &Reader<'_>,
+    names: &[String],
+    protocols: &BTreeMap<String, SecurityProtocol>,
+) -> Result<
+    (
+        BTreeMap<String, crate::server::tls::TlsSettings>,
+        BTreeMap<String, crate::server::sasl::settings::ListenerSasl>,
+        Option<crate::server::sasl::settings::ClientSasl>,
+    ),
+    ConfigError,
+> {
+    use crate::server::sasl::settings::{ClientSasl, ListenerSasl};
+    let (mut tls, mut sasl) = (BTreeMap::new(), BTreeMap::new());
+    for name in names {
+        let Some(&protocol) = protocols.get(name) else {
+            continue;
+        };
+        if matches!(protocol, SecurityProtocol::Ssl | SecurityProtocol::SaslSsl) {
+            let mut settings = crate::server::tls::TlsSettings::read(name, |k| r.raw(k))?;
+            // Kafka asks SASL_SSL clients for certificates only when the listener's own
+            // ssl.client.auth says so; a bare one applies to SSL listeners alone.
+            let prefixed = format!(
+                "{}ssl.client.auth",
+                crate::server::tls::listener_prefix(name)
+            );
+            if protocol == SecurityProtocol::SaslSsl && r.raw(&prefixed).is_none() {
+                settings.client_auth = crate::server::tls::ClientAuth::None;
+            }
+            tls.insert(name.clone(), settings);
+        }
+        if matches!(
+            protocol,
+            SecurityProtocol::SaslPlaintext | SecurityProtocol::SaslSsl
+        ) {
+            sasl.insert(
+                name.clone(),
+                ListenerSasl::read(name, protocol, |k| r.raw(k))?,
+            );
+        }
+    }
+    let first = &names[0];
+    let client = match protocols.get(first) {
+        Some(SecurityProtocol::SaslPlaintext | SecurityProtocol::SaslSsl) => {
+            Some(ClientSasl::read(first, |k| r.raw(k))?)
+        }
+        _ => None,
+    };
+    Ok((tls, sasl, client))
 }
 
 /// Classifies every key and logs unknown ones; returns (ignored, unknown) key lists.

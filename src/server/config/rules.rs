@@ -174,11 +174,7 @@ pub(super) fn check_protocol(
         None => Err(ConfigError::Inconsistent(format!(
             "listener {name} has no security protocol: add {name}:PLAINTEXT to listener.security.protocol.map"
         ))),
-        Some(SecurityProtocol::Plaintext | SecurityProtocol::Ssl) => Ok(()),
-        Some(p) => Err(ConfigError::Unsupported(format!(
-            "listener {name} uses security protocol {p} (listener.security.protocol.map), but kraftd supports \
-             only PLAINTEXT and SSL so far; map {name} to SSL or PLAINTEXT"
-        ))),
+        Some(_) => Ok(()),
     }
 }
 

@@ -98,6 +98,7 @@ pub fn node_settings(
             client_id: "raft-client",
             // Set where the listeners are bound (`run::launch`).
             tls: None,
+            sasl: None,
         },
         raft,
         listener_protocols: config.listener_security_protocols.clone(),

@@ -19,6 +19,7 @@ mod settings;
 pub use accept::{accept, AcceptError, HANDSHAKE_TIMEOUT};
 pub use context::{java_cipher_suites, ListenerTls, TlsError};
 pub use live::{LiveTls, RELOAD_CHECK_INTERVAL};
+pub(crate) use settings::listener_value;
 pub use settings::{
     listener_prefix, ClientAuth, KeyStoreSource, TlsSettings, TlsVersion, TrustStoreSource,
     TLS_KEYS,

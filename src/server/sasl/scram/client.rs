@@ -94,6 +94,11 @@ impl ScramClient {
         matches!(self.state, State::Complete)
     }
 
+    /// Whether the server-first message has been answered, so the server-final one is next.
+    pub fn awaits_server_final(&self) -> bool {
+        matches!(self.state, State::ReceiveServerFinal(_))
+    }
+
     /// The client-first message (`n,,n=<user>,r=<nonce>`), the same bytes however often asked.
     pub fn first_message(&self) -> Vec<u8> {
         self.client_first.to_message().into_bytes()
