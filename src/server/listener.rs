@@ -14,7 +14,7 @@ use tracing::{debug, info, warn, Instrument};
 use super::api::{self, Outcome};
 use super::context::ServerContext;
 use super::node::{NodeHandle, NodeStopped};
-use super::tls::{self, LiveTls};
+use super::tls::{self, AcceptError, LiveTls, TimeoutLog};
 use crate::controller::principal::RequestPrincipal;
 
 /// Kafka's `connections.max.idle.ms` default: an idle connection is closed after this long.
@@ -67,6 +67,7 @@ async fn serve_on(
         .map(|a| a.to_string())
         .unwrap_or_default();
     info!(target: "kraftd::socket", "Listening for {name} on {local}");
+    let timeouts = TimeoutLog::new(&name);
     loop {
         match listener.accept().await {
             Ok((stream, peer)) => {
@@ -75,6 +76,7 @@ async fn serve_on(
                 let node = node.clone();
                 let name = name.clone();
                 let tls = tls.clone();
+                let timeouts = timeouts.clone();
                 tokio::spawn(
                     async move {
                         debug!(target: "kraftd::socket", "Accepted connection from {peer} on {name}");
@@ -89,6 +91,7 @@ async fn serve_on(
                                     serve_connection(stream, peer, &name, principal, ctx, node)
                                         .await
                                 }
+                                Err(AcceptError::TimedOut) => timeouts.closed(peer),
                                 Err(e) => warn!(
                                     target: "kraftd::socket",
                                     "Closing connection from {peer} on {name}: {e}"
