@@ -8,9 +8,9 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use super::cds;
-use super::transport;
 use super::process::{run_command, try_run_command, Output};
 use super::testdir::scratch_dir;
+use super::transport;
 
 /// Kafka release used when `KAFKA_VERSION` is not set.
 pub const DEFAULT_KAFKA_VERSION: &str = "4.4.0";

@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use super::dynamic_quorum::{kraftd_format_with, kraftd_props};
 use super::netns::Placement;
-use super::transport::Transport;
 use super::quorum_probe::{all_caught_up, assert_same_batches, leader_view_at, read_log_batches};
+use super::transport::Transport;
 use super::{
     voters, JavaController, Kafka, KraftdProcess, Properties, Quorum, ServerBuilder, TestDir, Voter,
 };

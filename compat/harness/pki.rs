@@ -347,7 +347,9 @@ impl Pki {
     fn signer(&self) -> PathBuf {
         let store = self.dir.join("ca-signer.p12");
         if !store.exists() {
-            let tmp = self.dir.join(format!("ca-signer.{}.p12", rand::random::<u32>()));
+            let tmp = self
+                .dir
+                .join(format!("ca-signer.{}.p12", rand::random::<u32>()));
             openssl(&[
                 "pkcs12",
                 "-export",
@@ -362,7 +364,8 @@ impl Pki {
                 "-out",
                 path(&tmp),
             ]);
-            fs::rename(&tmp, &store).unwrap_or_else(|e| panic!("cannot write {}: {e}", store.display()));
+            fs::rename(&tmp, &store)
+                .unwrap_or_else(|e| panic!("cannot write {}: {e}", store.display()));
         }
         store
     }

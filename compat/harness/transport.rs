@@ -34,7 +34,9 @@ pub enum Transport {
     Plaintext,
     /// SSL with required client certificates on every controller listener; kraftd's key and
     /// trust stores in this format.
-    MutualTls { kraftd: StoreFormat },
+    MutualTls {
+        kraftd: StoreFormat,
+    },
 }
 
 /// The principals the suite's certificates map to: `controller-<id>` and `broker-<id>` to
@@ -68,7 +70,10 @@ impl Transport {
         let mut props = vec![
             (
                 "listener.security.protocol.map".to_string(),
-                format!("CONTROLLER:{},PLAINTEXT:PLAINTEXT", self.controller_protocol()),
+                format!(
+                    "CONTROLLER:{},PLAINTEXT:PLAINTEXT",
+                    self.controller_protocol()
+                ),
             ),
             (format!("{prefix}ssl.client.auth"), "required".to_string()),
             (
@@ -200,7 +205,9 @@ pub fn client_config_as(identity: Option<&Identity>) -> Arc<rustls::ClientConfig
     let pki = Pki::get();
     let mut roots = rustls::RootCertStore::empty();
     for ca in CertificateDer::pem_file_iter(pki.ca_pem()).expect("the CA file") {
-        roots.add(ca.expect("the CA certificate")).expect("a CA rustls accepts");
+        roots
+            .add(ca.expect("the CA certificate"))
+            .expect("a CA rustls accepts");
     }
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let builder = rustls::ClientConfig::builder_with_provider(provider)

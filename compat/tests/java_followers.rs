@@ -11,8 +11,8 @@
 use std::path::Path;
 
 use crate::harness::image_compare::assert_image_equals_javas;
-use crate::harness::quorum_probe::read_log_batches;
 use crate::harness::pki::StoreFormat;
+use crate::harness::quorum_probe::read_log_batches;
 use crate::harness::transport::Transport;
 use crate::harness::workload;
 use kraftd::protocol::records::split_batches;

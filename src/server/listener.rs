@@ -92,9 +92,11 @@ async fn serve_on(
                                         .await
                                 }
                                 Err(AcceptError::TimedOut) => timeouts.closed(peer),
-                                Err(e) => warn!(
+                                // Java's words and level for a refused handshake (its
+                                // Selector logs "Failed authentication with ..." at INFO).
+                                Err(e) => info!(
                                     target: "kraftd::socket",
-                                    "Closing connection from {peer} on {name}: {e}"
+                                    "Failed authentication with {peer} on {name} ({e})"
                                 ),
                             },
                         }
@@ -127,6 +129,11 @@ async fn read_frame<R: AsyncRead + Unpin>(rd: &mut R, max: usize) -> Read {
     while got < 4 {
         match rd.read(&mut size_buf[got..]).await {
             Ok(0) if got == 0 => return Read::Eof,
+            // A TLS client that closes without close_notify, between requests: a close like
+            // any other (Java logs a disconnect at DEBUG).
+            Err(e) if got == 0 && e.kind() == std::io::ErrorKind::UnexpectedEof => {
+                return Read::Eof
+            }
             Ok(0) => {
                 return Read::Fail(format!(
                     "connection closed inside a size prefix ({got} of 4 bytes)"

@@ -12,8 +12,8 @@ use super::log_view::LogView;
 use super::tools::Tools;
 use crate::harness::mixed_quorum::{Member, Mixed, QuorumMode};
 use crate::harness::netns::Placement;
-use crate::harness::transport::Transport;
 use crate::harness::quorum_probe::leader_view_at;
+use crate::harness::transport::Transport;
 use crate::harness::{free_port, JavaBroker, Kafka, Properties, Quorum, ServerBuilder};
 
 pub const KRAFTD: i32 = 3;

@@ -507,14 +507,22 @@ pub(super) fn ask(port: u16, c: &Case) -> (String, i16) {
             None => ("no answer".into(), i16::MIN),
         },
         Via::Cert(name) => {
-            let frame = encode_request(c.key, c.version, 7, Some("compat-tls"), &RawBody(c.body.clone()))
-                .expect("the request encodes");
+            let frame = encode_request(
+                c.key,
+                c.version,
+                7,
+                Some("compat-tls"),
+                &RawBody(c.body.clone()),
+            )
+            .expect("the request encodes");
             let config = client_config_as(Some(&Pki::get().identity(name)));
             let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
             let answer = ProbeStream::connect_tls(addr, Duration::from_secs(10), config)
                 .and_then(|mut s| s.write_all(&frame).map(|_| s))
                 .map_err(|e| e.to_string())
-                .and_then(|mut s| try_read_response(&mut s, c.key, c.version, Duration::from_secs(10)));
+                .and_then(|mut s| {
+                    try_read_response(&mut s, c.key, c.version, Duration::from_secs(10))
+                });
             match answer {
                 Ok(body) => render(c.key, c.version, &body),
                 Err(e) => (format!("no answer: {e}"), i16::MIN),

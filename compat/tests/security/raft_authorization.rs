@@ -243,7 +243,10 @@ fn update_raft_voter() -> wire::UpdateRaftVoterRequest {
     }
 }
 
-pub(super) fn describe_cluster(endpoint_type: i8, include_operations: bool) -> wire::DescribeClusterRequest {
+pub(super) fn describe_cluster(
+    endpoint_type: i8,
+    include_operations: bool,
+) -> wire::DescribeClusterRequest {
     wire::DescribeClusterRequest {
         include_cluster_authorized_operations: include_operations,
         endpoint_type,

@@ -21,8 +21,8 @@ mod timeouts;
 pub use accept::{accept, AcceptError, HANDSHAKE_TIMEOUT};
 pub use context::{java_cipher_suites, ListenerTls, TlsError};
 pub use live::{LiveTls, RELOAD_CHECK_INTERVAL};
-pub use timeouts::{TimeoutLog, QUIET_PERIOD};
 pub use settings::{
     listener_prefix, ClientAuth, KeyStoreSource, TlsSettings, TlsVersion, TrustStoreSource,
     TLS_KEYS,
 };
+pub use timeouts::{TimeoutLog, QUIET_PERIOD};

@@ -2,7 +2,8 @@
 //! finishes their handshakes (a scan, a flood of half-open connections) would otherwise cost a
 //! log line each; Java logs nothing when it closes such a connection (its idle expiry logs at
 //! TRACE). The first timeout in a quiet listener is logged as any refused connection is; those
-//! that follow within [`QUIET_PERIOD`] are counted, and said in one line when it ends.
+//! that follow within [`QUIET_PERIOD`] are counted, and said in one line when it ends. INFO, as
+//! Java logs a refused handshake.
 
 use std::collections::BTreeSet;
 use std::net::{IpAddr, SocketAddr};
@@ -10,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::time::Instant;
-use tracing::{warn, Instrument};
+use tracing::{info, Instrument};
 
 use super::accept::HANDSHAKE_TIMEOUT;
 
@@ -60,10 +61,10 @@ impl TimeoutLog {
             }
             _ => {
                 tally.quiet_until = Some(now + QUIET_PERIOD);
-                warn!(
+                info!(
                     target: "kraftd::socket",
-                    "Closing connection from {peer} on {}: TLS handshake did not finish within \
-                     {HANDSHAKE_TIMEOUT:?}",
+                    "Failed authentication with {peer} on {} (TLS handshake did not finish \
+                     within {HANDSHAKE_TIMEOUT:?})",
                     self.listener
                 );
             }
@@ -74,7 +75,7 @@ impl TimeoutLog {
     fn summarize(&self) {
         let mut tally = self.tally.lock().unwrap_or_else(|p| p.into_inner());
         let (counted, addresses) = (tally.counted, tally.addresses.len());
-        warn!(
+        info!(
             target: "kraftd::socket",
             "Closed {counted} more connection{} on {} whose TLS handshake did not finish within \
              {HANDSHAKE_TIMEOUT:?} (from {addresses} address{}) in the last {QUIET_PERIOD:?}",

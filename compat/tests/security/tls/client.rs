@@ -72,7 +72,9 @@ impl Opened {
 
     /// Sends `bytes` as they are.
     pub(super) fn send(&mut self, bytes: &[u8]) -> &mut Self {
-        self.tcp.write_all(bytes).expect("the listener takes the bytes");
+        self.tcp
+            .write_all(bytes)
+            .expect("the listener takes the bytes");
         self
     }
 
@@ -86,7 +88,9 @@ impl Opened {
             if left.is_zero() {
                 return Seen::Open;
             }
-            self.tcp.set_read_timeout(Some(left)).expect("a read timeout");
+            self.tcp
+                .set_read_timeout(Some(left))
+                .expect("a read timeout");
             match self.tcp.read(&mut buf) {
                 Ok(0) => return ended_with(got, Seen::Closed),
                 Ok(n) => got.extend_from_slice(&buf[..n]),
@@ -124,7 +128,9 @@ impl Opened {
         let config = client_config_as(identity);
         let name = ServerName::IpAddress(loopback(0).ip().into());
         let conn = ClientConnection::new(Arc::clone(&config), name).expect("a client");
-        self.tcp.set_read_timeout(Some(wait)).expect("a read timeout");
+        self.tcp
+            .set_read_timeout(Some(wait))
+            .expect("a read timeout");
         let mut tls = StreamOwned::new(conn, self.tcp);
         while tls.conn.is_handshaking() {
             if let Err(e) = tls.conn.complete_io(&mut tls.sock) {
@@ -154,8 +160,9 @@ fn ended_with(got: Vec<u8>, end: Seen) -> Seen {
 }
 
 fn from_error(e: &std::io::Error) -> Seen {
-    if let Some(rustls::Error::AlertReceived(alert)) =
-        e.get_ref().and_then(|inner| inner.downcast_ref::<rustls::Error>())
+    if let Some(rustls::Error::AlertReceived(alert)) = e
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<rustls::Error>())
     {
         return Seen::Alert(format!("{alert:?}"));
     }

@@ -63,7 +63,8 @@ impl SslController {
             mapping_rules(),
         ));
         props.push(("authorizer.class.name".into(), STANDARD_AUTHORIZER.into()));
-        let props: Vec<(&str, String)> = props.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+        let props: Vec<(&str, String)> =
+            props.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
         let node = start_node_formatted(
             dir,
             kind,
@@ -76,7 +77,10 @@ impl SslController {
         );
         let deadline = Instant::now() + START_TIMEOUT;
         while !describe_quorum(port).is_some_and(|d| d.leader_id == 1 && d.high_watermark > 0) {
-            assert!(Instant::now() < deadline, "{kind}: no leader within {START_TIMEOUT:?}");
+            assert!(
+                Instant::now() < deadline,
+                "{kind}: no leader within {START_TIMEOUT:?}"
+            );
             std::thread::sleep(Duration::from_millis(200));
         }
         let c = SslController { node };

@@ -3,9 +3,21 @@
 //! serves the harness's DescribeQuorum over mutual TLS right after.
 //!
 //! What the client sees is compared as [`Seen`]: an alert (by name), other bytes, a close, a
-//! reset, or a connection still open. Where the alert differs, Kafka's clients cannot tell:
-//! a Java client reports any of them as `SslAuthenticationException: SSL handshake failed`
-//! and does not retry; each such difference is named in [`CASES`]' expectations.
+//! reset, or a connection still open. Both answer every refused handshake with a fatal alert
+//! and close; the alerts differ where Kafka's clients cannot tell them apart:
+//! - bytes that are no TLS record (garbage, a plaintext ApiVersions request): Java sends
+//!   `internal_error`, kraftd (rustls) `decode_error`. A plaintext Kafka client reads either
+//!   7-byte alert as the size prefix of a 352 MB answer, and fails the same way;
+//! - a certificate of another CA, an expired one: Java sends `certificate_unknown` for both
+//!   (its trust manager's PKIX failure), kraftd `unknown_ca` and `certificate_expired`. A
+//!   Java client reports any of them as `SslAuthenticationException: SSL handshake failed`
+//!   and does not retry; only the cause's text names the alert;
+//! - no certificate: both send `certificate_required` (TLS 1.3).
+//!
+//! Both log one line per refused connection at INFO, in Kafka's words: Java's `Selector`
+//! "Failed authentication with /127.0.0.1 (channelId=...) (SSL handshake failed)", kraftd
+//! "Failed authentication with 127.0.0.1:<port> on CONTROLLER (<why>)", the why naming the
+//! failure (corrupt record, unknown issuer, expired, no certificate) where Java's does not.
 //!
 //! A handshake that never finishes is where the two differ by design: Java keeps such a
 //! connection until `connections.max.idle.ms` (10 minutes by default; its `Selector` expires
@@ -46,14 +58,14 @@ fn cases() -> Vec<(&'static str, Send, Seen, Seen)> {
         (
             "garbage bytes",
             Send::Raw("garbage"),
-            Alert("UnexpectedMessage".into()),
-            Alert("UnexpectedMessage".into()),
+            Alert("InternalError".into()),
+            Alert("DecodeError".into()),
         ),
         (
             "a plaintext ApiVersions request",
             Send::Raw("api-versions"),
-            Alert("UnexpectedMessage".into()),
-            Alert("UnexpectedMessage".into()),
+            Alert("InternalError".into()),
+            Alert("DecodeError".into()),
         ),
         (
             "a certificate of another CA",
@@ -151,13 +163,23 @@ pub(super) fn compare(java: &SslController, kraftd: &SslController) {
             j.seen, j.lines, k.seen, k.lines
         );
         if j.seen != java_expects {
-            failures.push(format!("{name}: Java: {:?}, expected {java_expects:?}", j.seen));
+            failures.push(format!(
+                "{name}: Java: {:?}, expected {java_expects:?}",
+                j.seen
+            ));
         }
         if k.seen != kraftd_expects {
-            failures.push(format!("{name}: kraftd: {:?}, expected {kraftd_expects:?}", k.seen));
+            failures.push(format!(
+                "{name}: kraftd: {:?}, expected {kraftd_expects:?}",
+                k.seen
+            ));
         }
         if k.lines.len() != 1 {
-            failures.push(format!("{name}: kraftd logged {} lines: {:?}", k.lines.len(), k.lines));
+            failures.push(format!(
+                "{name}: kraftd logged {} lines: {:?}",
+                k.lines.len(),
+                k.lines
+            ));
         }
         for c in [java, kraftd] {
             if !c.serves() {
@@ -168,12 +190,18 @@ pub(super) fn compare(java: &SslController, kraftd: &SslController) {
 
     // A ClientHello cut short: kraftd closes it after its handshake bound, Java keeps it.
     std::thread::sleep(HALF_OPEN_WAIT.saturating_sub(started.elapsed()));
-    eprintln!("  half a ClientHello, then nothing ({:?} later):", started.elapsed());
+    eprintln!(
+        "  half a ClientHello, then nothing ({:?} later):",
+        started.elapsed()
+    );
     for (kind, o) in &mut half_open {
         let closed = o.is_closed();
         let c = if *kind == Kind::Java { java } else { kraftd };
         let lines = lines_naming(c, o.local_port);
-        eprintln!("    {kind}: {}; logged {lines:?}", if closed { "closed" } else { "open" });
+        eprintln!(
+            "    {kind}: {}; logged {lines:?}",
+            if closed { "closed" } else { "open" }
+        );
         let expected = *kind == Kind::Kraftd;
         if closed != expected {
             failures.push(format!("half a ClientHello: {kind} closed: {closed}"));

@@ -88,8 +88,11 @@ fn a_kraftd_voter_serves_a_rotated_certificate_without_a_restart() {
     let dir = TestDir::new();
     let pki = Pki::get();
     let keystore = dir.join("controller-2-keystore.pem");
-    fs::copy(pki.identity("controller-2").keystore(StoreFormat::Pem), &keystore)
-        .expect("voter 2's own key store");
+    fs::copy(
+        pki.identity("controller-2").keystore(StoreFormat::Pem),
+        &keystore,
+    )
+    .expect("voter 2's own key store");
     let tls = Transport::MutualTls {
         kraftd: StoreFormat::Pem,
     };
@@ -104,13 +107,20 @@ fn a_kraftd_voter_serves_a_rotated_certificate_without_a_restart() {
     let pid = q.node(ROTATED).pid();
     let log = q.node(ROTATED).log_path().to_path_buf();
     let (mut opened_before, first) = connect(port);
-    assert_eq!(first, leaf_of(&keystore), "voter 2 serves its key store's certificate");
+    assert_eq!(
+        first,
+        leaf_of(&keystore),
+        "voter 2 serves its key store's certificate"
+    );
     assert_eq!(describe_on(&mut opened_before), before.leader_epoch);
 
     // A new key and certificate, same CA, another subject and serial.
     let next = pki.identity("controller-2-next");
     let rotated = leaf_of(&next.keystore(StoreFormat::Pem));
-    replace(&keystore, &fs::read(next.keystore(StoreFormat::Pem)).unwrap());
+    replace(
+        &keystore,
+        &fs::read(next.keystore(StoreFormat::Pem)).unwrap(),
+    );
     assert!(
         eventually(RELOAD_WAIT, || connect(port).1 == rotated),
         "voter 2 still serves the old certificate {RELOAD_WAIT:?} after the rotation"
@@ -129,24 +139,42 @@ fn a_kraftd_voter_serves_a_rotated_certificate_without_a_restart() {
         (leader, before.leader_epoch),
         "the quorum kept its leader and epoch"
     );
-    assert_eq!(count(&log, "Reloaded the TLS of listener"), 1, "one line for the reload");
+    assert_eq!(
+        count(&log, "Reloaded the TLS of listener"),
+        1,
+        "one line for the reload"
+    );
 
     // Garbage in its place: the rotated certificate stays, and voter 2 says why, once.
-    replace(&keystore, b"-----BEGIN GARBAGE-----\nnot a key store\n-----END GARBAGE-----\n");
+    replace(
+        &keystore,
+        b"-----BEGIN GARBAGE-----\nnot a key store\n-----END GARBAGE-----\n",
+    );
     let kept = "Kept the previous TLS of listener";
     assert!(
         eventually(RELOAD_WAIT, || count(&log, kept) == 1),
         "voter 2 did not say it kept its TLS"
     );
     std::thread::sleep(Duration::from_secs(5));
-    assert_eq!(count(&log, kept), 1, "one line for the bad file, not one per look");
+    assert_eq!(
+        count(&log, kept),
+        1,
+        "one line for the bad file, not one per look"
+    );
     let line = fs::read_to_string(&log).unwrap();
     let line = line.lines().find(|l| l.contains(kept)).unwrap();
     eprintln!("after the garbage: {line}");
-    assert_eq!(connect(port).1, rotated, "voter 2 still serves the rotated certificate");
+    assert_eq!(
+        connect(port).1,
+        rotated,
+        "voter 2 still serves the rotated certificate"
+    );
     assert_eq!(describe_on(&mut opened_before), before.leader_epoch);
     let last = describe_quorum(port).expect("voter 2 describes the quorum");
-    assert_eq!((last.leader_id, last.leader_epoch), (leader, before.leader_epoch));
+    assert_eq!(
+        (last.leader_id, last.leader_epoch),
+        (leader, before.leader_epoch)
+    );
     assert_eq!(count(&log, "Reloaded the TLS of listener"), 1);
     q.stop();
 }
