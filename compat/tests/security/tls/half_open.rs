@@ -39,6 +39,39 @@ fn mib(bytes: u64) -> f64 {
     bytes as f64 / (1024.0 * 1024.0)
 }
 
+/// Makes room for both floods' descriptors in this process (Java raises its own limit to the
+/// hard limit; kraftd's is checked by [`open_files_limit`]).
+fn raise_open_files_limit() {
+    let wanted = (2 * CONNECTIONS + 1_024) as libc::rlim_t;
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit read and write only the struct passed.
+    unsafe {
+        assert_eq!(libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit), 0);
+        if limit.rlim_cur < wanted {
+            assert!(
+                limit.rlim_max >= wanted,
+                "RLIMIT_NOFILE's hard limit is below {wanted}"
+            );
+            limit.rlim_cur = wanted;
+            assert_eq!(libc::setrlimit(libc::RLIMIT_NOFILE, &limit), 0);
+        }
+    }
+}
+
+/// The soft limit on open files of process `pid`.
+fn open_files_limit(pid: u32) -> u64 {
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).expect("a live process");
+    limits
+        .lines()
+        .find_map(|l| l.strip_prefix("Max open files"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|soft| soft.parse().ok())
+        .unwrap_or(u64::MAX)
+}
+
 /// Opens the connections: even ones send nothing, odd ones half a ClientHello.
 fn flood(c: &SslController) -> Vec<Opened> {
     let hello = client_hello_prefix(60);
@@ -61,7 +94,13 @@ fn timeout_lines(log: &str) -> usize {
 }
 
 pub(super) fn compare(java: &SslController, kraftd: &SslController) {
+    raise_open_files_limit();
     let pid = kraftd.pid();
+    let fds = open_files_limit(pid);
+    assert!(
+        fds > CONNECTIONS as u64 + 100,
+        "kraftd may open only {fds} files"
+    );
     let before = rss_bytes(pid);
     let lines_before = timeout_lines(&kraftd.log());
     let java_lines_before = java.log().lines().count();

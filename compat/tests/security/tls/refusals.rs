@@ -174,7 +174,7 @@ pub(super) fn compare(java: &SslController, kraftd: &SslController) {
                 k.seen
             ));
         }
-        if k.lines.len() != 1 {
+        if k.lines.len() != 1 || !k.lines[0].contains("Failed authentication with") {
             failures.push(format!(
                 "{name}: kraftd logged {} lines: {:?}",
                 k.lines.len(),

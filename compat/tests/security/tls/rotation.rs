@@ -150,6 +150,16 @@ fn a_kraftd_voter_serves_a_rotated_certificate_without_a_restart() {
         1,
         "one line for the reload"
     );
+    let text = fs::read_to_string(&log).unwrap();
+    let reloaded = text
+        .lines()
+        .find(|l| l.contains("Reloaded the TLS"))
+        .unwrap();
+    eprintln!("{reloaded}");
+    assert!(
+        reloaded.contains(&location) && !reloaded.contains("ca.pem"),
+        "the line names the file that changed, and only it"
+    );
 
     // Garbage in its place: the rotated certificate stays, and voter 2 says why, once.
     replace(
