@@ -36,6 +36,17 @@ impl KraftdQuorum {
 
     /// [`Self::start`] with the controller listeners secured as `transport` says.
     pub fn start_secured(dir: &TestDir, n: i32, transport: Transport) -> KraftdQuorum {
+        Self::start_secured_with(dir, n, transport, |_| Vec::new())
+    }
+
+    /// [`Self::start_secured`], voter `id`'s settings overridden by `props(id)`.
+    pub fn start_secured_with(
+        dir: &TestDir,
+        n: i32,
+        transport: Transport,
+        props: impl Fn(i32) -> Vec<(String, String)>,
+    ) -> KraftdQuorum {
+        let overrides = props;
         let voters: Vec<Voter> = (1..=n)
             .map(|id| Voter {
                 id,
@@ -76,6 +87,9 @@ impl KraftdQuorum {
                     Role::Controller { kraftd: true },
                     None,
                 ) {
+                    props.set(k, value);
+                }
+                for (k, value) in overrides(v.id) {
                     props.set(k, value);
                 }
                 let config = KraftdProcess::write_config(dir, &name, &props);

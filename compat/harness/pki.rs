@@ -5,6 +5,9 @@
 //! Every certificate names `localhost` and `127.0.0.1` (so hostname verification passes on
 //! loopback), serves as both server and client (mutual TLS), and has the subject
 //! `CN=<name>,O=kraftd compat`.
+//!
+//! For refusal tests: [`Pki::other_authority`], a second CA nobody trusts, and
+//! [`Validity::Expired`] certificates (keytool's `-gencert -startdate`).
 
 use std::collections::HashMap;
 use std::fs;
@@ -103,9 +106,20 @@ impl Identity {
     }
 }
 
+/// How long a certificate the CA issues is valid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Validity {
+    /// From now on, for ten years (openssl).
+    Current,
+    /// It was valid for a day, a month ago (keytool's `-gencert -startdate`).
+    Expired,
+}
+
 /// The suite's CA and the identities issued so far.
 pub struct Pki {
     dir: PathBuf,
+    /// The CA's subject common name.
+    ca_name: &'static str,
     issued: Mutex<HashMap<String, Arc<Identity>>>,
     trust_jks: OnceLock<PathBuf>,
     trust_p12: OnceLock<PathBuf>,
@@ -115,19 +129,33 @@ impl Pki {
     /// The CA of this test binary, made on first use under `target/compat-runs/.pki-<pid>`.
     pub fn get() -> &'static Pki {
         static PKI: OnceLock<Pki> = OnceLock::new();
-        PKI.get_or_init(|| {
-            let dir = runs_root().join(format!(".pki-{}", std::process::id()));
-            let _ = fs::remove_dir_all(&dir);
-            fs::create_dir_all(&dir)
-                .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
-            make_authority(&dir, "kraftd compat CA");
-            Pki {
-                dir,
-                issued: Mutex::new(HashMap::new()),
-                trust_jks: OnceLock::new(),
-                trust_p12: OnceLock::new(),
-            }
-        })
+        PKI.get_or_init(|| Pki::make("", "kraftd compat CA"))
+    }
+
+    /// Another authority, trusted by nobody in the suite: its certificates have the same kind
+    /// of subjects as [`Pki::get`]'s, and a node of the suite refuses them.
+    pub fn other_authority() -> &'static Pki {
+        static OTHER: OnceLock<Pki> = OnceLock::new();
+        OTHER.get_or_init(|| Pki::make("-other", "other compat CA"))
+    }
+
+    fn make(suffix: &str, ca_name: &'static str) -> Pki {
+        let dir = runs_root().join(format!(".pki-{}{suffix}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+        make_authority(&dir, ca_name);
+        Pki {
+            dir,
+            ca_name,
+            issued: Mutex::new(HashMap::new()),
+            trust_jks: OnceLock::new(),
+            trust_p12: OnceLock::new(),
+        }
+    }
+
+    /// The CA's subject, as Java prints it.
+    pub fn ca_subject(&self) -> String {
+        format!("CN={},O={ORGANIZATION}", self.ca_name)
     }
 
     /// The CA certificate (a PEM trust store).
@@ -137,10 +165,16 @@ impl Pki {
 
     /// The identity `name`, issued on first use.
     pub fn identity(&self, name: &str) -> Arc<Identity> {
+        self.identity_valid(name, Validity::Current)
+    }
+
+    /// The identity `name` with this validity, issued on first use (a name is issued once,
+    /// with the validity first asked for).
+    pub fn identity_valid(&self, name: &str, validity: Validity) -> Arc<Identity> {
         let mut issued = self.issued.lock().unwrap_or_else(|e| e.into_inner());
         issued
             .entry(name.to_string())
-            .or_insert_with(|| Arc::new(self.issue(name)))
+            .or_insert_with(|| Arc::new(self.issue(name, validity)))
             .clone()
     }
 
@@ -200,7 +234,7 @@ impl Pki {
             .collect()
     }
 
-    fn issue(&self, name: &str) -> Identity {
+    fn issue(&self, name: &str, validity: Validity) -> Identity {
         let dir = self.dir.join(name);
         fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
         let (key, csr, cert, ext) = (
@@ -224,29 +258,59 @@ impl Pki {
             "-out",
             path(&csr),
         ]);
-        write(
-            &ext,
-            "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\n\
-             extendedKeyUsage=serverAuth,clientAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n",
-        );
-        openssl(&[
-            "x509",
-            "-req",
-            "-in",
-            path(&csr),
-            "-CA",
-            path(&self.ca_pem()),
-            "-CAkey",
-            path(&self.dir.join("ca-key.pem")),
-            "-set_serial",
-            &serial(),
-            "-days",
-            "3650",
-            "-extfile",
-            path(&ext),
-            "-out",
-            path(&cert),
-        ]);
+        match validity {
+            Validity::Current => {
+                write(
+                    &ext,
+                    "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\n\
+                     extendedKeyUsage=serverAuth,clientAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n",
+                );
+                openssl(&[
+                    "x509",
+                    "-req",
+                    "-in",
+                    path(&csr),
+                    "-CA",
+                    path(&self.ca_pem()),
+                    "-CAkey",
+                    path(&self.dir.join("ca-key.pem")),
+                    "-set_serial",
+                    &serial(),
+                    "-days",
+                    "3650",
+                    "-extfile",
+                    path(&ext),
+                    "-out",
+                    path(&cert),
+                ]);
+            }
+            Validity::Expired => keytool(&[
+                "-gencert",
+                "-keystore",
+                path(&self.signer()),
+                "-storetype",
+                "PKCS12",
+                "-storepass",
+                STORE_PASSWORD,
+                "-alias",
+                "ca",
+                "-infile",
+                path(&csr),
+                "-outfile",
+                path(&cert),
+                "-rfc",
+                "-startdate",
+                "-30d",
+                "-validity",
+                "1",
+                "-ext",
+                "san=dns:localhost,ip:127.0.0.1",
+                "-ext",
+                "eku=serverAuth,clientAuth",
+                "-ext",
+                "ku=digitalSignature,keyEncipherment",
+            ]),
+        }
         let ca = read(&self.ca_pem());
         let leaf = read(&cert);
         write(&dir.join("chain.pem"), &format!("{leaf}{ca}"));
@@ -275,6 +339,35 @@ impl Pki {
             dir,
             jks: OnceLock::new(),
         }
+    }
+}
+
+impl Pki {
+    /// The CA's key and certificate as a PKCS12 store, for keytool to sign with.
+    fn signer(&self) -> PathBuf {
+        let store = self.dir.join("ca-signer.p12");
+        if !store.exists() {
+            let tmp = self
+                .dir
+                .join(format!("ca-signer.{}.p12", rand::random::<u32>()));
+            openssl(&[
+                "pkcs12",
+                "-export",
+                "-inkey",
+                path(&self.dir.join("ca-key.pem")),
+                "-in",
+                path(&self.ca_pem()),
+                "-name",
+                "ca",
+                "-passout",
+                &format!("pass:{STORE_PASSWORD}"),
+                "-out",
+                path(&tmp),
+            ]);
+            fs::rename(&tmp, &store)
+                .unwrap_or_else(|e| panic!("cannot write {}: {e}", store.display()));
+        }
+        store
     }
 }
 

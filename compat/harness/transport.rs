@@ -29,7 +29,7 @@ use kraftd::protocol::messages::{
     SaslAuthenticateRequest, SaslAuthenticateResponse, SaslHandshakeRequest, SaslHandshakeResponse,
 };
 
-use super::pki::{Pki, StoreFormat, ORGANIZATION};
+use super::pki::{Identity, Pki, StoreFormat, ORGANIZATION};
 use super::quorum_probe::try_read_response;
 use super::testdir::scratch_dir;
 
@@ -274,24 +274,35 @@ impl ProbeStream {
     /// Connects to `addr` within `timeout`, with TLS if its port is registered; `None` if
     /// unreachable or the handshake fails.
     pub fn connect(addr: SocketAddr, timeout: Duration) -> Option<ProbeStream> {
-        let tcp = TcpStream::connect_timeout(&addr, timeout).ok()?;
         let transport = transport_of(addr.port());
         if transport == Transport::Plaintext {
+            let tcp = TcpStream::connect_timeout(&addr, timeout).ok()?;
             return Some(ProbeStream::Plain(tcp));
         }
-        tcp.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
-        let name = ServerName::IpAddress(addr.ip().into());
-        let conn = rustls::ClientConnection::new(client_config(), name).ok()?;
-        let mut tls = rustls::StreamOwned::new(conn, tcp);
-        // Finish the handshake now, so that a refusal shows as unreachable.
-        while tls.conn.is_handshaking() {
-            tls.conn.complete_io(&mut tls.sock).ok()?;
-        }
-        let mut stream = ProbeStream::Tls(Box::new(tls));
+        let mut stream = Self::connect_tls(addr, timeout, client_config()).ok()?;
         if let Transport::SaslSsl { .. } = transport {
             sasl_plain_login(&mut stream)?;
         }
         Some(stream)
+    }
+
+    /// Connects to `addr` with TLS as `config` says and finishes the client's side of the
+    /// handshake; the error rustls or the socket gave if that fails.
+    pub fn connect_tls(
+        addr: SocketAddr,
+        timeout: Duration,
+        config: Arc<rustls::ClientConfig>,
+    ) -> std::io::Result<ProbeStream> {
+        let tcp = TcpStream::connect_timeout(&addr, timeout)?;
+        tcp.set_read_timeout(Some(Duration::from_secs(10)))?;
+        let name = ServerName::IpAddress(addr.ip().into());
+        let conn = rustls::ClientConnection::new(config, name).map_err(std::io::Error::other)?;
+        let mut tls = rustls::StreamOwned::new(conn, tcp);
+        // Finish the handshake now, so that a refusal shows as unreachable.
+        while tls.conn.is_handshaking() {
+            tls.conn.complete_io(&mut tls.sock)?;
+        }
+        Ok(ProbeStream::Tls(Box::new(tls)))
     }
 
     pub fn set_read_timeout(&self, timeout: Option<Duration>) -> std::io::Result<()> {
@@ -377,30 +388,39 @@ fn sasl_plain_login(s: &mut ProbeStream) -> Option<()> {
 pub fn client_config() -> Arc<rustls::ClientConfig> {
     static CONFIG: OnceLock<Arc<rustls::ClientConfig>> = OnceLock::new();
     CONFIG
-        .get_or_init(|| {
-            let pki = Pki::get();
-            let me = pki.identity(HARNESS);
-            let mut roots = rustls::RootCertStore::empty();
-            for ca in CertificateDer::pem_file_iter(pki.ca_pem()).expect("the CA file") {
-                roots
-                    .add(ca.expect("the CA certificate"))
-                    .expect("a CA rustls accepts");
-            }
-            let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(me.chain_pem())
-                .expect("the harness's chain")
-                .collect::<Result<_, _>>()
-                .expect("the harness's certificates");
-            let key = PrivateKeyDer::from_pem_file(me.key_pem()).expect("the harness's key");
-            let provider = Arc::new(rustls::crypto::ring::default_provider());
-            let config = rustls::ClientConfig::builder_with_provider(provider)
-                .with_safe_default_protocol_versions()
-                .expect("TLS 1.2 and 1.3")
-                .with_root_certificates(roots)
-                .with_client_auth_cert(chain, key)
-                .expect("the harness's key matches its certificate");
-            Arc::new(config)
-        })
+        .get_or_init(|| client_config_as(Some(&Pki::get().identity(HARNESS))))
         .clone()
+}
+
+/// A TLS client that trusts the suite's CA and presents `identity`'s certificate (of any
+/// authority), or none.
+pub fn client_config_as(identity: Option<&Identity>) -> Arc<rustls::ClientConfig> {
+    let pki = Pki::get();
+    let mut roots = rustls::RootCertStore::empty();
+    for ca in CertificateDer::pem_file_iter(pki.ca_pem()).expect("the CA file") {
+        roots
+            .add(ca.expect("the CA certificate"))
+            .expect("a CA rustls accepts");
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let builder = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .expect("TLS 1.2 and 1.3")
+        .with_root_certificates(roots);
+    let config = match identity {
+        None => builder.with_no_client_auth(),
+        Some(me) => {
+            let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(me.chain_pem())
+                .expect("the client's chain")
+                .collect::<Result<_, _>>()
+                .expect("the client's certificates");
+            let key = PrivateKeyDer::from_pem_file(me.key_pem()).expect("the client's key");
+            builder
+                .with_client_auth_cert(chain, key)
+                .expect("the client's key matches its certificate")
+        }
+    };
+    Arc::new(config)
 }
 
 /// The admin-client settings (`--command-config`) that reach a controller listener secured as

@@ -21,7 +21,7 @@ use super::sasl::scram::{java_nonce, ScramServer};
 use super::sasl::server::{Action, ApiVersionsAnswer, Exchange, Services, Session};
 use super::sasl::settings::ListenerSasl;
 use super::sasl::Mechanism;
-use super::tls::{self, LiveTls};
+use super::tls::{self, AcceptError, LiveTls, TimeoutLog};
 use crate::controller::principal::RequestPrincipal;
 
 /// Bytes read into a frame buffer before more is known to be coming; a frame's claimed size
@@ -78,6 +78,7 @@ async fn serve_on(
         .unwrap_or_default();
     info!(target: "kraftd::socket", "Listening for {name} on {local}");
     let limits = ctx.connections.clone();
+    let timeouts = TimeoutLog::new(&name);
     loop {
         // At max.connections the listener stops accepting, as Java's acceptor blocks.
         limits.wait_for_slot(&name).await;
@@ -95,6 +96,7 @@ async fn serve_on(
                 let node = node.clone();
                 let name = name.clone();
                 let security = security.clone();
+                let timeouts = timeouts.clone();
                 tokio::spawn(
                     async move {
                         let _counted = counted;
@@ -108,9 +110,12 @@ async fn serve_on(
                             }
                             Some(tls) => match tls::accept(&tls, stream, peer).await {
                                 Ok((stream, principal)) => conn.serve(stream, principal).await,
-                                Err(e) => warn!(
+                                Err(AcceptError::TimedOut) => timeouts.closed(peer),
+                                // Java's words and level for a refused handshake (its
+                                // Selector logs "Failed authentication with ..." at INFO).
+                                Err(e) => info!(
                                     target: "kraftd::socket",
-                                    "Closing connection from {peer} on {name}: {e}"
+                                    "Failed authentication with {peer} on {name} ({e})"
                                 ),
                             },
                         }
@@ -145,6 +150,11 @@ async fn read_frame<R: AsyncRead + Unpin>(rd: &mut R, max: usize) -> Read {
     while got < 4 {
         match rd.read(&mut size_buf[got..]).await {
             Ok(0) if got == 0 => return Read::Eof,
+            // A TLS client that closes without close_notify, between requests: a close like
+            // any other (Java logs a disconnect at DEBUG).
+            Err(e) if got == 0 && e.kind() == std::io::ErrorKind::UnexpectedEof => {
+                return Read::Eof
+            }
             Ok(0) => {
                 return Read::Fail(format!(
                     "connection closed inside a size prefix ({got} of 4 bytes)"

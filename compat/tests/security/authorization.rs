@@ -14,6 +14,9 @@
 //! Java's "Request <request> needs OP permission." names the request by its connection dump,
 //! kraftd by the api and principal: that part is blanked. Created topics' random ids too.
 
+use std::io::Write;
+use std::time::Duration;
+
 use kraftd::protocol::codec::{ApiMessage, Message, RawBody};
 use kraftd::protocol::errors::ErrorCode;
 use kraftd::protocol::frame::encode_request;
@@ -39,7 +42,9 @@ use serde_json::Value;
 
 use super::assert_same_answers;
 use crate::harness::dynamic_quorum::Kind;
-use crate::harness::quorum_probe::round_trip;
+use crate::harness::pki::Pki;
+use crate::harness::quorum_probe::{round_trip, try_read_response};
+use crate::harness::transport::{client_config_as, ProbeStream};
 use crate::harness::TestDir;
 use crate::topics::cluster::{TopicCluster, START_TIMEOUT};
 
@@ -52,6 +57,9 @@ pub(super) enum Via {
     Direct,
     /// In an Envelope naming this user.
     As(&'static str),
+    /// On a mutual-TLS connection presenting the certificate the suite's CA issued to this
+    /// name (the listener's `ssl.principal.mapping.rules` name the principal).
+    Cert(&'static str),
 }
 
 pub(super) struct Case {
@@ -498,6 +506,28 @@ pub(super) fn ask(port: u16, c: &Case) -> (String, i16) {
             Some(body) => render(c.key, c.version, &body),
             None => ("no answer".into(), i16::MIN),
         },
+        Via::Cert(name) => {
+            let frame = encode_request(
+                c.key,
+                c.version,
+                7,
+                Some("compat-tls"),
+                &RawBody(c.body.clone()),
+            )
+            .expect("the request encodes");
+            let config = client_config_as(Some(&Pki::get().identity(name)));
+            let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+            let answer = ProbeStream::connect_tls(addr, Duration::from_secs(10), config)
+                .and_then(|mut s| s.write_all(&frame).map(|_| s))
+                .map_err(|e| e.to_string())
+                .and_then(|mut s| {
+                    try_read_response(&mut s, c.key, c.version, Duration::from_secs(10))
+                });
+            match answer {
+                Ok(body) => render(c.key, c.version, &body),
+                Err(e) => (format!("no answer: {e}"), i16::MIN),
+            }
+        }
         Via::As(name) => {
             let inner = encode_request(
                 c.key,

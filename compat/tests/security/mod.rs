@@ -23,6 +23,8 @@
 //! - `token_refusals`: refused delegation-token requests, the same bytes to Java and kraftd;
 //! - `tokens`: `kafka-delegation-tokens` and token-authenticated clients on stock brokers;
 //! - `token_sweep`: expired tokens swept by a Java controller and by kraftd, the same scenario;
+//! - `tls`: SSL controller listeners side by side with Java: refused connections, 1,000
+//!   half-open handshakes, principals mapped from certificates; and certificate rotation;
 //! - `workload`: stock tools through a stock broker on kraftd (idempotent and transactional
 //!   producers), then Java's image of kraftd's log against kraftd's.
 
@@ -39,6 +41,7 @@ mod sasl;
 mod scram;
 mod scram_clients;
 mod scram_sasl;
+mod tls;
 mod token_refusals;
 mod token_sweep;
 mod tokens;

@@ -180,7 +180,7 @@ fn fetch_snapshot(cluster_id: Option<&str>) -> wire::FetchSnapshotRequest {
     }
 }
 
-fn describe_quorum() -> wire::DescribeQuorumRequest {
+pub(super) fn describe_quorum() -> wire::DescribeQuorumRequest {
     use wire::describe_quorum_request::{PartitionData, TopicData};
     wire::DescribeQuorumRequest {
         topics: vec![TopicData {
@@ -243,7 +243,10 @@ fn update_raft_voter() -> wire::UpdateRaftVoterRequest {
     }
 }
 
-fn describe_cluster(endpoint_type: i8, include_operations: bool) -> wire::DescribeClusterRequest {
+pub(super) fn describe_cluster(
+    endpoint_type: i8,
+    include_operations: bool,
+) -> wire::DescribeClusterRequest {
     wire::DescribeClusterRequest {
         include_cluster_authorized_operations: include_operations,
         endpoint_type,

@@ -24,7 +24,7 @@ pub enum AcceptError {
     TimedOut,
     #[error("TLS handshake failed: {0}")]
     Handshake(std::io::Error),
-    #[error("authentication failed: {0}")]
+    #[error("the client certificate names no principal: {0}")]
     Principal(PrincipalError),
 }
 

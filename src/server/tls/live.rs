@@ -54,8 +54,12 @@ impl LiveTls {
         if *seen == now {
             return false;
         }
+        let changed: Vec<String> = now
+            .iter()
+            .filter(|file| !seen.contains(file))
+            .map(|(p, _)| p.display().to_string())
+            .collect();
         *seen = now;
-        let changed: Vec<String> = seen.iter().map(|(p, _)| p.display().to_string()).collect();
         match ListenerTls::build(&self.settings) {
             Ok(built) => {
                 *self.current.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(built);

@@ -6,6 +6,7 @@
 //!   inline PEM values;
 //! - `context`: the rustls configurations a listener accepts and dials with; `live`: the same,
 //!   rebuilt when a store file changes; `accept`: a server-side handshake and its principal;
+//!   `timeouts`: handshake timeouts logged without flooding;
 //! - `principal`: the principal a client certificate maps to: its subject as Java's
 //!   `X500Principal` names it, through `ssl.principal.mapping.rules`.
 
@@ -15,6 +16,7 @@ pub mod keystore;
 mod live;
 pub mod principal;
 mod settings;
+mod timeouts;
 
 pub use accept::{accept, AcceptError, HANDSHAKE_TIMEOUT};
 pub use context::{java_cipher_suites, ListenerTls, TlsError};
@@ -24,3 +26,4 @@ pub use settings::{
     listener_prefix, ClientAuth, KeyStoreSource, TlsSettings, TlsVersion, TrustStoreSource,
     TLS_KEYS,
 };
+pub use timeouts::{TimeoutLog, QUIET_PERIOD};
