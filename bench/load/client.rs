@@ -39,11 +39,6 @@ pub struct Controllers {
 }
 
 impl Controllers {
-    /// Controllers on PLAINTEXT listeners.
-    pub fn new(nodes: &[(i32, SocketAddr)]) -> Arc<Controllers> {
-        Self::secured(nodes, None)
-    }
-
     /// Controllers reached with `tls` (kraftd's own client TLS: its key store is the client's
     /// certificate, its trust store the servers' CA), or on PLAINTEXT with `None`.
     pub fn secured(nodes: &[(i32, SocketAddr)], tls: Option<Arc<LiveTls>>) -> Arc<Controllers> {

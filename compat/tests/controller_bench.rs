@@ -119,6 +119,13 @@ impl Sizes {
     }
 
     fn json(&self) -> Value {
+        let transports: Vec<&str> = [
+            self.plaintext.then_some("plaintext"),
+            self.mtls.then_some("mtls"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
         json!({
             "mode": self.mode,
             "w2": {"topics": self.w2_topics, "partitions": self.w2_partitions,
@@ -128,8 +135,7 @@ impl Sizes {
                       "seconds": self.churn_seconds, "brokers": 3},
             "w3": {"brokers": self.w3_brokers, "seconds": self.w3_seconds,
                    "heartbeat_interval_ms": self.heartbeat_ms, "own_quorum": self.w3_fresh},
-            "transports": [self.plaintext.then_some("plaintext"), self.mtls.then_some("mtls")]
-                .into_iter().flatten().collect::<Vec<_>>(),
+            "transports": transports,
         })
     }
 }
