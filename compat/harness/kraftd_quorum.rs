@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::quorum_probe::describe_quorum;
-use super::transport::Transport;
+use super::transport::{Role, Transport};
 use super::{
     free_port, JavaBroker, Kafka, KraftdProcess, Properties, Quorum, ServerBuilder, TestDir, Voter,
     KRAFTD_COMMAND_TIMEOUT,
@@ -71,14 +71,25 @@ impl KraftdQuorum {
                     .set("listeners", format!("CONTROLLER://{}", v.endpoint()))
                     .set("controller.quorum.voters", voter_list.clone())
                     .set("log.dirs", dir.subdir(&name).display().to_string());
-                for (k, value) in transport.node_props(&format!("controller-{}", v.id), true, None)
-                {
+                for (k, value) in transport.node_props(
+                    &format!("controller-{}", v.id),
+                    Role::Controller { kraftd: true },
+                    None,
+                ) {
                     props.set(k, value);
                 }
                 let config = KraftdProcess::write_config(dir, &name, &props);
                 let config = config.display().to_string();
                 KraftdProcess::run(
-                    &["format", "-t", &cluster_id, "-c", &config],
+                    &[
+                        &["format", "-t", &cluster_id, "-c", &config][..],
+                        &transport
+                            .format_args()
+                            .iter()
+                            .map(String::as_str)
+                            .collect::<Vec<_>>(),
+                    ]
+                    .concat(),
                     &[],
                     KRAFTD_COMMAND_TIMEOUT,
                 )
@@ -143,7 +154,7 @@ impl KraftdQuorum {
                     .cluster_id(self.cluster_id.clone());
                 for (k, v) in self
                     .transport
-                    .node_props(&format!("broker-{id}"), false, None)
+                    .node_props(&format!("broker-{id}"), Role::Broker, None)
                 {
                     b = b.prop(&k, v);
                 }

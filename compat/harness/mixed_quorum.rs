@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use super::dynamic_quorum::{kraftd_format_with, kraftd_props};
 use super::netns::Placement;
 use super::quorum_probe::{all_caught_up, assert_same_batches, leader_view_at, read_log_batches};
-use super::transport::Transport;
+use super::transport::{Role, Transport};
 use super::{
     voters, JavaController, Kafka, KraftdProcess, Properties, Quorum, ServerBuilder, TestDir, Voter,
 };
@@ -231,6 +231,13 @@ impl Mixed {
             v.host = placement.host(v.id);
         }
         transport.register(voters.iter().map(|v| v.port));
+        let format_args: Vec<String> = format_args
+            .iter()
+            .map(|a| a.to_string())
+            .chain(transport.format_args())
+            .collect();
+        let format_args: Vec<&str> = format_args.iter().map(String::as_str).collect();
+        let format_args = format_args.as_slice();
         let node_props: Vec<(String, String)> = extra
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -309,7 +316,7 @@ impl Mixed {
         let super_users = self.node_props.iter().find(|(k, _)| k == "super.users");
         self.transport.node_props(
             &format!("broker-{id}"),
-            false,
+            Role::Broker,
             super_users.map(|(_, v)| v.as_str()),
         )
     }
@@ -508,7 +515,7 @@ fn secured_props(
     let super_users = node_props.iter().find(|(k, _)| k == "super.users");
     let secured = transport.node_props(
         &format!("controller-{id}"),
-        kraftd,
+        Role::Controller { kraftd },
         super_users.map(|(_, v)| v.as_str()),
     );
     let mut props: Vec<(String, String)> = node_props

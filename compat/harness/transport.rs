@@ -12,7 +12,7 @@
 //! registered port gets a `--command-config` carrying the harness's TLS client settings (merged
 //! with any `--command-config` the test passed).
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::fs;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -23,7 +23,14 @@ use std::time::Duration;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
 
+use kraftd::protocol::codec::Message;
+use kraftd::protocol::frame::encode_request;
+use kraftd::protocol::messages::{
+    SaslAuthenticateRequest, SaslAuthenticateResponse, SaslHandshakeRequest, SaslHandshakeResponse,
+};
+
 use super::pki::{Pki, StoreFormat, ORGANIZATION};
+use super::quorum_probe::try_read_response;
 use super::testdir::scratch_dir;
 
 /// The name (and certificate common name) the harness's probes and tools present.
@@ -37,6 +44,57 @@ pub enum Transport {
     MutualTls {
         kraftd: StoreFormat,
     },
+    /// SASL_SSL on every controller listener (server certificates only): the brokers
+    /// authenticate with `brokers`, the controllers to each other with PLAIN, and every node is
+    /// `User:<role>` (see [`SASL_USERS`]).
+    SaslSsl {
+        kraftd: StoreFormat,
+        brokers: SaslMechanism,
+    },
+}
+
+/// The SASL mechanisms the brokers use towards the controllers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SaslMechanism {
+    /// Against the users of the controllers' PLAIN JAAS config.
+    Plain,
+    /// Against the credentials in the metadata image, which `--add-scram` puts there at format.
+    ScramSha512,
+}
+
+impl SaslMechanism {
+    pub fn name(self) -> &'static str {
+        match self {
+            SaslMechanism::Plain => "PLAIN",
+            SaslMechanism::ScramSha512 => "SCRAM-SHA-512",
+        }
+    }
+}
+
+/// Which side of the controller listener a node is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// A voter; `kraftd` says whether kraftd runs it (its stores take the test's format).
+    Controller {
+        kraftd: bool,
+    },
+    Broker,
+}
+
+/// The SASL users and their passwords (test values: they protect nothing): the controllers,
+/// the brokers and the harness's probes and tools.
+pub const SASL_USERS: [(&str, &str); 3] = [
+    ("controller", "controller-secret"),
+    ("broker", "broker-secret"),
+    (HARNESS, "harness-secret"),
+];
+
+fn sasl_password(user: &str) -> &'static str {
+    SASL_USERS
+        .iter()
+        .find(|(u, _)| *u == user)
+        .map(|(_, p)| *p)
+        .unwrap_or_else(|| panic!("{user} is not one of SASL_USERS"))
 }
 
 /// The principals the suite's certificates map to: `controller-<id>` and `broker-<id>` to
@@ -51,19 +109,25 @@ pub fn principal_mapping_rules() -> String {
 pub const SUPER_USERS: [&str; 3] = ["User:controller", "User:broker", "User:harness"];
 
 impl Transport {
-    /// The settings node `name` (e.g. `controller-1`, `broker-101`) gets over its others: the
-    /// CONTROLLER listener's protocol and TLS, and `super_users` (the cluster's, if it sets
-    /// any) extended by [`SUPER_USERS`]. `kraftd` says which key store format it reads.
+    /// The settings node `name` (e.g. `controller-1`, `broker-101`), of `role`, gets over its
+    /// others: the CONTROLLER listener's protocol, TLS and SASL, and `super_users` (the
+    /// cluster's, if it sets any) extended by [`SUPER_USERS`].
     pub fn node_props(
         self,
         name: &str,
-        kraftd: bool,
+        role: Role,
         super_users: Option<&str>,
     ) -> Vec<(String, String)> {
-        let format = match self {
-            Transport::Plaintext => return Vec::new(),
-            Transport::MutualTls { kraftd: format } if kraftd => format,
-            Transport::MutualTls { .. } => StoreFormat::Pkcs12,
+        let (format, client_auth) = match (self, role) {
+            (Transport::Plaintext, _) => return Vec::new(),
+            (Transport::MutualTls { kraftd }, Role::Controller { kraftd: true }) => {
+                (kraftd, "required")
+            }
+            (Transport::MutualTls { .. }, _) => (StoreFormat::Pkcs12, "required"),
+            (Transport::SaslSsl { kraftd, .. }, Role::Controller { kraftd: true }) => {
+                (kraftd, "none")
+            }
+            (Transport::SaslSsl { .. }, _) => (StoreFormat::Pkcs12, "none"),
         };
         let pki = Pki::get();
         let prefix = "listener.name.controller.";
@@ -75,13 +139,16 @@ impl Transport {
                     self.controller_protocol()
                 ),
             ),
-            (format!("{prefix}ssl.client.auth"), "required".to_string()),
+            (format!("{prefix}ssl.client.auth"), client_auth.to_string()),
             (
                 format!("{prefix}ssl.principal.mapping.rules"),
                 principal_mapping_rules(),
             ),
         ];
         props.extend(pki.ssl_props(prefix, &pki.identity(name), format));
+        if let Transport::SaslSsl { brokers, .. } = self {
+            props.extend(sasl_props(role, brokers));
+        }
         if let Some(users) = super_users {
             let all: Vec<&str> = users.split(';').chain(SUPER_USERS).collect();
             props.push(("super.users".to_string(), all.join(";")));
@@ -89,32 +156,112 @@ impl Transport {
         props
     }
 
+    /// What every controller's format adds: the brokers' SCRAM credentials, when they use SCRAM.
+    pub fn format_args(self) -> Vec<String> {
+        match self {
+            Transport::SaslSsl {
+                brokers: SaslMechanism::ScramSha512,
+                ..
+            } => vec![
+                "--add-scram".to_string(),
+                format!(
+                    "SCRAM-SHA-512=[name=broker,password={}]",
+                    sasl_password("broker")
+                ),
+            ],
+            _ => Vec::new(),
+        }
+    }
+
     /// The CONTROLLER listener's security protocol.
     pub fn controller_protocol(self) -> &'static str {
         match self {
             Transport::Plaintext => "PLAINTEXT",
             Transport::MutualTls { .. } => "SSL",
+            Transport::SaslSsl { .. } => "SASL_SSL",
         }
     }
 
-    /// Marks these controller ports as TLS for the harness's probes and tools.
+    /// Marks these controller ports as secured this way, for the harness's probes and tools.
     pub fn register(self, ports: impl IntoIterator<Item = u16>) {
         if self != Transport::Plaintext {
-            let mut tls = tls_ports();
-            tls.extend(ports);
+            let mut secured = secured_ports();
+            secured.extend(ports.into_iter().map(|p| (p, self)));
         }
     }
 }
 
-fn tls_ports() -> std::sync::MutexGuard<'static, BTreeSet<u16>> {
+/// The controller listener's SASL settings for a node of `role`, the brokers using `brokers`.
+fn sasl_props(role: Role, brokers: SaslMechanism) -> Vec<(String, String)> {
+    let prefix = "listener.name.controller.";
+    let jaas_key =
+        |m: SaslMechanism| format!("{prefix}{}.sasl.jaas.config", m.name().to_ascii_lowercase());
+    let module = |m: SaslMechanism| match m {
+        SaslMechanism::Plain => "org.apache.kafka.common.security.plain.PlainLoginModule",
+        SaslMechanism::ScramSha512 => "org.apache.kafka.common.security.scram.ScramLoginModule",
+    };
+    let login = |user: &str| format!("username=\"{user}\" password=\"{}\"", sasl_password(user));
+    match role {
+        Role::Broker => vec![
+            (
+                "sasl.mechanism.controller.protocol".to_string(),
+                brokers.name().to_string(),
+            ),
+            (
+                jaas_key(brokers),
+                format!("{} required {};", module(brokers), login("broker")),
+            ),
+        ],
+        Role::Controller { .. } => {
+            let users: Vec<String> = SASL_USERS
+                .iter()
+                .map(|(u, p)| format!("user_{u}=\"{p}\""))
+                .collect();
+            let plain = SaslMechanism::Plain;
+            let mut props = vec![
+                (
+                    format!("{prefix}sasl.enabled.mechanisms"),
+                    if brokers == plain {
+                        plain.name().to_string()
+                    } else {
+                        format!("{},{}", plain.name(), brokers.name())
+                    },
+                ),
+                (
+                    "sasl.mechanism.controller.protocol".to_string(),
+                    plain.name().to_string(),
+                ),
+                (
+                    jaas_key(plain),
+                    format!(
+                        "{} required {} {};",
+                        module(plain),
+                        login("controller"),
+                        users.join(" ")
+                    ),
+                ),
+            ];
+            if brokers != plain {
+                props.push((jaas_key(brokers), format!("{} required;", module(brokers))));
+            }
+            props
+        }
+    }
+}
+
+fn secured_ports() -> std::sync::MutexGuard<'static, BTreeMap<u16, Transport>> {
     // Ports are never handed out twice by one test binary (see `free_port`), so a port
     // registered here never belongs to a later PLAINTEXT listener.
-    static PORTS: Mutex<BTreeSet<u16>> = Mutex::new(BTreeSet::new());
+    static PORTS: Mutex<BTreeMap<u16, Transport>> = Mutex::new(BTreeMap::new());
     PORTS.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-pub fn is_tls(port: u16) -> bool {
-    tls_ports().contains(&port)
+/// How the listener on `port` is secured (PLAINTEXT unless registered).
+pub fn transport_of(port: u16) -> Transport {
+    secured_ports()
+        .get(&port)
+        .copied()
+        .unwrap_or(Transport::Plaintext)
 }
 
 /// A probe's connection: plain TCP, or TLS as the harness to a registered port.
@@ -128,7 +275,8 @@ impl ProbeStream {
     /// unreachable or the handshake fails.
     pub fn connect(addr: SocketAddr, timeout: Duration) -> Option<ProbeStream> {
         let tcp = TcpStream::connect_timeout(&addr, timeout).ok()?;
-        if !is_tls(addr.port()) {
+        let transport = transport_of(addr.port());
+        if transport == Transport::Plaintext {
             return Some(ProbeStream::Plain(tcp));
         }
         tcp.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
@@ -139,7 +287,11 @@ impl ProbeStream {
         while tls.conn.is_handshaking() {
             tls.conn.complete_io(&mut tls.sock).ok()?;
         }
-        Some(ProbeStream::Tls(Box::new(tls)))
+        let mut stream = ProbeStream::Tls(Box::new(tls));
+        if let Transport::SaslSsl { .. } = transport {
+            sasl_plain_login(&mut stream)?;
+        }
+        Some(stream)
     }
 
     pub fn set_read_timeout(&self, timeout: Option<Duration>) -> std::io::Result<()> {
@@ -177,6 +329,47 @@ impl Write for ProbeStream {
             ProbeStream::Tls(s) => s.flush(),
         }
     }
+}
+
+/// Logs in over `s` as the harness with SASL/PLAIN (SaslHandshake v1, SaslAuthenticate v2);
+/// `None` if the server refuses.
+fn sasl_plain_login(s: &mut ProbeStream) -> Option<()> {
+    const HANDSHAKE: (i16, i16) = (17, 1);
+    const AUTHENTICATE: (i16, i16) = (36, 2);
+    let timeout = Duration::from_secs(10);
+    let handshake = SaslHandshakeRequest {
+        mechanism: SaslMechanism::Plain.name().to_string(),
+        ..Default::default()
+    };
+    let frame = encode_request(
+        HANDSHAKE.0,
+        HANDSHAKE.1,
+        1,
+        Some("compat-probe"),
+        &handshake,
+    )
+    .ok()?;
+    s.write_all(&frame).ok()?;
+    let body = try_read_response(s, HANDSHAKE.0, HANDSHAKE.1, timeout).ok()?;
+    let answer = SaslHandshakeResponse::decode_exact(&body, HANDSHAKE.1).ok()?;
+    (answer.error_code == 0).then_some(())?;
+    let token = format!("\0{HARNESS}\0{}", sasl_password(HARNESS));
+    let authenticate = SaslAuthenticateRequest {
+        auth_bytes: token.into_bytes(),
+        ..Default::default()
+    };
+    let frame = encode_request(
+        AUTHENTICATE.0,
+        AUTHENTICATE.1,
+        2,
+        Some("compat-probe"),
+        &authenticate,
+    )
+    .ok()?;
+    s.write_all(&frame).ok()?;
+    let body = try_read_response(s, AUTHENTICATE.0, AUTHENTICATE.1, timeout).ok()?;
+    let answer = SaslAuthenticateResponse::decode_exact(&body, AUTHENTICATE.1).ok()?;
+    (answer.error_code == 0).then_some(())
 }
 
 /// The harness's TLS client: the suite's CA as the only root, its own certificate for mutual
@@ -232,20 +425,30 @@ pub fn kraftd_client_tls() -> Arc<kraftd::server::tls::LiveTls> {
     .clone()
 }
 
-/// The admin-client settings (`--command-config`) that reach a TLS controller listener as the
-/// harness, over `base`'s settings if given.
-pub fn tool_config(base: Option<&Path>) -> PathBuf {
+/// The admin-client settings (`--command-config`) that reach a controller listener secured as
+/// `transport` as the harness, over `base`'s settings if given.
+pub fn tool_config(transport: Transport, base: Option<&Path>) -> PathBuf {
     let base_text = base.map(|b| {
         fs::read_to_string(b).unwrap_or_else(|e| panic!("cannot read {}: {e}", b.display()))
     });
     let pki = Pki::get();
     let mut text = base_text.unwrap_or_default();
-    text.push_str("\nsecurity.protocol=SSL\n");
+    text.push_str(&format!(
+        "\nsecurity.protocol={}\n",
+        transport.controller_protocol()
+    ));
     for (k, v) in pki.ssl_props("", &pki.identity(HARNESS), StoreFormat::Pkcs12) {
         text.push_str(&format!("{k}={v}\n"));
     }
+    if let Transport::SaslSsl { .. } = transport {
+        text.push_str(&format!(
+            "sasl.mechanism=PLAIN\nsasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"{HARNESS}\" password=\"{}\";\n",
+            sasl_password(HARNESS)
+        ));
+    }
     let name = format!(
-        "tls-admin-{}.properties",
+        "{}-admin-{}.properties",
+        transport.controller_protocol().to_ascii_lowercase(),
         base.and_then(|b| b.file_stem())
             .map(|s| s.to_string_lossy().to_string())
             .unwrap_or_else(|| "plain".to_string())
@@ -263,23 +466,20 @@ pub fn tool_config(base: Option<&Path>) -> PathBuf {
 pub fn secure_tool_args(args: &[&str]) -> Option<Vec<String>> {
     let at = args.iter().position(|a| *a == "--bootstrap-controller")?;
     let controllers = args.get(at + 1)?;
-    let secured = controllers.split(',').any(|hp| {
-        hp.rsplit_once(':')
-            .and_then(|(_, p)| p.parse().ok())
-            .is_some_and(is_tls)
-    });
-    if !secured {
-        return None;
-    }
+    let transport = controllers
+        .split(',')
+        .filter_map(|hp| hp.rsplit_once(':').and_then(|(_, p)| p.parse().ok()))
+        .map(transport_of)
+        .find(|t| *t != Transport::Plaintext)?;
     let mut out: Vec<String> = args.iter().map(|a| a.to_string()).collect();
     match args.iter().position(|a| *a == "--command-config") {
         Some(c) => {
             let base = PathBuf::from(args.get(c + 1)?);
-            out[c + 1] = tool_config(Some(&base)).display().to_string();
+            out[c + 1] = tool_config(transport, Some(&base)).display().to_string();
         }
         // Right after the controllers: argparse4j tools take it only before their subcommand.
         None => {
-            let config = tool_config(None).display().to_string();
+            let config = tool_config(transport, None).display().to_string();
             out.splice(at + 2..at + 2, ["--command-config".to_string(), config]);
         }
     }

@@ -285,6 +285,7 @@ fn run_quorum(
     let suffix = match transport {
         Transport::Plaintext => "",
         Transport::MutualTls { .. } => "_tls",
+        Transport::SaslSsl { .. } => panic!("the load generator speaks no SASL"),
     };
     let mut q = Mixed::start_on(
         Kafka::get(),

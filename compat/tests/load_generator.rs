@@ -29,6 +29,7 @@ pub(crate) fn controllers_of(q: &Mixed) -> Arc<Controllers> {
     let tls = match q.transport {
         Transport::Plaintext => None,
         Transport::MutualTls { .. } => Some(kraftd_client_tls()),
+        Transport::SaslSsl { .. } => panic!("the load generator speaks no SASL"),
     };
     Controllers::secured(&nodes, tls)
 }

@@ -41,7 +41,7 @@ use kraftd::protocol::messages::ApiVersionsRequest;
 use crate::failover_bench::bench_dir;
 use crate::harness::kraftd_quorum::KraftdQuorum;
 use crate::harness::pki::StoreFormat;
-use crate::harness::transport::{client_config, Transport};
+use crate::harness::transport::{client_config, Role, Transport};
 use crate::harness::{free_port, JavaController, TestDir};
 use crate::load::stats::{finite, Latencies, ProcessSample};
 
@@ -368,7 +368,9 @@ impl Server {
                 let port = free_port();
                 transport.register([port]);
                 let mut builder = JavaController::builder(1).controller_port(port);
-                for (k, v) in transport.node_props("controller-1", false, None) {
+                for (k, v) in
+                    transport.node_props("controller-1", Role::Controller { kraftd: false }, None)
+                {
                     builder = builder.prop(&k, v);
                 }
                 let mut java = builder.start(dir);
