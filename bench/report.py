@@ -328,7 +328,11 @@ def raft_tls_section(raft):
             "keytool; kraftd and Java read the same PKCS12 files; each listener checked to refuse PLAINTEXT and "
             "certificate-less clients). Same open-loop load as above.", "",
             table(["impl", "linger ms", "p50 ms", "p99 ms", "committed records/s", "kraftd/Java p99",
-                   "TLS/PLAINTEXT p50 / p99 / records/s"], rows)]
+                   "TLS/PLAINTEXT p50 / p99 / records/s"], rows), "",
+            "kraftd/Java compares adjacent runs on the same transport; TLS/PLAINTEXT compares an "
+            "implementation's TLS run with its PLAINTEXT run, a bench step apart, so on a shared machine it holds only "
+            f"if the load stayed alike: 1-minute load average at the PLAINTEXT runs' starts {loads(raft)}, at the TLS "
+            f"runs' starts {loads({'runs': [{'host': {'loadavg_before': [v]}} for v in tls.get('loadavg_before_runs', [])]})}."]
     closed = tls.get("closed_loop")
     if closed:
         text += ["", "Closed loop over mutual TLS:", "",
@@ -410,7 +414,8 @@ def controller_section(ctrl):
                 for impl, r in sorted(over.items())]
     tls_text = ("\n\nW3 over mutual TLS (controller listeners on SSL with client certificates required, the fleet "
                 "dialling with kraftd's own client TLS) against W3 on PLAINTEXT, each implementation's TLS figure over "
-                "its PLAINTEXT one:\n\n" + table(["impl", "heartbeat p99", "active CPU", "all controllers' CPU",
+                "its PLAINTEXT one (quorums started one after the other, minutes apart: on a shared machine these hold "
+                "only if the load stayed alike):\n\n" + table(["impl", "heartbeat p99", "active CPU", "all controllers' CPU",
                                                    "active RSS"], tls_rows)) if tls_rows else ""
     return table(["workload", "figure", "kraftd", "Java", "kraftd/Java"], rows) + tls_text + \
         ("\n\nSizes: `" + json.dumps(sizes) + "`" if sizes else "")

@@ -597,7 +597,10 @@ def merge_tls(plain_path, tls):
     plain["tls"] = {"transport": "mtls", "source": "raft-tls.json", "medians": tls["medians"],
                     "ratios_kraftd_over_java": tls["ratios_kraftd_over_java"],
                     "ratios_tls_over_plaintext": over_plain, "closed_loop": tls["closed_loop"],
-                    "saturation": tls["saturation"], "skipped": tls["skipped"]}
+                    "saturation": tls["saturation"], "skipped": tls["skipped"],
+                    # The TLS runs follow the PLAINTEXT ones, minutes later: on a shared machine the
+                    # TLS/PLAINTEXT ratios hold only if the load stayed alike.
+                    "loadavg_before_runs": [r["host"]["loadavg_before"][0] for r in tls["runs"] if r.get("host")]}
     with open(plain_path, "w") as f:
         json.dump(plain, f, indent=2)
         f.write("\n")
