@@ -31,7 +31,7 @@ help:
 	@echo "make soak         SOAK_MINUTES of Java->kraftd->Java rolling replacement with kill -9s and a partitioned"
 	@echo "                  controller (network namespace, needs root); SOAK_SEED=<n> replays a run's draws"
 	@echo "make bench        every benchmark against Java 4.4 (one at a time), then docs/performance.md and its plots"
-	@echo "make bench-quick  the same at small sizes (under 10 minutes); make bench-report: only the page and plots"
+	@echo "make bench-quick  the same at small sizes; make bench-report: only the page and plots"
 	@echo "make codegen      regenerate src/protocol/messages from the pinned Kafka jars"
 	@echo "make vectors      recapture protocol-tests/vectors from real Kafka"
 	@echo "make image-dump   Kafka's own image of a metadata log as JSON: DIR=<__cluster_metadata-0> [AT=offset] [SNAPSHOT=file]"
@@ -179,6 +179,11 @@ vectors:
 #   commit latency p50/p99/p99.9 and committed records/s, 256-byte records, linger 0 and 25 ms
 #   (target/bench/raft.json). Knobs: RAFT_BENCH_DURATION_S (30), RAFT_BENCH_WARMUP_S (10),
 #   RAFT_BENCH_THROUGHPUT (5000), RAFT_BENCH_LINGERS (0,25), RAFT_BENCH_REPEAT (1); see bench/raft/README.md.
+#   Then the same over mutual TLS (both quorums' CONTROLLER listeners on SSL, ssl.client.auth=required,
+#   stores made once per run by bench/pki.py): target/bench/raft-tls.json and a "tls" section in raft.json
+#   (kraftd/Java over TLS, TLS/PLAINTEXT per implementation). RAFT_BENCH_TRANSPORTS (plaintext,mtls)
+#   picks the runs; RAFT_BENCH_TLS_LINGERS (RAFT_BENCH_LINGERS, else 0,25) and RAFT_BENCH_TLS_SATURATION
+#   (empty: no saturation sweep over TLS) size the TLS run.
 # `bench-image`: the metadata image at scale (target/bench/image.json): a synthesized log of
 #   IMAGE_BENCH_TOPICS (1000) x IMAGE_BENCH_PARTITIONS (1000) partitions x IMAGE_BENCH_REPLICAS (3),
 #   replayed, written as a snapshot and loaded back by kraftd, and the same snapshot and log loaded by
@@ -213,12 +218,22 @@ vectors:
 #   a quorum of its own (heartbeat p99, CPU and RSS of each controller, the generator's CPU, spurious
 #   fencings). QUICK=1: 1000 topics, 300 partitions for 20 s, 300 brokers for 60 s. Other knobs:
 #   KRAFTD_LOAD_* (bench/load/README.md). Java runs with the JVM options of Kafka's start scripts.
+#   CONTROLLER_BENCH_TRANSPORT (both; or plaintext, mtls): W3 once more per implementation on a quorum
+#   whose controller listeners are SSL with client certificates required, the fleet dialling over
+#   mutual TLS (figures "w3_tls" in controller.json, beside PLAINTEXT's, with ratios).
+# `bench-tls`: the cost of a mutual-TLS connection (compat/tests/tls_bench.rs; target/bench/tls.json):
+#   a single-node kraftd and a single-node Java controller, same PKCS12 stores, SSL listener with
+#   ssl.client.auth=required: (a) TCP connect to the first ApiVersions answer over a new connection,
+#   p50/p99 over TLS_BENCH_CONNECTIONS (2000, after 1000 unmeasured); (b) the controller pinned to
+#   core 0 and TLS_BENCH_CONCURRENCY (8) client threads on core 1 opening full-handshake connections
+#   (ApiVersions, close) for TLS_BENCH_SECONDS (20): connections/s, the controller's CPU per
+#   connection and whether its core was saturated. QUICK=1: 300 connections, 5 s.
 #
 # `make bench`: every bench above plus `bench-floor` (the physical floor: fdatasync of the data dir,
 #   loopback RTT, the 3-voter commit floor; target/bench/floor.json; knobs in bench/floor.rs), one at
 #   a time, then `bench-report`; a failed bench does not stop the others (the report says
 #   "not measured in this run"), but `make bench` fails at the end. Step times: target/bench/run.json.
-# `make bench-quick` (= BENCH_QUICK=1 make bench): every bench at small sizes, under 10 minutes.
+# `make bench-quick` (= BENCH_QUICK=1 make bench): every bench at small sizes, about 15 minutes.
 #   Any knob set on the command line or in the environment still wins.
 # `make bench-report`: docs/performance.md and docs/performance/*.png from the target/bench/*.json
 #   present (bench/report.py, matplotlib in a venv under target/bench-venv).
@@ -231,7 +246,7 @@ BENCH_QUICK_KNOBS := QUICK=1 FAILOVER_KILLS=2 FAILOVER_PARTITIONS=10000 FLOOR_SY
   RAFT_BENCH_SATURATION=1024,16384 \
   IMAGE_BENCH_TOPICS=100 IMAGE_BENCH_PARTITIONS=1000 IMAGE_BENCH_SIZES=10x100,100x100 \
   SNAPSHOT_BENCH_TOPICS=100 SNAPSHOT_BENCH_PARTITIONS=100 SNAPSHOT_BENCH_INTERVAL_S=10 \
-  SNAPSHOT_BENCH_BASELINE_S=3 SNAPSHOT_BENCH_AFTER_S=3
+  SNAPSHOT_BENCH_BASELINE_S=3 SNAPSHOT_BENCH_AFTER_S=3 RAFT_BENCH_TLS_LINGERS=0
 ifeq ($(BENCH_QUICK),1)
 $(foreach knob,$(BENCH_QUICK_KNOBS),$(eval export $(subst =, ?= ,$(knob))))
 endif
@@ -245,11 +260,11 @@ IMAGE_BENCH_PARTITIONS ?= 1000
 IMAGE_BENCH_SIZES ?= 10x1000,100x1000
 # In this order, one at a time (each side by side with Java).
 BENCH_STEPS ?= bench-floor bench-storage bench-raft bench-image bench-snapshot bench-failover \
-  bench-controller
+  bench-controller bench-tls
 comma := ,
 BENCH_VENV := $(or $(CARGO_TARGET_DIR),target)/bench-venv
 .PHONY: bench bench-quick bench-report bench-profile bench-floor bench-storage bench-raft bench-image bench-snapshot bench-failover \
-  bench-controller
+  bench-controller bench-tls
 bench bench-profile bench-image bench-raft bench-snapshot: BUILD_FEATURES = $(TEST_FEATURES)
 bench: build
 	@# The recipe runs sub-makes, so `make -n` would run it too: only say what it would do.
@@ -284,8 +299,16 @@ bench-controller: compat-deps
 	  $(if $(CONTROLLER_BENCH_TOPICS),KRAFTD_LOAD_W2_TOPICS=$(CONTROLLER_BENCH_TOPICS)) \
 	  $(if $(CONTROLLER_BENCH_BROKERS),KRAFTD_LOAD_W3_BROKERS=$(CONTROLLER_BENCH_BROKERS)) \
 	  $(if $(CONTROLLER_BENCH_SECONDS),KRAFTD_LOAD_W3_SECONDS=$(CONTROLLER_BENCH_SECONDS)) \
-	  KRAFTD_BENCH_JAVA_OPTS="$(CONTROLLER_BENCH_JAVA_OPTS)" \
+	  KRAFTD_LOAD_TRANSPORT=$(CONTROLLER_BENCH_TRANSPORT) KRAFTD_BENCH_JAVA_OPTS="$(CONTROLLER_BENCH_JAVA_OPTS)" \
 	  $(CARGO) test --release $(TEST_FEATURES) --test compat -- controller_load --test-threads=1 --nocapture
+
+bench-tls: compat-deps
+	KRAFTD_TLS_BENCH=$(if $(QUICK),quick,full) \
+	  $(if $(TLS_BENCH_CONNECTIONS),KRAFTD_TLS_BENCH_CONNECTIONS=$(TLS_BENCH_CONNECTIONS)) \
+	  $(if $(TLS_BENCH_SECONDS),KRAFTD_TLS_BENCH_SECONDS=$(TLS_BENCH_SECONDS)) \
+	  $(if $(TLS_BENCH_CONCURRENCY),KRAFTD_TLS_BENCH_CONCURRENCY=$(TLS_BENCH_CONCURRENCY)) \
+	  KRAFTD_BENCH_JAVA_OPTS="$(CONTROLLER_BENCH_JAVA_OPTS)" \
+	  $(CARGO) test --release $(TEST_FEATURES) --test compat -- tls_bench --test-threads=1 --nocapture
 
 # `bench-profile`: perf profiles of kraftd where it misses a goal (bench/profile.sh;
 #   target/bench/profiles/*.txt): loading the image bench's snapshot, and the 3 controllers through
@@ -323,9 +346,18 @@ bench-image: compat-deps build
 	  python3 bench/image/image_bench.py; \
 	done
 
+RAFT_BENCH_TRANSPORTS ?= plaintext,mtls
+RAFT_BENCH_TLS_LINGERS ?= $(or $(RAFT_BENCH_LINGERS),0$(comma)25)
+RAFT_BENCH_TLS_SATURATION ?=
+CONTROLLER_BENCH_TRANSPORT ?= both
+# PLAINTEXT first (it writes raft.json), then mutual TLS (raft-tls.json, and its figures into raft.json);
+# a failed run does not stop the other, the step fails at the end.
 bench-raft: compat-deps build
-	BENCH_JAVA_CP="$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" KRAFTD=$(abspath $(KRAFTD)) \
-	  python3 bench/raft/raft_bench.py
+	@export BENCH_JAVA_CP="$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" KRAFTD=$(abspath $(KRAFTD)); status=0; \
+	$(if $(filter plaintext,$(subst $(comma), ,$(RAFT_BENCH_TRANSPORTS))),python3 bench/raft/raft_bench.py || status=1;) \
+	$(if $(filter mtls,$(subst $(comma), ,$(RAFT_BENCH_TRANSPORTS))),python3 bench/raft/raft_bench.py --transport mtls \
+	  --lingers "$(RAFT_BENCH_TLS_LINGERS)" --saturation "$(RAFT_BENCH_TLS_SATURATION)" || status=1;) \
+	exit $$status
 
 bench-snapshot: compat-deps build
 	$(CARGO) build --release $(TEST_FEATURES) --example synth_metadata_log

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """`make bench-report`: docs/performance.md and docs/performance/*.png from target/bench/*.json.
 
-Reads whatever JSON the benches left (floor, storage, raft + raft-<impl>-linger<N>, image +
-image-<partitions>, snapshot, failover, controller, run) and fills issue #14's goals table with the
+Reads whatever JSON the benches left (floor, storage, raft + raft-<impl>-linger<N> (and raft.json's
+"tls" section, from the mutual-TLS run), image + image-<partitions>, snapshot, failover, controller
+(with W3 over mutual TLS as "w3_tls"), tls, run) and fills issue #14's goals table with the
 kraftd/Java ratios of the same run. A missing input is written as "not measured in this run"; a
 file older than the `make bench` run that wrote run.json is from another run: listed, not used.
 Nothing is ever estimated in place of a measurement.
@@ -42,6 +43,23 @@ CONTROLLER_FIGURES = [
     ("W3", "all controllers' CPU, s", ("w3", "controllers", "cpu_s_all")),
     ("W3", "active controller RSS, MiB", ("w3", "controllers", "active", "rss_mib")),
     ("W3", "spurious fencings (must be 0)", ("w3", "spurious_fencings")),
+    ("W3 over mTLS", "heartbeat p99, ms", ("w3_tls", "heartbeat_latency", "p99_ms")),
+    ("W3 over mTLS", "active controller CPU, s", ("w3_tls", "controllers", "active", "cpu_s")),
+    ("W3 over mTLS", "all controllers' CPU, s", ("w3_tls", "controllers", "cpu_s_all")),
+    ("W3 over mTLS", "active controller RSS, MiB", ("w3_tls", "controllers", "active", "rss_mib")),
+    ("W3 over mTLS", "spurious fencings (must be 0)", ("w3_tls", "spurious_fencings")),
+]
+# What the report reads from target/bench/tls.json (`make bench-tls`): results.<impl>.<path>.
+TLS_FIGURES = [
+    ("(a) one connection", "TCP connect to ApiVersions answer p50, ms", ("connection", "to_api_versions_answer", "p50_ms")),
+    ("(a) one connection", "TCP connect to ApiVersions answer p99, ms", ("connection", "to_api_versions_answer", "p99_ms")),
+    ("(a) one connection", "to the client's end of the handshake p50, ms",
+     ("connection", "to_client_handshake_end", "p50_ms")),
+    ("(b) one core", "connections/s (handshake, ApiVersions, close)", ("accept_rate", "connections_per_s")),
+    ("(b) one core", "controller CPU per connection, ms", ("accept_rate", "server_cpu_ms_per_connection")),
+    ("(b) one core", "controller's core busy, %", ("accept_rate", "server_cpu_pct_of_core")),
+    ("(b) one core", "connection p99 under that load, ms", ("accept_rate", "latency", "p99_ms")),
+    ("", "controller RSS at the end, MiB", ("rss_mib",)),
 ]
 
 
@@ -188,7 +206,7 @@ def goals(raft, floor, ctrl, failover, image, snapshot):
                      num(k99) + (" ms" if k99 is not None else ""), num(j99) + (" ms" if j99 is not None else ""),
                      "—" if r is None else f"{r:.3g}" + ("" if within is None else f"; {k99 / floor_p99_ms:.2f}× floor"),
                      met])
-    sat = (raft or {}).get("saturation", {}).get("max_committed_records_per_s", {})
+    sat = ((raft or {}).get("saturation") or {}).get("max_committed_records_per_s", {})
     rows.append(goal_row("W1 records/s at saturation", "≥ 5", sat.get("kraftd"), sat.get("java"), "/s", lambda x: x >= 5))
     fig = lambda impl, *path: controller_figure(ctrl, impl, path)  # noqa: E731
     rows.append(goal_row("W2 wall time", "≤ 0.2", fig("kraftd", "w2", "wall_s"), fig("java", "w2", "wall_s"),
@@ -287,7 +305,64 @@ def raft_section(raft):
         text += ["", f"{title}: {sect.get('description', '')}", "",
                  table(list(sect["header"]), [[num(c) if isinstance(c, (int, float)) else c for c in row]
                                               for row in sect["rows"]])]
+    return "\n".join(text + ["", raft_tls_section(raft)])
+
+
+def raft_tls_section(raft):
+    """The mutual-TLS run (`raft_bench.py --transport mtls`), from raft.json's "tls" section."""
+    tls = raft.get("tls")
+    if not tls:
+        return f"Over mutual TLS: {NOT_MEASURED} (`make bench-raft` with mtls in RAFT_BENCH_TRANSPORTS)."
+    rows = []
+    for name, run in sorted(tls["medians"].items(), key=lambda kv: (int(kv[0].split("linger")[1]), kv[0])):
+        impl, linger = name.split("-linger")
+        other = tls["medians"].get(("java" if impl == "kraftd" else "kraftd") + "-linger" + linger) or {}
+        kj = ratio(run["p99_ms"], other.get("p99_ms")) if impl == "kraftd" else None
+        over = (tls.get("ratios_tls_over_plaintext") or {}).get(name) or {}
+        rows.append([impl, linger, num(run["p50_ms"]), num(run["p99_ms"]), num(run["committed_records_per_s"], 0),
+                     "" if kj is None else f"{kj:.3g}",
+                     " / ".join("—" if over.get(k) is None else f"{over[k]:.3g}"
+                                for k in ("p50_ms", "p99_ms", "committed_records_per_s"))])
+    text = ["Over mutual TLS: both quorums' CONTROLLER listeners on SSL with `ssl.client.auth=required`, every voter "
+            "dialling its peers with its own certificate (stores made once per run by bench/pki.py with openssl and "
+            "keytool; kraftd and Java read the same PKCS12 files; each listener checked to refuse PLAINTEXT and "
+            "certificate-less clients). Same open-loop load as above.", "",
+            table(["impl", "linger ms", "p50 ms", "p99 ms", "committed records/s", "kraftd/Java p99",
+                   "TLS/PLAINTEXT p50 / p99 / records/s"], rows), "",
+            "kraftd/Java compares adjacent runs on the same transport; TLS/PLAINTEXT compares an "
+            "implementation's TLS run with its PLAINTEXT run, a bench step apart, so on a shared machine it holds only "
+            f"if the load stayed alike: 1-minute load average at the PLAINTEXT runs' starts {loads(raft)}, at the TLS "
+            f"runs' starts {loads({'runs': [{'host': {'loadavg_before': [v]}} for v in tls.get('loadavg_before_runs', [])]})}."]
+    closed = tls.get("closed_loop")
+    if closed:
+        text += ["", "Closed loop over mutual TLS:", "",
+                 table(list(closed["header"]), [[num(c) if isinstance(c, (int, float)) else c for c in row]
+                                                for row in closed["rows"]])]
     return "\n".join(text)
+
+
+def tls_section(tls):
+    if not tls:
+        return f"Mutual-TLS connection cost: {NOT_MEASURED} (target/bench/tls.json from `make bench-tls` is absent)."
+    rows = []
+    res = tls.get("results") or {}
+    for part, label, path in TLS_FIGURES:
+        k, j = (controller_figure(tls, impl, path) for impl in ("kraftd", "java"))
+        r = ratio(k, j)
+        rows.append([part, label, num(k), num(j), "—" if r is None else f"{r:.3g}"])
+    sat = {impl: controller_figure(tls, impl, ("accept_rate", "server_core_saturated")) for impl in ("kraftd", "java")}
+    unsaturated = "not saturated (the client or the machine was the limit: the rate is a floor, not its capacity)"
+    bound = [f"{impl}'s core was {'saturated' if v else unsaturated}"
+             for impl, v in sat.items() if v is not None and impl in res]
+    setup, knobs = tls.get("setup") or {}, tls.get("knobs") or {}
+    return "\n".join([
+        table(["part", "figure", "kraftd", "Java", "kraftd/Java"], rows), "",
+        f"A single-node controller of each kind, the SSL listener with `ssl.client.auth=required`, the same PKCS12 "
+        f"stores. (a): {knobs.get('connections', '?')} connections one after the other after "
+        f"{knobs.get('warmup', '?')} unmeasured ones; (b): the controller pinned to core {setup.get('server_core', '?')}, "
+        f"{knobs.get('concurrency', '?')} client threads on core {setup.get('client_core', '?')} for "
+        f"{knobs.get('seconds', '?')} s. Every handshake is a full one (the client keeps no sessions); the client is "
+        f"rustls. Load average at the end: {setup.get('loadavg', '?')}." + (" " + "; ".join(bound) + "." if bound else "")])
 
 
 def sigterm_row(failover, floor, med_of, held):
@@ -333,7 +408,16 @@ def controller_section(ctrl):
         r = ratio(k, j)
         rows.append([workload, label, num(k), num(j), "—" if r is None else f"{r:.3g}"])
     sizes = ctrl.get("sizes") or {}
-    return table(["workload", "figure", "kraftd", "Java", "kraftd/Java"], rows) + \
+    over = ctrl.get("ratios_w3_tls_over_plaintext") or {}
+    tls_rows = [[impl] + ["—" if r.get(k) is None else f"{r[k]:.3g}"
+                          for k in ("heartbeat_p99", "active_cpu", "all_controllers_cpu", "active_rss")]
+                for impl, r in sorted(over.items())]
+    tls_text = ("\n\nW3 over mutual TLS (controller listeners on SSL with client certificates required, the fleet "
+                "dialling with kraftd's own client TLS) against W3 on PLAINTEXT, each implementation's TLS figure over "
+                "its PLAINTEXT one (quorums started one after the other, minutes apart: on a shared machine these hold "
+                "only if the load stayed alike):\n\n" + table(["impl", "heartbeat p99", "active CPU", "all controllers' CPU",
+                                                   "active RSS"], tls_rows)) if tls_rows else ""
+    return table(["workload", "figure", "kraftd", "Java", "kraftd/Java"], rows) + tls_text + \
         ("\n\nSizes: `" + json.dumps(sizes) + "`" if sizes else "")
 
 
@@ -417,7 +501,7 @@ def main():
     used = {name for name, _, stale in files if not stale}
     load = lambda name: read_json(os.path.join(OUT, name)) if name in used else None  # noqa: E731
     data = {name: load(name + ".json") for name in
-            ("floor", "storage", "raft", "image", "snapshot", "failover", "controller")}
+            ("floor", "storage", "raft", "image", "snapshot", "failover", "controller", "tls")}
     os.makedirs(PLOTS, exist_ok=True)
     plots, plot_note = report_plots.write_all(PLOTS, [os.path.join(OUT, n) for n in sorted(used)], data)
     now = datetime.datetime.now(datetime.timezone.utc)
@@ -436,6 +520,7 @@ def main():
         "## Physical floor and W1 commit latency", "", floor_section(data["floor"], data["raft"]), "",
         "## W1: raft commit latency, 3 voters on loopback", "", raft_section(data["raft"]), "",
         "## W2, W3: controller workloads (load generator)", "", controller_section(data["controller"]), "",
+        "## Mutual TLS: the cost of a connection", "", tls_section(data["tls"]), "",
         "## W4: failover after kill -9 or SIGTERM of the active controller", "", failover_section(data["failover"]), "",
         "## W5, W6, W7: image, memory, snapshot", "", image_section(data["image"], data["snapshot"]), "",
         "## Metadata log storage", "", storage_section(data["storage"]), "",
@@ -447,6 +532,9 @@ def main():
         "## controller.json (from `make bench-controller`)", "",
         "What bench/report.py reads: `results.<kraftd|java>.<path>`; any figure may be absent.", "",
         table(["workload", "figure", "path"], [[w, l, "`" + ".".join(p) + "`"] for w, l, p in CONTROLLER_FIGURES]),
+        "", "## tls.json (from `make bench-tls`)", "",
+        "What bench/report.py reads: `results.<kraftd|java>.<path>`; any figure may be absent.", "",
+        table(["part", "figure", "path"], [[w, l, "`" + ".".join(p) + "`"] for w, l, p in TLS_FIGURES]),
         ""]
     with open(DOC, "w") as f:
         f.write("\n".join(doc))

@@ -3,7 +3,8 @@
 //! moves that belief to the next node and the request is sent again, until a deadline.
 //!
 //! The connection handling (ApiVersions handshake, version negotiation, correlation ids,
-//! timeouts, reconnection) is kraftd's own outbound client, `kraftd::server::peer`.
+//! timeouts, reconnection) is kraftd's own outbound client, `kraftd::server::peer`, and so is
+//! its TLS on SSL controller listeners (`PeerSettings::tls`, a client certificate for mutual TLS).
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -21,6 +22,7 @@ use kraftd::protocol::messages::{
 };
 use kraftd::raft::convert::describe;
 use kraftd::server::peer::{Completion, FailKind, OutboundRequest, PeerSettings, Peers};
+use kraftd::server::tls::LiveTls;
 
 use super::error::LoadError;
 
@@ -32,14 +34,19 @@ const RETRY_BACKOFF: Duration = Duration::from_millis(20);
 pub struct Controllers {
     nodes: Vec<(i32, String)>,
     leader: AtomicUsize,
+    /// The TLS every client dials with (SSL controller listeners); `None`: PLAINTEXT.
+    tls: Option<Arc<LiveTls>>,
 }
 
 impl Controllers {
-    pub fn new(nodes: &[(i32, SocketAddr)]) -> Arc<Controllers> {
+    /// Controllers reached with `tls` (kraftd's own client TLS: its key store is the client's
+    /// certificate, its trust store the servers' CA), or on PLAINTEXT with `None`.
+    pub fn secured(nodes: &[(i32, SocketAddr)], tls: Option<Arc<LiveTls>>) -> Arc<Controllers> {
         assert!(!nodes.is_empty(), "a quorum has at least one controller");
         Arc::new(Controllers {
             nodes: nodes.iter().map(|(id, a)| (*id, a.to_string())).collect(),
             leader: AtomicUsize::new(0),
+            tls,
         })
     }
 
@@ -122,6 +129,7 @@ impl ControllerClient {
             // A loaded Java controller may take seconds to answer a large CreateTopics.
             request_timeout: Duration::from_secs(30),
             client_id,
+            tls: controllers.tls.clone(),
             ..PeerSettings::default()
         };
         let peers = Peers::start(controllers.nodes.clone(), settings, completions_tx.clone());

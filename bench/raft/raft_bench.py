@@ -16,6 +16,12 @@ the JSON line format both implementations print, is specified in bench/raft/READ
 Results: target/bench/raft-<impl>-linger<N>.json per run, target/bench/raft.json with every run and
 the kraftd/java ratios, and a table on stdout. Per-run logs and configs: target/bench/raft/<impl>-linger<N>/.
 
+--transport mtls runs both quorums with the CONTROLLER listener on SSL and ssl.client.auth=required
+(stores made once per run by bench/pki.py, openssl + keytool; kraftd and Java read the same PKCS12
+files): results in target/bench/raft-tls-<impl>-linger<N>.json and target/bench/raft-tls.json, and
+a "tls" section in raft.json (when a PLAINTEXT run wrote one) with the TLS medians, the kraftd/java
+ratios over TLS and each implementation's TLS/PLAINTEXT ratios. Logs: target/bench/raft/tls-*/.
+
 Knobs (flags, or the environment variable in brackets):
   --impls java,kraftd        [RAFT_BENCH_IMPLS]
   --lingers 0,25             [RAFT_BENCH_LINGERS]        controller.quorum.append.linger.ms values
@@ -29,6 +35,7 @@ Knobs (flags, or the environment variable in brackets):
                                                          until the committed rate stops rising (+10 %); "" = none
   --closed-lingers 0,25      [RAFT_BENCH_CLOSED_LINGERS] lingers of both (default: --lingers)
   --repeat 1                 [RAFT_BENCH_REPEAT]         runs per (impl, linger); odd repeats run kraftd first
+  --transport plaintext|mtls [RAFT_BENCH_TRANSPORT]    mtls: SSL controller listeners, client certificates required
   --kraftd PATH              [KRAFTD]                    default $CARGO_TARGET_DIR|target /release/kraftd
   --java-main probe|kafka    [RAFT_BENCH_JAVA_MAIN]      kafka: run kafka.tools.TestRaftServer's own main
                                                          and use only its 5 s println (p75/p99/p99.9, no p50)
@@ -52,6 +59,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pki as bench_pki  # noqa: E402  bench/pki.py: the mutual-TLS runs' CA and stores
 import processes  # noqa: E402  bench/processes.py: children in their own process groups
 import closed_loop  # noqa: E402  bench/raft/closed_loop.py: closed-loop figures and summaries
 
@@ -201,7 +209,10 @@ def percentile(hist, per_mille, total):
     return hist[-1][0] if hist else None
 
 
-def write_configs(run_dir, linger_ms):
+def write_configs(run_dir, linger_ms, pki=None):
+    """Each node's properties; with `pki`, the CONTROLLER listener on SSL with client auth required
+    (TestRaftServer's KafkaRaftManager dials its peers with the first controller listener's
+    protocol and listener.name.controller.ssl.* settings, kraftd likewise)."""
     ports = free_ports(NODES)
     voters = ",".join(f"{i + 1}@127.0.0.1:{p}" for i, p in enumerate(ports))
     configs = []
@@ -215,8 +226,10 @@ def write_configs(run_dir, linger_ms):
                     f"listeners=CONTROLLER://127.0.0.1:{port}\ncontroller.listener.names=CONTROLLER\n"
                     f"controller.quorum.voters={voters}\nlog.dirs={data}\n"
                     f"controller.quorum.append.linger.ms={linger_ms}\n")
+            for k, v in (pki.listener_props(f"controller-{node}") if pki else {}).items():
+                f.write(f"{k}={v}\n")
         configs.append(path)
-    return configs
+    return configs, ports
 
 
 def parse_new_lines(path, state):
@@ -237,10 +250,12 @@ def parse_new_lines(path, state):
 def run_one(impl, linger_ms, args, window=0):
     """One (impl, linger) run: open loop, or closed loop with `window` records in flight."""
     mode = f"-closed{window}" if window else ""
-    run_dir = os.path.join(args.dir, f"{impl.name}-linger{linger_ms}{mode}")
+    tls = "tls-" if args.pki else ""
+    run_dir = os.path.join(args.dir, f"{tls}{impl.name}-linger{linger_ms}{mode}")
     shutil.rmtree(run_dir, ignore_errors=True)
     os.makedirs(run_dir)
-    configs = write_configs(run_dir, linger_ms)
+    configs, ports = write_configs(run_dir, linger_ms, args.pki)
+    mode = (" over mTLS" if args.pki else "") + mode
     load_before = os.getloadavg()
     procs = []
     for i, config in enumerate(configs):
@@ -252,6 +267,7 @@ def run_one(impl, linger_ms, args, window=0):
                            os.path.join(run_dir, f"node{node}.err")))
     log(f"{impl.name} linger.ms={linger_ms}{mode}: started nodes {[p.pid for p in procs]} in {os.path.relpath(run_dir, REPO)}")
 
+    tls_check = None     # with --transport mtls: what each node's listener did for bench/pki.py's probe
     states = [{} for _ in procs]
     err_states = [{} for _ in procs]
     zero_streak = 0      # consecutive measured intervals without a commit
@@ -300,6 +316,16 @@ def run_one(impl, linger_ms, args, window=0):
                     last_line = time.monotonic()
                     if first_ms is None:
                         if rec["records"] > 0:
+                            if args.pki:
+                                # Every listener must be mutual TLS (a node that ignored the
+                                # SSL settings would serve PLAINTEXT here).
+                                try:
+                                    tls_check = {str(n + 1): bench_pki.check_listener(args.pki, port, f"controller-{n + 1}")
+                                                 for n, port in enumerate(ports)}
+                                except bench_pki.PkiError as e:
+                                    raise BenchError(f"{impl.name}: {e}")
+                                log(f"{impl.name}: all {NODES} listeners are mutual TLS "
+                                    f"({tls_check['1'].get('tls_version')}, {tls_check['1'].get('cipher')})")
                             first_ms = rec["start_ms"]
                             log(f"{impl.name} linger.ms={linger_ms}: node {rec['node_id']} leads epoch "
                                 f"{rec['leader_epoch']} and commits; warming up {args.warmup} s")
@@ -338,7 +364,10 @@ def run_one(impl, linger_ms, args, window=0):
     result = {
         "impl": impl.name, "linger_ms": linger_ms, "record_size": args.record_size,
         "offered_rate": None if window else args.throughput, "closed_loop": window,
+        "transport": args.transport,
     }
+    if tls_check:
+        result["tls_check"] = tls_check
     if args.java_main == "kafka" and impl.name == "java":
         # Only TestRaftServer's own summary: windowed (30 s x 2 samples) p75/p99/p99.9 capped at 250 ms,
         # and bytes/s from a Rate that under-reports during its first 30 s.
@@ -417,6 +446,7 @@ def main():
     ap.add_argument("--closed-lingers", default=env("RAFT_BENCH_CLOSED_LINGERS", ""))
     ap.add_argument("--repeat", type=int, default=int(env("RAFT_BENCH_REPEAT", "1")))
     ap.add_argument("--startup-timeout", type=float, default=float(env("RAFT_BENCH_STARTUP_S", "120")))
+    ap.add_argument("--transport", choices=("plaintext", "mtls"), default=env("RAFT_BENCH_TRANSPORT", "plaintext"))
     ap.add_argument("--kraftd", default=env("KRAFTD", os.path.join(target, "release", "kraftd")))
     ap.add_argument("--java-main", choices=("probe", "kafka"), default=env("RAFT_BENCH_JAVA_MAIN", "probe"))
     ap.add_argument("--dir", default=env("RAFT_BENCH_DIR", os.path.join(REPO, "target", "bench", "raft")))
@@ -433,12 +463,24 @@ def main():
     processes.install()
     os.makedirs(args.dir, exist_ok=True)
     os.makedirs(args.out, exist_ok=True)
+    # Output names: raft-... for PLAINTEXT, raft-tls-... for mutual TLS.
+    stem = "raft-tls" if args.transport == "mtls" else "raft"
+    args.pki = None
+    if args.transport == "mtls":
+        try:
+            args.pki = bench_pki.Pki(os.path.join(args.dir, "pki"))
+            for node in range(1, NODES + 1):
+                args.pki.keystore(f"controller-{node}")
+        except bench_pki.PkiError as e:
+            log(f"error: cannot make the TLS stores: {e}")
+            return 1
+        log(f"mutual TLS: a CA and {NODES} PKCS12 key stores in {os.path.relpath(args.pki.dir, REPO)}")
 
     # Results of earlier invocations must not pass for this one's (e.g. a kraftd file when kraftd is skipped).
     for name in names:
         for linger in set(lingers) | set(closed_lingers):
             for f in os.listdir(args.out):
-                if re.fullmatch(rf"raft-{name}-linger{linger}(-closed\d+)?(-r\d+)?\.json", f):
+                if re.fullmatch(rf"{stem}-{name}-linger{linger}(-closed\d+)?(-r\d+)?\.json", f):
                     os.remove(os.path.join(args.out, f))
     impls = []
     skipped = {}
@@ -457,10 +499,10 @@ def main():
             res["repeat"] = rep
             runs.append(res)
             suffix = (f"-closed{window}" if window else "") + (f"-r{rep}" if args.repeat > 1 else "")
-            with open(os.path.join(args.out, f"raft-{impl.name}-linger{linger}{suffix}.json"), "w") as f:
+            with open(os.path.join(args.out, f"{stem}-{impl.name}-linger{linger}{suffix}.json"), "w") as f:
                 json.dump(res, f, indent=2)
                 f.write("\n")
-            print(json.dumps({k: res.get(k) for k in ("impl", "linger_ms", "closed_loop", "offered_rate", "p50_ms",
+            print(json.dumps({k: res.get(k) for k in ("impl", "transport", "linger_ms", "closed_loop", "offered_rate", "p50_ms",
                                                       "p99_ms", "p999_ms", "p50_us", "p99_us",
                                                       "committed_records_per_s")}), flush=True)
 
@@ -500,7 +542,7 @@ def main():
         j, k = table.get(f"java-linger{linger}"), table.get(f"kraftd-linger{linger}")
         if j and k:
             ratios[f"linger{linger}"] = {key: (round(k[key] / j[key], 3) if j[key] else None) for key in keys}
-    out = {"kafka_version": KAFKA_VERSION, "offered_rate": args.throughput, "record_size": args.record_size,
+    out = {"kafka_version": KAFKA_VERSION, "transport": args.transport, "offered_rate": args.throughput, "record_size": args.record_size,
            "duration_s": args.duration, "warmup_s": args.warmup, "repeat": args.repeat, "skipped": skipped,
            "medians": table, "ratios_kraftd_over_java": ratios, "closed_loop": closed, "saturation": saturation,
            "runs": [{k: v for k, v in r.items() if k not in ("latency_ms_hist", "latency_us_hist")} for r in runs_all]}
@@ -512,14 +554,16 @@ def main():
                    "aggregate": f"median of {len(rs)} repeats",
                    "repeats": [{k: r[k] for k in ("repeat", "p50_ms", "p99_ms", "p999_ms",
                                                   "committed_records_per_s", "host")} for r in rs]}
-            with open(os.path.join(args.out, f"raft-{name}-linger{linger}.json"), "w") as f:
+            with open(os.path.join(args.out, f"{stem}-{name}-linger{linger}.json"), "w") as f:
                 json.dump(res, f, indent=2)
                 f.write("\n")
-    with open(os.path.join(args.out, "raft.json"), "w") as f:
+    with open(os.path.join(args.out, f"{stem}.json"), "w") as f:
         json.dump(out, f, indent=2)
         f.write("\n")
+    if args.pki:
+        merge_tls(os.path.join(args.out, "raft.json"), out)
 
-    print(f"\nraft commit benchmark: 3 voters on loopback, {args.record_size}-byte records, "
+    print(f"\nraft commit benchmark{' over mutual TLS' if args.pki else ''}: 3 voters on loopback, {args.record_size}-byte records, "
           f"offered {args.throughput} records/s, {args.duration:g} s measured after {args.warmup:g} s warm-up")
     print(f"{'impl':8} {'linger':>6} {'p50 ms':>8} {'p99 ms':>8} {'p99.9 ms':>9} {'records/s':>11}")
     for (name, linger), _ in sorted(summary.items(), key=lambda kv: (kv[0][1], kv[0][0])):
@@ -530,8 +574,37 @@ def main():
         print("closed loop: " + " ".join(f"{h}={v}" for h, v in zip(closed["header"], row)))
     for name, reason in skipped.items():
         print(f"{name}: skipped: {reason}")
-    print(f"JSON: {os.path.relpath(os.path.join(args.out, 'raft.json'), REPO)}")
+    print(f"JSON: {os.path.relpath(os.path.join(args.out, stem + '.json'), REPO)}")
     return 0
+
+
+def merge_tls(plain_path, tls):
+    """raft.json's "tls" section: the TLS run's medians, kraftd/java ratios and closed-loop rows,
+    and per implementation and linger TLS/PLAINTEXT ratios against the PLAINTEXT medians there."""
+    try:
+        with open(plain_path) as f:
+            plain = json.load(f)
+    except (OSError, ValueError):
+        log(f"no PLAINTEXT {os.path.relpath(plain_path, REPO)} to put the TLS figures beside; "
+            "they are in raft-tls.json only")
+        return
+    over_plain = {}
+    for key, row in tls["medians"].items():
+        base = plain.get("medians", {}).get(key)
+        if base:
+            over_plain[key] = {k: (round(row[k] / base[k], 3) if row[k] is not None and base[k] else None)
+                               for k in row}
+    plain["tls"] = {"transport": "mtls", "source": "raft-tls.json", "medians": tls["medians"],
+                    "ratios_kraftd_over_java": tls["ratios_kraftd_over_java"],
+                    "ratios_tls_over_plaintext": over_plain, "closed_loop": tls["closed_loop"],
+                    "saturation": tls["saturation"], "skipped": tls["skipped"],
+                    # The TLS runs follow the PLAINTEXT ones, minutes later: on a shared machine the
+                    # TLS/PLAINTEXT ratios hold only if the load stayed alike.
+                    "loadavg_before_runs": [r["host"]["loadavg_before"][0] for r in tls["runs"] if r.get("host")]}
+    with open(plain_path, "w") as f:
+        json.dump(plain, f, indent=2)
+        f.write("\n")
+    log(f"TLS figures added to {os.path.relpath(plain_path, REPO)} (\"tls\")")
 
 
 if __name__ == "__main__":

@@ -423,6 +423,28 @@ pub fn client_config_as(identity: Option<&Identity>) -> Arc<rustls::ClientConfig
     Arc::new(config)
 }
 
+/// The harness's TLS client as kraftd's own outbound client dials with it
+/// (`kraftd::server::peer::PeerSettings::tls`): the harness's PKCS12 key store and the CA's
+/// trust store, read by kraftd from Kafka's `ssl.*` settings, hostname (IP) verification on.
+pub fn kraftd_client_tls() -> Arc<kraftd::server::tls::LiveTls> {
+    static TLS: OnceLock<Arc<kraftd::server::tls::LiveTls>> = OnceLock::new();
+    TLS.get_or_init(|| {
+        let pki = Pki::get();
+        let props = pki.ssl_props("", &pki.identity(HARNESS), StoreFormat::Pkcs12);
+        let get = |key: &str| {
+            props
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.as_str())
+        };
+        let settings = kraftd::server::tls::TlsSettings::read("CONTROLLER", get)
+            .unwrap_or_else(|e| panic!("the harness's ssl.* settings: {e}"));
+        kraftd::server::tls::LiveTls::load(&settings)
+            .unwrap_or_else(|e| panic!("the harness's key and trust stores: {e}"))
+    })
+    .clone()
+}
+
 /// The admin-client settings (`--command-config`) that reach a controller listener secured as
 /// `transport` as the harness, over `base`'s settings if given.
 pub fn tool_config(transport: Transport, base: Option<&Path>) -> PathBuf {

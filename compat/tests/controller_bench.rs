@@ -11,6 +11,13 @@
 //! run's way, runs it on the first, after them: its fleet then registers with a controller that
 //! holds W2's partitions; the RSS before it joined is reported beside).
 //!
+//! `KRAFTD_LOAD_TRANSPORT=mtls` (or `both`, what `make bench-controller` passes) runs W3 once more
+//! per implementation on a quorum of its own whose controller listeners are SSL with client
+//! certificates required (`Transport::MutualTls`, the compat suite's CA, PKCS12 stores for
+//! kraftd and Java alike): every simulated broker dials over mutual TLS with kraftd's own
+//! client TLS (`PeerSettings::tls`), and the figures land beside PLAINTEXT's as `w3_tls`, with
+//! the kraftd/Java ratios over TLS and each implementation's TLS/PLAINTEXT ratios.
+//!
 //! `KRAFTD_LOAD_SIZE=full` (`make bench-controller`) or `quick` (`make bench-controller
 //! QUICK=1`) writes `target/bench/controller.json` with the kraftd/Java ratios; without it a
 //! smoke run of a few seconds per quorum runs in `make test`. Knobs override single sizes (see
@@ -25,8 +32,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 
-use crate::harness::mixed_quorum::{Member, Mixed};
+use crate::harness::mixed_quorum::{Member, Mixed, QuorumMode};
+use crate::harness::netns::Placement;
+use crate::harness::pki::StoreFormat;
 use crate::harness::quorum_probe::leader_view_at;
+use crate::harness::transport::Transport;
+use crate::harness::Kafka;
 use crate::load::churn::{churn, create_churn_topic, ChurnConfig};
 use crate::load::client::Controllers;
 use crate::load::fleet::{Fleet, FleetConfig};
@@ -53,6 +64,9 @@ struct Sizes {
     /// W3 on a new quorum (else after W2 and churn, on a cluster holding their partitions).
     w3_fresh: bool,
     impls: Vec<String>,
+    /// W3 on PLAINTEXT controller listeners (with W2 and churn), and/or over mutual TLS.
+    plaintext: bool,
+    mtls: bool,
 }
 
 impl Sizes {
@@ -60,9 +74,18 @@ impl Sizes {
     /// overrides one: W2_TOPICS, W2_PARTITIONS, W2_PER_REQUEST, W2_CONCURRENCY,
     /// CHURN_PARTITIONS, CHURN_BATCH, CHURN_SECONDS, W3_BROKERS, W3_SECONDS, HEARTBEAT_MS,
     /// W3_FRESH (1: W3 on a quorum of its own, the default but for smoke runs);
-    /// `KRAFTD_LOAD_IMPLS` (kraftd,java) which quorums run.
+    /// `KRAFTD_LOAD_IMPLS` (kraftd,java) which quorums run; `KRAFTD_LOAD_TRANSPORT` (plaintext,
+    /// mtls or both) on which controller listeners.
     fn from_env() -> Sizes {
         let mode = std::env::var("KRAFTD_LOAD_SIZE").unwrap_or_else(|_| "smoke".into());
+        let transport =
+            std::env::var("KRAFTD_LOAD_TRANSPORT").unwrap_or_else(|_| "plaintext".into());
+        let (plaintext, mtls) = match transport.as_str() {
+            "plaintext" => (true, false),
+            "mtls" => (false, true),
+            "both" => (true, true),
+            other => panic!("KRAFTD_LOAD_TRANSPORT must be plaintext, mtls or both, not {other:?}"),
+        };
         // (W2 topics, churn partitions, churn s, W3 brokers, W3 s)
         let (topics, churn_partitions, churn_seconds, brokers, seconds) = match mode.as_str() {
             "full" => (10_000, 1_000, 60, 1_000, 300),
@@ -90,10 +113,19 @@ impl Sizes {
                 .map(|s| s.trim().to_string())
                 .collect(),
             mode,
+            plaintext,
+            mtls,
         }
     }
 
     fn json(&self) -> Value {
+        let transports: Vec<&str> = [
+            self.plaintext.then_some("plaintext"),
+            self.mtls.then_some("mtls"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
         json!({
             "mode": self.mode,
             "w2": {"topics": self.w2_topics, "partitions": self.w2_partitions,
@@ -103,6 +135,7 @@ impl Sizes {
                       "seconds": self.churn_seconds, "brokers": 3},
             "w3": {"brokers": self.w3_brokers, "seconds": self.w3_seconds,
                    "heartbeat_interval_ms": self.heartbeat_ms, "own_quorum": self.w3_fresh},
+            "transports": transports,
         })
     }
 }
@@ -129,15 +162,24 @@ fn controller_load_on_kraftd_and_java() {
             "java" => &[],
             other => panic!("KRAFTD_LOAD_IMPLS names kraftd and java, not {other:?}"),
         };
-        // W3 on a quorum of its own, or after W2 and churn on the same one.
-        let plan: &[&[Workload]] = if sizes.w3_fresh {
-            &[&[Workload::W2, Workload::Churn], &[Workload::W3]]
-        } else {
-            &[&[Workload::W2, Workload::Churn, Workload::W3]]
+        // W3 on a quorum of its own, or after W2 and churn on the same one; then W3 over
+        // mutual TLS on a quorum of its own.
+        let plan: &[&[Workload]] = match (sizes.plaintext, sizes.w3_fresh) {
+            (false, _) => &[],
+            (true, true) => &[&[Workload::W2, Workload::Churn], &[Workload::W3]],
+            (true, false) => &[&[Workload::W2, Workload::Churn, Workload::W3]],
         };
+        let tls = Transport::MutualTls {
+            kraftd: StoreFormat::Pkcs12,
+        };
+        let tls_plan: &[&[Workload]] = if sizes.mtls { &[&[Workload::W3]] } else { &[] };
+        let runs = plan
+            .iter()
+            .map(|w| (Transport::Plaintext, *w))
+            .chain(tls_plan.iter().map(|w| (tls, *w)));
         let mut result = Map::new();
-        for workloads in plan {
-            let (figures, failed) = run_quorum(name, kraftd, &sizes, workloads);
+        for (transport, workloads) in runs {
+            let (figures, failed) = run_quorum(name, kraftd, &sizes, transport, workloads);
             failures.extend(failed.into_iter().map(|f| format!("{name}: {f}")));
             result.extend(figures);
         }
@@ -145,8 +187,12 @@ fn controller_load_on_kraftd_and_java() {
     }
     let ratios = ratios(&results);
     eprintln!("kraftd/java: {ratios}");
-    let doc =
-        json!({ "sizes": sizes.json(), "results": results, "ratios_kraftd_over_java": ratios });
+    let tls_ratios = tls_over_plaintext(&results);
+    if sizes.mtls {
+        eprintln!("W3 over mutual TLS / PLAINTEXT: {tls_ratios}");
+    }
+    let doc = json!({ "sizes": sizes.json(), "results": results, "ratios_kraftd_over_java": ratios,
+                      "ratios_w3_tls_over_plaintext": tls_ratios });
     // `KRAFTD_LOAD_JSON`: another file name, for runs that must not replace make bench's.
     let name = std::env::var("KRAFTD_LOAD_JSON").unwrap_or_else(|_| {
         if sizes.mode == "smoke" {
@@ -226,20 +272,36 @@ enum Workload {
     W3,
 }
 
-/// Runs `workloads` on a new quorum; returns their figures by name and what went wrong
-/// functionally. W2's three brokers register first and heartbeat throughout.
+/// Runs `workloads` on a new quorum whose controller listeners are on `transport`; returns
+/// their figures by name (`_tls` appended over mutual TLS) and what went wrong functionally.
+/// W2's three brokers register first and heartbeat throughout.
 fn run_quorum(
     kind: &str,
     kraftd: &[i32],
     sizes: &Sizes,
+    transport: Transport,
     workloads: &[Workload],
 ) -> (Map<String, Value>, Vec<String>) {
-    let mut q = Mixed::start(kraftd);
+    let suffix = match transport {
+        Transport::Plaintext => "",
+        Transport::MutualTls { .. } => "_tls",
+        Transport::SaslSsl { .. } => panic!("the load generator speaks no SASL"),
+    };
+    let mut q = Mixed::start_on(
+        Kafka::get(),
+        QuorumMode::Static,
+        Placement::default(),
+        transport,
+        kraftd,
+        &[],
+        &[],
+    );
     let leader = q.wait_for_leader(0).leader_id;
     let controllers = controllers_of(&q);
     controllers.set_leader(leader);
     let mut run = Run {
-        kind: kind.to_string(),
+        kind: format!("{kind}{}", if suffix.is_empty() { "" } else { " (mTLS)" }),
+        suffix,
         sizes: sizes.clone(),
         pids: q
             .voters
@@ -283,9 +345,12 @@ fn run_quorum(
     });
     let end = leader_view_at(&q.addrs()).map(|d| d.leader_id);
     let names: Vec<String> = workloads.iter().map(|w| format!("{w:?}")).collect();
-    let quorum = json!({"workloads": names, "leader_at_start": leader, "leader_at_end": end});
-    run.out
-        .insert(format!("quorum_{}", names.join("_")).to_lowercase(), quorum);
+    let quorum = json!({"workloads": names, "leader_at_start": leader, "leader_at_end": end,
+                        "controller_protocol": transport.controller_protocol()});
+    run.out.insert(
+        format!("quorum_{}{suffix}", names.join("_")).to_lowercase(),
+        quorum,
+    );
     q.assert_java_healthy();
     q.stop();
     (run.out, run.failures)
@@ -294,6 +359,8 @@ fn run_quorum(
 /// One quorum's run: where its controllers are, and what it found so far.
 struct Run {
     kind: String,
+    /// Appended to the workloads' names in the figures: `_tls` over mutual TLS.
+    suffix: &'static str,
     sizes: Sizes,
     /// Each controller's node id and process id.
     pids: Vec<(i32, u32)>,
@@ -460,8 +527,41 @@ impl Run {
             "rss_before_fleet_mib": idle.iter().map(|(id, s)| (id.to_string(), json!(s.rss_kib as f64 / 1024.0))).collect::<Map<_, _>>(),
             "controllers": cpu,
         });
-        self.out.insert("w3".into(), w3);
+        self.out.insert(format!("w3{}", self.suffix), w3);
     }
+}
+
+/// W3's headline figures, as (name, path below `w3` or `w3_tls`).
+const W3_FIGURES: [(&str, &[&str]); 4] = [
+    ("heartbeat_p99", &["heartbeat_latency", "p99_ms"]),
+    ("active_cpu", &["controllers", "active", "cpu_s"]),
+    ("all_controllers_cpu", &["controllers", "cpu_s_all"]),
+    ("active_rss", &["controllers", "active", "rss_mib"]),
+];
+
+fn at(v: &Value, path: &[&str]) -> Option<f64> {
+    path.iter()
+        .try_fold(v, |v, k| v.get(k))
+        .and_then(Value::as_f64)
+}
+
+/// Each implementation's W3 figures over mutual TLS divided by its PLAINTEXT ones.
+fn tls_over_plaintext(results: &Map<String, Value>) -> Value {
+    results
+        .iter()
+        .filter_map(|(name, r)| {
+            let (plain, tls) = (r.get("w3")?, r.get("w3_tls")?);
+            let figures: Map<String, Value> = W3_FIGURES
+                .iter()
+                .map(|(figure, path)| {
+                    let ratio = at(tls, path).zip(at(plain, path)).map(|(t, p)| t / p);
+                    (figure.to_string(), ratio.map_or(Value::Null, finite))
+                })
+                .collect();
+            Some((name.clone(), Value::Object(figures)))
+        })
+        .collect::<Map<_, _>>()
+        .into()
 }
 
 /// kraftd's figure over Java's for each headline figure both runs have.
@@ -469,6 +569,13 @@ fn ratios(results: &Map<String, Value>) -> Value {
     let (Some(k), Some(j)) = (results.get("kraftd"), results.get("java")) else {
         return Value::Null;
     };
+    let tls: Vec<(String, Vec<&str>)> = W3_FIGURES
+        .iter()
+        .map(|(name, path)| {
+            let full = std::iter::once("w3_tls").chain(path.iter().copied());
+            (format!("w3_tls_{name}"), full.collect())
+        })
+        .collect();
     let figures: [(&str, &[&str]); 9] = [
         ("w2_wall_time", &["w2", "wall_s"]),
         ("w2_records_per_s", &["w2", "records_per_s"]),
@@ -483,16 +590,14 @@ fn ratios(results: &Map<String, Value>) -> Value {
         ),
         ("w3_active_rss", &["w3", "controllers", "active", "rss_mib"]),
     ];
-    let at = |v: &Value, path: &[&str]| {
-        path.iter()
-            .try_fold(v, |v, k| v.get(k))
-            .and_then(Value::as_f64)
-    };
-    figures
+    let figures = figures
         .iter()
+        .map(|(name, path)| (name.to_string(), path.to_vec()))
+        .chain(tls);
+    figures
         .map(|(name, path)| {
-            let r = at(k, path).zip(at(j, path)).map(|(a, b)| a / b);
-            (name.to_string(), r.map_or(Value::Null, finite))
+            let r = at(k, &path).zip(at(j, &path)).map(|(a, b)| a / b);
+            (name, r.map_or(Value::Null, finite))
         })
         .collect::<Map<_, _>>()
         .into()

@@ -12,6 +12,7 @@ use kraftd::protocol::messages::alter_partition_request::{BrokerState, Partition
 use kraftd::protocol::messages::{AlterPartitionRequest, AlterPartitionResponse};
 
 use crate::harness::mixed_quorum::Mixed;
+use crate::harness::transport::{kraftd_client_tls, Transport};
 use crate::load::churn::{churn, create_churn_topic, ChurnConfig};
 use crate::load::client::{ControllerClient, Controllers};
 use crate::load::fleet::{Fleet, FleetConfig};
@@ -21,10 +22,16 @@ use crate::load::topics::{count_existing, create_topics, TopicStorm};
 pub(crate) const FIRST_BROKER: i32 = 100;
 const UNFENCE_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// The quorum's controllers, for the generator's clients.
+/// The quorum's controllers, for the generator's clients (as the harness over mutual TLS when
+/// the quorum's controller listeners are SSL).
 pub(crate) fn controllers_of(q: &Mixed) -> Arc<Controllers> {
     let nodes: Vec<_> = q.voters.iter().map(|v| v.id).zip(q.addrs()).collect();
-    Controllers::new(&nodes)
+    let tls = match q.transport {
+        Transport::Plaintext => None,
+        Transport::MutualTls { .. } => Some(kraftd_client_tls()),
+        Transport::SaslSsl { .. } => panic!("the load generator speaks no SASL"),
+    };
+    Controllers::secured(&nodes, tls)
 }
 
 /// The generator's runtime: two workers, as many as the machine's cores.

@@ -42,6 +42,7 @@ mod rolling_soak;
 mod security;
 mod storage;
 mod test_raft_server;
+mod tls_bench;
 mod tools;
 mod topics;
 mod unregister_controller;
