@@ -1,7 +1,9 @@
-//! Three kraftd controllers (static voters) serving three stock Kafka 4.4 brokers over mutual
-//! TLS (the CONTROLLER listener on SSL, client certificates required, kraftd's and the
-//! brokers' stores PKCS12), and the active controller killed with SIGKILL while clients
-//! produce:
+//! Three kraftd controllers (static voters) serving three stock Kafka 4.4 brokers over SASL_SSL
+//! (the CONTROLLER listener on SASL_SSL with SASL/PLAIN: the controllers authenticate to each
+//! other as `controller`, the brokers as `broker`, Kafka's tools as `harness`; kraftd's stores
+//! PEM files, the brokers' PKCS12; the 3-kraftd topology on mutual TLS is the middle of
+//! `rolling_replacement`'s secured run), and the active controller killed with SIGKILL while
+//! clients produce:
 //! - `kafka-metadata-quorum --bootstrap-server <broker>` describes the quorum (status and
 //!   replication) through a broker, before and after the failover;
 //! - a verifying client workload (`compat/java/ExactlyOnceWorkload.java`) sends 100,000
@@ -30,7 +32,7 @@ use crate::harness::java_probe::spawn_program;
 use crate::harness::kraftd_quorum::KraftdQuorum;
 use crate::harness::pki::StoreFormat;
 use crate::harness::quorum_probe::{describe_quorum, round_trip, voter_end};
-use crate::harness::transport::Transport;
+use crate::harness::transport::{SaslMechanism, Transport};
 use crate::harness::workload::log_view::LogView;
 use crate::harness::{Kafka, TestDir, Tool};
 use crate::topics::workload::parse_describe;
@@ -48,10 +50,11 @@ const WORKLOAD_TIMEOUT: Duration = Duration::from_secs(300);
 fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
     let kafka = Kafka::get();
     let dir = TestDir::new();
-    let tls = Transport::MutualTls {
-        kraftd: StoreFormat::Pkcs12,
+    let secured = Transport::SaslSsl {
+        kraftd: StoreFormat::Pem,
+        brokers: SaslMechanism::Plain,
     };
-    let mut q = KraftdQuorum::start_secured(&dir, 3, tls);
+    let mut q = KraftdQuorum::start_secured(&dir, 3, secured);
     let mut brokers = q.start_brokers(&dir, &BROKERS);
     let bootstrap = brokers
         .iter()
@@ -61,7 +64,7 @@ fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
     let via = brokers[0].bootstrap_server();
     let mut first = q.wait_for_leader(|_| true);
     assert_quorum_described_through(kafka, &via, first, &[1, 2, 3], &BROKERS);
-    tools_over_mutual_tls(kafka, &q, first);
+    tools_over_sasl_ssl(kafka, &q, first);
     for (topic, partitions) in [("eos-idempotent", "12"), ("eos-transactional", "6")] {
         topics(
             kafka,
@@ -390,12 +393,12 @@ pub(crate) fn assert_quorum_described_through(
     }
 }
 
-/// Kafka's tools with `--bootstrap-controller` on each kraftd voter over mutual TLS (the
-/// harness adds `--command-config` with its TLS client settings, see `harness::transport`):
+/// Kafka's tools with `--bootstrap-controller` on each kraftd voter over SASL_SSL (the harness
+/// adds `--command-config` with its TLS and SASL/PLAIN settings, see `harness::transport`):
 /// `kafka-metadata-quorum describe --status` names the leader, `kafka-features describe` the
 /// finalized metadata.version, and `kafka-configs` alters the cluster-wide broker default and
 /// describes it and a voter's own config back.
-fn tools_over_mutual_tls(kafka: &Kafka, q: &KraftdQuorum, leader: i32) {
+fn tools_over_sasl_ssl(kafka: &Kafka, q: &KraftdQuorum, leader: i32) {
     for v in &q.voters {
         let via = v.endpoint();
         let status = kafka

@@ -13,6 +13,8 @@ mod scenario;
 mod static_to_dynamic;
 
 use crate::harness::dynamic_quorum::Kind::{Java, Kraftd};
+use crate::harness::pki::StoreFormat;
+use crate::harness::transport::{SaslMechanism, Transport};
 
 #[test]
 fn reconfiguration_walkthrough_all_java() {
@@ -24,9 +26,17 @@ fn reconfiguration_walkthrough_from_a_kraftd_standalone_controller() {
     scenario::run([Kraftd, Java, Kraftd]);
 }
 
+/// On SASL_SSL (SASL/PLAIN between the controllers and from the tools): `add-controller` and
+/// `remove-controller` through Java and kraftd leaders with `--command-config`.
 #[test]
-fn reconfiguration_walkthrough_from_a_java_standalone_controller() {
-    scenario::run([Java, Kraftd, Java]);
+fn reconfiguration_walkthrough_from_a_java_standalone_controller_on_sasl_ssl() {
+    scenario::run_on(
+        [Java, Kraftd, Java],
+        Transport::SaslSsl {
+            kraftd: StoreFormat::Jks,
+            brokers: SaslMechanism::Plain,
+        },
+    );
 }
 
 #[test]

@@ -20,13 +20,37 @@
 use crate::harness::dynamic_quorum::{
     assert_tool_ok, ids, voter_ids, voter_rows, DynamicQuorum, Kind, VotersAt,
 };
+use crate::harness::transport::{Role, Transport};
 use crate::harness::{free_port, Kafka, Quorum};
 use std::collections::BTreeSet;
 
 /// Runs the walk-through with nodes 1, 2, 3 of the given kinds; node 1 is the standalone one.
 pub fn run(kinds: [Kind; 3]) {
+    run_on(kinds, Transport::Plaintext);
+}
+
+/// [`run`] with the controller listeners secured as `transport` says (the tools then take the
+/// harness's client settings in `--command-config` too).
+/// `props` as `DynamicQuorum::start` takes them.
+fn borrowed(props: &[(String, String)]) -> Vec<(&str, String)> {
+    props.iter().map(|(k, v)| (k.as_str(), v.clone())).collect()
+}
+
+pub fn run_on(kinds: [Kind; 3], transport: Transport) {
     let mut q = DynamicQuorum::new();
     let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
+    transport.register(ports.iter().copied());
+    // Node `id`'s properties: the bootstrap servers and its security settings.
+    let props = |id: i32, kind: Kind, base: &[(&'static str, String)]| -> Vec<(String, String)> {
+        let role = Role::Controller {
+            kraftd: kind == Kind::Kraftd,
+        };
+        base.iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .chain(transport.node_props(&format!("controller-{id}"), role, None))
+            .collect()
+    };
+
     let bootstrap: String = ports
         .iter()
         .map(|p| format!("127.0.0.1:{p}"))
@@ -37,7 +61,8 @@ pub fn run(kinds: [Kind; 3]) {
     let mut tool_leaders: BTreeSet<String> = BTreeSet::new();
 
     // 1. The standalone controller.
-    q.start(kinds[0], 1, ports[0], Quorum::Standalone, &extra);
+    let node_1 = props(1, kinds[0], &extra);
+    q.start(kinds[0], 1, ports[0], Quorum::Standalone, &borrowed(&node_1));
     q.wait_for("node 1 to lead its standalone quorum", |d| {
         d.leader_id == 1 && voter_ids(d) == [1]
     });
@@ -50,8 +75,9 @@ pub fn run(kinds: [Kind; 3]) {
 
     // 2. Two observers, then add-controller for each, through the one voter.
     let joiners = Quorum::Bootstrap(vec![bootstrap.clone()]);
-    q.start(kinds[1], 2, ports[1], joiners.clone(), &extra);
-    q.start(kinds[2], 3, ports[2], joiners, &extra);
+    let (node_2, node_3) = (props(2, kinds[1], &extra), props(3, kinds[2], &extra));
+    q.start(kinds[1], 2, ports[1], joiners.clone(), &borrowed(&node_2));
+    q.start(kinds[2], 3, ports[2], joiners, &borrowed(&node_3));
     for id in [2, 3] {
         let d = q.wait_caught_up(id, &format!("observer {id} to catch up"));
         assert!(

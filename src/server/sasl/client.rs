@@ -285,6 +285,51 @@ mod tests {
         assert!(c.next(Mechanism::Plain, None).is_err());
     }
 
+    /// kraftd's SCRAM client against kraftd's SCRAM server, as the two run on a SASL listener:
+    /// client-first, server-first, client-final, server-final, then done on both sides.
+    fn scram_exchange(password: &str) -> Result<String, String> {
+        use super::super::scram::{credential_for, ScramCredentials, ScramMechanism, ScramServer};
+        use super::super::server::{Exchange, ExchangeStep};
+        let credential =
+            credential_for(ScramMechanism::Sha512, "controller-secret", b"salt-17", 4096).unwrap();
+        let credentials =
+            ScramCredentials::default().with(ScramMechanism::Sha512, "controller", credential);
+        let mut server = Exchange::Scram(Box::new(ScramServer::new(
+            ScramMechanism::Sha512,
+            std::sync::Arc::new(credentials),
+            "servernonce".into(),
+        )));
+        let settings = ClientSasl {
+            mechanism: Mechanism::ScramSha512,
+            username: "controller".into(),
+            password: Password::new(password),
+        };
+        let mechanism = Mechanism::ScramSha512;
+        let mut client = ClientExchange::new(&settings, [7; 17]);
+        let mut answer: Option<Vec<u8>> = None;
+        let mut user = None;
+        while let Some(token) = client
+            .next(mechanism, answer.as_deref())
+            .map_err(|e| e.to_string())?
+        {
+            match server.step(&token).map_err(|e| format!("{e:?}"))? {
+                ExchangeStep::Challenge(c) => answer = Some(c),
+                ExchangeStep::Done { reply, user: u, .. } => {
+                    answer = Some(reply);
+                    user = Some(u);
+                }
+            }
+        }
+        user.ok_or_else(|| "the client finished before the server".to_string())
+    }
+
+    #[test]
+    fn scram_client_and_server_agree_on_the_password_and_only_on_it() {
+        assert_eq!(scram_exchange("controller-secret"), Ok("controller".into()));
+        let refused = scram_exchange("wrong").unwrap_err();
+        assert!(refused.contains("InvalidCredentials"), "{refused}");
+    }
+
     #[test]
     fn versions_are_the_highest_both_speak() {
         let served = |key| match key {

@@ -32,7 +32,7 @@ use crate::harness::dynamic_quorum::{start_node_formatted, Kind, Node};
 use crate::harness::mixed_quorum::Member;
 use crate::harness::pki::StoreFormat;
 use crate::harness::quorum_probe::{describe_quorum, round_trip};
-use crate::harness::transport::{principal_mapping_rules, Transport};
+use crate::harness::transport::{principal_mapping_rules, Role, Transport};
 use crate::harness::{free_port, Quorum, TestDir};
 
 /// Both controllers are formatted with it (DescribeCluster names it).
@@ -56,7 +56,13 @@ impl SslController {
     fn start(dir: &TestDir, kind: Kind) -> SslController {
         let port = free_port();
         TLS.register([port]);
-        let mut props = TLS.node_props("controller-1", kind == Kind::Kraftd, Some("User:admin"));
+        let mut props = TLS.node_props(
+            "controller-1",
+            Role::Controller {
+                kraftd: kind == Kind::Kraftd,
+            },
+            Some("User:admin"),
+        );
         props.retain(|(k, _)| !k.ends_with("ssl.principal.mapping.rules"));
         props.push((
             "listener.name.controller.ssl.principal.mapping.rules".into(),
