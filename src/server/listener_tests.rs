@@ -19,7 +19,13 @@ async fn listening(settings: ConnectionSettings, security: Security) -> u16 {
     let port = socket.local_addr().unwrap().port();
     let mut ctx = ServerContext::new(1, Some("c".into()), 1 << 20, QuorumView::default());
     ctx.connections = Arc::new(ConnectionLimits::new(settings));
-    tokio::spawn(serve(socket, "CONTROLLER".into(), Arc::new(ctx), None, security));
+    tokio::spawn(serve(
+        socket,
+        "CONTROLLER".into(),
+        Arc::new(ctx),
+        None,
+        security,
+    ));
     port
 }
 

@@ -62,7 +62,13 @@ pub fn run_on(kinds: [Kind; 3], transport: Transport) {
 
     // 1. The standalone controller.
     let node_1 = props(1, kinds[0], &extra);
-    q.start(kinds[0], 1, ports[0], Quorum::Standalone, &borrowed(&node_1));
+    q.start(
+        kinds[0],
+        1,
+        ports[0],
+        Quorum::Standalone,
+        &borrowed(&node_1),
+    );
     q.wait_for("node 1 to lead its standalone quorum", |d| {
         d.leader_id == 1 && voter_ids(d) == [1]
     });

@@ -53,7 +53,10 @@ pub enum ClientExchange {
     Plain { sent: bool, token: Vec<u8> },
     /// SCRAM: the client-first message, the answer to the server-first one, then the
     /// server's signature checked.
-    Scram { sent_first: bool, client: Box<ScramClient> },
+    Scram {
+        sent_first: bool,
+        client: Box<ScramClient>,
+    },
 }
 
 impl ClientExchange {
@@ -109,7 +112,10 @@ impl ClientExchange {
                         client.handle_server_final(answer).map_err(refused)?;
                         Ok(None)
                     } else {
-                        client.handle_server_first(answer).map(Some).map_err(refused)
+                        client
+                            .handle_server_first(answer)
+                            .map(Some)
+                            .map_err(refused)
                     }
                 }
                 _ => Err(ClientError::Unexpected { mechanism }),
@@ -290,8 +296,13 @@ mod tests {
     fn scram_exchange(password: &str) -> Result<String, String> {
         use super::super::scram::{credential_for, ScramCredentials, ScramMechanism, ScramServer};
         use super::super::server::{Exchange, ExchangeStep};
-        let credential =
-            credential_for(ScramMechanism::Sha512, "controller-secret", b"salt-17", 4096).unwrap();
+        let credential = credential_for(
+            ScramMechanism::Sha512,
+            "controller-secret",
+            b"salt-17",
+            4096,
+        )
+        .unwrap();
         let credentials =
             ScramCredentials::default().with(ScramMechanism::Sha512, "controller", credential);
         let mut server = Exchange::Scram(Box::new(ScramServer::new(

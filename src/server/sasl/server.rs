@@ -552,13 +552,11 @@ impl Session {
             // Java's SaslException is an IOException here: the connection just closes.
             Err(
                 MechanismFailure::InvalidCredentials(message) | MechanismFailure::Close(message),
-            ) => {
-                Action::Close(SaslFailure::Refused {
-                    mechanism,
-                    message,
-                    reauthentication,
-                })
-            }
+            ) => Action::Close(SaslFailure::Refused {
+                mechanism,
+                message,
+                reauthentication,
+            }),
         }
     }
 
