@@ -6,14 +6,15 @@
 //! - keywords for CN, C, L, ST, O, OU, STREET, DC and UID only; any other type (emailAddress,
 //!   serialNumber, title, ...) as its dotted OID, and then its value as `#` and the lowercase hex
 //!   of its DER encoding (tag, minimal length, content);
-//! - string values (PrintableString, TeletexString, IA5String and GeneralString read as
-//!   ISO-8859-1, BMPString as UTF-16BE, UTF8String as UTF-8, malformed sequences replaced by
-//!   U+FFFD) with `,=+<>#;"\` escaped by a backslash anywhere in the value, NUL written `\00`,
+//! - string values (PrintableString, IA5String and GeneralString read as ISO-8859-1;
+//!   UTF8String, and also TeletexString and BMPString, read as UTF-8 with malformed sequences
+//!   replaced by U+FFFD, as Debian's Java 17.0.15 reads them: a BMPString's UTF-16 is not
+//!   decoded as such) with `,=+<>#;"\` escaped by a backslash anywhere in the value, NUL written `\00`,
 //!   each leading or trailing space or carriage return escaped by a backslash, and every other
 //!   character, control characters and non-ASCII included, as it is; values of other types
 //!   (INTEGER, OCTET STRING, ...) as `#` and hex.
 //!
-//! Subjects Java cannot read (a malformed OID, a BMPString holding surrogates) make
+//! Subjects Java cannot read (a malformed OID) make
 //! `CertificateFactory` refuse the certificate, so the TLS handshake fails there; here they are
 //! an error, and the connection fails authentication.
 
@@ -33,11 +34,6 @@ pub enum CertificateNameError {
          ({0}); Java refuses such a certificate too: reissue it"
     )]
     InvalidOid(&'static str),
-    #[error(
-        "the client certificate's subject has a BMPString holding UTF-16 surrogates, which Java \
-         refuses; reissue the certificate with a UTF8String"
-    )]
-    BmpSurrogate,
     #[error(
         "the client certificate's subject has a value with a multi-byte ASN.1 tag, which Java \
          cannot read; reissue the certificate"
@@ -120,11 +116,10 @@ fn attribute(oid: &[u8], tag: u8, content: &[u8]) -> Result<String, CertificateN
     out.push('=');
     let text = match tag {
         _ if keyword.is_none() => None,
-        UTF8_STRING => Some(java_utf8(content)),
-        PRINTABLE_STRING | T61_STRING | IA5_STRING | GENERAL_STRING => {
+        UTF8_STRING | T61_STRING | BMP_STRING => Some(java_utf8(content)),
+        PRINTABLE_STRING | IA5_STRING | GENERAL_STRING => {
             Some(content.iter().map(|&b| char::from(b)).collect())
         }
-        BMP_STRING => Some(bmp_string(content)?),
         _ => None,
     };
     match text {
@@ -239,25 +234,6 @@ fn java_utf8(src: &[u8]) -> String {
         }
     }
     out
-}
-
-/// A BMPString's UTF-16BE, as Java's `UTF_16BE` decoder reads it (an odd last byte becomes
-/// U+FFFD); Java refuses surrogates in one (`DerValue.validateBMPString`), paired or not.
-fn bmp_string(content: &[u8]) -> Result<String, CertificateNameError> {
-    let mut text = String::with_capacity(content.len() / 2 + 1);
-    for unit in content.chunks(2) {
-        match unit {
-            [hi, lo] => {
-                let unit = u16::from_be_bytes([*hi, *lo]);
-                match char::from_u32(u32::from(unit)) {
-                    Some(c) => text.push(c),
-                    None => return Err(CertificateNameError::BmpSurrogate),
-                }
-            }
-            _ => text.push(char::REPLACEMENT_CHARACTER),
-        }
-    }
-    Ok(text)
 }
 
 /// Java's escaping of a string value (RFC 2253 section 2.4, plus `=`, `#` anywhere and NUL).
