@@ -238,6 +238,16 @@ impl ClientSasl {
             None => (DEFAULT_MECHANISM, true),
         };
         let mechanism = mechanism(KEY, name, defaulted)?;
+        if mechanism.scram().is_some() {
+            // Seen with three Java 4.4 controllers formatted with --add-scram: every raft
+            // connection fails authentication, and no leader is ever elected.
+            tracing::warn!(
+                "{KEY}={mechanism}: the controllers' SCRAM credentials live in the metadata log, \
+                 which is read only once the quorum has a leader, so a quorum whose controllers \
+                 authenticate to each other with SCRAM cannot elect its first leader (Java's \
+                 cannot either); use PLAIN between controllers and SCRAM for brokers"
+            );
+        }
         let entry = jaas_entry(&get, listener, mechanism)?;
         let option = |name: &str| {
             entry.option(name).cloned().ok_or_else(|| {
