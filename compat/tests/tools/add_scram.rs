@@ -82,19 +82,41 @@ fn is_java_random_salt(salt: &[u8]) -> bool {
             .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase())
 }
 
-/// Formats a fresh static-quorum node with each tool; returns both outputs and both dirs.
+/// A node to format: its quorum key and value, and the format flag.
+struct Node {
+    flag: FormatFlag,
+    key: &'static str,
+    quorum: String,
+    port: u16,
+}
+
+impl Node {
+    fn static_quorum(port: u16) -> Node {
+        Node {
+            flag: FormatFlag::None,
+            key: "controller.quorum.voters",
+            quorum: format!("1@127.0.0.1:{port}"),
+            port,
+        }
+    }
+}
+
+/// Formats a fresh `node` with each tool (dirs `kraftd-<case>` and `java-<case>`).
 fn format_both(
     kafka: &Kafka,
     dir: &TestDir,
     case: &str,
-    flag: &FormatFlag,
-    key: &str,
-    quorum: &str,
-    port: u16,
+    node: &Node,
     extra: &[&str],
 ) -> (Output, Output) {
-    let ours = config(dir, &format!("kraftd-{case}"), key, quorum, port);
-    let java = config(dir, &format!("java-{case}"), key, quorum, port);
+    let Node {
+        flag,
+        key,
+        quorum,
+        port,
+    } = node;
+    let ours = config(dir, &format!("kraftd-{case}"), key, quorum, *port);
+    let java = config(dir, &format!("java-{case}"), key, quorum, *port);
     let cluster = random_kafka_uuid();
     (
         kraftd_format(&ours, &cluster, flag, extra),
@@ -125,25 +147,21 @@ fn add_scram_writes_the_records_kafka_storage_writes() {
     for a in SALTED {
         extra.extend(["--add-scram", a]);
     }
-    let voters = format!("1@127.0.0.1:{port}");
     let initial = format!("1@127.0.0.1:{port}:{}", random_kafka_uuid());
-    let bootstrap = format!("127.0.0.1:{port}");
     let modes = [
-        (
-            "static",
-            FormatFlag::None,
-            "controller.quorum.voters",
-            voters,
-        ),
+        ("static", Node::static_quorum(port)),
         (
             "initial",
-            FormatFlag::InitialControllers(initial),
-            "controller.quorum.bootstrap.servers",
-            bootstrap,
+            Node {
+                flag: FormatFlag::InitialControllers(initial),
+                key: "controller.quorum.bootstrap.servers",
+                quorum: format!("127.0.0.1:{port}"),
+                port,
+            },
         ),
     ];
-    for (case, flag, key, quorum) in &modes {
-        let (ours, java) = format_both(kafka, &dir, case, flag, key, quorum, port, &extra);
+    for (case, node) in &modes {
+        let (ours, java) = format_both(kafka, &dir, case, node, &extra);
         ours.assert_success();
         java.assert_success();
         let (a, b) = (
@@ -198,7 +216,6 @@ fn add_scram_with_a_password_stores_keys_that_verify_it() {
     let kafka = Kafka::get();
     let dir = TestDir::new();
     let port = free_port();
-    let voters = format!("1@127.0.0.1:{port}");
     let extra = [
         "--add-scram",
         "SCRAM-SHA-512=[name=broker,password=broker-secret]",
@@ -211,16 +228,7 @@ fn add_scram_with_a_password_stores_keys_that_verify_it() {
     ];
     let mut salts = Vec::new();
     for case in ["one", "two"] {
-        let (ours, java) = format_both(
-            kafka,
-            &dir,
-            case,
-            &FormatFlag::None,
-            "controller.quorum.voters",
-            &voters,
-            port,
-            &extra,
-        );
+        let (ours, java) = format_both(kafka, &dir, case, &Node::static_quorum(port), &extra);
         ours.assert_success();
         java.assert_success();
         for who in ["kraftd", "java"] {
@@ -534,7 +542,6 @@ fn add_scram_at_metadata_version_3_5_iv2() {
     let kafka = Kafka::get();
     let dir = TestDir::new();
     let port = free_port();
-    let voters = format!("1@127.0.0.1:{port}");
     let extra = [
         "--release-version",
         "3.5-IV2",
@@ -543,16 +550,7 @@ fn add_scram_at_metadata_version_3_5_iv2() {
         "-S",
         SALTED[1],
     ];
-    let (ours, java) = format_both(
-        kafka,
-        &dir,
-        "gate",
-        &FormatFlag::None,
-        "controller.quorum.voters",
-        &voters,
-        port,
-        &extra,
-    );
+    let (ours, java) = format_both(kafka, &dir, "gate", &Node::static_quorum(port), &extra);
     ours.assert_success();
     java.assert_success();
     let (a, b) = (
