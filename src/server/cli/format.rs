@@ -27,7 +27,7 @@ use crate::log::metadata_dir::random_directory_id;
 use crate::log::{fsutil, PARTITION_DIR_NAME};
 use crate::protocol::codec::Uuid;
 use crate::protocol::messages::voters_record::{Endpoint, KRaftVersionFeature, Voter};
-use crate::protocol::records::{BuildError, MetadataRecord, MetadataRecordAndVersion};
+use crate::protocol::records::BuildError;
 use crate::server::config::ControllerConfig;
 
 pub use super::initial_controllers::{parse_initial_controllers, InitialController};
@@ -374,7 +374,7 @@ fn execute(
         plan.bootstrap
             .metadata_records()
             .iter()
-            .map(|r| shown_json(r).to_string())
+            .map(|r| scram::shown_json(r).to_string())
             .collect::<Vec<_>>()
             .join(", "),
         plan.bootstrap.kraft_version,
@@ -417,22 +417,6 @@ fn execute(
         }
     }
     Ok(())
-}
-
-/// A bootstrap record as the "Bootstrap metadata" line shows it: Kafka's JSON, but a SCRAM
-/// credential's salt and keys `[hidden]` (Java prints them).
-fn shown_json(record: &MetadataRecordAndVersion) -> serde_json::Value {
-    let mut json = record.to_kafka_json();
-    if let (MetadataRecord::UserScramCredential(_), Some(fields)) =
-        (&record.record, json.as_object_mut())
-    {
-        for key in ["salt", "storedKey", "serverKey"] {
-            if let Some(v) = fields.get_mut(key) {
-                *v = scram::HIDDEN.into();
-            }
-        }
-    }
-    json
 }
 
 /// Writes the zero checkpoint as Java's snapshot writer does: a `.part` file, fsync, read-only

@@ -28,6 +28,7 @@ use crate::controller::java::base64::{self, Base64Error};
 use crate::controller::java::{parse_int, trim};
 use crate::controller::scram::keys;
 use crate::protocol::messages::UserScramCredentialRecord;
+use crate::protocol::records::{MetadataRecord, MetadataRecordAndVersion};
 use crate::server::config::Password;
 use crate::server::sasl::scram::{credential_for, java_nonce, ScramMechanism};
 
@@ -332,6 +333,22 @@ impl ScramEntry {
             ..Default::default()
         })
     }
+}
+
+/// A bootstrap record as the "Bootstrap metadata" line shows it: Kafka's JSON, but a SCRAM
+/// credential's salt and keys `[hidden]` (Java prints them).
+pub fn shown_json(record: &MetadataRecordAndVersion) -> serde_json::Value {
+    let mut json = record.to_kafka_json();
+    if let (MetadataRecord::UserScramCredential(_), Some(fields)) =
+        (&record.record, json.as_object_mut())
+    {
+        for key in ["salt", "storedKey", "serverKey"] {
+            if let Some(v) = fields.get_mut(key) {
+                *v = HIDDEN.into();
+            }
+        }
+    }
+    json
 }
 
 #[cfg(test)]

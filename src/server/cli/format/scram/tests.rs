@@ -266,3 +266,15 @@ fn no_secret_in_debug_output() {
         "ScramArgument([hidden]) ScramEntry { mechanism: Sha256, name: \"a\", salt_given: true, iterations: None, .. }"
     );
 }
+
+#[test]
+fn the_bootstrap_line_hides_salts_and_keys() {
+    let record = parse("SCRAM-SHA-256=[name=a,salt=c2FsdA==,saltedpassword=c2FsdGVk]")
+        .unwrap()
+        .to_record(&mut draw)
+        .unwrap();
+    assert_eq!(
+        shown_json(&MetadataRecordAndVersion::new(record, 0)).to_string(),
+        r#"{"name":"a","mechanism":1,"salt":"[hidden]","storedKey":"[hidden]","serverKey":"[hidden]","iterations":4096}"#
+    );
+}
