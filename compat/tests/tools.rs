@@ -4,6 +4,7 @@
 //! prints, a Java controller leads on a kraftd-formatted dir; bad input fails cleanly.
 //! `kraftd dump-log` against `kafka-dump-log`: see tools/dump.rs.
 
+mod add_scram;
 mod checkpoint;
 mod dump;
 

@@ -1,10 +1,13 @@
 //! What Java does that a Kafka controller's observable behaviour depends on: the iteration order
 //! of a `java.util.HashMap` / `HashSet` (which error a request reports first, the order of
-//! records and response entries), `String.trim`, and `java.util.Random` with
-//! `Collections.shuffle` (the striped replica placer draws from one).
+//! records and response entries), `String.trim`, `java.util.Random` with
+//! `Collections.shuffle` (the striped replica placer draws from one), and `Base64.getDecoder()`
+//! ([`base64`]).
 //!
 //! Randomness stays an argument: a [`JavaRandom`] is seeded by its owner and handed to the
 //! decisions that draw from it.
+
+pub mod base64;
 
 use crate::protocol::codec::Uuid;
 

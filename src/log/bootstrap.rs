@@ -7,7 +7,9 @@
 //! ```text
 //! control batch  offsets 0..    SnapshotHeader, [KRaftVersion(1), [KRaftVoters]]
 //! data batch                    FeatureLevelRecord(metadata.version), then every other feature
-//!                               with a level > 0 (kraft.version excepted), sorted by name
+//!                               with a level > 0 (kraft.version excepted), sorted by name, then
+//!                               one UserScramCredentialRecord per `--add-scram`, in argument
+//!                               order (repeats kept), all in this one batch however many
 //! control batch                 SnapshotFooter
 //! ```
 //!
@@ -21,7 +23,7 @@ use std::collections::BTreeMap;
 use crate::protocol::messages::voters_record::Voter;
 use crate::protocol::messages::{
     FeatureLevelRecord, KRaftVersionRecord, SnapshotFooterRecord, SnapshotHeaderRecord,
-    VotersRecord,
+    UserScramCredentialRecord, VotersRecord,
 };
 use crate::protocol::records::{BatchBuilder, BuildError, ControlRecord, MetadataRecordAndVersion};
 
@@ -196,6 +198,24 @@ pub struct Bootstrap {
     pub kraft_version: i16,
     /// The initial voter set (only with kraft.version 1).
     pub voters: Option<Vec<Voter>>,
+    /// The `--add-scram` credentials, written after the features.
+    pub scram: ScramRecords,
+}
+
+/// `UserScramCredentialRecord`s (version 0), whose `Debug` shows no salt and no key.
+#[derive(Clone, Default, PartialEq)]
+pub struct ScramRecords(pub Vec<UserScramCredentialRecord>);
+
+impl std::fmt::Debug for ScramRecords {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(
+                self.0
+                    .iter()
+                    .map(|r| (r.name.as_str(), r.mechanism, r.iterations)),
+            )
+            .finish()
+    }
 }
 
 impl Bootstrap {
@@ -217,6 +237,12 @@ impl Bootstrap {
                 out.push(feature(name, *level));
             }
         }
+        out.extend(
+            self.scram
+                .0
+                .iter()
+                .map(|r| MetadataRecordAndVersion::new(r.clone(), 0)),
+        );
         out
     }
 
@@ -319,7 +345,17 @@ mod tests {
                 .collect(),
             kraft_version: 0,
             voters: None,
+            scram: ScramRecords(vec![UserScramCredentialRecord {
+                name: "alice".into(),
+                mechanism: 1,
+                salt: b"salt".to_vec(),
+                stored_key: vec![1; 32],
+                server_key: vec![2; 32],
+                iterations: 4096,
+                ..Default::default()
+            }]),
         };
+        assert_eq!(format!("{:?}", b.scram), r#"[("alice", 1, 4096)]"#);
         let bytes = b.checkpoint_bytes(1_700_000_000_000).unwrap();
         let split = split_batches(&bytes);
         assert!(split.end.is_clean());
@@ -328,7 +364,7 @@ mod tests {
             .iter()
             .map(|b| (b.base_offset(), b.record_count(), b.is_control()))
             .collect();
-        assert_eq!(b, vec![(0, 1, true), (1, 6, false), (7, 1, true)]);
+        assert_eq!(b, vec![(0, 1, true), (1, 7, false), (8, 1, true)]);
         crate::log::snapshot::validate_bytes(&bytes).unwrap();
     }
 }

@@ -97,6 +97,7 @@ pub fn node_setup(
         features: levels.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
         kraft_version: 0,
         voters: None,
+        scram: Default::default(),
     }
     .metadata_records()
     .iter()

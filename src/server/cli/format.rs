@@ -2,7 +2,10 @@
 //!
 //! Writes `meta.properties` (version 1, a fresh `directory.id`) into every unformatted log dir
 //! and the bootstrap checkpoint (see `log::bootstrap`) into the metadata log dir's
-//! `__cluster_metadata-0/`. Messages and refusals follow Java's `Formatter`.
+//! `__cluster_metadata-0/`. Messages and refusals follow Java's `Formatter`; `--add-scram`
+//! is Java's `ScramParser` (see [`scram`]).
+
+pub mod scram;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -15,7 +18,9 @@ use clap::Args;
 
 use super::initial_controllers::InitialControllersError;
 use super::LoadConfigError;
-use crate::log::bootstrap::{self, Bootstrap, FeatureLevelError, KRAFT_VERSION, METADATA_VERSION};
+use crate::log::bootstrap::{
+    self, Bootstrap, FeatureLevelError, ScramRecords, KRAFT_VERSION, METADATA_VERSION,
+};
 use crate::log::error::LogError;
 use crate::log::meta_properties::{MetaProperties, MetaPropertiesError};
 use crate::log::metadata_dir::random_directory_id;
@@ -26,6 +31,7 @@ use crate::protocol::records::BuildError;
 use crate::server::config::ControllerConfig;
 
 pub use super::initial_controllers::{parse_initial_controllers, InitialController};
+pub use scram::{AddScramError, ScramArgument};
 
 /// The zero checkpoint's file name.
 pub const BOOTSTRAP_CHECKPOINT: &str = "00000000000000000000-0000000000.checkpoint";
@@ -57,6 +63,11 @@ pub struct FormatArgs {
     /// Skip directories that are already formatted instead of failing
     #[arg(short = 'g', long = "ignore-formatted")]
     pub ignore_formatted: bool,
+    /// A SCRAM credential to bootstrap, e.g. 'SCRAM-SHA-256=[name=alice,password=alice-secret]'
+    /// or 'SCRAM-SHA-512=[name=alice,salt=BASE64,saltedpassword=BASE64,iterations=8192]';
+    /// repeatable
+    #[arg(short = 'S', long = "add-scram", value_name = "SCRAM_CREDENTIAL")]
+    pub add_scram: Vec<ScramArgument>,
 }
 
 /// Why `kraftd format` refused or failed. The refusals have the messages of Java's `Formatter`
@@ -106,6 +117,8 @@ pub enum FormatError {
     NoControllerListener { listener: String },
     #[error(transparent)]
     InitialControllers(#[from] InitialControllersError),
+    #[error(transparent)]
+    AddScram(#[from] AddScramError),
     #[error("Invalid cluster.id in: {}. Expected {expected}, but read {}", .path.display(), .found.as_deref().unwrap_or("(none)"))]
     ClusterIdMismatch {
         path: PathBuf,
@@ -161,7 +174,7 @@ fn io_error<'a>(
 pub fn run(args: &FormatArgs) -> Result<(), FormatError> {
     let config = super::load_config(&args.config)?;
     let now = SystemTime::now();
-    let plan = plan(args, &config)?;
+    let plan = plan(args, &config, &mut rand::random)?;
     execute(&plan, args, &config, now)
 }
 
@@ -176,7 +189,12 @@ pub struct Plan {
     pub dynamic: bool,
 }
 
-pub fn plan(args: &FormatArgs, config: &ControllerConfig) -> Result<Plan, FormatError> {
+/// `draw`: fresh randomness, one draw per `--add-scram` salt not given.
+pub fn plan(
+    args: &FormatArgs,
+    config: &ControllerConfig,
+    draw: &mut dyn FnMut() -> [u8; 17],
+) -> Result<Plan, FormatError> {
     if args.cluster_id.trim().is_empty() {
         return Err(FormatError::EmptyClusterId);
     }
@@ -259,12 +277,15 @@ pub fn plan(args: &FormatArgs, config: &ControllerConfig) -> Result<Plan, Format
     } else {
         None
     };
+    // Java parses the voters before it runs the formatter, which builds the SCRAM records last.
+    let scram = scram::scram_records(&args.add_scram, mv, draw)?;
     Ok(Plan {
         bootstrap: Bootstrap {
             metadata_version: mv,
             features: levels.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
             kraft_version,
             voters,
+            scram: ScramRecords(scram),
         },
         metadata_dir_id,
         is_voter,
@@ -353,7 +374,7 @@ fn execute(
         plan.bootstrap
             .metadata_records()
             .iter()
-            .map(|r| r.to_kafka_json().to_string())
+            .map(|r| scram::shown_json(r).to_string())
             .collect::<Vec<_>>()
             .join(", "),
         plan.bootstrap.kraft_version,

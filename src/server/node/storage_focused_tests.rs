@@ -140,6 +140,7 @@ fn snapshots_are_kafka_checkpoints() {
         features: Default::default(),
         kraft_version: 1,
         voters: Some(voters_record().voters),
+        scram: Default::default(),
     };
     let zero = OffsetAndEpoch::new(0, 0);
     std::fs::write(

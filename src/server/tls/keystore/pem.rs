@@ -30,6 +30,7 @@ use rustls_pki_types::CertificateDer;
 use super::der;
 use super::pbe::{self, PbeError};
 use super::{certificate, key_material, KeyMaterial, KeystoreError, Role};
+use crate::controller::java::base64;
 use crate::server::config::Password;
 
 #[derive(Clone, Copy)]
@@ -243,51 +244,6 @@ impl Visited {
     }
 }
 
-/// Java's basic `Base64.Decoder` over characters of the base64 alphabet and `=`.
-fn java_base64(s: &[char]) -> Result<Vec<u8>, KeystoreError> {
-    let value = |c: char| -> u32 {
-        match c {
-            'A'..='Z' => c as u32 - 'A' as u32,
-            'a'..='z' => c as u32 - 'a' as u32 + 26,
-            '0'..='9' => c as u32 - '0' as u32 + 52,
-            '+' => 62,
-            _ => 63, // '/': the only other character the body class lets through
-        }
-    };
-    let mut out = Vec::with_capacity(s.len() / 4 * 3 + 2);
-    let (mut bits, mut shift, mut i) = (0u32, 18i32, 0usize);
-    while i < s.len() {
-        let c = s[i];
-        i += 1;
-        if c == '=' {
-            if shift == 18 || (shift == 6 && (i == s.len() || s[i] != '=')) {
-                return Err(KeystoreError::PemBase64);
-            }
-            if shift == 6 {
-                i += 1;
-            }
-            break;
-        }
-        bits |= value(c) << shift;
-        shift -= 6;
-        if shift < 0 {
-            out.extend_from_slice(&[(bits >> 16) as u8, (bits >> 8) as u8, bits as u8]);
-            bits = 0;
-            shift = 18;
-        }
-    }
-    match shift {
-        6 => out.push((bits >> 16) as u8),
-        0 => out.extend_from_slice(&[(bits >> 16) as u8, (bits >> 8) as u8]),
-        12 => return Err(KeystoreError::PemBase64),
-        _ => {}
-    }
-    if i < s.len() {
-        return Err(KeystoreError::PemBase64);
-    }
-    Ok(out)
-}
-
 /// Every NAME block of `pem`, decoded, as Kafka's `PemParser.pemEntries`.
 fn entries(pem: &str, name: &str) -> Result<Vec<Vec<u8>>, KeystoreError> {
     let program = Program::kafka_pem(name);
@@ -296,12 +252,12 @@ fn entries(pem: &str, name: &str) -> Result<Vec<Vec<u8>>, KeystoreError> {
     let mut visited = Visited::new(program.0.len() * (text.len() + 1));
     let mut from = 0;
     while let Some((end, a, b)) = program.find(&text, from, &mut visited) {
-        let body: Vec<char> = text[a..b]
+        let body: String = text[a..b]
             .iter()
             .copied()
             .filter(|&c| !Class::Space.matches(c))
             .collect();
-        out.push(java_base64(&body)?);
+        out.push(base64::decode(&body).map_err(|_| KeystoreError::PemBase64)?);
         from = end;
     }
     Ok(out)
@@ -451,24 +407,6 @@ fn check_chain_order(chain: &[CertificateDer<'static>]) -> Result<(), KeystoreEr
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn chars(s: &str) -> Vec<char> {
-        s.chars().collect()
-    }
-
-    #[test]
-    fn base64_like_java() {
-        assert_eq!(java_base64(&chars("TWFu")).unwrap(), b"Man");
-        assert_eq!(java_base64(&chars("TWE=")).unwrap(), b"Ma");
-        assert_eq!(java_base64(&chars("TWE")).unwrap(), b"Ma");
-        assert_eq!(java_base64(&chars("TQ==")).unwrap(), b"M");
-        assert_eq!(java_base64(&chars("TQ")).unwrap(), b"M");
-        assert!(java_base64(&chars("TQ=")).is_err());
-        assert!(java_base64(&chars("T")).is_err());
-        assert!(java_base64(&chars("=")).is_err());
-        assert!(java_base64(&chars("TQ==TQ==")).is_err());
-        assert_eq!(java_base64(&chars("")).unwrap(), b"");
-    }
 
     #[test]
     fn blocks_as_kafka_finds_them() {
