@@ -279,7 +279,11 @@ impl Conn<'_> {
                         return;
                     }
                     None => {
-                        warn!(target: "kraftd::socket", "Closing connection from {peer}: request size {size} is invalid or larger than the maximum {max} (socket.request.max.bytes)");
+                        if size < 0 {
+                            warn!(target: "kraftd::socket", "Closing connection from {peer}: invalid request size {size}");
+                        } else {
+                            warn!(target: "kraftd::socket", "Closing connection from {peer}: request size {size} is larger than the maximum {max} (socket.request.max.bytes)");
+                        }
                         return;
                     }
                 },
