@@ -59,6 +59,7 @@ fn phases(mut c: Cluster) -> Workload {
         BROKERS.iter().all(|&b| v.is_active(b))
     });
     c.checkpoint("bootstrap and broker registration");
+    c.check_metrics("brokers registered");
     c.topics_and_configs();
     c.checkpoint("topics and configs");
     c.partitions_and_reassignment();
@@ -77,10 +78,19 @@ fn phases(mut c: Cluster) -> Workload {
     c.checkpoint("ELR cleared and disabled");
     c.unregistrations();
     c.checkpoint("broker and controller unregistered");
+    c.check_metrics("after every phase");
     c.stop()
 }
 
 impl Cluster {
+    /// When the voters serve metrics: kraftd exports every name Java does, and the values
+    /// agree (`harness::metrics::assert_quorum_metrics`).
+    fn check_metrics(&self, when: &str) {
+        if self.q.metrics_ports.iter().all(Option::is_some) {
+            crate::harness::metrics::assert_quorum_metrics(&self.q, when);
+        }
+    }
+
     /// Restarts the active Java controller until kraftd wins the election that follows (a
     /// stopping leader resigns, and either follower may win); returns kraftd's epoch.
     fn move_leadership_to_kraftd(&mut self) -> i32 {
