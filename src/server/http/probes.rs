@@ -71,11 +71,12 @@ pub const WRITE_TEST_FILE: &str = ".kraftd-readyz";
 /// Creates, writes, syncs and removes [`WRITE_TEST_FILE`] in `dir` (a blocking call).
 pub fn write_test(dir: &Path) -> Result<(), String> {
     let path = dir.join(WRITE_TEST_FILE);
-    let attempt = (|| {
-        let mut f = std::fs::File::create(&path)?;
+    let write = |path: &Path| -> std::io::Result<()> {
+        let mut f = std::fs::File::create(path)?;
         f.write_all(b"ok")?;
         f.sync_data()
-    })();
+    };
+    let attempt = write(&path);
     let removed = std::fs::remove_file(&path);
     attempt
         .and(removed)

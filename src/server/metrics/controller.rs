@@ -30,6 +30,18 @@ pub struct ControllerSample {
     pub operations_started: u64,
     pub operations_timed_out: u64,
     pub ignored_static_voters: bool,
+    /// Each registered broker's state, as Java's `BrokerRegistrationState` numbers it.
+    pub broker_states: Vec<(i32, i32)>,
+}
+
+/// Java's `BrokerRegistrationState`: fenced first, then in controlled shutdown, else active
+/// (an unregistered broker, -1, has no gauge).
+pub fn broker_registration_state(fenced: bool, in_controlled_shutdown: bool) -> i32 {
+    match (fenced, in_controlled_shutdown) {
+        (true, _) => 10,
+        (false, true) => 20,
+        (false, false) => 30,
+    }
 }
 
 impl ControllerSample {
@@ -55,7 +67,12 @@ impl ControllerSample {
         self.preferred_replica_imbalance = imbalance;
         let brokers = image.cluster.brokers.values();
         let (mut fenced, mut active, mut shutting_down) = (0, 0, 0);
+        self.broker_states.clear();
         for b in brokers {
+            self.broker_states.push((
+                b.id,
+                broker_registration_state(b.fenced, b.in_controlled_shutdown),
+            ));
             if b.fenced {
                 fenced += 1;
             } else {
@@ -129,6 +146,27 @@ pub fn controller_families(f: &mut Families, c: &ControllerSample, e: &EventMana
         let name = format!("{KAFKA_CONTROLLER}{}", bean.to_lowercase());
         let help = format!("kafka.controller:type=KafkaController,name={bean}");
         f.gauge(&name, &help, value);
+    }
+
+    // One gauge per registered broker (`…,name=BrokerRegistrationState,broker=<id>`).
+    if !c.broker_states.is_empty() {
+        let ids: Vec<String> = c
+            .broker_states
+            .iter()
+            .map(|(id, _)| id.to_string())
+            .collect();
+        let labels: Vec<[(&str, &str); 1]> =
+            ids.iter().map(|id| [("broker", id.as_str())]).collect();
+        let samples: Vec<(&[(&str, &str)], f64)> = labels
+            .iter()
+            .zip(&c.broker_states)
+            .map(|(l, (_, state))| (l.as_slice(), f64::from(*state)))
+            .collect();
+        f.gauge_samples(
+            &format!("{KAFKA_CONTROLLER}brokerregistrationstate"),
+            "kafka.controller:type=KafkaController,name=BrokerRegistrationState (-1 unregistered, 10 fenced, 20 controlled shutdown, 30 active)",
+            &samples,
+        );
     }
 
     let events = "kafka_controller_controllereventmanager_";

@@ -53,6 +53,7 @@ fn follower() -> Sample {
             operations_started: 9,
             operations_timed_out: 0,
             ignored_static_voters: false,
+            broker_states: vec![(101, 30), (102, 10)],
         },
         events: EventManagerSample {
             avg_idle_ratio: 0.75,
@@ -115,6 +116,8 @@ fn a_followers_exposition_line_by_line() {
         "kafka_controller_kafkacontroller_eventqueueoperationsstartedcount 9",
         "kafka_controller_kafkacontroller_eventqueueoperationstimedoutcount 0",
         "kafka_controller_kafkacontroller_ignoredstaticvoters 0",
+        r#"kafka_controller_kafkacontroller_brokerregistrationstate{broker="101"} 30"#,
+        r#"kafka_controller_kafkacontroller_brokerregistrationstate{broker="102"} 10"#,
         "kafka_controller_controllereventmanager_avgidleratio 0.75",
         r#"kafka_controller_controllereventmanager_eventqueuetimems{quantile="0.50"} 0"#,
         r#"kafka_controller_controllereventmanager_eventqueuetimems{quantile="0.75"} 1"#,
@@ -227,6 +230,8 @@ fn signatures(text: &str) -> std::collections::BTreeSet<(String, String, Vec<Str
 fn a_leader_exports_the_names_a_java_leader_exports() {
     let java = include_str!("../../../compat/metrics/java-4.4-controller-leader.prom");
     let mut s = follower();
+    // The captured leader had no brokers (the live check covers BrokerRegistrationState).
+    s.controller.broker_states.clear();
     s.raft.state = "leader";
     s.raft.observers = Some(0);
     s.raft.uncommitted_voter_change = Some(false);
