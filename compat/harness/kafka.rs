@@ -276,6 +276,13 @@ impl Kafka {
         self.cache_dir.join("log4j2-tools.properties")
     }
 
+    /// Prometheus's JMX exporter javaagent jar (resolved by `compat/resolve-kafka`).
+    pub fn jmx_exporter_agent(&self) -> PathBuf {
+        let listed = self.cache_dir.join("jmx-exporter-agent.txt");
+        let jar = read(&listed).unwrap_or_else(|e| panic!("compat harness: {e}"));
+        PathBuf::from(jar.trim())
+    }
+
     /// Admin-client config (`--command-config`) with short timeouts, for polling.
     pub fn fast_admin_config(&self) -> PathBuf {
         self.cache_dir.join("admin-fast.properties")

@@ -184,6 +184,9 @@ pub struct Mixed {
     pub placement: Placement,
     /// How the controller listeners are secured.
     pub transport: Transport,
+    /// Each voter's Prometheus endpoint on 127.0.0.1 (kraftd's `kraftd.http.listener`, the JMX
+    /// exporter javaagent on a Java controller), when the quorum was started observed.
+    pub metrics_ports: Vec<Option<u16>>,
 }
 
 impl Mixed {
@@ -224,12 +227,42 @@ impl Mixed {
         extra: &[(&str, &str)],
         format_args: &[&str],
     ) -> Mixed {
+        Self::start_observed(
+            kafka,
+            mode,
+            placement,
+            transport,
+            kraftd,
+            extra,
+            format_args,
+            false,
+        )
+    }
+
+    /// [`Self::start_on`]; with `observed`, every voter serves Prometheus metrics on a port of
+    /// 127.0.0.1 ([`Self::metrics_ports`]): kraftd on `kraftd.http.listener`, each Java
+    /// controller through the JMX exporter javaagent under compat/jmx-exporter-kraft.yaml.
+    #[allow(clippy::too_many_arguments)]
+    pub fn start_observed(
+        kafka: &'static Kafka,
+        mode: QuorumMode,
+        placement: Placement,
+        transport: Transport,
+        kraftd: &[i32],
+        extra: &[(&str, &str)],
+        format_args: &[&str],
+        observed: bool,
+    ) -> Mixed {
         let dir = TestDir::new();
         let cluster_id = kafka.random_uuid();
         let mut voters = voters(1..=3);
         for v in &mut voters {
             v.host = placement.host(v.id);
         }
+        let metrics_ports: Vec<Option<u16>> = voters
+            .iter()
+            .map(|_| observed.then(super::free_port))
+            .collect();
         transport.register(voters.iter().map(|v| v.port));
         let format_args: Vec<String> = format_args
             .iter()
@@ -260,6 +293,9 @@ impl Mixed {
                 for (k, v) in props_for(v.id, false) {
                     builder = builder.prop(&k, v);
                 }
+                if let Some(port) = metrics_ports[(v.id - 1) as usize] {
+                    builder = builder.jvm_opt(&super::metrics::jmx_exporter_opt(kafka, port));
+                }
                 if let Some(netns) = placement.netns(v.id) {
                     builder = builder.netns(netns);
                 }
@@ -278,6 +314,9 @@ impl Mixed {
                 props.set("listeners", format!("CONTROLLER://{}", v.endpoint()));
                 for (k, v) in props_for(v.id, true) {
                     props.set(k, v);
+                }
+                if let Some(port) = metrics_ports[(v.id - 1) as usize] {
+                    props.set("kraftd.http.listener", format!("127.0.0.1:{port}"));
                 }
                 let name = format!("kraftd-{}", v.id);
                 let config = KraftdProcess::write_config(&dir, &name, &props);
@@ -302,6 +341,7 @@ impl Mixed {
             format_args: format_args.iter().map(|a| a.to_string()).collect(),
             placement,
             transport,
+            metrics_ports,
         }
     }
 

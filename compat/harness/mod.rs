@@ -29,6 +29,7 @@ mod java_server;
 mod kafka;
 mod kraftd;
 pub mod kraftd_quorum;
+pub mod metrics;
 pub mod mixed_quorum;
 pub mod netns;
 pub mod pki;

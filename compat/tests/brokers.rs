@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::harness::image_compare::{assert_image_equals_javas, kraftd_image};
+use crate::harness::metrics::{http_get, leads, scrape, Scrape};
 use crate::harness::quorum_probe::round_trip;
 use crate::harness::{
     free_port, JavaBroker, Kafka, KraftdProcess, Properties, Quorum, TestDir, Tool,
@@ -47,6 +48,9 @@ fn a_stock_broker_registers_unfences_and_is_fenced_when_its_session_expires() {
         .set("listeners", format!("CONTROLLER://{endpoint}"))
         .set("controller.quorum.bootstrap.servers", endpoint.clone())
         .set("log.dirs", data.display().to_string());
+    // The `make run` config serves HTTP on 9404; this test on a port of its own.
+    let http_port = free_port();
+    props.set("kraftd.http.listener", format!("127.0.0.1:{http_port}"));
     let config = KraftdProcess::write_config(&dir, "kraftd-1", &props);
     let config = config.display().to_string();
     let cluster_id = KraftdProcess::run(&["random-uuid"], &[], KRAFTD_COMMAND_TIMEOUT)
@@ -67,6 +71,36 @@ fn a_stock_broker_registers_unfences_and_is_fenced_when_its_session_expires() {
             .filter(|s| s.leader_id == 1)
     });
     eprintln!("kraftd leads: {status:?}");
+    // Its HTTP listener: alive, ready (it leads, its log dir takes writes), and a leader's
+    // metrics.
+    let (code, body) = wait_for("kraftd to be ready", START_TIMEOUT, || {
+        http_get(http_port, "/readyz")
+            .ok()
+            .filter(|(c, _)| *c == 200)
+    });
+    assert_eq!(
+        (code, body.as_str()),
+        (
+            200,
+            "ready: leader 1, caught up, metadata log dir writable\n"
+        )
+    );
+    assert_eq!(
+        http_get(http_port, "/healthz").unwrap(),
+        (200, "ok: node loop alive\n".to_string())
+    );
+    let metrics = Scrape::parse(&scrape(http_port).unwrap());
+    assert!(leads(&metrics), "not a leader's metrics: {metrics:?}");
+    assert_eq!(
+        metrics.value("kafka_controller_kafkacontroller_activecontrollercount"),
+        Some(1.0)
+    );
+    assert!(
+        metrics
+            .value("process_resident_memory_bytes")
+            .unwrap_or(0.0)
+            > 0.0
+    );
     let log = data.join("__cluster_metadata-0");
 
     // 1. The broker registers, catches up and is unfenced: it reaches RUNNING and serves clients.

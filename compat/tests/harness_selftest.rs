@@ -571,3 +571,36 @@ fn netns_partition_cuts_a_node_off_and_heal_joins_it_again() {
         "{host_if} left after drop"
     );
 }
+
+/// The metrics names check (`harness::metrics`) fails when kraftd lacks a name Java exports or
+/// exports it with another type, and spares Java's leader-only metrics on a kraftd follower.
+#[test]
+fn metrics_check_reports_what_kraftd_lacks() {
+    use crate::harness::metrics::{missing_from_kraftd, Scrape};
+    let java = Scrape::parse(include_str!("../metrics/java-4.4-controller-leader.prom"));
+    assert!(java.signatures().len() > 40, "{:?}", java.signatures());
+    assert!(missing_from_kraftd(&java, &java, true, true).is_empty());
+    let mut kraftd = java.clone();
+    kraftd
+        .families
+        .remove("kafka_server_raftmetrics_log_end_epoch");
+    kraftd
+        .families
+        .get_mut("kafka_controller_kafkacontroller_globaltopiccount")
+        .unwrap()
+        .kind = "counter".into();
+    let missing = missing_from_kraftd(&java, &kraftd, true, true);
+    assert_eq!(
+        missing,
+        [
+            "kafka_controller_kafkacontroller_globaltopiccount: gauge on Java, counter on kraftd",
+            "kafka_server_raftmetrics_log_end_epoch (gauge, labels []): not exported by kraftd",
+        ]
+    );
+    // A follower need not export what Java registers on its leader only.
+    for name in crate::harness::metrics::LEADER_ONLY {
+        kraftd.families.remove(name);
+    }
+    assert_eq!(missing_from_kraftd(&java, &kraftd, true, false).len(), 2);
+    assert_eq!(missing_from_kraftd(&java, &kraftd, true, true).len(), 4);
+}

@@ -38,6 +38,7 @@ pub mod log;
 mod log_core;
 mod log_retention;
 pub mod mem_log;
+pub mod metrics;
 pub mod msg;
 mod node;
 mod propose;

@@ -8,11 +8,13 @@ pub mod api;
 pub mod cli;
 pub mod config;
 pub mod context;
+pub mod http;
 pub mod image_snapshot;
 pub mod limits;
 pub mod listener;
 #[cfg(test)]
 mod listener_tests;
+pub mod metrics;
 pub mod node;
 pub mod peer;
 pub mod raft_wire;

@@ -21,6 +21,7 @@ use tracing::{debug, warn};
 use crate::protocol::codec::{ApiMessage, EncodeError, Message, RawBody, Reader};
 use crate::protocol::frame::{encode_request, response_header_version};
 use crate::protocol::messages::{ApiVersionsRequest, ApiVersionsResponse, ResponseHeader};
+use crate::server::metrics::raft::ChannelCounters;
 use crate::server::sasl::client as sasl_client;
 use crate::server::sasl::settings::ClientSasl;
 use crate::server::tls::LiveTls;
@@ -90,6 +91,8 @@ pub struct PeerSettings {
     pub tls: Option<Arc<LiveTls>>,
     /// How to authenticate when that listener is a SASL one; `None`: no SASL.
     pub sasl: Option<Arc<ClientSasl>>,
+    /// The frames and bytes these connections send and receive (`raft-channel-metrics`).
+    pub channel: Arc<ChannelCounters>,
 }
 
 impl std::fmt::Debug for PeerSettings {
@@ -101,6 +104,7 @@ impl std::fmt::Debug for PeerSettings {
             .field("client_id", &self.client_id)
             .field("tls", &self.tls.as_ref().map(|t| t.listener().to_string()))
             .field("sasl", &self.sasl)
+            .field("channel", &self.channel)
             .finish()
     }
 }
@@ -114,6 +118,7 @@ impl Default for PeerSettings {
             client_id: "raft-client",
             tls: None,
             sasl: None,
+            channel: Arc::default(),
         }
     }
 }
@@ -214,7 +219,10 @@ trait Stream: AsyncRead + AsyncWrite + Send + Unpin {}
 impl<T: AsyncRead + AsyncWrite + Send + Unpin> Stream for T {}
 type PeerStream = Box<dyn Stream>;
 
-async fn read_frame(reader: &mut BufReader<ReadHalf<PeerStream>>) -> Result<Vec<u8>, String> {
+async fn read_frame(
+    reader: &mut BufReader<ReadHalf<PeerStream>>,
+    channel: &ChannelCounters,
+) -> Result<Vec<u8>, String> {
     let size = reader.read_i32().await.map_err(|e| format!("read: {e}"))?;
     if size < 0 || size as usize > MAX_RESPONSE_BYTES {
         return Err(format!("invalid response size {size}"));
@@ -230,6 +238,7 @@ async fn read_frame(reader: &mut BufReader<ReadHalf<PeerStream>>) -> Result<Vec<
             "connection closed after {n} of a {size}-byte response"
         ));
     }
+    channel.received(4 + frame.len());
     Ok(frame)
 }
 
@@ -289,12 +298,15 @@ async fn connect(address: &str, settings: &PeerSettings) -> Result<Connection, C
         &request,
     )
     .map_err(|e| e.to_string())?;
-    write_frame(&mut writer, &frame)
+    write_frame(&mut writer, &frame, &settings.channel)
         .await
         .map_err(|e| format!("write: {e}"))?;
-    let answer = timeout(settings.request_timeout, read_frame(&mut reader))
-        .await
-        .map_err(|_| "ApiVersions handshake timed out".to_string())??;
+    let answer = timeout(
+        settings.request_timeout,
+        read_frame(&mut reader, &settings.channel),
+    )
+    .await
+    .map_err(|_| "ApiVersions handshake timed out".to_string())??;
     let (_, body) = split_response(&answer, ApiVersionsRequest::API_KEY, 3)?;
     let response = ApiVersionsResponse::decode_exact(&body, 3)
         .map_err(|e| format!("ApiVersions answer: {e}"))?;
@@ -338,9 +350,10 @@ async fn connect(address: &str, settings: &PeerSettings) -> Result<Connection, C
             .map(|l| Instant::now() + l.mul_f64(REAUTHENTICATE_AT));
     }
     let (tx, frames) = mpsc::unbounded_channel();
+    let channel = settings.channel.clone();
     let reader_task = tokio::spawn(async move {
         loop {
-            let frame = read_frame(&mut reader).await;
+            let frame = read_frame(&mut reader, &channel).await;
             let failed = frame.is_err();
             if tx.send(frame).is_err() || failed {
                 return;
@@ -380,9 +393,15 @@ async fn tls_handshake(
 }
 
 /// Writes one frame; a TLS stream holds written bytes until flushed.
-async fn write_frame(writer: &mut WriteHalf<PeerStream>, frame: &[u8]) -> std::io::Result<()> {
+async fn write_frame(
+    writer: &mut WriteHalf<PeerStream>,
+    frame: &[u8],
+    channel: &ChannelCounters,
+) -> std::io::Result<()> {
     writer.write_all(frame).await?;
-    writer.flush().await
+    writer.flush().await?;
+    channel.sent(frame.len());
+    Ok(())
 }
 
 /// The highest version both sides serve.
@@ -551,7 +570,7 @@ async fn send_one(
         &RawBody(body),
     )
     .map_err(|e| SendError::Unsupported(e.to_string()))?;
-    write_frame(&mut conn.writer, &frame)
+    write_frame(&mut conn.writer, &frame, &settings.channel)
         .await
         .map_err(|e| SendError::Io(format!("write: {e}")))?;
     in_flight.push_back((

@@ -8,9 +8,9 @@ use tracing::info;
 
 use super::config::ControllerConfig;
 use super::context::{ControllerEndpoint, QuorumView, ServerContext};
-use super::listener;
 use super::node::{self, storage, NodeHandle};
 use super::tls::LiveTls;
+use super::{http, listener};
 use crate::log::meta_properties::{MetaProperties, MetaPropertiesError};
 use crate::log::MetadataDir;
 use crate::raft::{Endpoints, HostPort};
@@ -87,7 +87,12 @@ async fn serve(config: ControllerConfig) -> Result<(), RunError> {
             config.metadata_log_dir.join("meta.properties").display()
         )
     })?;
+    let http_addr = http::listener_address(&config.originals)?;
     let bound = bind_controller_listeners(&config).await?;
+    let http_socket = match http_addr {
+        Some(addr) => Some(http::bind(addr).await?),
+        None => None,
+    };
     let dir = MetadataDir::open(&config.metadata_log_dir, node_id, node::log_config(&config))
         .map_err(|e| format!("could not open the metadata log directory: {e}"))?;
     let directory_id = dir.directory_id;
@@ -102,7 +107,20 @@ async fn serve(config: ControllerConfig) -> Result<(), RunError> {
         bound.endpoints(),
         rand::random(),
     );
+    let (health, channel) = (settings.health.clone(), settings.peer.channel.clone());
     let running = launch(&config, bound, &cluster_id, settings, file_log, store);
+    if let Some(socket) = http_socket {
+        let addr = socket.local_addr().map_err(|e| e.to_string())?;
+        let state = http::HttpState {
+            node: Some(running.handle.clone()),
+            health,
+            channel,
+            metadata_dir: config.metadata_log_dir.clone(),
+            process: Some(prometheus::process_collector::ProcessCollector::for_self()),
+        };
+        tokio::spawn(http::serve(socket, Arc::new(state)));
+        info!(target: "kraftd::http", "serving /metrics, /healthz and /readyz on http://{addr}");
+    }
     info!(
         target: "kraftd::server",
         "kraftd {} started (cluster id {cluster_id}, node {node_id}, directory id {directory_id})",

@@ -70,8 +70,19 @@ pub struct Cluster {
 }
 
 impl Cluster {
+    /// The workload's cluster, observed: every voter serves Prometheus metrics
+    /// (`Mixed::start_observed`), which the workload checks against each other.
     pub fn start(transport: Transport) -> Cluster {
-        Self::start_with(&[KRAFTD], INITIAL_RELEASE, &[], transport)
+        Self::start_full(
+            Kafka::get(),
+            QuorumMode::Static,
+            Placement::default(),
+            transport,
+            &[KRAFTD],
+            INITIAL_RELEASE,
+            &[],
+            true,
+        )
     }
 
     /// Voters 1..=3, those in `kraftd` running kraftd and the others Java, and the brokers,
@@ -109,6 +120,29 @@ impl Cluster {
         release: &str,
         controller_overrides: &[(&str, &str)],
     ) -> Cluster {
+        Self::start_full(
+            kafka,
+            mode,
+            placement,
+            transport,
+            kraftd,
+            release,
+            controller_overrides,
+            false,
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn start_full(
+        kafka: &'static Kafka,
+        mode: QuorumMode,
+        placement: Placement,
+        transport: Transport,
+        kraftd: &[i32],
+        release: &str,
+        controller_overrides: &[(&str, &str)],
+        observed: bool,
+    ) -> Cluster {
         let started = Instant::now();
         let controllers: Vec<(&str, &str)> = EVERY_NODE
             .iter()
@@ -117,7 +151,7 @@ impl Cluster {
             .copied()
             .collect();
         let format = ["--release-version", release];
-        let q = Mixed::start_on(
+        let q = Mixed::start_observed(
             kafka,
             mode,
             placement,
@@ -125,6 +159,7 @@ impl Cluster {
             kraftd,
             &controllers,
             &format,
+            observed,
         );
         let protocol_map = format!(
             "CONTROLLER:{},PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT",

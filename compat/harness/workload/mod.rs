@@ -42,7 +42,7 @@ pub struct Workload {
 
 /// Runs every phase; panics with the failing step (and the node logs) if one does not happen.
 pub fn run(transport: Transport) -> Workload {
-    phases(Cluster::start(transport))
+    phases(Cluster::start(transport), true)
 }
 
 /// [`run`] with kraftd (voter 3) the active controller before the first phase: Java voters 1
@@ -51,14 +51,17 @@ pub fn run(transport: Transport) -> Workload {
 pub fn run_led_by_kraftd(transport: Transport) -> (Workload, i32) {
     let mut c = Cluster::start(transport);
     let epoch = c.move_leadership_to_kraftd();
-    (phases(c), epoch)
+    (phases(c, false), epoch)
 }
 
-fn phases(mut c: Cluster) -> Workload {
+/// Runs every phase; with `move_leader`, then restarts the leader (its successor may be a Java
+/// voter or kraftd) and checks the metrics again.
+fn phases(mut c: Cluster, move_leader: bool) -> Workload {
     c.wait_for("brokers 101-103 registered and unfenced", |v| {
         BROKERS.iter().all(|&b| v.is_active(b))
     });
     c.checkpoint("bootstrap and broker registration");
+    c.check_metrics("brokers registered");
     c.topics_and_configs();
     c.checkpoint("topics and configs");
     c.partitions_and_reassignment();
@@ -77,10 +80,39 @@ fn phases(mut c: Cluster) -> Workload {
     c.checkpoint("ELR cleared and disabled");
     c.unregistrations();
     c.checkpoint("broker and controller unregistered");
+    c.check_metrics("after every phase");
+    if move_leader {
+        let (from, to) = c.move_leadership();
+        c.check_metrics(&format!("leader {from} restarted, {to} leads"));
+    }
     c.stop()
 }
 
 impl Cluster {
+    /// When the voters serve metrics: kraftd exports every name Java does, and the values
+    /// agree (`harness::metrics::assert_quorum_metrics`).
+    fn check_metrics(&self, when: &str) {
+        if self.q.metrics_ports.iter().all(Option::is_some) {
+            crate::harness::metrics::assert_quorum_metrics(&self.q, when);
+        }
+    }
+
+    /// Stops the leader (SIGTERM: it resigns), waits for its successor, starts it again;
+    /// returns (the old leader, the new).
+    fn move_leadership(&mut self) -> (i32, i32) {
+        let q = &mut self.q;
+        let d = q.wait_for_leader(0);
+        let (leader, epoch) = (d.leader_id, d.leader_epoch);
+        let member = &mut q.members[(leader - 1) as usize];
+        let name = format!("{} controller {leader}", member.kind());
+        member.sigterm();
+        member.assert_clean_exit(&name);
+        let next = q.wait_for_leader(epoch).leader_id;
+        q.restart_member(leader);
+        eprintln!("{name} restarted; controller {next} leads");
+        (leader, next)
+    }
+
     /// Restarts the active Java controller until kraftd wins the election that follows (a
     /// stopping leader resigns, and either follower may win); returns kraftd's epoch.
     fn move_leadership_to_kraftd(&mut self) -> i32 {

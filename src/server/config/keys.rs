@@ -84,6 +84,7 @@ pub fn classify(key: &str) -> KeyKind {
         || crate::server::tls::TLS_KEYS.contains(&key)
         || crate::server::sasl::settings::SASL_KEYS.contains(&key)
         || crate::server::limits::LIMIT_KEYS.contains(&key)
+        || crate::server::http::HTTP_KEYS.contains(&key)
     {
         KeyKind::Used
     } else if kafka_keys().any(|k| k == key) || key.starts_with("listener.name.") {

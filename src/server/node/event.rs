@@ -32,6 +32,12 @@ pub enum Event {
         principal: RequestPrincipal,
         request: ControllerRequest,
         reply: oneshot::Sender<ControllerReply>,
+        /// When it was queued (the controller event manager's queue time).
+        queued: std::time::Instant,
+    },
+    /// A scrape of `/metrics`: the loop's state, read between two events.
+    Metrics {
+        reply: oneshot::Sender<Box<crate::server::metrics::Sample>>,
     },
     /// A snapshot of the image was written on its own thread (or could not be).
     SnapshotWritten(Box<super::snapshot_job::SnapshotOutcome>),
@@ -120,7 +126,19 @@ impl NodeHandle {
                 principal,
                 request,
                 reply,
+                queued: std::time::Instant::now(),
             })
+            .map_err(|_| NodeStopped::Stopped)?;
+        Ok(rx)
+    }
+
+    /// Asks the loop for its metrics (`/metrics`).
+    pub fn metrics(
+        &self,
+    ) -> Result<oneshot::Receiver<Box<crate::server::metrics::Sample>>, NodeStopped> {
+        let (reply, rx) = oneshot::channel();
+        self.events
+            .send(Event::Metrics { reply })
             .map_err(|_| NodeStopped::Stopped)?;
         Ok(rx)
     }

@@ -4,6 +4,8 @@
 //! * `event`: the loop's single input channel and the handle other tasks hold.
 //! * `runner`: the loop itself: events in, `Raft::step`, actions out.
 //! * `clock`: wall-clock milliseconds that never go back.
+//! * `metrics_sample`: what the loop measures for `/metrics` and the probes, and a scrape's
+//!   sample.
 //! * `activation`: what a new leader reads from its log to activate (the records are the
 //!   quorum controller's decision).
 //! * `registration`, `registration_flow`: this node's own controller registration (KIP-919).
@@ -19,6 +21,7 @@
 mod activation;
 mod clock;
 pub mod event;
+mod metrics_sample;
 mod pipeline;
 mod purgatory;
 mod quorum_access;

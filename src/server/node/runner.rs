@@ -14,6 +14,7 @@ use tracing::{debug, error, info, warn};
 use super::activation;
 use super::clock::NodeClock;
 use super::event::{Appended, Event, LeaderView, NodeHandle};
+use super::metrics_sample::LoopMetrics;
 use super::purgatory::Purgatory;
 use super::quorum_access::NodeQuorum;
 use super::registration::Registrations;
@@ -30,6 +31,7 @@ use crate::raft::{
 };
 use crate::server::config::SecurityProtocol;
 use crate::server::context::{ControllerEndpoint, ServerContext};
+use crate::server::metrics::health::{LoopHealth, StoppedOnDrop};
 use crate::server::peer::{Completion, FailKind, OutboundRequest, PeerSettings, Peers};
 use crate::server::raft_wire::{decode_response, encode_request_body, raft_api};
 
@@ -55,6 +57,8 @@ pub struct NodeSettings {
     /// raft node (`test-raft-server`), whose records are opaque bytes, as in Kafka's
     /// TestRaftServer, which runs no controller.
     pub replay_metadata: bool,
+    /// What the loop publishes for the HTTP probes every turn.
+    pub health: Arc<LoopHealth>,
 }
 
 impl NodeSettings {
@@ -63,6 +67,8 @@ impl NodeSettings {
     pub fn controller_channel_peer(&self) -> PeerSettings {
         PeerSettings {
             client_id: "controller-registration-channel",
+            // Not the raft channel: its traffic is not raft-channel-metrics'.
+            channel: Arc::default(),
             ..self.peer.clone()
         }
     }
@@ -96,6 +102,8 @@ where
         .name("kraftd-raft".into())
         .spawn(move || {
             let _guard = runtime.enter();
+            // The probes see the loop stopped however it ends (return, halt or panic).
+            let _stopped = StoppedOnDrop(settings.health.clone());
             // Completions come from tokio tasks; one forwarder puts them on the loop's channel.
             let (completions, mut completion_rx) = tokio::sync::mpsc::unbounded_channel();
             let forward = events_tx.clone();
@@ -143,6 +151,7 @@ where
                 controller: QuorumController::new(settings.controller.clone()),
                 registrations: Registrations::new(),
                 purgatory: Purgatory::default(),
+                metrics: LoopMetrics::default(),
                 settings,
             };
             node.run()
@@ -188,6 +197,8 @@ pub(super) struct NodeLoop<L: RaftLog, S: QuorumStateStore> {
     pub(super) registrations: Registrations,
     /// Replies waiting for their records to commit.
     pub(super) purgatory: Purgatory,
+    /// What `/metrics` reports beyond the core's and the controller's state.
+    pub(super) metrics: LoopMetrics,
     pub(super) settings: NodeSettings,
 }
 
@@ -206,6 +217,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
         self.publish_scram();
         loop {
             let deadline = self.next_deadline();
+            let waiting = std::time::Instant::now();
             let first = match self.clock.until(deadline) {
                 None => self
                     .events
@@ -213,6 +225,8 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                     .map_err(|_| mpsc::RecvTimeoutError::Disconnected),
                 Some(wait) => self.events.recv_timeout(wait),
             };
+            let turn = std::time::Instant::now();
+            self.settings.health.turn_started();
             let mut actions = Vec::new();
             match first {
                 Ok(event) => {
@@ -275,6 +289,12 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             self.maybe_renounce()?;
             self.release_parked();
             self.maybe_register_self(self.clock.now())?;
+            let (idle, busy) = (turn - waiting, turn.elapsed());
+            self.after_turn(
+                self.clock.now(),
+                idle.as_millis() as u64,
+                busy.as_millis() as u64,
+            );
             if self.shutting_down && self.raft.is_shutdown_complete(self.clock.now()) {
                 self.raft
                     .flush()
@@ -354,7 +374,9 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 principal,
                 request,
                 reply,
+                queued,
             } => {
+                let started = std::time::Instant::now();
                 let mut quorum = NodeQuorum {
                     raft: &mut self.raft,
                     now,
@@ -363,7 +385,14 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 let decision = self
                     .controller
                     .handle(now.0, &principal, request, &mut quorum);
-                self.carry_out(now, decision, reply)?
+                self.carry_out(now, decision, reply)?;
+                self.metrics.events.handled(
+                    started.saturating_duration_since(queued).as_millis() as u64,
+                    started.elapsed().as_millis() as u64,
+                );
+            }
+            Event::Metrics { reply } => {
+                let _ = reply.send(Box::new(self.metrics_sample(now)));
             }
             Event::SnapshotWritten(outcome) => self
                 .snapshots

@@ -1,6 +1,7 @@
 //! From `ControllerConfig` (Kafka's property names) to the settings of the log, the raft core
 //! and the node loop.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::controller::quorum::ControllerSettings;
@@ -99,7 +100,9 @@ pub fn node_settings(
             // Set where the listeners are bound (`run::launch`).
             tls: None,
             sasl: None,
+            channel: Arc::default(),
         },
+        health: Arc::default(),
         raft,
         listener_protocols: config.listener_security_protocols.clone(),
         noop_interval: (idle > 0).then(|| ms(idle)),

@@ -90,6 +90,11 @@ pub struct SnapshotPolicy {
 }
 
 impl SnapshotPolicy {
+    /// The append timestamp of the last committed batch counted (replayed, for a controller).
+    pub fn last_timestamp(&self) -> i64 {
+        self.last_timestamp
+    }
+
     pub fn new(
         max_bytes: u64,
         max_interval: Option<Duration>,

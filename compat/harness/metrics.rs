@@ -1,0 +1,290 @@
+//! Scraping Prometheus endpoints (kraftd's `/metrics`, the JMX exporter javaagent on Java
+//! controllers) and comparing what they export: Java is the oracle of kraftd's metric names,
+//! label sets and types (docs/monitoring.md).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::Kafka;
+
+/// The families the names check covers: what Strimzi's KRaft dashboard and alerts read.
+pub const CHECKED_PREFIXES: [&str; 3] = [
+    "kafka_server_raftmetrics_",
+    "kafka_controller_",
+    "kafka_server_raftchannelmetrics_",
+];
+
+/// raft-metrics attributes Java registers on the leader only.
+pub const LEADER_ONLY: [&str; 2] = [
+    "kafka_server_raftmetrics_number_of_observers",
+    "kafka_server_raftmetrics_uncommitted_voter_change",
+];
+
+/// Our Strimzi-style rules for the JMX exporter.
+pub fn jmx_exporter_rules() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("compat/jmx-exporter-kraft.yaml")
+}
+
+/// The JVM option that loads the JMX exporter, serving on 127.0.0.1:`port`.
+pub fn jmx_exporter_opt(kafka: &Kafka, port: u16) -> String {
+    format!(
+        "-javaagent:{}=127.0.0.1:{port}:{}",
+        kafka.jmx_exporter_agent().display(),
+        jmx_exporter_rules().display()
+    )
+}
+
+/// One metric family of a scrape: its type and its samples (labels, value).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Family {
+    pub kind: String,
+    pub samples: Vec<(BTreeMap<String, String>, f64)>,
+}
+
+/// A scrape: families by name (a sample's name; `# TYPE` gives the type).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Scrape {
+    pub families: BTreeMap<String, Family>,
+}
+
+impl Scrape {
+    /// Parses Prometheus's text format (the subset both exporters write).
+    pub fn parse(text: &str) -> Scrape {
+        let mut families: BTreeMap<String, Family> = BTreeMap::new();
+        for line in text.lines() {
+            if let Some(rest) = line.strip_prefix("# TYPE ") {
+                let (name, kind) = rest.split_once(' ').unwrap_or((rest, ""));
+                families.entry(name.to_string()).or_default().kind = kind.to_string();
+                continue;
+            }
+            if line.starts_with('#') || line.trim().is_empty() {
+                continue;
+            }
+            let (series, value) = line.rsplit_once(' ').unwrap_or((line, "NaN"));
+            let (name, labels) = match series.split_once('{') {
+                Some((name, rest)) => (name, parse_labels(rest.trim_end_matches('}'))),
+                None => (series, BTreeMap::new()),
+            };
+            let value = value.parse().unwrap_or(f64::NAN);
+            families
+                .entry(name.to_string())
+                .or_default()
+                .samples
+                .push((labels, value));
+        }
+        Scrape { families }
+    }
+
+    /// The single value of an unlabelled family.
+    pub fn value(&self, name: &str) -> Option<f64> {
+        self.families.get(name)?.samples.first().map(|(_, v)| *v)
+    }
+
+    /// (name, type, label names) of each checked family with samples.
+    pub fn signatures(&self) -> BTreeSet<(String, String, Vec<String>)> {
+        let mut out = BTreeSet::new();
+        for (name, f) in &self.families {
+            if !CHECKED_PREFIXES.iter().any(|p| name.starts_with(p)) {
+                continue;
+            }
+            for (labels, _) in &f.samples {
+                out.insert((
+                    name.clone(),
+                    f.kind.clone(),
+                    labels.keys().cloned().collect(),
+                ));
+            }
+        }
+        out
+    }
+}
+
+fn parse_labels(s: &str) -> BTreeMap<String, String> {
+    s.split(',')
+        .filter(|p| !p.is_empty())
+        .filter_map(|p| {
+            let (k, v) = p.split_once('=')?;
+            Some((k.to_string(), v.trim_matches('"').to_string()))
+        })
+        .collect()
+}
+
+/// What `java` exports (name, type, label names) that `kraftd` does not export the same way.
+/// `java_leads` and `kraftd_leads`: Java registers two raft-metrics on the leader only.
+pub fn missing_from_kraftd(
+    java: &Scrape,
+    kraftd: &Scrape,
+    java_leads: bool,
+    kraftd_leads: bool,
+) -> Vec<String> {
+    let have = kraftd.signatures();
+    java.signatures()
+        .into_iter()
+        .filter(|(name, ..)| !(java_leads && !kraftd_leads && LEADER_ONLY.contains(&name.as_str())))
+        .filter(|sig| !have.contains(sig))
+        .map(|(name, kind, labels)| {
+            let kraftd_kind = kraftd.families.get(&name).map(|f| f.kind.as_str());
+            match kraftd_kind {
+                Some(k) if k != kind => format!("{name}: {kind} on Java, {k} on kraftd"),
+                Some(_) => format!("{name}: labels {labels:?} on Java, not on kraftd"),
+                None => format!("{name} ({kind}, labels {labels:?}): not exported by kraftd"),
+            }
+        })
+        .collect()
+}
+
+/// `GET /metrics` on 127.0.0.1:`port`: the body, or why not.
+pub fn scrape(port: u16) -> Result<String, String> {
+    http_get(port, "/metrics").and_then(|(status, body)| match status {
+        200 => Ok(body),
+        s => Err(format!("/metrics on port {port} answered {s}: {body}")),
+    })
+}
+
+/// A plain HTTP/1.1 GET (no keep-alive): the status and the body.
+pub fn http_get(port: u16, path: &str) -> Result<(u16, String), String> {
+    let fail = |e: std::io::Error| format!("GET {path} on 127.0.0.1:{port}: {e}");
+    let mut s = TcpStream::connect(("127.0.0.1", port)).map_err(fail)?;
+    s.set_read_timeout(Some(Duration::from_secs(10)))
+        .map_err(fail)?;
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+    )
+    .map_err(fail)?;
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).map_err(fail)?;
+    let raw = String::from_utf8_lossy(&raw);
+    let (head, body) = raw
+        .split_once("\r\n\r\n")
+        .ok_or_else(|| format!("GET {path} on port {port}: no HTTP head in {raw:?}"))?;
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| format!("GET {path} on port {port}: bad status line in {head:?}"))?;
+    // The JMX exporter may answer chunked; the names check only needs the lines.
+    let chunked = head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked");
+    Ok((
+        status,
+        if chunked {
+            dechunk(body)
+        } else {
+            body.to_string()
+        },
+    ))
+}
+
+fn dechunk(mut body: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = body.split_once("\r\n") {
+        let Ok(n) = usize::from_str_radix(size.trim(), 16) else {
+            break;
+        };
+        if n == 0 || rest.len() < n {
+            break;
+        }
+        out.push_str(&rest[..n]);
+        body = rest[n..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+/// Whether a scrape's raft-metrics say this node leads.
+pub fn leads(s: &Scrape) -> bool {
+    s.families
+        .get("kafka_server_raftmetrics_current_state")
+        .is_some_and(|f| {
+            f.samples
+                .iter()
+                .any(|(l, _)| l.get("current_state").map(String::as_str) == Some("leader"))
+        })
+}
+
+/// Scrapes every voter of `q` (started observed) and checks what Java is the oracle of: each
+/// name, type and label set a Java controller exports among [`CHECKED_PREFIXES`] is exported by
+/// kraftd; `current_leader`, `current_epoch` and `number_of_voters` are equal on every node;
+/// exactly one node has `activecontrollercount` 1; `metadataerrorcount` is 0 everywhere.
+/// Retries for up to a minute (a leader change settles), then panics with what differs.
+#[track_caller]
+pub fn assert_quorum_metrics(q: &super::mixed_quorum::Mixed, when: &str) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        match quorum_metrics(q) {
+            Ok(summary) => {
+                eprintln!("metrics ({when}): {summary}");
+                return;
+            }
+            Err(problems) if std::time::Instant::now() >= deadline => {
+                panic!("metrics ({when}):\n  {}", problems.join("\n  "))
+            }
+            Err(_) => std::thread::sleep(Duration::from_millis(500)),
+        }
+    }
+}
+
+/// One round of [`assert_quorum_metrics`]: a summary, or the problems found.
+pub fn quorum_metrics(q: &super::mixed_quorum::Mixed) -> Result<String, Vec<String>> {
+    let mut nodes = Vec::new();
+    for (i, m) in q.members.iter().enumerate() {
+        let name = format!("{} {}", m.kind(), i + 1);
+        let port = q.metrics_ports[i].unwrap_or_else(|| panic!("{name} serves no metrics"));
+        let text = scrape(port).map_err(|e| vec![format!("{name}: {e}")])?;
+        nodes.push((name, m.kind(), Scrape::parse(&text)));
+    }
+    let mut problems = Vec::new();
+    let mut compared = 0;
+    for (jname, _, java) in nodes.iter().filter(|n| n.1 == "java") {
+        for (kname, _, kraftd) in nodes.iter().filter(|n| n.1 == "kraftd") {
+            compared = compared.max(java.signatures().len());
+            for m in missing_from_kraftd(java, kraftd, leads(java), leads(kraftd)) {
+                problems.push(format!("{kname} against {jname}: {m}"));
+            }
+        }
+    }
+    for metric in ["current_leader", "current_epoch", "number_of_voters"] {
+        let name = format!("kafka_server_raftmetrics_{metric}");
+        let values: Vec<String> = nodes
+            .iter()
+            .map(|(n, _, s)| format!("{n}={:?}", s.value(&name)))
+            .collect();
+        let first = nodes[0].2.value(&name);
+        if first.is_none() || nodes.iter().any(|(_, _, s)| s.value(&name) != first) {
+            problems.push(format!("{metric} differs: {}", values.join(", ")));
+        }
+    }
+    let active: Vec<&str> = nodes
+        .iter()
+        .filter(|(_, _, s)| {
+            s.value("kafka_controller_kafkacontroller_activecontrollercount") == Some(1.0)
+        })
+        .map(|(n, ..)| n.as_str())
+        .collect();
+    if active.len() != 1 {
+        problems.push(format!(
+            "activecontrollercount 1 on {active:?}, not on exactly one node"
+        ));
+    }
+    for (n, _, s) in &nodes {
+        let errors = s.value("kafka_controller_kafkacontroller_metadataerrorcount");
+        if errors != Some(0.0) {
+            problems.push(format!("{n}: metadataerrorcount {errors:?}"));
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let (_, _, first) = &nodes[0];
+    Ok(format!(
+        "{compared} Java name/label sets all exported by kraftd with the same type; leader {:?}, epoch {:?}, {:?} voters on every node; active controller {}",
+        first.value("kafka_server_raftmetrics_current_leader"),
+        first.value("kafka_server_raftmetrics_current_epoch"),
+        first.value("kafka_server_raftmetrics_number_of_voters"),
+        active[0]
+    ))
+}

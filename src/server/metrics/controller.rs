@@ -1,0 +1,212 @@
+//! `kafka_controller_*`: the Yammer metrics of Java's quorum controller
+//! (`kafka.controller:type=KafkaController`, `type=ControllerEventManager`,
+//! `type=ControllerStats`) as the JMX exporter names them under Strimzi's rules: a gauge's
+//! `Value` as `kafka_controller_<type>_<name>`, a meter's `Count` as `…_total`, a histogram's
+//! `Count` as `…_count_total` and its percentiles as `quantile`-labelled gauges.
+
+use super::families::Families;
+use super::window::QUANTILES;
+use crate::controller::image::MetadataImage;
+
+/// What `type=KafkaController` reports, taken from the controller (Java: `QuorumControllerMetrics`
+/// and `ControllerMetadataMetrics`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ControllerSample {
+    pub active: bool,
+    pub topics: u64,
+    pub partitions: u64,
+    pub offline_partitions: u64,
+    pub preferred_replica_imbalance: u64,
+    pub metadata_errors: u64,
+    pub active_brokers: u64,
+    pub fenced_brokers: u64,
+    pub controlled_shutdown_brokers: u64,
+    pub last_applied_offset: i64,
+    pub last_committed_offset: i64,
+    pub last_applied_timestamp: i64,
+    pub last_applied_lag_ms: i64,
+    pub timed_out_heartbeats: u64,
+    pub new_active_controllers: u64,
+    pub operations_started: u64,
+    pub operations_timed_out: u64,
+    pub ignored_static_voters: bool,
+    /// Each registered broker's state, as Java's `BrokerRegistrationState` numbers it.
+    pub broker_states: Vec<(i32, i32)>,
+}
+
+/// Java's `BrokerRegistrationState`: fenced first, then in controlled shutdown, else active
+/// (an unregistered broker, -1, has no gauge).
+pub fn broker_registration_state(fenced: bool, in_controlled_shutdown: bool) -> i32 {
+    match (fenced, in_controlled_shutdown) {
+        (true, _) => 10,
+        (false, true) => 20,
+        (false, false) => 30,
+    }
+}
+
+impl ControllerSample {
+    /// The counts Java's `ControllerMetadataMetricsPublisher` keeps of the published image:
+    /// topics, partitions, those without a leader (offline) or not led by their first replica
+    /// (imbalanced), brokers fenced, unfenced (active) and in controlled shutdown.
+    pub fn count_image(&mut self, image: &MetadataImage) {
+        self.topics = image.topics.by_id.len() as u64;
+        let (mut partitions, mut offline, mut imbalance) = (0, 0, 0);
+        for topic in image.topics.by_id.values() {
+            for p in topic.partitions.values() {
+                partitions += 1;
+                if p.leader < 0 {
+                    offline += 1;
+                }
+                if p.replicas.first().copied() != Some(p.leader) {
+                    imbalance += 1;
+                }
+            }
+        }
+        self.partitions = partitions;
+        self.offline_partitions = offline;
+        self.preferred_replica_imbalance = imbalance;
+        let brokers = image.cluster.brokers.values();
+        let (mut fenced, mut active, mut shutting_down) = (0, 0, 0);
+        self.broker_states.clear();
+        for b in brokers {
+            self.broker_states.push((
+                b.id,
+                broker_registration_state(b.fenced, b.in_controlled_shutdown),
+            ));
+            if b.fenced {
+                fenced += 1;
+            } else {
+                active += 1;
+            }
+            if b.in_controlled_shutdown {
+                shutting_down += 1;
+            }
+        }
+        self.fenced_brokers = fenced;
+        self.active_brokers = active;
+        self.controlled_shutdown_brokers = shutting_down;
+    }
+}
+
+/// Java's `ControllerEventManager` beans: the event queue's idle ratio and two histograms.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EventManagerSample {
+    pub avg_idle_ratio: f64,
+    pub queue_time_count: u64,
+    pub queue_time_ms: [f64; 6],
+    pub processing_time_count: u64,
+    pub processing_time_ms: [f64; 6],
+}
+
+const KAFKA_CONTROLLER: &str = "kafka_controller_kafkacontroller_";
+
+pub fn controller_families(f: &mut Families, c: &ControllerSample, e: &EventManagerSample) {
+    let gauges: [(&str, f64); 18] = [
+        ("ActiveControllerCount", u64::from(c.active) as f64),
+        ("GlobalTopicCount", c.topics as f64),
+        ("GlobalPartitionCount", c.partitions as f64),
+        ("OfflinePartitionsCount", c.offline_partitions as f64),
+        (
+            "PreferredReplicaImbalanceCount",
+            c.preferred_replica_imbalance as f64,
+        ),
+        ("MetadataErrorCount", c.metadata_errors as f64),
+        ("ActiveBrokerCount", c.active_brokers as f64),
+        ("FencedBrokerCount", c.fenced_brokers as f64),
+        (
+            "ControlledShutdownBrokerCount",
+            c.controlled_shutdown_brokers as f64,
+        ),
+        ("LastAppliedRecordOffset", c.last_applied_offset as f64),
+        ("LastCommittedRecordOffset", c.last_committed_offset as f64),
+        (
+            "LastAppliedRecordTimestamp",
+            c.last_applied_timestamp as f64,
+        ),
+        ("LastAppliedRecordLagMs", c.last_applied_lag_ms as f64),
+        (
+            "TimedOutBrokerHeartbeatCount",
+            c.timed_out_heartbeats as f64,
+        ),
+        ("NewActiveControllersCount", c.new_active_controllers as f64),
+        (
+            "EventQueueOperationsStartedCount",
+            c.operations_started as f64,
+        ),
+        (
+            "EventQueueOperationsTimedOutCount",
+            c.operations_timed_out as f64,
+        ),
+        (
+            "IgnoredStaticVoters",
+            u64::from(c.ignored_static_voters) as f64,
+        ),
+    ];
+    for (bean, value) in gauges {
+        let name = format!("{KAFKA_CONTROLLER}{}", bean.to_lowercase());
+        let help = format!("kafka.controller:type=KafkaController,name={bean}");
+        f.gauge(&name, &help, value);
+    }
+
+    // One gauge per registered broker (`…,name=BrokerRegistrationState,broker=<id>`).
+    if !c.broker_states.is_empty() {
+        let ids: Vec<String> = c
+            .broker_states
+            .iter()
+            .map(|(id, _)| id.to_string())
+            .collect();
+        let labels: Vec<[(&str, &str); 1]> =
+            ids.iter().map(|id| [("broker", id.as_str())]).collect();
+        let samples: Vec<(&[(&str, &str)], f64)> = labels
+            .iter()
+            .zip(&c.broker_states)
+            .map(|(l, (_, state))| (l.as_slice(), f64::from(*state)))
+            .collect();
+        f.gauge_samples(
+            &format!("{KAFKA_CONTROLLER}brokerregistrationstate"),
+            "kafka.controller:type=KafkaController,name=BrokerRegistrationState (-1 unregistered, 10 fenced, 20 controlled shutdown, 30 active)",
+            &samples,
+        );
+    }
+
+    let events = "kafka_controller_controllereventmanager_";
+    f.gauge(
+        &format!("{events}avgidleratio"),
+        "kafka.controller:type=ControllerEventManager,name=AvgIdleRatio",
+        e.avg_idle_ratio,
+    );
+    let histograms = [
+        ("EventQueueTimeMs", e.queue_time_count, &e.queue_time_ms),
+        (
+            "EventQueueProcessingTimeMs",
+            e.processing_time_count,
+            &e.processing_time_ms,
+        ),
+    ];
+    for (bean, count, quantiles) in histograms {
+        let name = format!("{events}{}", bean.to_lowercase());
+        let help = format!("kafka.controller:type=ControllerEventManager,name={bean}");
+        let labels: Vec<[(&str, &str); 1]> =
+            QUANTILES.iter().map(|(q, _)| [("quantile", *q)]).collect();
+        let samples: Vec<(&[(&str, &str)], f64)> = labels
+            .iter()
+            .zip(quantiles.iter())
+            .map(|(l, v)| (l.as_slice(), *v))
+            .collect();
+        f.gauge_samples(&name, &help, &samples);
+        f.counter(&format!("{name}_count_total"), &help, count as f64);
+    }
+
+    // kraftd counts neither kind of election yet (see docs/monitoring.md).
+    for bean in [
+        "UncleanLeaderElectionsPerSec",
+        "ElectionFromEligibleLeaderReplicasPerSec",
+    ] {
+        let stem = bean.trim_end_matches("PerSec").to_lowercase();
+        f.counter(
+            &format!("kafka_controller_controllerstats_{stem}_total"),
+            &format!("kafka.controller:type=ControllerStats,name={bean}"),
+            0.0,
+        );
+    }
+}

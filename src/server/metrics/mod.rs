@@ -1,0 +1,63 @@
+//! Prometheus metrics under the names Prometheus's JMX exporter gives a Java controller's beans
+//! under Strimzi's rules (compat/jmx-exporter-kraft.yaml; docs/monitoring.md lists them), so
+//! that dashboards and alerts written for Java read kraftd unchanged.
+//!
+//! * `raft`: `kafka_server_raftmetrics_*` and `kafka_server_raftchannelmetrics_*`;
+//! * `controller`: `kafka_controller_*`;
+//! * `sampler`: what the node loop measures between the raft core's steps (latencies, rates);
+//! * `window`: Kafka's sampled statistics and Yammer's percentiles, time an argument;
+//! * `health`: what the probes read of the loop (liveness, leader, caught up);
+//! * `families`: building the exposition's families;
+//! * `text`: the text format 0.0.4 and OpenMetrics.
+//!
+//! The node loop answers a scrape with a [`Sample`] (its own state, read between two events);
+//! [`render`] writes it with the `process_*` collector's families.
+
+pub mod controller;
+pub mod families;
+pub mod health;
+pub mod raft;
+pub mod sampler;
+pub mod text;
+pub mod window;
+
+use prometheus::core::Collector;
+use prometheus::process_collector::ProcessCollector;
+
+use controller::{ControllerSample, EventManagerSample};
+use families::Families;
+use raft::ChannelCounters;
+use sampler::RaftRates;
+use text::Format;
+
+use crate::raft::metrics::RaftMetricsView;
+
+/// The node's state at one scrape, as the loop reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sample {
+    pub raft: RaftMetricsView,
+    pub rates: RaftRates,
+    pub controller: ControllerSample,
+    pub events: EventManagerSample,
+}
+
+/// The families of a sample and of the raft channel's counters, in exposition order.
+pub fn node_families(sample: &Sample, channel: &ChannelCounters) -> Families {
+    let mut f = Families::default();
+    raft::raft_families(&mut f, &sample.raft, &sample.rates);
+    channel.families(&mut f);
+    controller::controller_families(&mut f, &sample.controller, &sample.events);
+    f
+}
+
+/// The exposition of `families` and, if given, the process collector's, in `format`.
+pub fn render(families: Families, process: Option<&ProcessCollector>, format: Format) -> String {
+    let mut all = families.0;
+    if let Some(p) = process {
+        all.extend(p.collect());
+    }
+    text::encode(&all, format)
+}
+
+#[cfg(test)]
+mod tests;
