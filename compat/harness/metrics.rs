@@ -17,10 +17,12 @@ pub const CHECKED_PREFIXES: [&str; 3] = [
     "kafka_server_raftchannelmetrics_",
 ];
 
-/// raft-metrics attributes Java registers on the leader only.
-pub const LEADER_ONLY: [&str; 2] = [
+/// Metrics Java registers on the leader (the active controller) only.
+pub const LEADER_ONLY: [&str; 3] = [
     "kafka_server_raftmetrics_number_of_observers",
     "kafka_server_raftmetrics_uncommitted_voter_change",
+    // The active controller's (the raft leader's) per-broker heartbeat gauge.
+    "kafka_controller_kafkacontroller_timesincelastheartbeatreceivedms",
 ];
 
 /// Our Strimzi-style rules for the JMX exporter.

@@ -60,6 +60,22 @@ impl BrokerSessions {
         s
     }
 
+    /// Each registered broker with its last contact in ms, if it made one (any epoch): what
+    /// Java's `TimeSinceLastHeartbeatReceivedMs{broker}` counts from.
+    pub fn last_contacts(&self) -> Vec<(i32, Option<u64>)> {
+        self.brokers
+            .keys()
+            .map(|&id| {
+                let last = self
+                    .contacts
+                    .range((id, i64::MIN)..=(id, i64::MAX))
+                    .map(|(_, &at)| at)
+                    .max();
+                (id, last)
+            })
+            .collect()
+    }
+
     pub fn timeout_ms(&self) -> u64 {
         self.timeout_ms
     }

@@ -161,6 +161,13 @@ impl QuorumController {
         self.caught_up
     }
 
+    /// The active controller's brokers with their last contact in ms (none when not active).
+    pub fn broker_last_contacts(&self) -> Vec<(i32, Option<u64>)> {
+        self.active
+            .as_ref()
+            .map_or_else(Vec::new, |a| a.sessions.last_contacts())
+    }
+
     /// The epoch this controller acts as the active one in, if any.
     pub fn active_epoch(&self) -> Option<i32> {
         self.active.as_ref().map(|a| a.epoch)

@@ -32,6 +32,9 @@ pub struct ControllerSample {
     pub ignored_static_voters: bool,
     /// Each registered broker's state, as Java's `BrokerRegistrationState` numbers it.
     pub broker_states: Vec<(i32, i32)>,
+    /// On the active controller only (as in Java), each registered broker and the ms since its
+    /// last heartbeat (0 before its first).
+    pub since_last_heartbeat_ms: Vec<(i32, u64)>,
 }
 
 /// Java's `BrokerRegistrationState`: fenced first, then in controlled shutdown, else active
@@ -165,6 +168,27 @@ pub fn controller_families(f: &mut Families, c: &ControllerSample, e: &EventMana
         f.gauge_samples(
             &format!("{KAFKA_CONTROLLER}brokerregistrationstate"),
             "kafka.controller:type=KafkaController,name=BrokerRegistrationState (-1 unregistered, 10 fenced, 20 controlled shutdown, 30 active)",
+            &samples,
+        );
+    }
+
+    // The active controller's per-broker gauge (`…,name=TimeSinceLastHeartbeatReceivedMs,broker=<id>`).
+    if !c.since_last_heartbeat_ms.is_empty() {
+        let ids: Vec<String> = c
+            .since_last_heartbeat_ms
+            .iter()
+            .map(|(id, _)| id.to_string())
+            .collect();
+        let labels: Vec<[(&str, &str); 1]> =
+            ids.iter().map(|id| [("broker", id.as_str())]).collect();
+        let samples: Vec<(&[(&str, &str)], f64)> = labels
+            .iter()
+            .zip(&c.since_last_heartbeat_ms)
+            .map(|(l, (_, ms))| (l.as_slice(), *ms as f64))
+            .collect();
+        f.gauge_samples(
+            &format!("{KAFKA_CONTROLLER}timesincelastheartbeatreceivedms"),
+            "kafka.controller:type=KafkaController,name=TimeSinceLastHeartbeatReceivedMs",
             &samples,
         );
     }

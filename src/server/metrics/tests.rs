@@ -54,6 +54,7 @@ fn follower() -> Sample {
             operations_timed_out: 0,
             ignored_static_voters: false,
             broker_states: vec![(101, 30), (102, 10)],
+            since_last_heartbeat_ms: vec![(101, 1200), (102, 0)],
         },
         events: EventManagerSample {
             avg_idle_ratio: 0.75,
@@ -118,6 +119,8 @@ fn a_followers_exposition_line_by_line() {
         "kafka_controller_kafkacontroller_ignoredstaticvoters 0",
         r#"kafka_controller_kafkacontroller_brokerregistrationstate{broker="101"} 30"#,
         r#"kafka_controller_kafkacontroller_brokerregistrationstate{broker="102"} 10"#,
+        r#"kafka_controller_kafkacontroller_timesincelastheartbeatreceivedms{broker="101"} 1200"#,
+        r#"kafka_controller_kafkacontroller_timesincelastheartbeatreceivedms{broker="102"} 0"#,
         "kafka_controller_controllereventmanager_avgidleratio 0.75",
         r#"kafka_controller_controllereventmanager_eventqueuetimems{quantile="0.50"} 0"#,
         r#"kafka_controller_controllereventmanager_eventqueuetimems{quantile="0.75"} 1"#,
@@ -230,8 +233,9 @@ fn signatures(text: &str) -> std::collections::BTreeSet<(String, String, Vec<Str
 fn a_leader_exports_the_names_a_java_leader_exports() {
     let java = include_str!("../../../compat/metrics/java-4.4-controller-leader.prom");
     let mut s = follower();
-    // The captured leader had no brokers (the live check covers BrokerRegistrationState).
+    // The captured leader had no brokers (the live check covers the per-broker gauges).
     s.controller.broker_states.clear();
+    s.controller.since_last_heartbeat_ms.clear();
     s.raft.state = "leader";
     s.raft.observers = Some(0);
     s.raft.uncommitted_voter_change = Some(false);

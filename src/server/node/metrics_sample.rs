@@ -55,6 +55,12 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             ..ControllerSample::default()
         };
         controller.count_image(&machine.committed_state().image);
+        controller.since_last_heartbeat_ms = self
+            .controller
+            .broker_last_contacts()
+            .into_iter()
+            .map(|(id, last)| (id, last.map_or(0, |at| now.0.saturating_sub(at))))
+            .collect();
         let ev = &self.metrics.events;
         let events = EventManagerSample {
             avg_idle_ratio: rates.poll_idle_ratio_avg,

@@ -7,7 +7,8 @@
 //! - `half_open`: 1,000 handshakes left half open, kraftd's memory and log meanwhile;
 //! - `principals`: certificates mapped by `ssl.principal.mapping.rules` to principals that
 //!   StandardAuthorizer's ACLs name, the same answers from both;
-//! - `rotation`: a kraftd voter's key store replaced under it (and then by garbage).
+//! - `rotation`: a kraftd voter's key store replaced under it (and then by garbage);
+//! - `tools`: Kafka's tools through each over mutual TLS, the same answers from both.
 //!
 //! `client` is the test's TLS client: it connects as a given certificate (or none, or raw TCP)
 //! and says what it saw.
@@ -17,6 +18,7 @@ mod half_open;
 mod principals;
 mod refusals;
 mod rotation;
+mod tools;
 
 use std::fs;
 use std::path::PathBuf;
@@ -194,6 +196,7 @@ fn ssl_controllers_refuse_bad_clients_and_authorize_mapped_principals_as_java_do
     refusals::compare(&java, &kraftd);
     half_open::compare(&java, &kraftd);
     principals::compare(&java, &kraftd);
+    tools::compare(&java, &kraftd);
     java.stop();
     kraftd.stop();
 }
