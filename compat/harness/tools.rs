@@ -174,6 +174,38 @@ impl Kafka {
         self.run(Tool::MetadataQuorum, &all)
     }
 
+    /// `kafka-configs --bootstrap-controller <via> <args>` (panics if the tool fails): its
+    /// output.
+    pub fn configs_through_controller(&self, via: &str, args: &[&str]) -> String {
+        let out = self.run(
+            Tool::Configs,
+            &[&["--bootstrap-controller", via][..], args].concat(),
+        );
+        out.assert_success();
+        out.stdout
+    }
+
+    /// Sets the cluster-wide broker default `key=value` through the controller at `via` and
+    /// waits (up to a minute) until `--describe` through it shows the value: that output.
+    pub fn alter_broker_default_through(&self, via: &str, key_value: &str) -> String {
+        let default = ["--entity-type", "brokers", "--entity-default"];
+        let alter = [&["--alter", "--add-config", key_value][..], &default].concat();
+        self.configs_through_controller(via, &alter);
+        let describe = [&["--describe"][..], &default].concat();
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            let described = self.configs_through_controller(via, &describe);
+            if described.contains(key_value) {
+                return described;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{key_value} set through {via} was not described: {described}"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
     /// `kafka-features --bootstrap-controller <host:port,...> describe`.
     pub fn features_describe(&self, bootstrap_controller: &str) -> Output {
         self.run(

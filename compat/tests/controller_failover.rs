@@ -416,31 +416,8 @@ fn tools_over_sasl_ssl(kafka: &Kafka, q: &KraftdQuorum, leader: i32) {
             v.id
         );
     }
-    let configs = |args: &[&str]| {
-        let via = q.voters[0].endpoint();
-        let out = kafka.run(
-            Tool::Configs,
-            &[&["--bootstrap-controller", via.as_str()][..], args].concat(),
-        );
-        out.assert_success();
-        out.stdout
-    };
-    let default = ["--entity-type", "brokers", "--entity-default"];
-    configs(
-        &[
-            &["--alter", "--add-config", "log.cleaner.threads=2"][..],
-            &default,
-        ]
-        .concat(),
-    );
-    let deadline = Instant::now() + WAIT;
-    while !configs(&[&["--describe"][..], &default].concat()).contains("log.cleaner.threads=2") {
-        assert!(
-            Instant::now() < deadline,
-            "the altered default was not described"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    let via = q.voters[0].endpoint();
+    kafka.alter_broker_default_through(&via, "log.cleaner.threads=2");
     let own = [
         "--describe",
         "--entity-type",
@@ -449,6 +426,6 @@ fn tools_over_sasl_ssl(kafka: &Kafka, q: &KraftdQuorum, leader: i32) {
         "1",
         "--all",
     ];
-    let own = configs(&own);
+    let own = kafka.configs_through_controller(&via, &own);
     assert!(own.contains("node.id=1"), "voter 1's own config: {own}");
 }

@@ -151,47 +151,25 @@ pub fn controller_families(f: &mut Families, c: &ControllerSample, e: &EventMana
         f.gauge(&name, &help, value);
     }
 
-    // One gauge per registered broker (`…,name=BrokerRegistrationState,broker=<id>`).
-    if !c.broker_states.is_empty() {
-        let ids: Vec<String> = c
-            .broker_states
-            .iter()
-            .map(|(id, _)| id.to_string())
-            .collect();
-        let labels: Vec<[(&str, &str); 1]> =
-            ids.iter().map(|id| [("broker", id.as_str())]).collect();
-        let samples: Vec<(&[(&str, &str)], f64)> = labels
-            .iter()
-            .zip(&c.broker_states)
-            .map(|(l, (_, state))| (l.as_slice(), f64::from(*state)))
-            .collect();
-        f.gauge_samples(
-            &format!("{KAFKA_CONTROLLER}brokerregistrationstate"),
-            "kafka.controller:type=KafkaController,name=BrokerRegistrationState (-1 unregistered, 10 fenced, 20 controlled shutdown, 30 active)",
-            &samples,
-        );
-    }
-
-    // The active controller's per-broker gauge (`…,name=TimeSinceLastHeartbeatReceivedMs,broker=<id>`).
-    if !c.since_last_heartbeat_ms.is_empty() {
-        let ids: Vec<String> = c
-            .since_last_heartbeat_ms
-            .iter()
-            .map(|(id, _)| id.to_string())
-            .collect();
-        let labels: Vec<[(&str, &str); 1]> =
-            ids.iter().map(|id| [("broker", id.as_str())]).collect();
-        let samples: Vec<(&[(&str, &str)], f64)> = labels
-            .iter()
-            .zip(&c.since_last_heartbeat_ms)
-            .map(|(l, (_, ms))| (l.as_slice(), *ms as f64))
-            .collect();
-        f.gauge_samples(
-            &format!("{KAFKA_CONTROLLER}timesincelastheartbeatreceivedms"),
-            "kafka.controller:type=KafkaController,name=TimeSinceLastHeartbeatReceivedMs",
-            &samples,
-        );
-    }
+    // One gauge per registered broker (`…,name=BrokerRegistrationState,broker=<id>`), and on
+    // the active controller one per broker for its heartbeats.
+    let states: Vec<(i32, f64)> = c
+        .broker_states
+        .iter()
+        .map(|(id, state)| (*id, f64::from(*state)))
+        .collect();
+    per_broker_gauge(
+        f,
+        "BrokerRegistrationState",
+        " (-1 unregistered, 10 fenced, 20 controlled shutdown, 30 active)",
+        &states,
+    );
+    let heartbeats: Vec<(i32, f64)> = c
+        .since_last_heartbeat_ms
+        .iter()
+        .map(|(id, ms)| (*id, *ms as f64))
+        .collect();
+    per_broker_gauge(f, "TimeSinceLastHeartbeatReceivedMs", "", &heartbeats);
 
     let events = "kafka_controller_controllereventmanager_";
     f.gauge(
@@ -233,4 +211,24 @@ pub fn controller_families(f: &mut Families, c: &ControllerSample, e: &EventMana
             0.0,
         );
     }
+}
+
+/// A `type=KafkaController` gauge with a `broker` label, one sample per broker (none: no family,
+/// as Java registers these per broker).
+fn per_broker_gauge(f: &mut Families, bean: &str, help_suffix: &str, values: &[(i32, f64)]) {
+    if values.is_empty() {
+        return;
+    }
+    let ids: Vec<String> = values.iter().map(|(id, _)| id.to_string()).collect();
+    let labels: Vec<[(&str, &str); 1]> = ids.iter().map(|id| [("broker", id.as_str())]).collect();
+    let samples: Vec<(&[(&str, &str)], f64)> = labels
+        .iter()
+        .zip(values)
+        .map(|(l, (_, v))| (l.as_slice(), *v))
+        .collect();
+    f.gauge_samples(
+        &format!("{KAFKA_CONTROLLER}{}", bean.to_lowercase()),
+        &format!("kafka.controller:type=KafkaController,name={bean}{help_suffix}"),
+        &samples,
+    );
 }

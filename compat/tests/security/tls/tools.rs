@@ -4,10 +4,8 @@
 //! `kafka-configs` altering the cluster-wide broker default and describing it back. Both give
 //! the same answers.
 
-use std::time::Duration;
-
-use super::{eventually, SslController};
-use crate::harness::{Kafka, Tool};
+use super::SslController;
+use crate::harness::Kafka;
 
 /// What the tools print through `c`, in the parts both kinds must agree on.
 fn answers(kafka: &Kafka, c: &SslController) -> Vec<String> {
@@ -16,32 +14,7 @@ fn answers(kafka: &Kafka, c: &SslController) -> Vec<String> {
         .quorum_status(&via)
         .unwrap_or_else(|out| panic!("describe --status through {}:\n{out}", c.kind()));
     let features = kafka.finalized_features(&via);
-    let configs = |args: &[&str]| {
-        let out = kafka.run(
-            Tool::Configs,
-            &[&["--bootstrap-controller", via.as_str()][..], args].concat(),
-        );
-        out.assert_success();
-        out.stdout
-    };
-    let default = ["--entity-type", "brokers", "--entity-default"];
-    configs(
-        &[
-            &["--alter", "--add-config", "log.cleaner.threads=2"][..],
-            &default,
-        ]
-        .concat(),
-    );
-    let mut described = String::new();
-    let shown = eventually(Duration::from_secs(60), || {
-        described = configs(&[&["--describe"][..], &default].concat());
-        described.contains("log.cleaner.threads=2")
-    });
-    assert!(
-        shown,
-        "{}: the altered default was not described: {described}",
-        c.kind()
-    );
+    let described = kafka.alter_broker_default_through(&via, "log.cleaner.threads=2");
     vec![
         format!(
             "leader {} of {} voters",
