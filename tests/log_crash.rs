@@ -245,6 +245,21 @@ fn damage_files(dir: &Path, model: &Model, damage: &Damage) {
     }
 }
 
+/// Every file of `dir` with its bytes, sorted by name.
+fn directory_bytes(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files: Vec<(PathBuf, Vec<u8>)> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| {
+            let bytes = fs::read(&p).unwrap();
+            (p, bytes)
+        })
+        .collect();
+    files.sort();
+    files
+}
+
 static CASE: AtomicU32 = AtomicU32::new(0);
 
 fn file_case(segment_bytes: u64, ops: &[Op], damage: &Damage) -> Result<(), TestCaseError> {
@@ -268,8 +283,21 @@ fn file_case(segment_bytes: u64, ops: &[Op], damage: &Damage) -> Result<(), Test
         // The process dies here: nothing more is written.
     }
     damage_files(&dir, &model, damage);
+    // `kraftd doctor --data-dir` reads what start-up will do, changing nothing.
+    let before = directory_bytes(&dir);
+    let (predicted, _) = kraftd::server::doctor::offline::walk_read_only(&dir)
+        .map_err(|e| TestCaseError::fail(format!("doctor: {e}")))?;
+    prop_assert_eq!(
+        directory_bytes(&dir),
+        before,
+        "the doctor changed the directory"
+    );
     let log =
         FileLog::open(&dir, config).map_err(|e| TestCaseError::fail(format!("reopen: {e}")))?;
+    let report = log.open_report();
+    prop_assert_eq!(predicted.end_offset, Some(log.end_offset()));
+    prop_assert_eq!(predicted.cut.as_ref(), report.cuts.first());
+    prop_assert_eq!(predicted.stale.len(), report.deleted_segments.len());
     let recovered = read_all(&log);
     check_prefix(&recovered, &model, log.end_offset())?;
     let end = log.end_offset();

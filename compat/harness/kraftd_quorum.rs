@@ -82,11 +82,9 @@ impl KraftdQuorum {
                     .set("listeners", format!("CONTROLLER://{}", v.endpoint()))
                     .set("controller.quorum.voters", voter_list.clone())
                     .set("log.dirs", dir.subdir(&name).display().to_string());
-                for (k, value) in transport.node_props(
-                    &format!("controller-{}", v.id),
-                    Role::Controller { kraftd: true },
-                    None,
-                ) {
+                for (k, value) in
+                    transport.node_props(v.id, Role::Controller { kraftd: true }, None)
+                {
                     props.set(k, value);
                 }
                 for (k, value) in overrides(v.id) {
@@ -166,10 +164,7 @@ impl KraftdQuorum {
             .map(|&id| {
                 let mut b = JavaBroker::builder(id, Quorum::StaticVoters(self.voters.clone()))
                     .cluster_id(self.cluster_id.clone());
-                for (k, v) in self
-                    .transport
-                    .node_props(&format!("broker-{id}"), Role::Broker, None)
-                {
+                for (k, v) in self.transport.node_props(id, Role::Broker, None) {
                     b = b.prop(&k, v);
                 }
                 b

@@ -354,11 +354,8 @@ impl Mixed {
     /// A broker's TLS settings for reaching this quorum (none on PLAINTEXT).
     pub fn broker_props(&self, id: i32) -> Vec<(String, String)> {
         let super_users = self.node_props.iter().find(|(k, _)| k == "super.users");
-        self.transport.node_props(
-            &format!("broker-{id}"),
-            Role::Broker,
-            super_users.map(|(_, v)| v.as_str()),
-        )
+        self.transport
+            .node_props(id, Role::Broker, super_users.map(|(_, v)| v.as_str()))
     }
 
     /// How a broker (or an observer) finds this quorum.
@@ -554,7 +551,7 @@ fn secured_props(
 ) -> Vec<(String, String)> {
     let super_users = node_props.iter().find(|(k, _)| k == "super.users");
     let secured = transport.node_props(
-        &format!("controller-{id}"),
+        id,
         Role::Controller { kraftd },
         super_users.map(|(_, v)| v.as_str()),
     );

@@ -20,6 +20,7 @@
 pub mod cases;
 mod cds;
 pub mod disk_replacement;
+pub mod doctor;
 pub mod dynamic_quorum;
 pub mod elections;
 pub mod image_compare;

@@ -36,6 +36,9 @@ pub enum StoreFormat {
 }
 
 impl StoreFormat {
+    /// Every format Kafka reads.
+    pub const ALL: [StoreFormat; 3] = [StoreFormat::Jks, StoreFormat::Pkcs12, StoreFormat::Pem];
+
     pub fn kafka_type(self) -> &'static str {
         match self {
             StoreFormat::Jks => "JKS",

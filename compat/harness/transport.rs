@@ -42,15 +42,50 @@ pub enum Transport {
     /// SSL with required client certificates on every controller listener; kraftd's key and
     /// trust stores in this format.
     MutualTls {
-        kraftd: StoreFormat,
+        kraftd: PerNode<StoreFormat>,
     },
-    /// SASL_SSL on every controller listener (server certificates only): the brokers
-    /// authenticate with `brokers`, the controllers to each other with PLAIN, and every node is
-    /// `User:<role>` (see [`SASL_USERS`]).
+    /// SASL_SSL on every controller listener, with client certificates required too (Kafka's
+    /// KIP-684: the listener's own `ssl.client.auth`), so the TLS under SASL is mutual: the
+    /// brokers authenticate with `brokers`, the controllers to each other with PLAIN, and every
+    /// node is `User:<role>` (see [`SASL_USERS`]).
     SaslSsl {
-        kraftd: StoreFormat,
-        brokers: SaslMechanism,
+        kraftd: PerNode<StoreFormat>,
+        brokers: PerNode<SaslMechanism>,
     },
+}
+
+/// A setting that is the same on every node, or that takes each entry of a list in turn by node
+/// id (node `id` gets entry `(id - 1) mod len`), so that one cluster of consecutive ids covers
+/// every entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PerNode<T: 'static> {
+    Every(T),
+    InTurn(&'static [T]),
+}
+
+impl<T: Copy + PartialEq> PerNode<T> {
+    /// Node `id`'s entry.
+    pub fn of(self, id: i32) -> T {
+        match self {
+            PerNode::Every(t) => t,
+            PerNode::InTurn(list) => list[(id - 1).rem_euclid(list.len() as i32) as usize],
+        }
+    }
+
+    /// Every entry some node may get, each once, in the list's order.
+    pub fn entries(self) -> Vec<T> {
+        let all: &[T] = match &self {
+            PerNode::Every(t) => std::slice::from_ref(t),
+            PerNode::InTurn(list) => list,
+        };
+        let mut out = Vec::new();
+        for t in all {
+            if !out.contains(t) {
+                out.push(*t);
+            }
+        }
+        out
+    }
 }
 
 /// The SASL mechanisms the brokers use towards the controllers.
@@ -59,14 +94,32 @@ pub enum SaslMechanism {
     /// Against the users of the controllers' PLAIN JAAS config.
     Plain,
     /// Against the credentials in the metadata image, which `--add-scram` puts there at format.
+    ScramSha256,
     ScramSha512,
 }
 
 impl SaslMechanism {
+    /// Every mechanism a controller listener takes from brokers.
+    pub const ALL: [SaslMechanism; 3] = [
+        SaslMechanism::Plain,
+        SaslMechanism::ScramSha256,
+        SaslMechanism::ScramSha512,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             SaslMechanism::Plain => "PLAIN",
+            SaslMechanism::ScramSha256 => "SCRAM-SHA-256",
             SaslMechanism::ScramSha512 => "SCRAM-SHA-512",
+        }
+    }
+
+    fn login_module(self) -> &'static str {
+        match self {
+            SaslMechanism::Plain => "org.apache.kafka.common.security.plain.PlainLoginModule",
+            SaslMechanism::ScramSha256 | SaslMechanism::ScramSha512 => {
+                "org.apache.kafka.common.security.scram.ScramLoginModule"
+            }
         }
     }
 }
@@ -79,6 +132,16 @@ pub enum Role {
         kraftd: bool,
     },
     Broker,
+}
+
+impl Role {
+    /// Node `id`'s name in this role, its certificate's common name (`controller-1`).
+    pub fn node_name(self, id: i32) -> String {
+        match self {
+            Role::Controller { .. } => format!("controller-{id}"),
+            Role::Broker => format!("broker-{id}"),
+        }
+    }
 }
 
 /// The SASL users and their passwords (test values: they protect nothing): the controllers,
@@ -109,25 +172,22 @@ pub fn principal_mapping_rules() -> String {
 pub const SUPER_USERS: [&str; 3] = ["User:controller", "User:broker", "User:harness"];
 
 impl Transport {
-    /// The settings node `name` (e.g. `controller-1`, `broker-101`), of `role`, gets over its
-    /// others: the CONTROLLER listener's protocol, TLS and SASL, and `super_users` (the
-    /// cluster's, if it sets any) extended by [`SUPER_USERS`].
+    /// The settings node `id` of `role` gets over its others: the CONTROLLER listener's
+    /// protocol, TLS and SASL, and `super_users` (the cluster's, if it sets any) extended by
+    /// [`SUPER_USERS`].
     pub fn node_props(
         self,
-        name: &str,
+        id: i32,
         role: Role,
         super_users: Option<&str>,
     ) -> Vec<(String, String)> {
-        let (format, client_auth) = match (self, role) {
+        let format = match (self, role) {
             (Transport::Plaintext, _) => return Vec::new(),
-            (Transport::MutualTls { kraftd }, Role::Controller { kraftd: true }) => {
-                (kraftd, "required")
-            }
-            (Transport::MutualTls { .. }, _) => (StoreFormat::Pkcs12, "required"),
-            (Transport::SaslSsl { kraftd, .. }, Role::Controller { kraftd: true }) => {
-                (kraftd, "none")
-            }
-            (Transport::SaslSsl { .. }, _) => (StoreFormat::Pkcs12, "none"),
+            (
+                Transport::MutualTls { kraftd } | Transport::SaslSsl { kraftd, .. },
+                Role::Controller { kraftd: true },
+            ) => kraftd.of(id),
+            _ => StoreFormat::Pkcs12,
         };
         let pki = Pki::get();
         let prefix = "listener.name.controller.";
@@ -139,15 +199,15 @@ impl Transport {
                     self.controller_protocol()
                 ),
             ),
-            (format!("{prefix}ssl.client.auth"), client_auth.to_string()),
+            (format!("{prefix}ssl.client.auth"), "required".to_string()),
             (
                 format!("{prefix}ssl.principal.mapping.rules"),
                 principal_mapping_rules(),
             ),
         ];
-        props.extend(pki.ssl_props(prefix, &pki.identity(name), format));
+        props.extend(pki.ssl_props(prefix, &pki.identity(&role.node_name(id)), format));
         if let Transport::SaslSsl { brokers, .. } = self {
-            props.extend(sasl_props(role, brokers));
+            props.extend(sasl_props(id, role, brokers));
         }
         if let Some(users) = super_users {
             let all: Vec<&str> = users.split(';').chain(SUPER_USERS).collect();
@@ -156,21 +216,27 @@ impl Transport {
         props
     }
 
-    /// What every controller's format adds: the brokers' SCRAM credentials, when they use SCRAM.
+    /// What every controller's format adds: the brokers' SCRAM credentials, for each SCRAM
+    /// mechanism a broker uses.
     pub fn format_args(self) -> Vec<String> {
-        match self {
-            Transport::SaslSsl {
-                brokers: SaslMechanism::ScramSha512,
-                ..
-            } => vec![
-                "--add-scram".to_string(),
-                format!(
-                    "SCRAM-SHA-512=[name=broker,password={}]",
-                    sasl_password("broker")
-                ),
-            ],
-            _ => Vec::new(),
-        }
+        let Transport::SaslSsl { brokers, .. } = self else {
+            return Vec::new();
+        };
+        brokers
+            .entries()
+            .into_iter()
+            .filter(|m| *m != SaslMechanism::Plain)
+            .flat_map(|m| {
+                [
+                    "--add-scram".to_string(),
+                    format!(
+                        "{}=[name=broker,password={}]",
+                        m.name(),
+                        sasl_password("broker")
+                    ),
+                ]
+            })
+            .collect()
     }
 
     /// The CONTROLLER listener's security protocol.
@@ -191,41 +257,43 @@ impl Transport {
     }
 }
 
-/// The controller listener's SASL settings for a node of `role`, the brokers using `brokers`.
-fn sasl_props(role: Role, brokers: SaslMechanism) -> Vec<(String, String)> {
+/// The controller listener's SASL settings for node `id` of `role`, broker `b` using
+/// `brokers.of(b)`.
+fn sasl_props(id: i32, role: Role, brokers: PerNode<SaslMechanism>) -> Vec<(String, String)> {
     let prefix = "listener.name.controller.";
     let jaas_key =
         |m: SaslMechanism| format!("{prefix}{}.sasl.jaas.config", m.name().to_ascii_lowercase());
-    let module = |m: SaslMechanism| match m {
-        SaslMechanism::Plain => "org.apache.kafka.common.security.plain.PlainLoginModule",
-        SaslMechanism::ScramSha512 => "org.apache.kafka.common.security.scram.ScramLoginModule",
-    };
     let login = |user: &str| format!("username=\"{user}\" password=\"{}\"", sasl_password(user));
+    let plain = SaslMechanism::Plain;
     match role {
-        Role::Broker => vec![
-            (
-                "sasl.mechanism.controller.protocol".to_string(),
-                brokers.name().to_string(),
-            ),
-            (
-                jaas_key(brokers),
-                format!("{} required {};", module(brokers), login("broker")),
-            ),
-        ],
+        Role::Broker => {
+            let mine = brokers.of(id);
+            vec![
+                (
+                    "sasl.mechanism.controller.protocol".to_string(),
+                    mine.name().to_string(),
+                ),
+                (
+                    jaas_key(mine),
+                    format!("{} required {};", mine.login_module(), login("broker")),
+                ),
+            ]
+        }
         Role::Controller { .. } => {
             let users: Vec<String> = SASL_USERS
                 .iter()
                 .map(|(u, p)| format!("user_{u}=\"{p}\""))
                 .collect();
-            let plain = SaslMechanism::Plain;
+            let mut enabled = vec![plain];
+            enabled.extend(brokers.entries().into_iter().filter(|m| *m != plain));
             let mut props = vec![
                 (
                     format!("{prefix}sasl.enabled.mechanisms"),
-                    if brokers == plain {
-                        plain.name().to_string()
-                    } else {
-                        format!("{},{}", plain.name(), brokers.name())
-                    },
+                    enabled
+                        .iter()
+                        .map(|m| m.name())
+                        .collect::<Vec<_>>()
+                        .join(","),
                 ),
                 (
                     "sasl.mechanism.controller.protocol".to_string(),
@@ -235,14 +303,17 @@ fn sasl_props(role: Role, brokers: SaslMechanism) -> Vec<(String, String)> {
                     jaas_key(plain),
                     format!(
                         "{} required {} {};",
-                        module(plain),
+                        plain.login_module(),
                         login("controller"),
                         users.join(" ")
                     ),
                 ),
             ];
-            if brokers != plain {
-                props.push((jaas_key(brokers), format!("{} required;", module(brokers))));
+            for scram in &enabled[1..] {
+                props.push((
+                    jaas_key(*scram),
+                    format!("{} required;", scram.login_module()),
+                ));
             }
             props
         }

@@ -36,7 +36,7 @@ use crate::harness::mixed_quorum::{Member, Mixed, QuorumMode};
 use crate::harness::netns::Placement;
 use crate::harness::pki::StoreFormat;
 use crate::harness::quorum_probe::leader_view_at;
-use crate::harness::transport::Transport;
+use crate::harness::transport::{PerNode, Transport};
 use crate::harness::Kafka;
 use crate::load::churn::{churn, create_churn_topic, ChurnConfig};
 use crate::load::client::Controllers;
@@ -170,7 +170,7 @@ fn controller_load_on_kraftd_and_java() {
             (true, false) => &[&[Workload::W2, Workload::Churn, Workload::W3]],
         };
         let tls = Transport::MutualTls {
-            kraftd: StoreFormat::Pkcs12,
+            kraftd: PerNode::Every(StoreFormat::Pkcs12),
         };
         let tls_plan: &[&[Workload]] = if sizes.mtls { &[&[Workload::W3]] } else { &[] };
         let runs = plan

@@ -1,9 +1,9 @@
 //! Three kraftd controllers (static voters) serving three stock Kafka 4.4 brokers over SASL_SSL
-//! (the CONTROLLER listener on SASL_SSL with SASL/PLAIN: the controllers authenticate to each
-//! other as `controller`, the brokers as `broker`, Kafka's tools as `harness`; kraftd's stores
-//! PEM files, the brokers' PKCS12; the 3-kraftd topology on mutual TLS is the middle of
-//! `rolling_replacement`'s secured run), and the active controller killed with SIGKILL while
-//! clients produce:
+//! with mutual TLS under it (client certificates required): the controllers authenticate to
+//! each other with PLAIN as `controller`, the brokers as `broker` with PLAIN, SCRAM-SHA-256 and
+//! SCRAM-SHA-512 (one each, against `--add-scram` credentials for SCRAM), Kafka's tools as
+//! `harness`; kraftd's stores are JKS, PKCS12 and PEM (one voter each), the brokers' PKCS12.
+//! The active controller is killed with SIGKILL while clients produce:
 //! - `kafka-metadata-quorum --bootstrap-server <broker>` describes the quorum (status and
 //!   replication) through a broker, before and after the failover;
 //! - a verifying client workload (`compat/java/ExactlyOnceWorkload.java`) sends 100,000
@@ -14,6 +14,9 @@
 //! - midway the active kraftd is killed: another takes over, no live broker is ever fenced, a
 //!   topic is created, grown and deleted through a broker while the workload runs, and no
 //!   producer-id block is handed out twice;
+//! - `kraftd doctor` over SASL_SSL finds the quorum healthy before the kill and, while the
+//!   killed voter is down, degraded with that voter named as stopped; offline it reads copies of
+//!   that voter's directory as they are, torn and corrupt, and names what start-up would cut;
 //! - the killed kraftd restarts and catches up; a broker killed after the failover is fenced
 //!   by the new active controller; Java's image of both kraftd logs equals kraftd's.
 
@@ -27,12 +30,13 @@ use kraftd::protocol::errors::ErrorCode;
 use kraftd::protocol::messages::{AllocateProducerIdsRequest, AllocateProducerIdsResponse};
 use serde_json::Value;
 
+use crate::harness::doctor::{assert_offline_diagnoses, doctor};
 use crate::harness::image_compare::assert_image_equals_javas;
 use crate::harness::java_probe::spawn_program;
 use crate::harness::kraftd_quorum::KraftdQuorum;
 use crate::harness::pki::StoreFormat;
 use crate::harness::quorum_probe::{describe_quorum, round_trip, voter_end};
-use crate::harness::transport::{SaslMechanism, Transport};
+use crate::harness::transport::{PerNode, SaslMechanism, Transport};
 use crate::harness::workload::log_view::LogView;
 use crate::harness::{Kafka, TestDir, Tool};
 use crate::topics::workload::parse_describe;
@@ -51,8 +55,8 @@ fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
     let kafka = Kafka::get();
     let dir = TestDir::new();
     let secured = Transport::SaslSsl {
-        kraftd: StoreFormat::Pem,
-        brokers: SaslMechanism::Plain,
+        kraftd: PerNode::InTurn(&StoreFormat::ALL),
+        brokers: PerNode::InTurn(&SaslMechanism::ALL),
     };
     let mut q = KraftdQuorum::start_secured(&dir, 3, secured);
     let mut brokers = q.start_brokers(&dir, &BROKERS);
@@ -65,6 +69,10 @@ fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
     let mut first = q.wait_for_leader(|_| true);
     assert_quorum_described_through(kafka, &via, first, &[1, 2, 3], &BROKERS);
     tools_over_sasl_ssl(kafka, &q, first);
+    // `kraftd doctor` over SASL_SSL: the healthy quorum is healthy on every check.
+    let endpoints: Vec<String> = q.voters.iter().map(|v| v.endpoint()).collect();
+    let healthy = doctor(&endpoints, 2);
+    assert_eq!(healthy.exit, 0, "{:#}", healthy.report);
     for (topic, partitions) in [("eos-idempotent", "12"), ("eos-transactional", "6")] {
         topics(
             kafka,
@@ -128,6 +136,23 @@ fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
             wait_caught_up(&q, leader, killed_id, 0);
         } else {
             first = killed_id;
+            // The doctor names the stopped voter and why, and the quorum as degraded.
+            let stopped = doctor(&endpoints, 2);
+            assert_eq!(stopped.exit, 1, "{:#}", stopped.report);
+            assert_eq!(stopped.check("voters")["verdict"], "degraded");
+            let findings = stopped.findings("voters");
+            assert!(
+                findings.len() == 1
+                    && findings[0].starts_with(&format!("voter {killed_id} at "))
+                    && findings[0].contains("stopped: nothing listens there"),
+                "{:#}",
+                stopped.report
+            );
+            // And reads the stopped voter's directory offline: copies as it is, torn, corrupt.
+            assert_offline_diagnoses(
+                &metadata_dir(&dir, killed_id),
+                &dir.subdir("offline-doctor"),
+            );
         }
     }
     let next = leader;

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::harness::image_compare::{assert_image_equals_javas, image_differences};
 use crate::harness::pki::StoreFormat;
-use crate::harness::transport::Transport;
+use crate::harness::transport::{PerNode, Transport};
 use crate::harness::workload::{self, Workload};
 use crate::harness::{dump_java_image, dump_java_snapshot, KraftdProcess, KRAFTD_COMMAND_TIMEOUT};
 use kraftd::log::snapshot::{parse_file_name, OffsetAndEpoch, SnapshotFileKind};
@@ -234,7 +234,7 @@ fn every_metadata_record_type_reaches_kraftd_byte_for_byte() {
 
     // Over mutual TLS, kraftd's stores JKS (Kafka's default type).
     let mut w = workload::run(Transport::MutualTls {
-        kraftd: StoreFormat::Jks,
+        kraftd: PerNode::Every(StoreFormat::Jks),
     });
     eprintln!("workload done after {:.1?}", w.elapsed);
 

@@ -6,15 +6,15 @@
 //! publishing fault (the lines behind `metadata-load-error-count` and the publisher's fault
 //! metric; the workload checks both before it stops). kraftd leads in one epoch from the first
 //! phase to the last (the end of the workload, before its processes stop), and Java's image of
-//! each Java follower's log equals kraftd's image of it. The controller listeners are SASL_SSL,
-//! the brokers authenticating with SCRAM-SHA-512.
+//! each Java follower's log equals kraftd's image of it. The controller listeners are SASL_SSL
+//! over mutual TLS, the brokers authenticating with PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512.
 
 use std::path::Path;
 
 use crate::harness::image_compare::assert_image_equals_javas;
 use crate::harness::pki::StoreFormat;
 use crate::harness::quorum_probe::read_log_batches;
-use crate::harness::transport::{SaslMechanism, Transport};
+use crate::harness::transport::{PerNode, SaslMechanism, Transport};
 use crate::harness::workload;
 use kraftd::protocol::records::split_batches;
 
@@ -31,12 +31,13 @@ fn last_epoch_below(metadata_dir: &Path, below: i64) -> i32 {
 
 #[test]
 fn java_followers_replay_a_kraftd_leaders_whole_workload() {
-    // On SASL_SSL: the controllers authenticate to each other with PLAIN, the brokers with
-    // SCRAM-SHA-512 against the credential every controller was formatted with
-    // (`--add-scram`), which kraftd, the leader, checks; kraftd's stores are PKCS12.
+    // On SASL_SSL over mutual TLS: the controllers authenticate to each other with PLAIN, the
+    // three brokers with PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 (one each), SCRAM against the
+    // credentials every controller was formatted with (`--add-scram`), which kraftd, the
+    // leader, checks; kraftd's stores are PEM.
     let (mut w, epoch) = workload::run_led_by_kraftd(Transport::SaslSsl {
-        kraftd: StoreFormat::Pkcs12,
-        brokers: SaslMechanism::ScramSha512,
+        kraftd: PerNode::Every(StoreFormat::Pem),
+        brokers: PerNode::InTurn(&SaslMechanism::ALL),
     });
     eprintln!(
         "workload led by kraftd in epoch {epoch}, done in {:.0?}",

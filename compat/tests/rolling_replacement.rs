@@ -54,7 +54,7 @@ use crate::harness::java_probe::ProbeSession;
 use crate::harness::mixed_quorum::{Member, QuorumMode, Stop};
 use crate::harness::netns::Placement;
 use crate::harness::pki::StoreFormat;
-use crate::harness::transport::Transport;
+use crate::harness::transport::{PerNode, Transport};
 use crate::harness::verifying::{Tally, VerifyingClients};
 use crate::harness::workload::{Cluster, BROKERS};
 use crate::harness::{dump_java_image, JavaController, Kafka};
@@ -124,9 +124,10 @@ fn rolling_replacement_of_a_dynamic_quorum_with_a_new_disk_each_way() {
         (JAVA, Swap::NewDirectory(Stop::Kill9)),
     ];
     // On SSL with mutual TLS: the Java voters' stores are PKCS12, and kraftd reads them from the
-    // Java voter's own config on the same directory, and from its own on a new one.
+    // Java voter's own config on the same directory (voters 1 and 2), and from its own on a new
+    // one (voter 3: PEM, its turn of the formats).
     let tls = Transport::MutualTls {
-        kraftd: StoreFormat::Pkcs12,
+        kraftd: PerNode::InTurn(&StoreFormat::ALL),
     };
     Rolling::start_secured(&Release::kafka_4_4(), QuorumMode::Dynamic, tls).run(&plan);
 }

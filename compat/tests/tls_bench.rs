@@ -41,7 +41,7 @@ use kraftd::protocol::messages::ApiVersionsRequest;
 use crate::failover_bench::bench_dir;
 use crate::harness::kraftd_quorum::KraftdQuorum;
 use crate::harness::pki::StoreFormat;
-use crate::harness::transport::{client_config, Role, Transport};
+use crate::harness::transport::{client_config, PerNode, Role, Transport};
 use crate::harness::{free_port, JavaController, TestDir};
 use crate::load::stats::{finite, Latencies, ProcessSample};
 
@@ -137,7 +137,7 @@ fn tls_connection_cost_on_kraftd_and_java() {
 fn run_impl(name: &str, knobs: &Knobs, pin: bool) -> Value {
     let dir = TestDir::new();
     let tls = Transport::MutualTls {
-        kraftd: StoreFormat::Pkcs12,
+        kraftd: PerNode::Every(StoreFormat::Pkcs12),
     };
     if pin {
         pin_this_thread(Some(SERVER_CORE));
@@ -368,9 +368,7 @@ impl Server {
                 let port = free_port();
                 transport.register([port]);
                 let mut builder = JavaController::builder(1).controller_port(port);
-                for (k, v) in
-                    transport.node_props("controller-1", Role::Controller { kraftd: false }, None)
-                {
+                for (k, v) in transport.node_props(1, Role::Controller { kraftd: false }, None) {
                     builder = builder.prop(&k, v);
                 }
                 let mut java = builder.start(dir);

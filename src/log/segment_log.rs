@@ -43,6 +43,48 @@ pub struct OpenReport {
     pub removed_files: Vec<PathBuf>,
 }
 
+/// Where recovery's walk over the segments stops, and what it leaves behind.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct SegmentWalk {
+    /// The offset after the last batch kept (`None`: no segment).
+    pub end_offset: Option<i64>,
+    /// The segment recovery cut at its first invalid batch, if any.
+    pub cut: Option<Cut>,
+    /// A segment that does not start where the log before it ends: (its base, that end).
+    pub gap: Option<(i64, i64)>,
+    /// The bases of the segments after a gap or a cut, which recovery deletes (they can only
+    /// hold unflushed data), in base order.
+    pub stale: Vec<i64>,
+}
+
+/// Recovery's walk over the segments `bases` (sorted): each must start where the log before
+/// it ends, and `recover_one(base, expected)` recovers it, giving the offset after its last kept
+/// batch and where it was cut, if it was. The walk stops at a gap or a cut; every later segment
+/// is stale. Start-up recovers and deletes as the walk says (`SegmentLog::open`); `kraftd doctor
+/// --data-dir` walks with a read-only `recover_one` to say what start-up would do.
+pub fn walk_segments<E>(
+    bases: &[i64],
+    mut recover_one: impl FnMut(i64, i64) -> std::result::Result<(i64, Option<Cut>), E>,
+) -> std::result::Result<SegmentWalk, E> {
+    let mut walk = SegmentWalk::default();
+    for (i, &base) in bases.iter().enumerate() {
+        let expected = walk.end_offset.unwrap_or(base);
+        if base != expected {
+            walk.gap = Some((base, expected));
+            walk.stale.extend(&bases[i..]);
+            break;
+        }
+        let (end, cut) = recover_one(base, expected)?;
+        walk.end_offset = Some(end);
+        if cut.is_some() {
+            walk.cut = cut;
+            walk.stale.extend(&bases[i + 1..]);
+            break;
+        }
+    }
+    Ok(walk)
+}
+
 #[derive(Debug)]
 pub struct SegmentLog {
     dir: PathBuf,
@@ -91,44 +133,42 @@ impl SegmentLog {
             }
         }
         let mut segments: Vec<Segment> = Vec::new();
-        let mut stale = Vec::new();
-        for (i, &base) in bases.iter().enumerate() {
-            let expected = segments.last().map_or(base, Segment::next_offset);
+        let walk = walk_segments(&bases, |base, expected| {
             let path = dir.join(segment::file_name(base));
-            if base != expected {
-                tracing::warn!(
-                    "[LogLoader partition=__cluster_metadata-0, dir={}] {} starts at offset {base} but the log before it ends at {expected}; deleting it and every later segment (unflushed data)",
-                    dir.display(),
-                    path.display()
-                );
-                stale.extend(bases[i..].iter().copied());
-                break;
-            }
             let (seg, cut) = Segment::open_and_recover(&path, base, expected, &mut on_batch)?;
+            let end = seg.next_offset();
             segments.push(seg);
-            if let Some(cut) = cut {
-                tracing::warn!(
-                    "[LogLoader partition=__cluster_metadata-0, dir={}] Corruption found in segment {base}, truncating to offset {}: {} at byte {} cut, {} bytes dropped: {}",
-                    dir.display(),
-                    segments.last().map_or(base, Segment::next_offset),
-                    cut.path.display(),
-                    cut.stop.position(),
-                    cut.dropped_bytes,
-                    cut.stop
-                );
-                report.cuts.push(cut);
-                if i + 1 < bases.len() {
-                    tracing::warn!(
-                        "[LogLoader partition=__cluster_metadata-0, dir={}] Deleting the {} segment(s) after {} (they can only hold unflushed data)",
-                        dir.display(),
-                        bases.len() - i - 1,
-                        path.display()
-                    );
-                }
-                stale.extend(bases[i + 1..].iter().copied());
-                break;
-            }
+            Ok::<_, LogError>((end, cut))
+        })?;
+        if let Some((base, expected)) = walk.gap {
+            tracing::warn!(
+                "[LogLoader partition=__cluster_metadata-0, dir={}] {} starts at offset {base} but the log before it ends at {expected}; deleting it and every later segment (unflushed data)",
+                dir.display(),
+                dir.join(segment::file_name(base)).display()
+            );
         }
+        if let Some(cut) = walk.cut {
+            let base = segments.last().map_or(0, Segment::base_offset);
+            tracing::warn!(
+                "[LogLoader partition=__cluster_metadata-0, dir={}] Corruption found in segment {base}, truncating to offset {}: {} at byte {} cut, {} bytes dropped: {}",
+                dir.display(),
+                segments.last().map_or(base, Segment::next_offset),
+                cut.path.display(),
+                cut.stop.position(),
+                cut.dropped_bytes,
+                cut.stop
+            );
+            if !walk.stale.is_empty() {
+                tracing::warn!(
+                    "[LogLoader partition=__cluster_metadata-0, dir={}] Deleting the {} segment(s) after {} (they can only hold unflushed data)",
+                    dir.display(),
+                    walk.stale.len(),
+                    cut.path.display()
+                );
+            }
+            report.cuts.push(cut);
+        }
+        let stale = walk.stale;
         for base in stale.into_iter().rev() {
             segment::delete_files(dir, base)?;
             report

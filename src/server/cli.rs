@@ -10,6 +10,8 @@
 //! kraftd dump-log <files or dirs>... [--json]               (as kafka-dump-log.sh --cluster-metadata-decoder)
 //! kraftd metadata-state <metadata log dir> [--at OFFSET] [--json] [--write-snapshot OUT_DIR]
 //!                                                           (the metadata image there, or its snapshot)
+//! kraftd doctor --bootstrap-controller HOST:PORT[,...] [--command-config FILE] [--window S] [--json]
+//!                                                           (a live quorum against the incident runbook)
 //! kraftd test-raft-server --config <file> --replica-directory-id <uuid> [--throughput N] [--record-size B]
 //!                                                           (as kafka.tools.TestRaftServer, for `make bench`)
 //! ```
@@ -51,6 +53,7 @@ pub const SUBCOMMANDS: &[&str] = &[
     "dump-log",
     "test-raft-server",
     "metadata-state",
+    "doctor",
 ];
 
 #[derive(Debug, Parser, PartialEq, Eq)]
@@ -109,6 +112,9 @@ pub enum Command {
     MetadataState(metadata_state::MetadataStateArgs),
     /// Run a bare raft node under load, as Kafka's TestRaftServer (the raft benchmark)
     TestRaftServer(test_raft_server::TestRaftServerArgs),
+    /// Check a live quorum against the KRaft incident runbook: a verdict per check, its cause
+    /// and fix; exit 0 healthy, 1 degraded, 2 down
+    Doctor(super::doctor::DoctorArgs),
 }
 
 #[derive(Debug, Args, PartialEq, Eq)]
@@ -185,6 +191,7 @@ pub fn run_with_args(args: impl IntoIterator<Item = OsString>) -> i32 {
             }
         },
         Command::DumpLog(args) => dump_log::run(&args),
+        Command::Doctor(args) => super::doctor::run(&args),
         Command::MetadataState(args) => match metadata_state::run(&args) {
             Ok(code) => code,
             Err(e) => {
@@ -205,7 +212,7 @@ pub fn run_with_args(args: impl IntoIterator<Item = OsString>) -> i32 {
 }
 
 /// Loads a configuration for a tool command, with the message `start` gives.
-fn load_config(path: &Path) -> Result<ControllerConfig, LoadConfigError> {
+pub(crate) fn load_config(path: &Path) -> Result<ControllerConfig, LoadConfigError> {
     ControllerConfig::load(path, &[]).map_err(|e| LoadConfigError::new(path, e))
 }
 

@@ -67,16 +67,26 @@ pub enum Completion {
     },
 }
 
-/// Why a request got no response; Kafka's network client reports the two differently.
+/// Why a request got no response. Kafka's network client tells a refused connection and an
+/// unsupported version from the rest; the rest are told apart for `kraftd doctor`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FailKind {
-    /// Connection failure, disconnect or timeout.
+    /// The connection was lost, or a request on it timed out.
     Disconnected,
     /// The request cannot be sent at any version the peer serves.
     UnsupportedVersion,
     /// The connection was refused: nothing listens at the peer's address (its process is
     /// gone; a stalled one still accepts connections).
     Refused,
+    /// The peer's host name did not resolve.
+    Unresolved,
+    /// Connecting, the TLS handshake, the ApiVersions handshake or SASL did not finish in time
+    /// (a stalled process accepts connections but answers nothing).
+    TimedOut,
+    /// The TLS handshake failed (certificates, trust, protocol).
+    Tls,
+    /// SASL authentication failed.
+    Sasl,
 }
 
 /// Timeouts and backoff, from the `controller.quorum.*` settings, and the TLS to dial with.
@@ -265,10 +275,26 @@ impl From<String> for ConnectFailure {
     }
 }
 
+impl ConnectFailure {
+    fn new(kind: FailKind, reason: String) -> ConnectFailure {
+        ConnectFailure { reason, kind }
+    }
+}
+
 async fn connect(address: &str, settings: &PeerSettings) -> Result<Connection, ConnectFailure> {
-    let stream = timeout(settings.request_timeout, TcpStream::connect(address))
+    let timed_out =
+        |what: &str| ConnectFailure::new(FailKind::TimedOut, format!("{what} timed out"));
+    let resolved: Vec<std::net::SocketAddr> =
+        timeout(settings.request_timeout, tokio::net::lookup_host(address))
+            .await
+            .map_err(|_| timed_out(&format!("resolving {address}")))?
+            .map_err(|e| {
+                ConnectFailure::new(FailKind::Unresolved, format!("resolving {address}: {e}"))
+            })?
+            .collect();
+    let stream = timeout(settings.request_timeout, TcpStream::connect(&resolved[..]))
         .await
-        .map_err(|_| format!("connect to {address} timed out"))?
+        .map_err(|_| timed_out(&format!("connect to {address}")))?
         .map_err(|e| ConnectFailure {
             reason: format!("connect to {address}: {e}"),
             kind: if e.kind() == std::io::ErrorKind::ConnectionRefused {
@@ -306,7 +332,7 @@ async fn connect(address: &str, settings: &PeerSettings) -> Result<Connection, C
         read_frame(&mut reader, &settings.channel),
     )
     .await
-    .map_err(|_| "ApiVersions handshake timed out".to_string())??;
+    .map_err(|_| timed_out(&format!("ApiVersions handshake with {address}")))??;
     let (_, body) = split_response(&answer, ApiVersionsRequest::API_KEY, 3)?;
     let response = ApiVersionsResponse::decode_exact(&body, 3)
         .map_err(|e| format!("ApiVersions answer: {e}"))?;
@@ -339,10 +365,13 @@ async fn connect(address: &str, settings: &PeerSettings) -> Result<Connection, C
         };
         let session = timeout(settings.request_timeout, session)
             .await
-            .map_err(|_| format!("SASL authentication with {address} timed out"))?
+            .map_err(|_| timed_out(&format!("SASL authentication with {address}")))?
             .map_err(|e| {
                 warn!(target: "kraftd::peer", "SASL authentication with {address} failed: {e}");
-                format!("SASL authentication with {address} failed: {e}")
+                ConnectFailure::new(
+                    FailKind::Sasl,
+                    format!("SASL authentication with {address} failed: {e}"),
+                )
             })?;
         next_correlation = session.next_correlation;
         renew_at = session
@@ -388,8 +417,18 @@ async fn tls_handshake(
     let connector = tokio_rustls::TlsConnector::from(tls.current().client.clone());
     timeout(settings.request_timeout, connector.connect(name, stream))
         .await
-        .map_err(|_| format!("TLS handshake with {address} timed out"))?
-        .map_err(|e| ConnectFailure::from(format!("TLS handshake with {address} failed: {e}")))
+        .map_err(|_| {
+            ConnectFailure::new(
+                FailKind::TimedOut,
+                format!("TLS handshake with {address} timed out"),
+            )
+        })?
+        .map_err(|e| {
+            ConnectFailure::new(
+                FailKind::Tls,
+                format!("TLS handshake with {address} failed: {e}"),
+            )
+        })
 }
 
 /// Writes one frame; a TLS stream holds written bytes until flushed.

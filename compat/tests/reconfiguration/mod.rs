@@ -14,7 +14,7 @@ mod static_to_dynamic;
 
 use crate::harness::dynamic_quorum::Kind::{Java, Kraftd};
 use crate::harness::pki::StoreFormat;
-use crate::harness::transport::{SaslMechanism, Transport};
+use crate::harness::transport::{PerNode, SaslMechanism, Transport};
 
 #[test]
 fn reconfiguration_walkthrough_all_java() {
@@ -33,8 +33,8 @@ fn reconfiguration_walkthrough_from_a_java_standalone_controller_on_sasl_ssl() {
     scenario::run_on(
         [Java, Kraftd, Java],
         Transport::SaslSsl {
-            kraftd: StoreFormat::Jks,
-            brokers: SaslMechanism::Plain,
+            kraftd: PerNode::Every(StoreFormat::Jks),
+            brokers: PerNode::Every(SaslMechanism::Plain),
         },
     );
 }

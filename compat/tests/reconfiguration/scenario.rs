@@ -17,6 +17,7 @@
 //! After every step [`DynamicQuorum::check_step`] checks the committed log byte for byte, the
 //! VotersRecord history on every node, and the Java logs.
 
+use crate::harness::doctor::doctor;
 use crate::harness::dynamic_quorum::{
     assert_tool_ok, ids, voter_ids, voter_rows, DynamicQuorum, Kind, VotersAt,
 };
@@ -47,7 +48,7 @@ pub fn run_on(kinds: [Kind; 3], transport: Transport) {
         };
         base.iter()
             .map(|(k, v)| (k.to_string(), v.clone()))
-            .chain(transport.node_props(&format!("controller-{id}"), role, None))
+            .chain(transport.node_props(id, role, None))
             .collect()
     };
 
@@ -167,6 +168,11 @@ pub fn run_on(kinds: [Kind; 3], transport: Transport) {
     ));
     assert_history_shape(&h, leader);
     assert_described(&q, &[1, 2, 3]);
+
+    // `kraftd doctor` finds the mixed quorum healthy on every check, whichever kind leads.
+    let endpoints: Vec<String> = [1, 2, 3].iter().map(|&id| q.node(id).endpoint()).collect();
+    let diagnosis = doctor(&endpoints, 1);
+    assert_eq!(diagnosis.exit, 0, "{:#}", diagnosis.report);
 
     let kinds_present: BTreeSet<String> = kinds.iter().map(Kind::to_string).collect();
     assert_eq!(

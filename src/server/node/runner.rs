@@ -465,7 +465,11 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 debug!(target: "kraftd::raft", "{api:?} to node {to} failed: {reason}");
                 Some(match kind {
                     FailKind::Refused => Input::ConnectionRefused { to, corr },
-                    FailKind::Disconnected => Input::SendFailed {
+                    FailKind::Disconnected
+                    | FailKind::Unresolved
+                    | FailKind::TimedOut
+                    | FailKind::Tls
+                    | FailKind::Sasl => Input::SendFailed {
                         to,
                         corr,
                         error: ErrorCode::BROKER_NOT_AVAILABLE,

@@ -34,7 +34,7 @@ use crate::harness::dynamic_quorum::{start_node_formatted, Kind, Node};
 use crate::harness::mixed_quorum::Member;
 use crate::harness::pki::StoreFormat;
 use crate::harness::quorum_probe::{describe_quorum, round_trip};
-use crate::harness::transport::{principal_mapping_rules, Role, Transport};
+use crate::harness::transport::{principal_mapping_rules, PerNode, Role, Transport};
 use crate::harness::{free_port, Quorum, TestDir};
 
 /// Both controllers are formatted with it (DescribeCluster names it).
@@ -42,7 +42,7 @@ const CLUSTER_ID: &str = "tlsSideBySideCluster0A";
 const STANDARD_AUTHORIZER: &str = "org.apache.kafka.metadata.authorizer.StandardAuthorizer";
 /// kraftd reads PEM stores here (Java, as always in the suite, PKCS12).
 const TLS: Transport = Transport::MutualTls {
-    kraftd: StoreFormat::Pem,
+    kraftd: PerNode::Every(StoreFormat::Pem),
 };
 const START_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -59,7 +59,7 @@ impl SslController {
         let port = free_port();
         TLS.register([port]);
         let mut props = TLS.node_props(
-            "controller-1",
+            1,
             Role::Controller {
                 kraftd: kind == Kind::Kraftd,
             },

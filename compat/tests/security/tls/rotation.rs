@@ -28,7 +28,7 @@ use super::eventually;
 use crate::harness::kraftd_quorum::KraftdQuorum;
 use crate::harness::pki::{Pki, StoreFormat};
 use crate::harness::quorum_probe::{describe_quorum, leader_view, try_read_response};
-use crate::harness::transport::{client_config, ProbeStream, Transport};
+use crate::harness::transport::{client_config, PerNode, ProbeStream, Transport};
 use crate::harness::TestDir;
 
 const ROTATED: i32 = 2;
@@ -95,7 +95,7 @@ fn a_kraftd_voter_serves_a_rotated_certificate_without_a_restart() {
     )
     .expect("voter 2's own key store");
     let tls = Transport::MutualTls {
-        kraftd: StoreFormat::Pem,
+        kraftd: PerNode::Every(StoreFormat::Pem),
     };
     let location = keystore.display().to_string();
     let mut q = KraftdQuorum::start_secured_with(&dir, 3, tls, |id| match id {
