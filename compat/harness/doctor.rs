@@ -62,7 +62,12 @@ pub fn doctor(endpoints: &[String], window_s: u64) -> Diagnosis {
     if let Some(c) = &config {
         args.extend(["--command-config", c.as_str()]);
     }
-    let out = KraftdProcess::run(&args, &[], Duration::from_secs(window_s + 60));
+    run_doctor(&args, Duration::from_secs(window_s + 60))
+}
+
+/// Runs `kraftd <args>` (a doctor command with `--json`) and reads its exit status and report.
+fn run_doctor(args: &[&str], timeout: Duration) -> Diagnosis {
+    let out = KraftdProcess::run(args, &[], timeout);
     let exit = out
         .code()
         .unwrap_or_else(|| panic!("kraftd doctor did not finish:\n{out}"));
@@ -74,17 +79,10 @@ pub fn doctor(endpoints: &[String], window_s: u64) -> Diagnosis {
 /// Runs `kraftd doctor --data-dir <dir> --json` on a stopped node's metadata log directory.
 pub fn doctor_offline(dir: &Path) -> Diagnosis {
     let dir = dir.display().to_string();
-    let out = KraftdProcess::run(
+    run_doctor(
         &["doctor", "--data-dir", &dir, "--json"],
-        &[],
         Duration::from_secs(120),
-    );
-    let exit = out
-        .code()
-        .unwrap_or_else(|| panic!("kraftd doctor did not finish:\n{out}"));
-    let report = serde_json::from_str(&out.stdout)
-        .unwrap_or_else(|e| panic!("kraftd doctor printed no JSON ({e}):\n{out}"));
-    Diagnosis { exit, report }
+    )
 }
 
 /// A copy of the directory tree `from` at `to` (files and directories only).

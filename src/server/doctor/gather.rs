@@ -233,11 +233,16 @@ fn describe_quorum_request() -> OutboundRequest {
         }],
         ..Default::default()
     };
+    outbound(request)
+}
+
+/// `request` at any version both sides serve (the token is set when it is sent).
+fn outbound<R: ApiMessage + Send + Sync + 'static>(request: R) -> OutboundRequest {
     OutboundRequest {
         token: 0,
-        api_key: DescribeQuorumRequest::API_KEY,
-        min_version: DescribeQuorumRequest::LOWEST_VERSION,
-        max_version: DescribeQuorumRequest::HIGHEST_VERSION,
+        api_key: R::API_KEY,
+        min_version: R::LOWEST_VERSION,
+        max_version: R::HIGHEST_VERSION,
         encode_body: Box::new(move |v| request.encode_to_vec(v)),
     }
 }
@@ -306,13 +311,7 @@ fn describe_configs_request(node: i32) -> OutboundRequest {
         }],
         ..Default::default()
     };
-    OutboundRequest {
-        token: 0,
-        api_key: DescribeConfigsRequest::API_KEY,
-        min_version: DescribeConfigsRequest::LOWEST_VERSION,
-        max_version: DescribeConfigsRequest::HIGHEST_VERSION,
-        encode_body: Box::new(move |v| request.encode_to_vec(v)),
-    }
+    outbound(request)
 }
 
 fn describe_configs_answer(
