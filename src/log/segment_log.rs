@@ -152,7 +152,7 @@ impl SegmentLog {
             tracing::warn!(
                 "[LogLoader partition=__cluster_metadata-0, dir={}] Corruption found in segment {base}, truncating to offset {}: {} at byte {} cut, {} bytes dropped: {}",
                 dir.display(),
-                segments.last().map_or(base, Segment::next_offset),
+                walk.end_offset.unwrap_or(base),
                 cut.path.display(),
                 cut.stop.position(),
                 cut.dropped_bytes,
@@ -168,8 +168,7 @@ impl SegmentLog {
             }
             report.cuts.push(cut);
         }
-        let stale = walk.stale;
-        for base in stale.into_iter().rev() {
+        for base in walk.stale.into_iter().rev() {
             segment::delete_files(dir, base)?;
             report
                 .deleted_segments

@@ -69,7 +69,7 @@ impl Default for Limits {
 /// Every check over `samples` (in time order, at least one) and the voters' own settings.
 pub fn diagnose(samples: &[Sample], settings: &[VoterSettings], limits: Limits) -> Vec<Check> {
     let last = samples.last().expect("at least one sample");
-    let leader = leader_of(last);
+    let leader = last.leader();
     vec![
         leader_check(last, leader),
         voters_check(samples, leader, limits),
@@ -77,18 +77,6 @@ pub fn diagnose(samples: &[Sample], settings: &[VoterSettings], limits: Limits) 
         elections_check(samples, limits),
         settings_check(settings, leader),
     ]
-}
-
-/// The answer of the leader with the highest epoch in `sample`, if any endpoint leads.
-fn leader_of(sample: &Sample) -> Option<&LeaderView> {
-    sample
-        .endpoints
-        .values()
-        .filter_map(|e| match e {
-            Endpoint::Leads(v) => Some(v),
-            _ => None,
-        })
-        .max_by_key(|v| v.epoch)
 }
 
 /// Why an endpoint gave no answer, in an operator's words.
@@ -184,7 +172,7 @@ fn voter_state(id: i32, samples: &[Sample], view: &LeaderView, limits: Limits) -
     // is not fetching, even if the window is shorter than the fetch timeout.
     let first = samples
         .first()
-        .and_then(leader_of)
+        .and_then(Sample::leader)
         .filter(|v| v.leader_id == view.leader_id && v.epoch == view.epoch)
         .and_then(|v| v.voters.iter().find(|x| x.id == id));
     let stuck = first.is_some_and(|f| {
@@ -361,7 +349,7 @@ fn replication_check(samples: &[Sample], leader: Option<&LeaderView>, limits: Li
 fn elections_check(samples: &[Sample], limits: Limits) -> Check {
     let epochs: Vec<(u64, i32)> = samples
         .iter()
-        .filter_map(|s| leader_of(s).map(|v| (s.at_ms, v.epoch)))
+        .filter_map(|s| s.leader().map(|v| (s.at_ms, v.epoch)))
         .collect();
     let (Some(first), Some(last)) = (epochs.first(), epochs.last()) else {
         return Check {

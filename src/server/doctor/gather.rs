@@ -40,6 +40,19 @@ pub struct Sample {
     pub endpoints: BTreeMap<String, Endpoint>,
 }
 
+impl Sample {
+    /// The answer of the leader with the highest epoch, if any endpoint leads.
+    pub fn leader(&self) -> Option<&LeaderView> {
+        self.endpoints
+            .values()
+            .filter_map(|e| match e {
+                Endpoint::Leads(v) => Some(v),
+                _ => None,
+            })
+            .max_by_key(|v| v.epoch)
+    }
+}
+
 /// What one controller endpoint did.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Endpoint {

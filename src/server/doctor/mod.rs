@@ -152,13 +152,8 @@ fn run_online(args: &DoctorArgs, bootstrap_arg: &str) -> i32 {
         tokio::time::sleep(window).await;
         let last = g.sample(&bootstrap).await;
         let voters = last
-            .endpoints
-            .values()
-            .filter_map(|e| match e {
-                gather::Endpoint::Leads(v) => Some(v.endpoints.clone()),
-                _ => None,
-            })
-            .next()
+            .leader()
+            .map(|v| v.endpoints.clone())
             .unwrap_or_default();
         let voter_settings = g.voter_settings(&voters).await;
         (vec![first, last], voter_settings)

@@ -45,8 +45,9 @@ pub fn directories(data_dir: &Path) -> (PathBuf, PathBuf) {
 /// Every offline check of `data_dir`.
 pub fn diagnose_dir(data_dir: &Path, expected: Option<&Expected>) -> Vec<Check> {
     let (log_dir, partition) = directories(data_dir);
-    let (log_check, walk, max_epoch) = log_check(&partition);
-    let log_start = first_segment_base(&partition);
+    let bases = segment_bases(&partition);
+    let (log_check, walk, max_epoch) = log_check(&partition, &bases);
+    let log_start = bases.first().copied().unwrap_or(0);
     vec![
         meta_check(&log_dir, expected),
         quorum_state_check(&partition, max_epoch),
@@ -129,16 +130,16 @@ fn segment_bases(partition: &Path) -> Vec<i64> {
     bases
 }
 
-fn first_segment_base(partition: &Path) -> i64 {
-    segment_bases(partition).first().copied().unwrap_or(0)
-}
-
 /// Start-up's walk over the segments of `partition`, reading only: what recovery would keep,
 /// cut and delete, and the highest batch epoch it would keep; or why a segment cannot be read.
 pub fn walk_read_only(partition: &Path) -> Result<(SegmentWalk, Option<i32>), String> {
-    let bases = segment_bases(partition);
+    walk_bases(partition, &segment_bases(partition))
+}
+
+/// [`walk_read_only`] over the segments `bases` of `partition`, already listed.
+fn walk_bases(partition: &Path, bases: &[i64]) -> Result<(SegmentWalk, Option<i32>), String> {
     let mut max_epoch: Option<i32> = None;
-    let walk = walk_segments(&bases, |base, expected| {
+    let walk = walk_segments(bases, |base, expected| {
         let path = partition.join(segment::file_name(base));
         let file = File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let len = file
@@ -162,9 +163,8 @@ pub fn walk_read_only(partition: &Path) -> Result<(SegmentWalk, Option<i32>), St
 }
 
 /// The log check, the walk, and the highest batch epoch kept.
-fn log_check(partition: &Path) -> (Check, SegmentWalk, Option<i32>) {
-    let bases = segment_bases(partition);
-    let (walk, max_epoch) = match walk_read_only(partition) {
+fn log_check(partition: &Path, bases: &[i64]) -> (Check, SegmentWalk, Option<i32>) {
+    let (walk, max_epoch) = match walk_bases(partition, bases) {
         Ok(w) => w,
         Err(e) => {
             let mut c = check(
