@@ -97,7 +97,7 @@ pub fn probe_classes(scratch: &Path) -> PathBuf {
 /// The class of program `main_class` (`compat/java/<main_class>.java`, which must need no other
 /// source there) compiled alone against Kafka release `kafka`'s classpath: a program can then
 /// run on a release other than [`Kafka::get`]'s, whose jars lack classes the other probes use.
-fn program_classes(kafka: &Kafka, main_class: &str, scratch: &Path) -> PathBuf {
+pub(super) fn program_classes(kafka: &Kafka, main_class: &str, scratch: &Path) -> PathBuf {
     let source = sources().join(format!("{main_class}.java"));
     compile_on(kafka, &[source], "java-programs", scratch)
 }

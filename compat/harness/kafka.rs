@@ -10,6 +10,7 @@ use std::time::Duration;
 use super::cds;
 use super::process::{run_command, try_run_command, Output};
 use super::testdir::scratch_dir;
+use super::tool_server::{servable, ToolServers};
 use super::transport;
 
 /// Kafka release used when `KAFKA_VERSION` is not set.
@@ -26,7 +27,12 @@ pub const TOOL_TIMEOUT: Duration = Duration::from_secs(90);
 /// Resolving may download ~55 MB from Maven Central on a first run.
 const RESOLVE_TIMEOUT: Duration = Duration::from_secs(900);
 
-/// JVM options for tools: short-lived, so favour start-up time over peak speed.
+/// JVM options for tools (and the tool servers that run them): short-lived, so favour start-up
+/// time over peak speed.
+pub(super) fn tool_jvm_opts() -> Vec<String> {
+    TOOL_JVM_OPTS.iter().map(|s| s.to_string()).collect()
+}
+
 const TOOL_JVM_OPTS: &[&str] = &[
     "-Xmx256m",
     "-XX:+UseSerialGC",
@@ -164,6 +170,8 @@ pub struct Kafka {
     classes: HashSet<String>,
     /// Kafka's classes as a class-data-sharing archive every JVM maps, when one could be made.
     class_archive: Option<PathBuf>,
+    /// The JVMs that run this release's tools (see `tool_server.rs`).
+    tool_servers: ToolServers,
 }
 
 impl std::fmt::Debug for Kafka {
@@ -239,6 +247,7 @@ impl Kafka {
             cache_dir,
             classes,
             class_archive,
+            tool_servers: ToolServers::default(),
         })
     }
 
@@ -335,17 +344,22 @@ impl Kafka {
             "{main_class} is not in the Kafka {} jars",
             self.version
         );
-        let mut jvm_opts: Vec<String> = TOOL_JVM_OPTS.iter().map(|s| s.to_string()).collect();
-        jvm_opts.extend(options.jvm_opts.iter().cloned());
-        let mut cmd = self.java_command(main_class, &self.tools_log4j_config(), &jvm_opts);
         // A controller listener on TLS is reached with the harness's TLS client settings.
         let secured = transport::secure_tool_args(args);
         let args: Vec<&str> = match &secured {
             Some(secured) => secured.iter().map(String::as_str).collect(),
             None => args.to_vec(),
         };
-        cmd.args(&args);
         let display = format!("java {main_class} {}", args.join(" "));
+        if servable(main_class, options.stdin.as_deref(), &options.jvm_opts) {
+            return self
+                .tool_servers
+                .run(self, main_class, &args, options.timeout, display);
+        }
+        let mut jvm_opts = tool_jvm_opts();
+        jvm_opts.extend(options.jvm_opts.iter().cloned());
+        let mut cmd = self.java_command(main_class, &self.tools_log4j_config(), &jvm_opts);
+        cmd.args(&args);
         run_command(
             cmd,
             display,

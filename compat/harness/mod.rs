@@ -40,6 +40,7 @@ mod props;
 pub mod quorum_probe;
 mod server_builder;
 mod testdir;
+mod tool_server;
 mod tools;
 pub mod transport;
 pub mod verifying;
