@@ -40,8 +40,9 @@ impl Diagnosis {
     }
 }
 
-/// Runs `kraftd doctor --bootstrap-controller <endpoints> --window <window_s> --json`.
-pub fn doctor(endpoints: &[String], window_s: u64) -> Diagnosis {
+/// Runs `kraftd doctor --bootstrap-controller <endpoints> --window <window_s> --json`, with
+/// `--metrics ID=http://127.0.0.1:PORT/metrics` for each of `metrics` (node id, port).
+pub fn doctor(endpoints: &[String], window_s: u64, metrics: &[(i32, u16)]) -> Diagnosis {
     let port = endpoints[0]
         .rsplit_once(':')
         .and_then(|(_, p)| p.parse().ok())
@@ -51,6 +52,11 @@ pub fn doctor(endpoints: &[String], window_s: u64) -> Diagnosis {
         .then(|| tool_config(transport, None).display().to_string());
     let bootstrap = endpoints.join(",");
     let window = window_s.to_string();
+    let metrics = metrics
+        .iter()
+        .map(|(id, port)| format!("{id}=http://127.0.0.1:{port}/metrics"))
+        .collect::<Vec<_>>()
+        .join(",");
     let mut args = vec![
         "doctor",
         "--bootstrap-controller",
@@ -62,7 +68,33 @@ pub fn doctor(endpoints: &[String], window_s: u64) -> Diagnosis {
     if let Some(c) = &config {
         args.extend(["--command-config", c.as_str()]);
     }
+    if !metrics.is_empty() {
+        args.extend(["--metrics", metrics.as_str()]);
+    }
     run_doctor(&args, Duration::from_secs(window_s + 60))
+}
+
+/// Asserts that the doctor's clocks check is degraded and names controller `node` alone, its
+/// clock `ahead` of the others' within `tolerance`; returns the offset it gave, in ms.
+pub fn assert_clock_named(d: &Diagnosis, node: i32, ahead: Duration, tolerance: Duration) -> i64 {
+    assert_eq!(d.check("clocks")["verdict"], "degraded", "{:#}", d.report);
+    let summary = d.check("clocks")["summary"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let prefix = format!("controller {node} is ");
+    let offset: i64 = summary
+        .strip_prefix(&prefix)
+        .and_then(|rest| rest.split_once(" ms ahead against "))
+        .and_then(|(ms, _)| ms.parse().ok())
+        .unwrap_or_else(|| panic!("the clocks check does not name controller {node} alone as ahead: {summary:?}\n{:#}", d.report));
+    let error = (offset - ahead.as_millis() as i64).abs();
+    assert!(
+        error <= tolerance.as_millis() as i64,
+        "the doctor put controller {node} {offset} ms ahead; it runs {ahead:?} ahead (tolerance {tolerance:?})\n{:#}",
+        d.report
+    );
+    offset
 }
 
 /// Runs `kraftd <args>` (a doctor command with `--json`) and reads its exit status and report.
@@ -171,4 +203,28 @@ pub fn assert_offline_diagnoses(log_dir: &Path, scratch: &Path) {
         "{:#}",
         d.report
     );
+}
+
+/// Waits until each of `ports` serves the controller's applied-record gauges (a Java
+/// controller's exporter answers before its controller registered them), so that the doctor
+/// can read every clock.
+pub fn wait_for_controller_metrics(ports: &[u16]) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    for &port in ports {
+        loop {
+            let ready = super::metrics::scrape(port).is_ok_and(|text| {
+                super::metrics::Scrape::parse(&text)
+                    .families
+                    .contains_key("kafka_controller_kafkacontroller_lastappliedrecordtimestamp")
+            });
+            if ready {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "127.0.0.1:{port} serves no kafka_controller_kafkacontroller_lastappliedrecordtimestamp"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
 }

@@ -377,6 +377,7 @@ fn spawn_server(kafka: &Kafka, spec: &Spec, config: &Path, dir: &TestDir) -> Chi
         &jvm_opts,
     );
     cmd.arg(config);
+    cmd.envs(spec.env.iter().map(|(k, v)| (k, v)));
     if let Some(netns) = &spec.netns {
         super::netns::enter(&mut cmd, netns);
     }

@@ -91,21 +91,22 @@ impl KraftdProcess {
         }
     }
 
-    /// [`Self::start`] in network namespace `netns` (see `netns.rs`), if given; restarts stay
-    /// there.
+    /// [`Self::start`] with `env` in network namespace `netns` (see `netns.rs`), if given;
+    /// restarts stay there.
     pub fn start_in_netns(
         dir: &TestDir,
         name: &str,
         args: &[&str],
+        env: Vec<(String, String)>,
         netns: Option<&str>,
     ) -> KraftdProcess {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         let netns = netns.map(str::to_string);
-        let guard = spawn(dir, name, &args, &[], None, netns.as_deref());
+        let guard = spawn(dir, name, &args, &env, None, netns.as_deref());
         KraftdProcess {
             name: name.to_string(),
             args,
-            env: Vec::new(),
+            env,
             cwd: None,
             netns,
             guard,
@@ -118,6 +119,14 @@ impl KraftdProcess {
         let mut cmd = Self::command(args, &[]);
         cmd.current_dir(cwd);
         run_command(cmd, display, None, timeout, &scratch_dir())
+    }
+
+    /// Sets `env` for the next [`Self::restart`]s (over what it started with).
+    pub fn set_env(&mut self, env: Vec<(String, String)>) {
+        for (k, v) in env {
+            self.env.retain(|(key, _)| *key != k);
+            self.env.push((k, v));
+        }
     }
 
     /// Starts the same command again (same args, env and log file). It must have exited.

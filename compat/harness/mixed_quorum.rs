@@ -299,7 +299,7 @@ impl Mixed {
                 if let Some(netns) = placement.netns(v.id) {
                     builder = builder.netns(netns);
                 }
-                builder
+                builder.env(&placement.env(v.id))
             })
             .collect();
         let mut java = ServerBuilder::start_all(java_builders, &dir).into_iter();
@@ -325,7 +325,7 @@ impl Mixed {
                 let start = ["start", config.as_str()];
                 let netns = placement.netns(v.id);
                 Member::Kraftd(
-                    KraftdProcess::start_in_netns(&dir, &name, &start, netns),
+                    KraftdProcess::start_in_netns(&dir, &name, &start, placement.env(v.id), netns),
                     data,
                 )
             })
@@ -422,7 +422,9 @@ impl Mixed {
         };
         let netns = self.placement.netns(id);
         let name = format!("kraftd-{id}");
-        let kraftd = KraftdProcess::start_in_netns(&self.dir, &name, &["start", &config], netns);
+        let env = self.placement.env(id);
+        let kraftd =
+            KraftdProcess::start_in_netns(&self.dir, &name, &["start", &config], env, netns);
         match std::mem::replace(self.member(id), Member::Kraftd(kraftd, data)) {
             Member::Java(j) => j,
             Member::Kraftd(..) => unreachable!("checked above"),

@@ -23,6 +23,7 @@ pub mod disk_replacement;
 pub mod doctor;
 pub mod dynamic_quorum;
 pub mod elections;
+pub mod faketime;
 pub mod image_compare;
 mod image_dumper;
 pub mod java_probe;

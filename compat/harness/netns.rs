@@ -203,15 +203,33 @@ impl Drop for Netns {
     }
 }
 
-/// Where a quorum's voters listen and run, by voter id: 127.0.0.1 and the test's own network
-/// namespace for any id not listed (the default for every id).
+/// Where a quorum's voters listen and run, by voter id: 127.0.0.1, the test's own network
+/// namespace and the machine's clock for any id not listed (the default for every id).
 #[derive(Debug, Clone, Default)]
 pub struct Placement {
     pub hosts: BTreeMap<i32, Ipv4Addr>,
     pub netns: BTreeMap<i32, String>,
+    /// Voters whose wall clock runs this far ahead (see `faketime.rs`).
+    pub clock_ahead: BTreeMap<i32, std::time::Duration>,
 }
 
 impl Placement {
+    /// Every voter on 127.0.0.1, voter `id`'s clock `ahead` of the others'.
+    pub fn clock_ahead(id: i32, ahead: std::time::Duration) -> Placement {
+        Placement {
+            clock_ahead: BTreeMap::from([(id, ahead)]),
+            ..Placement::default()
+        }
+    }
+
+    /// The environment voter `id` runs with: its clock's.
+    pub fn env(&self, id: i32) -> Vec<(String, String)> {
+        self.clock_ahead
+            .get(&id)
+            .map(|ahead| super::faketime::clock_ahead_env(*ahead))
+            .unwrap_or_default()
+    }
+
     pub fn host(&self, id: i32) -> Ipv4Addr {
         self.hosts.get(&id).copied().unwrap_or(Ipv4Addr::LOCALHOST)
     }

@@ -77,6 +77,7 @@ pub struct ServerBuilder<R> {
     name: Option<String>,
     kafka: Option<&'static Kafka>,
     netns: Option<String>,
+    env: Vec<(String, String)>,
     role: PhantomData<fn() -> R>,
 }
 
@@ -97,6 +98,7 @@ impl<R: From<JavaServer>> ServerBuilder<R> {
             name: None,
             kafka: None,
             netns: None,
+            env: Vec::new(),
             role: PhantomData,
         }
     }
@@ -169,6 +171,12 @@ impl<R: From<JavaServer>> ServerBuilder<R> {
     /// Runs this Kafka release's jars (format and server) instead of [`Kafka::get`]'s.
     pub fn kafka(mut self, kafka: &'static Kafka) -> Self {
         self.kafka = Some(kafka);
+        self
+    }
+
+    /// Runs the server (not its format) with `env` set, e.g. a clock ahead (see `faketime.rs`).
+    pub fn env(mut self, env: &[(String, String)]) -> Self {
+        self.env.extend_from_slice(env);
         self
     }
 
@@ -301,6 +309,7 @@ impl<R: From<JavaServer>> ServerBuilder<R> {
             jvm_opts: self.jvm_opts,
             kafka: self.kafka.unwrap_or_else(Kafka::get),
             netns: self.netns,
+            env: self.env,
         }
     }
 }
@@ -324,6 +333,8 @@ pub(super) struct Spec {
     pub(super) kafka: &'static Kafka,
     /// The network namespace the server runs in (the test's own if `None`).
     pub(super) netns: Option<String>,
+    /// Set in the server's environment (not its format's).
+    pub(super) env: Vec<(String, String)>,
 }
 
 /// The quorum part of a server's config and format command.

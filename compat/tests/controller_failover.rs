@@ -17,7 +17,8 @@
 //! - `kraftd doctor` over SASL_SSL finds the quorum healthy before the kill and, while the
 //!   killed voter is down, degraded with that voter named as stopped; offline it reads copies of
 //!   that voter's directory as they are, torn and corrupt, and names what start-up would cut;
-//! - the killed kraftd restarts and catches up; a broker killed after the failover is fenced
+//! - the killed kraftd restarts with its clock 2 s ahead (libfaketime) and catches up, and the
+//!   doctor, reading every voter's metrics, names it and its offset; a broker killed after the failover is fenced
 //!   by the new active controller; Java's image of both kraftd logs equals kraftd's.
 
 use std::collections::BTreeMap;
@@ -30,7 +31,8 @@ use kraftd::protocol::errors::ErrorCode;
 use kraftd::protocol::messages::{AllocateProducerIdsRequest, AllocateProducerIdsResponse};
 use serde_json::Value;
 
-use crate::harness::doctor::{assert_offline_diagnoses, doctor};
+use crate::harness::doctor::{assert_clock_named, assert_offline_diagnoses, doctor};
+use crate::harness::faketime::clock_ahead_env;
 use crate::harness::image_compare::assert_image_equals_javas;
 use crate::harness::java_probe::spawn_program;
 use crate::harness::kraftd_quorum::KraftdQuorum;
@@ -38,7 +40,7 @@ use crate::harness::pki::StoreFormat;
 use crate::harness::quorum_probe::{describe_quorum, round_trip, voter_end};
 use crate::harness::transport::{PerNode, SaslMechanism, Transport};
 use crate::harness::workload::log_view::LogView;
-use crate::harness::{Kafka, TestDir, Tool};
+use crate::harness::{free_port, Kafka, TestDir, Tool};
 use crate::topics::workload::parse_describe;
 
 const BROKERS: [i32; 3] = [11, 12, 13];
@@ -49,6 +51,8 @@ const RATE: u64 = 5_000;
 const PER_TRANSACTION: u64 = 100;
 const WAIT: Duration = Duration::from_secs(120);
 const WORKLOAD_TIMEOUT: Duration = Duration::from_secs(300);
+/// How far ahead the restarted voter's clock runs.
+const CLOCK_AHEAD: Duration = Duration::from_secs(2);
 
 #[test]
 fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
@@ -58,7 +62,12 @@ fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
         kraftd: PerNode::InTurn(&StoreFormat::ALL),
         brokers: PerNode::InTurn(&SaslMechanism::ALL),
     };
-    let mut q = KraftdQuorum::start_secured(&dir, 3, secured);
+    // Each voter serves its metrics, where the doctor reads its clock.
+    let metrics: Vec<(i32, u16)> = (1..=3).map(|id| (id, free_port())).collect();
+    let mut q = KraftdQuorum::start_secured_with(&dir, 3, secured, |id| {
+        let port = metrics[(id - 1) as usize].1;
+        vec![("kraftd.http.listener".into(), format!("127.0.0.1:{port}"))]
+    });
     let mut brokers = q.start_brokers(&dir, &BROKERS);
     let bootstrap = brokers
         .iter()
@@ -71,7 +80,7 @@ fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
     tools_over_sasl_ssl(kafka, &q, first);
     // `kraftd doctor` over SASL_SSL: the healthy quorum is healthy on every check.
     let endpoints: Vec<String> = q.voters.iter().map(|v| v.endpoint()).collect();
-    let healthy = doctor(&endpoints, 2);
+    let healthy = doctor(&endpoints, 2, &metrics);
     assert_eq!(healthy.exit, 0, "{:#}", healthy.report);
     for (topic, partitions) in [("eos-idempotent", "12"), ("eos-transactional", "6")] {
         topics(
@@ -137,7 +146,7 @@ fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
         } else {
             first = killed_id;
             // The doctor names the stopped voter and why, and the quorum as degraded.
-            let stopped = doctor(&endpoints, 2);
+            let stopped = doctor(&endpoints, 2, &metrics);
             assert_eq!(stopped.exit, 1, "{:#}", stopped.report);
             assert_eq!(stopped.check("voters")["verdict"], "degraded");
             let findings = stopped.findings("voters");
@@ -210,9 +219,14 @@ fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
     assert_blocks_never_reused(&view.producer_id_blocks, &block);
     assert_quorum_described_through(kafka, &via, next, &[1, 2, 3], &BROKERS);
 
-    // The killed controller comes back and catches up.
+    // The killed controller comes back, on a machine whose clock runs 2 s ahead, and catches
+    // up; the doctor names it and its offset.
+    q.node(first).set_env(clock_ahead_env(CLOCK_AHEAD));
     q.node(first).restart(&dir);
     wait_caught_up(&q, next, first, view.end_offset);
+    let skewed = doctor(&endpoints, 2, &metrics);
+    let offset = assert_clock_named(&skewed, first, CLOCK_AHEAD, Duration::from_millis(500));
+    eprintln!("the doctor put kraftd {first}'s clock {offset} ms ahead of the others'");
 
     // The new active controller does keep the brokers' sessions: one that dies now is fenced.
     let mut dead = brokers.pop().expect("three brokers");

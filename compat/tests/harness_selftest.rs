@@ -498,8 +498,13 @@ fn netns_partition_cuts_a_node_off_and_heal_joins_it_again() {
         KRAFTD_COMMAND_TIMEOUT,
     )
     .assert_success();
-    let mut kraftd =
-        KraftdProcess::start_in_netns(&dir, "kraftd", &["start", &config], Some(net.name()));
+    let mut kraftd = KraftdProcess::start_in_netns(
+        &dir,
+        "kraftd",
+        &["start", &config],
+        Vec::new(),
+        Some(net.name()),
+    );
     let outside = TcpListener::bind((net.host_addr(), 0)).unwrap();
     let outside = outside.local_addr().unwrap();
 

@@ -72,11 +72,12 @@ pub struct Cluster {
 impl Cluster {
     /// The workload's cluster, observed: every voter serves Prometheus metrics
     /// (`Mixed::start_observed`), which the workload checks against each other.
-    pub fn start(transport: Transport) -> Cluster {
+    /// The voters listen and run where `placement` says.
+    pub fn start(transport: Transport, placement: Placement) -> Cluster {
         Self::start_full(
             Kafka::get(),
             QuorumMode::Static,
-            Placement::default(),
+            placement,
             transport,
             &[KRAFTD],
             INITIAL_RELEASE,

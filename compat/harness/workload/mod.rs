@@ -23,6 +23,7 @@ pub use cluster::{Checkpoint, Cluster, BROKERS, INITIAL_RELEASE, KRAFTD};
 pub use failures::FINAL_METADATA_VERSION;
 
 use crate::harness::mixed_quorum::Mixed;
+use crate::harness::netns::Placement;
 use crate::harness::quorum_probe::voter_end;
 use crate::harness::transport::Transport;
 use crate::harness::Tool;
@@ -42,15 +43,23 @@ pub struct Workload {
 
 /// Runs every phase; panics with the failing step (and the node logs) if one does not happen.
 pub fn run(transport: Transport) -> Workload {
-    phases(Cluster::start(transport), true)
+    phases(Cluster::start(transport, Placement::default()), true)
 }
 
 /// [`run`] with kraftd (voter 3) the active controller before the first phase: Java voters 1
-/// and 2 follow it and replay every record it decides. Also returns the epoch kraftd leads in
-/// then; nothing in the workload stops a controller, so it is expected to lead to the end.
-pub fn run_led_by_kraftd(transport: Transport) -> (Workload, i32) {
-    let mut c = Cluster::start(transport);
-    let epoch = c.move_leadership_to_kraftd();
+/// and 2 follow it and replay every record it decides; the voters run where `placement` says.
+/// First, `first` leads, and `led` looks at the quorum then. Also returns the epoch kraftd
+/// leads in; nothing in the workload stops a controller, so it is expected to lead to the end.
+pub fn run_led_by_kraftd(
+    transport: Transport,
+    placement: Placement,
+    first: i32,
+    led: impl FnOnce(&Mixed),
+) -> (Workload, i32) {
+    let mut c = Cluster::start(transport, placement);
+    c.move_leadership_to(first);
+    led(&c.q);
+    let epoch = c.move_leadership_to(KRAFTD);
     (phases(c, false), epoch)
 }
 
@@ -113,25 +122,46 @@ impl Cluster {
         (leader, next)
     }
 
-    /// Restarts the active Java controller until kraftd wins the election that follows (a
-    /// stopping leader resigns, and either follower may win); returns kraftd's epoch.
-    fn move_leadership_to_kraftd(&mut self) -> i32 {
+    /// Restarts the active controller until voter `id` wins the election that follows (a
+    /// stopping leader resigns, and either follower may win); returns `id`'s epoch.
+    fn move_leadership_to(&mut self, id: i32) -> i32 {
         let mut d = self.q.wait_for_leader(0);
         for _ in 0..10 {
-            if d.leader_id == KRAFTD {
-                eprintln!("kraftd leads in epoch {}", d.leader_epoch);
-                return d.leader_epoch;
+            if d.leader_id == id {
+                // Settled: every voter (a restarted one too) fetches from it, and it still
+                // leads in that epoch once a fetch timeout has passed.
+                let epoch = d.leader_epoch;
+                let deadline = std::time::Instant::now() + Duration::from_secs(30);
+                loop {
+                    let now = self.q.wait_for_leader(0);
+                    let fetching = now.voters.iter().all(|v| {
+                        v.last_fetch_timestamp >= 0 && v.log_end_offset >= now.high_watermark
+                    });
+                    if now.leader_epoch != epoch || fetching || std::time::Instant::now() > deadline
+                    {
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                std::thread::sleep(Duration::from_secs(2));
+                d = self.q.wait_for_leader(0);
+                if d.leader_id == id && d.leader_epoch == epoch {
+                    eprintln!("controller {id} leads in epoch {epoch}");
+                    return epoch;
+                }
+                continue;
             }
             let (leader, epoch) = (d.leader_id, d.leader_epoch);
-            eprintln!("java controller {leader} leads in epoch {epoch}: restarting it");
             let q = &mut self.q;
             let member = &mut q.members[(leader - 1) as usize];
+            let name = format!("{} controller {leader}", member.kind());
+            eprintln!("{name} leads in epoch {epoch}: restarting it");
             member.sigterm();
-            member.assert_clean_exit(&format!("java controller {leader}"));
+            member.assert_clean_exit(&name);
             d = q.wait_for_leader(epoch);
             q.restart_member(leader);
         }
-        panic!("kraftd did not win any of 10 elections; the last: {d:?}");
+        panic!("controller {id} did not win any of 10 elections; the last: {d:?}");
     }
 
     /// Broker 103 stopped and unregistered (UnregisterBrokerRecord); a controller's

@@ -171,7 +171,7 @@ pub fn run_on(kinds: [Kind; 3], transport: Transport) {
 
     // `kraftd doctor` finds the mixed quorum healthy on every check, whichever kind leads.
     let endpoints: Vec<String> = [1, 2, 3].iter().map(|&id| q.node(id).endpoint()).collect();
-    let diagnosis = doctor(&endpoints, 1);
+    let diagnosis = doctor(&endpoints, 1, &[]);
     assert_eq!(diagnosis.exit, 0, "{:#}", diagnosis.report);
 
     let kinds_present: BTreeSet<String> = kinds.iter().map(Kind::to_string).collect();

@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::clock::{clock_check, leader_readings, MetricsClocks};
 use super::gather::{Endpoint, LeaderView, Replica, Sample, VoterSettings};
 use crate::server::peer::FailKind;
 
@@ -54,6 +55,8 @@ pub struct Limits {
     pub lag_ms: i64,
     /// This many leader changes within the window is election churn.
     pub churn_epochs: i32,
+    /// A controller's clock further than this from the others' is off.
+    pub clock_offset_ms: i64,
 }
 
 impl Default for Limits {
@@ -62,20 +65,30 @@ impl Default for Limits {
             fetch_timeout_ms: 2000,
             lag_ms: 500,
             churn_epochs: 2,
+            clock_offset_ms: 250,
         }
     }
 }
 
-/// Every check over `samples` (in time order, at least one) and the voters' own settings.
-pub fn diagnose(samples: &[Sample], settings: &[VoterSettings], limits: Limits) -> Vec<Check> {
+/// Every check over `samples` (in time order, at least one), the voters' own settings, and the
+/// controllers' clocks read from their metrics endpoints.
+pub fn diagnose(
+    samples: &[Sample],
+    settings: &[VoterSettings],
+    metrics_clocks: &MetricsClocks,
+    limits: Limits,
+) -> Vec<Check> {
     let last = samples.last().expect("at least one sample");
     let leader = last.leader();
+    let mut clocks = leader_readings(samples);
+    clocks.extend_from_slice(&metrics_clocks.readings);
     vec![
         leader_check(last, leader),
         voters_check(samples, leader, limits),
         replication_check(samples, leader, limits),
         elections_check(samples, limits),
         settings_check(settings, leader),
+        clock_check(&clocks, &metrics_clocks.unread, limits.clock_offset_ms),
     ]
 }
 

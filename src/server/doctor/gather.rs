@@ -76,6 +76,9 @@ pub struct LeaderView {
     pub observers: Vec<Replica>,
     /// The voters' endpoints (DescribeQuorum v2), one per voter: the first listener's.
     pub endpoints: BTreeMap<i32, String>,
+    /// The doctor's wall clock (ms since the Unix epoch) when it asked and when the answer
+    /// came: the round trip around the leader's own row, whose times are its clock's.
+    pub asked_ms: (i64, i64),
 }
 
 /// One replica as the leader sees it; timestamps are the leader's wall clock in ms, -1 unknown.
@@ -132,7 +135,12 @@ impl Gatherer {
             let answers = self
                 .ask_all(&ask, |_| describe_quorum_request(), describe_quorum_answer)
                 .await;
-            endpoints.extend(answers);
+            endpoints.extend(answers.into_iter().map(|(address, (mut e, asked_ms))| {
+                if let Endpoint::Leads(view) = &mut e {
+                    view.asked_ms = asked_ms;
+                }
+                (address, e)
+            }));
             let named: BTreeSet<String> = endpoints
                 .values()
                 .filter_map(|e| match e {
@@ -163,7 +171,7 @@ impl Gatherer {
             .await;
         answers
             .into_iter()
-            .map(|(address, settings)| VoterSettings {
+            .map(|(address, (settings, _))| VoterSettings {
                 voter: by_address[&address],
                 address,
                 settings,
@@ -172,20 +180,21 @@ impl Gatherer {
     }
 
     /// Sends one request to each address and waits for every answer (or its failure: the
-    /// dialler times each out).
+    /// dialler times each out). Each answer comes with the doctor's wall clock when its request
+    /// was handed to the dialler and when the answer came.
     async fn ask_all<T>(
         &mut self,
         addresses: &BTreeSet<String>,
         request: impl Fn(&str) -> OutboundRequest,
         answer: impl Fn(Result<(i16, Vec<u8>), (FailKind, String)>) -> T,
-    ) -> BTreeMap<String, T> {
-        let mut waiting: BTreeMap<u64, String> = BTreeMap::new();
+    ) -> BTreeMap<String, (T, (i64, i64))> {
+        let mut waiting: BTreeMap<u64, (String, i64)> = BTreeMap::new();
         for address in addresses {
             let id = self.peer_id(address);
             let mut r = request(address);
             self.next_token += 1;
             r.token = self.next_token;
-            waiting.insert(r.token, address.clone());
+            waiting.insert(r.token, (address.clone(), wall_ms()));
             self.peers.send(id, r, &self.completions);
         }
         let mut out = BTreeMap::new();
@@ -195,9 +204,10 @@ impl Gatherer {
         while !waiting.is_empty() {
             let got = tokio::time::timeout_at(deadline, self.answers.recv()).await;
             let Ok(Some(completion)) = got else {
-                for (_, address) in std::mem::take(&mut waiting) {
+                for (_, (address, sent)) in std::mem::take(&mut waiting) {
                     let reason = "no answer and no failure from the connection".to_string();
-                    out.insert(address, answer(Err((FailKind::TimedOut, reason))));
+                    let failed = answer(Err((FailKind::TimedOut, reason)));
+                    out.insert(address, (failed, (sent, wall_ms())));
                 }
                 break;
             };
@@ -215,8 +225,8 @@ impl Gatherer {
                     ..
                 } => (token, Err((kind, reason))),
             };
-            if let Some(address) = waiting.remove(&token) {
-                out.insert(address, answer(result));
+            if let Some((address, sent)) = waiting.remove(&token) {
+                out.insert(address, (answer(result), (sent, wall_ms())));
             }
         }
         out
@@ -232,6 +242,13 @@ impl Gatherer {
             .ensure(id, address, self.settings.clone(), &self.completions);
         id
     }
+}
+
+/// The doctor's wall clock, in ms since the Unix epoch.
+pub fn wall_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
 }
 
 fn describe_quorum_request() -> OutboundRequest {
@@ -311,6 +328,7 @@ fn describe_quorum_answer(result: Result<(i16, Vec<u8>), (FailKind, String)>) ->
         voters: p.current_voters.iter().map(replica).collect(),
         observers: p.observers.iter().map(replica).collect(),
         endpoints,
+        asked_ms: (0, 0),
     })
 }
 

@@ -9,7 +9,10 @@
 //!   or running but cut off from the leader; whether the majority holds;
 //! - `replication`: fetching voters that lag more than 500 ms;
 //! - `elections`: leader changes during the window (churn);
-//! - `settings`: `controller.quorum.voters` that differs between voters or from the voter set.
+//! - `settings`: `controller.quorum.voters` that differs between voters or from the voter set;
+//! - `clocks`: a controller whose wall clock is off the others' (see `clock`), read from the
+//!   leader's answer and from each `--metrics` endpoint (kraftd's, or a Java controller's JMX
+//!   exporter).
 //!
 //! `--data-dir DIR` checks a stopped node's metadata log directory instead (see `offline`).
 //!
@@ -17,10 +20,14 @@
 //! unreadable `--command-config` or `--config`).
 
 mod client_config;
+pub mod clock;
+#[cfg(test)]
+mod clock_tests;
 pub mod diagnose;
 pub mod gather;
 pub mod offline;
 pub mod report;
+mod scrape;
 #[cfg(test)]
 mod tests;
 
@@ -30,6 +37,7 @@ use std::time::Duration;
 
 use clap::Args;
 
+use clock::{MetricsClocks, MetricsEndpoint};
 use diagnose::{diagnose, Limits};
 use gather::Gatherer;
 
@@ -62,12 +70,20 @@ pub struct DoctorArgs {
     /// Seconds to watch the quorum, for election churn and voters that stopped fetching
     #[arg(long, value_name = "SECONDS", default_value_t = 5)]
     pub window: u64,
-    /// How long to wait for each connection and answer, in ms
+    /// How long to wait for each connection and answer, in ms (three times as long for a
+    /// --metrics scrape)
     #[arg(long = "timeout-ms", value_name = "MS", default_value_t = 3000)]
     pub timeout_ms: u64,
     /// The quorum's controller.quorum.fetch.timeout.ms (a voter silent for longer is lost)
     #[arg(long = "fetch-timeout-ms", value_name = "MS", default_value_t = 2000)]
     pub fetch_timeout_ms: i64,
+    /// Controllers' Prometheus endpoints (kraftd's kraftd.http.listener, a Java controller's
+    /// JMX exporter with Strimzi-style rules), to read each one's clock: NODE_ID=http://HOST:PORT[/PATH]
+    #[arg(long, value_name = "ID=URL[,ID=URL...]")]
+    pub metrics: Vec<String>,
+    /// A controller's clock further than this from the others' is reported, in ms
+    #[arg(long = "clock-offset-ms", value_name = "MS", default_value_t = 250)]
+    pub clock_offset_ms: i64,
     /// Print JSON instead of text
     #[arg(long)]
     pub json: bool,
@@ -135,6 +151,16 @@ fn run_online(args: &DoctorArgs, bootstrap_arg: &str) -> i32 {
         eprintln!("kraftd doctor: --bootstrap-controller names no HOST:PORT");
         return CANNOT_RUN;
     }
+    let mut metrics = Vec::new();
+    for arg in &args.metrics {
+        match clock::parse_metrics_arg(arg) {
+            Ok(endpoints) => metrics.extend(endpoints),
+            Err(e) => {
+                eprintln!("kraftd doctor: {e}");
+                return CANNOT_RUN;
+            }
+        }
+    }
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -146,22 +172,51 @@ fn run_online(args: &DoctorArgs, bootstrap_arg: &str) -> i32 {
         }
     };
     let window = Duration::from_secs(args.window);
-    let (samples, voter_settings) = runtime.block_on(async {
+    // A scrape walks every metric of the node (every MBean of a Java controller's JVM).
+    let scrape_timeout = Duration::from_millis(args.timeout_ms) * 3;
+    let (samples, voter_settings, clocks) = runtime.block_on(async {
         let mut g = Gatherer::new(settings);
+        let mut clocks = MetricsClocks::default();
         let first = g.sample(&bootstrap).await;
-        tokio::time::sleep(window).await;
+        read_clocks(&metrics, scrape_timeout, &mut clocks).await;
+        tokio::time::sleep(window / 2).await;
+        read_clocks(&metrics, scrape_timeout, &mut clocks).await;
+        tokio::time::sleep(window / 2).await;
         let last = g.sample(&bootstrap).await;
+        read_clocks(&metrics, scrape_timeout, &mut clocks).await;
         let voters = last
             .leader()
             .map(|v| v.endpoints.clone())
             .unwrap_or_default();
         let voter_settings = g.voter_settings(&voters).await;
-        (vec![first, last], voter_settings)
+        (vec![first, last], voter_settings, clocks)
     });
     let limits = Limits {
         fetch_timeout_ms: args.fetch_timeout_ms,
+        clock_offset_ms: args.clock_offset_ms,
         ..Limits::default()
     };
-    let checks = diagnose(&samples, &voter_settings, limits);
+    let checks = diagnose(&samples, &voter_settings, &clocks, limits);
     print_report(args, bootstrap_arg, Some(args.window), &checks)
+}
+
+/// One reading of each endpoint's clock, all at once; an endpoint's failure is kept once.
+async fn read_clocks(endpoints: &[MetricsEndpoint], timeout: Duration, clocks: &mut MetricsClocks) {
+    let mut reads = tokio::task::JoinSet::new();
+    for e in endpoints.iter().cloned() {
+        reads.spawn(async move { (e.node, scrape::read_clock(&e, timeout).await) });
+    }
+    while let Some(done) = reads.join_next().await {
+        match done {
+            Ok((_, Ok(reading))) => clocks.readings.push(reading),
+            Ok((node, Err(why))) => {
+                if !clocks.unread.iter().any(|(n, _)| *n == node) {
+                    clocks.unread.push((node, why));
+                }
+            }
+            Err(e) => clocks
+                .unread
+                .push((-1, format!("a metrics read failed: {e}"))),
+        }
+    }
 }

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use super::clock::MetricsClocks;
 use super::diagnose::{diagnose, Check, Limits, Verdict};
 use super::gather::{Endpoint, LeaderView, Replica, Sample, VoterSettings};
 use super::report;
@@ -24,8 +25,14 @@ fn replica(id: i32, now: i64, fetch_age: i64, lag: i64, leo: i64) -> Replica {
 }
 
 /// Leader 1 in `epoch` at leader time `now`, the voters 1-3 as `voters` says.
+/// Asked by a doctor whose clock agrees with the leader's (2 ms each way).
 fn leads(epoch: i32, hw: i64, voters: Vec<Replica>) -> Endpoint {
+    let own = voters
+        .iter()
+        .find(|r| r.id == 1)
+        .map_or(0, |r| r.last_fetch_ms);
     Endpoint::Leads(LeaderView {
+        asked_ms: (own - 2, own + 2),
         leader_id: 1,
         epoch,
         high_watermark: hw,
@@ -115,7 +122,12 @@ fn a_healthy_quorum_is_healthy_on_every_check() {
             (A3, Endpoint::Follows),
         ],
     );
-    let checks = diagnose(&[s0, s1], &same_voters(), Limits::default());
+    let checks = diagnose(
+        &[s0, s1],
+        &same_voters(),
+        &MetricsClocks::default(),
+        Limits::default(),
+    );
     assert!(
         checks.iter().all(|c| c.verdict == Verdict::Healthy),
         "{checks:#?}"
@@ -158,7 +170,12 @@ fn a_stopped_voter_is_named_with_its_cause_and_the_quorum_is_degraded() {
     );
     let mut settings = same_voters();
     settings[2].settings = Err("connect to 10.0.0.3:9093: Connection refused".into());
-    let checks = diagnose(&[s0, s1], &settings, Limits::default());
+    let checks = diagnose(
+        &[s0, s1],
+        &settings,
+        &MetricsClocks::default(),
+        Limits::default(),
+    );
     assert_eq!(
         verdicts(&checks),
         [
@@ -167,6 +184,7 @@ fn a_stopped_voter_is_named_with_its_cause_and_the_quorum_is_degraded() {
             ("replication", Verdict::Healthy),
             ("elections", Verdict::Healthy),
             ("settings", Verdict::Healthy),
+            ("clocks", Verdict::Healthy),
         ]
     );
     let voters = check(&checks, "voters");
@@ -229,7 +247,12 @@ fn a_paused_voter_is_stalled_and_a_partitioned_one_answers_but_does_not_fetch() 
             (A3, Endpoint::Follows),
         ],
     );
-    let checks = diagnose(&[s0, s1], &same_voters(), Limits::default());
+    let checks = diagnose(
+        &[s0, s1],
+        &same_voters(),
+        &MetricsClocks::default(),
+        Limits::default(),
+    );
     let voters = check(&checks, "voters");
     assert_eq!(voters.verdict, Verdict::Down, "{voters:#?}");
     assert!(
@@ -267,7 +290,12 @@ fn no_leader_and_no_majority_is_down_with_every_endpoints_cause() {
             ),
         ],
     );
-    let checks = diagnose(&[s.clone(), s], &[], Limits::default());
+    let checks = diagnose(
+        &[s.clone(), s],
+        &[],
+        &MetricsClocks::default(),
+        Limits::default(),
+    );
     assert_eq!(check(&checks, "leader").verdict, Verdict::Down);
     let voters = check(&checks, "voters");
     assert!(
@@ -317,7 +345,12 @@ fn epochs_rising_during_the_window_are_election_churn() {
             (A3, Endpoint::Follows),
         ],
     );
-    let checks = diagnose(&[s0, s1], &same_voters(), Limits::default());
+    let checks = diagnose(
+        &[s0, s1],
+        &same_voters(),
+        &MetricsClocks::default(),
+        Limits::default(),
+    );
     let e = check(&checks, "elections");
     assert_eq!(
         (e.verdict, e.summary.as_str()),
@@ -359,7 +392,12 @@ fn a_fetching_voter_that_does_not_catch_up_lags() {
             (A3, Endpoint::Follows),
         ],
     );
-    let checks = diagnose(&[s0, s1], &same_voters(), Limits::default());
+    let checks = diagnose(
+        &[s0, s1],
+        &same_voters(),
+        &MetricsClocks::default(),
+        Limits::default(),
+    );
     let r = check(&checks, "replication");
     assert_eq!(r.verdict, Verdict::Degraded);
     assert_eq!(
@@ -390,7 +428,12 @@ fn mismatched_controller_quorum_voters_are_named() {
         "controller.quorum.voters".to_string(),
         format!("1@{A1},2@{A2},4@10.0.0.4:9093"),
     )]));
-    let checks = diagnose(&[s.clone(), s], &settings, Limits::default());
+    let checks = diagnose(
+        &[s.clone(), s],
+        &settings,
+        &MetricsClocks::default(),
+        Limits::default(),
+    );
     let c = check(&checks, "settings");
     assert_eq!(c.verdict, Verdict::Degraded);
     assert!(c.findings.iter().any(|f| f == "voters [2] list voters {1, 2, 4} in controller.quorum.voters, but the leader's voter set is {1, 2, 3}"), "{:?}", c.findings);

@@ -44,10 +44,10 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             last_applied_offset: machine.last_applied(),
             last_committed_offset: machine.committed(),
             last_applied_timestamp: self.snapshots.last_timestamp(),
-            last_applied_lag_ms: match self.snapshots.last_timestamp() {
-                0 => 0,
-                t => (now.0 as i64 - t).max(0),
-            },
+            // As Java computes it: this node's clock minus the record's (the leader's when it
+            // appended), below zero when this clock is behind, all of `now` before any record.
+            // The doctor reads a node's clock as the sum of the two.
+            last_applied_lag_ms: now.0 as i64 - self.snapshots.last_timestamp(),
             new_active_controllers: self.metrics.new_active_controllers,
             operations_started: self.metrics.events.started,
             ignored_static_voters: !self.settings.raft.static_voters.is_empty()
