@@ -214,9 +214,22 @@ impl Kafka {
         )
     }
 
-    /// The finalized feature levels, via `kafka-features describe` (panics if the tool fails).
+    /// The finalized feature levels, via `kafka-features describe` (panics if the tool fails),
+    /// once the quorum finalized a metadata.version: a quorum that just elected its first
+    /// leader answers the tool with "There is no finalized MetadataVersion" until the leader's
+    /// bootstrap records commit.
     pub fn finalized_features(&self, bootstrap_controller: &str) -> BTreeMap<String, String> {
-        let out = self.features_describe(bootstrap_controller);
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        let out = loop {
+            let out = self.features_describe(bootstrap_controller);
+            let starting = !out.success()
+                && out.stderr.contains("There is no finalized MetadataVersion")
+                && std::time::Instant::now() < deadline;
+            if !starting {
+                break out;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        };
         out.assert_success();
         let features = parse_finalized_features(&out.stdout);
         assert!(

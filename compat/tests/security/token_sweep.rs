@@ -146,6 +146,9 @@ fn sweep_scenario(kind: Kind) {
     let b_first_expiry_bound = wall_ms() + RENEW_PERIOD_MS;
     eprintln!("{kind}: created token A {a} (5 s at most) and token B {b}");
 
+    // Once the broker describes B, it applied A's creation too (A's record is first in the
+    // log); then A goes, and B stays.
+    clients.describe_until(|o| o.contains(&b));
     let listed = clients.describe_until(|o| !o.contains(&a));
     assert!(listed.contains(&b), "{kind}: B went with A:\n{listed}");
     eprintln!("{kind}: A is no longer described; B is");
