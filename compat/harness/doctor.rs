@@ -27,6 +27,14 @@ impl Diagnosis {
             .unwrap_or_else(|| panic!("no {name} check in {:#}", self.report))
     }
 
+    /// The summary line of check `name`.
+    pub fn summary(&self, name: &str) -> String {
+        self.check(name)["summary"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+
     /// The findings of check `name`, one string each.
     pub fn findings(&self, name: &str) -> Vec<String> {
         self.check(name)["findings"]
@@ -78,10 +86,7 @@ pub fn doctor(endpoints: &[String], window_s: u64, metrics: &[(i32, u16)]) -> Di
 /// clock `ahead` of the others' within `tolerance`; returns the offset it gave, in ms.
 pub fn assert_clock_named(d: &Diagnosis, node: i32, ahead: Duration, tolerance: Duration) -> i64 {
     assert_eq!(d.check("clocks")["verdict"], "degraded", "{:#}", d.report);
-    let summary = d.check("clocks")["summary"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let summary = d.summary("clocks");
     let prefix = format!("controller {node} is ");
     let offset: i64 = summary
         .strip_prefix(&prefix)
@@ -173,10 +178,7 @@ pub fn assert_offline_diagnoses(log_dir: &Path, scratch: &Path) {
     file.set_len(len - 7).expect("cut");
     let d = doctor_offline(&torn);
     assert_eq!(d.exit, 1, "{:#}", d.report);
-    let summary = d.check("log")["summary"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let summary = d.summary("log");
     assert!(
         summary.starts_with("a torn tail (a write cut short by a crash) in ")
             && summary.contains("start-up cuts it at byte"),
@@ -194,10 +196,7 @@ pub fn assert_offline_diagnoses(log_dir: &Path, scratch: &Path) {
     fs::write(&first, &bytes).expect("write");
     let d = doctor_offline(&corrupt);
     assert_eq!(d.exit, 1, "{:#}", d.report);
-    let summary = d.check("log")["summary"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let summary = d.summary("log");
     assert!(
         summary.starts_with("corruption (") && summary.contains("at byte 0,"),
         "{:#}",

@@ -128,21 +128,10 @@ impl Cluster {
         let mut d = self.q.wait_for_leader(0);
         for _ in 0..10 {
             if d.leader_id == id {
-                // Settled: every voter (a restarted one too) fetches from it, and it still
-                // leads in that epoch once a fetch timeout has passed.
+                // Settled: every voter (a restarted one too) caught up with a leader, and `id`
+                // still leads in that epoch once a fetch timeout has passed.
                 let epoch = d.leader_epoch;
-                let deadline = std::time::Instant::now() + Duration::from_secs(30);
-                loop {
-                    let now = self.q.wait_for_leader(0);
-                    let fetching = now.voters.iter().all(|v| {
-                        v.last_fetch_timestamp >= 0 && v.log_end_offset >= now.high_watermark
-                    });
-                    if now.leader_epoch != epoch || fetching || std::time::Instant::now() > deadline
-                    {
-                        break;
-                    }
-                    std::thread::sleep(Duration::from_millis(100));
-                }
+                self.q.wait_caught_up(-1);
                 std::thread::sleep(Duration::from_secs(2));
                 d = self.q.wait_for_leader(0);
                 if d.leader_id == id && d.leader_epoch == epoch {

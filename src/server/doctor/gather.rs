@@ -15,15 +15,14 @@ use tokio::time::Instant;
 use crate::protocol::codec::{ApiMessage, Message};
 use crate::protocol::errors::ErrorCode;
 use crate::protocol::messages::describe_configs_request::DescribeConfigsResource;
-use crate::protocol::messages::describe_quorum_request::{PartitionData, TopicData};
 use crate::protocol::messages::describe_quorum_response::ReplicaState;
 use crate::protocol::messages::{
-    DescribeConfigsRequest, DescribeConfigsResponse, DescribeQuorumRequest, DescribeQuorumResponse,
+    DescribeConfigsRequest, DescribeConfigsResponse, DescribeQuorumResponse,
 };
+use crate::raft;
+use crate::raft::convert::describe;
 use crate::server::peer::{Completion, FailKind, OutboundRequest, PeerSettings, Peers};
 
-/// The metadata topic's name, the one partition DescribeQuorum describes.
-const METADATA_TOPIC: &str = "__cluster_metadata";
 /// Kafka's resource type BROKER, whose configs a controller describes for its own node id.
 const BROKER_RESOURCE: i8 = 4;
 /// The settings compared between voters.
@@ -251,19 +250,11 @@ pub fn wall_ms() -> i64 {
         .map_or(0, |d| d.as_millis() as i64)
 }
 
+/// The raft client's own DescribeQuorum of the metadata partition.
 fn describe_quorum_request() -> OutboundRequest {
-    let request = DescribeQuorumRequest {
-        topics: vec![TopicData {
-            topic_name: METADATA_TOPIC.into(),
-            partitions: vec![PartitionData {
-                partition_index: 0,
-                ..Default::default()
-            }],
-            ..Default::default()
-        }],
-        ..Default::default()
-    };
-    outbound(request)
+    outbound(describe::request_to_wire(
+        &raft::msg::DescribeQuorumRequest { partition_ok: true },
+    ))
 }
 
 /// `request` at any version both sides serve (the token is set when it is sent).
