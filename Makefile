@@ -260,12 +260,12 @@ IMAGE_BENCH_PARTITIONS ?= 1000
 IMAGE_BENCH_SIZES ?= 10x1000,100x1000
 # In this order, one at a time (each side by side with Java).
 BENCH_STEPS ?= bench-floor bench-storage bench-raft bench-image bench-snapshot bench-failover \
-  bench-controller bench-tls
+  bench-controller bench-tls bench-scrape
 comma := ,
 BENCH_VENV := $(or $(CARGO_TARGET_DIR),target)/bench-venv
-.PHONY: bench bench-quick bench-report bench-profile bench-floor bench-storage bench-raft bench-image bench-snapshot bench-failover \
+.PHONY: bench bench-quick bench-report bench-profile bench-floor bench-storage bench-raft bench-image bench-snapshot bench-failover bench-scrape \
   bench-controller bench-tls
-bench bench-profile bench-image bench-raft bench-snapshot: BUILD_FEATURES = $(TEST_FEATURES)
+bench bench-profile bench-image bench-raft bench-snapshot bench-scrape: BUILD_FEATURES = $(TEST_FEATURES)
 bench: build
 	@# The recipe runs sub-makes, so `make -n` would run it too: only say what it would do.
 	@$(if $(findstring n,$(firstword -$(MAKEFLAGS))),echo "make bench: $(BENCH_STEPS) then bench-report"; exit 0;) \
@@ -293,6 +293,10 @@ bench-report: $(BENCH_VENV)/.matplotlib
 
 bench-floor:
 	$(CARGO) bench $(TEST_FEATURES) --bench floor
+
+# One Prometheus scrape's CPU at 100,000 partitions (bench/scrape.rs): target/bench/scrape.json.
+bench-scrape:
+	$(CARGO) bench $(TEST_FEATURES) --bench scrape
 
 bench-controller: compat-deps
 	KRAFTD_LOAD_SIZE=$(if $(QUICK),quick,full) \

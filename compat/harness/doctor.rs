@@ -2,6 +2,7 @@
 //! `--command-config` when their listener is secured, the JSON report read back.
 
 use std::fs;
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -49,8 +50,8 @@ impl Diagnosis {
 }
 
 /// Runs `kraftd doctor --bootstrap-controller <endpoints> --window <window_s> --json`, with
-/// `--metrics ID=http://127.0.0.1:PORT/metrics` for each of `metrics` (node id, port).
-pub fn doctor(endpoints: &[String], window_s: u64, metrics: &[(i32, u16)]) -> Diagnosis {
+/// `--metrics ID=http://ADDR/metrics` for each of `metrics` (node id, address).
+pub fn doctor(endpoints: &[String], window_s: u64, metrics: &[(i32, SocketAddr)]) -> Diagnosis {
     let port = endpoints[0]
         .rsplit_once(':')
         .and_then(|(_, p)| p.parse().ok())
@@ -62,7 +63,7 @@ pub fn doctor(endpoints: &[String], window_s: u64, metrics: &[(i32, u16)]) -> Di
     let window = window_s.to_string();
     let metrics = metrics
         .iter()
-        .map(|(id, port)| format!("{id}=http://127.0.0.1:{port}/metrics"))
+        .map(|(id, addr)| format!("{id}=http://{addr}/metrics"))
         .collect::<Vec<_>>()
         .join(",");
     let mut args = vec![
@@ -204,14 +205,14 @@ pub fn assert_offline_diagnoses(log_dir: &Path, scratch: &Path) {
     );
 }
 
-/// Waits until each of `ports` serves the controller's applied-record gauges (a Java
+/// Waits until each of `addrs` serves the controller's applied-record gauges (a Java
 /// controller's exporter answers before its controller registered them), so that the doctor
 /// can read every clock.
-pub fn wait_for_controller_metrics(ports: &[u16]) {
+pub fn wait_for_controller_metrics(addrs: &[SocketAddr]) {
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    for &port in ports {
+    for &addr in addrs {
         loop {
-            let ready = super::metrics::scrape(port).is_ok_and(|text| {
+            let ready = super::metrics::scrape(addr).is_ok_and(|text| {
                 super::metrics::Scrape::parse(&text)
                     .families
                     .contains_key("kafka_controller_kafkacontroller_lastappliedrecordtimestamp")
@@ -221,7 +222,7 @@ pub fn wait_for_controller_metrics(ports: &[u16]) {
             }
             assert!(
                 std::time::Instant::now() < deadline,
-                "127.0.0.1:{port} serves no kafka_controller_kafkacontroller_lastappliedrecordtimestamp"
+                "{addr} serves no kafka_controller_kafkacontroller_lastappliedrecordtimestamp"
             );
             std::thread::sleep(Duration::from_millis(200));
         }

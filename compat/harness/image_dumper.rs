@@ -19,6 +19,7 @@ use serde_json::Value;
 use super::kafka::Kafka;
 use super::process::{run_command, try_run_command, Output};
 use super::testdir::scratch_dir;
+use super::tool_server::{servable, ToolServers};
 
 /// The dumper's main class (default package).
 pub const IMAGE_DUMPER_CLASS: &str = "ImageDumper";
@@ -118,11 +119,19 @@ pub fn run_image_dumper(args: &[&str]) -> Output {
     run_java_class(IMAGE_DUMPER_CLASS, args, None)
 }
 
-/// Runs `class` of the dumper's sources with `args` and `stdin`.
+/// Runs `class` of the dumper's sources with `args` and `stdin`: on a long-lived dumper JVM
+/// (`tool_server.rs`) when it reads no stdin, else in a JVM of its own.
 fn run_java_class(class: &str, args: &[&str], stdin: Option<&[u8]>) -> Output {
     let kafka = Kafka::get();
     let classes = compiled_dumper();
     let opts: Vec<String> = DUMPER_JVM_OPTS.iter().map(|s| s.to_string()).collect();
+    let display = format!("java {class} {}", args.join(" "));
+    if servable(class, stdin, &[]) {
+        static SERVERS: OnceLock<ToolServers> = OnceLock::new();
+        return SERVERS
+            .get_or_init(|| ToolServers::with_classes(classes.to_path_buf(), opts))
+            .run(kafka, class, args, DUMP_TIMEOUT, display);
+    }
     let mut cmd = kafka.java_command(class, &kafka.tools_log4j_config(), &opts);
     cmd.env(
         "CLASSPATH",
@@ -130,7 +139,6 @@ fn run_java_class(class: &str, args: &[&str], stdin: Option<&[u8]>) -> Output {
         format!("{}:{}", kafka.classpath(), classes.display()),
     );
     cmd.args(args);
-    let display = format!("java {class} {}", args.join(" "));
     run_command(cmd, display, stdin, DUMP_TIMEOUT, &scratch_dir())
 }
 

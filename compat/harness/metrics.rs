@@ -4,18 +4,18 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read, Write};
-use std::net::TcpStream;
+use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
 use std::time::Duration;
 
 use super::Kafka;
 
-/// The families the names check covers: what Strimzi's KRaft dashboard and alerts read.
-pub const CHECKED_PREFIXES: [&str; 3] = [
-    "kafka_server_raftmetrics_",
-    "kafka_controller_",
-    "kafka_server_raftchannelmetrics_",
-];
+// The families the names check covers: Java's, under kraftd's list of them.
+use kraftd::server::metrics::JAVA_FAMILY_PREFIXES;
+
+/// How far apart the voters' high watermarks may be in one round of scrapes: the no-ops and
+/// heartbeat-driven records the leader commits while the nodes are read one after another.
+const HIGH_WATERMARK_SPREAD: f64 = 50.0;
 
 /// Metrics Java registers on the leader (the active controller) only.
 pub const LEADER_ONLY: [&str; 3] = [
@@ -30,10 +30,10 @@ pub fn jmx_exporter_rules() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("compat/jmx-exporter-kraft.yaml")
 }
 
-/// The JVM option that loads the JMX exporter, serving on 127.0.0.1:`port`.
-pub fn jmx_exporter_opt(kafka: &Kafka, port: u16) -> String {
+/// The JVM option that loads the JMX exporter, serving on `addr`.
+pub fn jmx_exporter_opt(kafka: &Kafka, addr: SocketAddr) -> String {
     format!(
-        "-javaagent:{}=127.0.0.1:{port}:{}",
+        "-javaagent:{}={addr}:{}",
         kafka.jmx_exporter_agent().display(),
         jmx_exporter_rules().display()
     )
@@ -89,7 +89,7 @@ impl Scrape {
     pub fn signatures(&self) -> BTreeSet<(String, String, Vec<String>)> {
         let mut out = BTreeSet::new();
         for (name, f) in &self.families {
-            if !CHECKED_PREFIXES.iter().any(|p| name.starts_with(p)) {
+            if !JAVA_FAMILY_PREFIXES.iter().any(|p| name.starts_with(p)) {
                 continue;
             }
             for (labels, _) in &f.samples {
@@ -138,23 +138,23 @@ pub fn missing_from_kraftd(
         .collect()
 }
 
-/// `GET /metrics` on 127.0.0.1:`port`: the body, or why not.
-pub fn scrape(port: u16) -> Result<String, String> {
-    http_get(port, "/metrics").and_then(|(status, body)| match status {
+/// `GET /metrics` on `addr`: the body, or why not.
+pub fn scrape(addr: SocketAddr) -> Result<String, String> {
+    http_get(addr, "/metrics").and_then(|(status, body)| match status {
         200 => Ok(body),
-        s => Err(format!("/metrics on port {port} answered {s}: {body}")),
+        s => Err(format!("/metrics on {addr} answered {s}: {body}")),
     })
 }
 
 /// A plain HTTP/1.1 GET (no keep-alive): the status and the body.
-pub fn http_get(port: u16, path: &str) -> Result<(u16, String), String> {
-    let fail = |e: std::io::Error| format!("GET {path} on 127.0.0.1:{port}: {e}");
-    let mut s = TcpStream::connect(("127.0.0.1", port)).map_err(fail)?;
+pub fn http_get(addr: SocketAddr, path: &str) -> Result<(u16, String), String> {
+    let fail = |e: std::io::Error| format!("GET {path} on {addr}: {e}");
+    let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(5)).map_err(fail)?;
     s.set_read_timeout(Some(Duration::from_secs(10)))
         .map_err(fail)?;
     write!(
         s,
-        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
     )
     .map_err(fail)?;
     let mut raw = Vec::new();
@@ -162,12 +162,12 @@ pub fn http_get(port: u16, path: &str) -> Result<(u16, String), String> {
     let raw = String::from_utf8_lossy(&raw);
     let (head, body) = raw
         .split_once("\r\n\r\n")
-        .ok_or_else(|| format!("GET {path} on port {port}: no HTTP head in {raw:?}"))?;
+        .ok_or_else(|| format!("GET {path} on {addr}: no HTTP head in {raw:?}"))?;
     let status = head
         .split(' ')
         .nth(1)
         .and_then(|s| s.parse().ok())
-        .ok_or_else(|| format!("GET {path} on port {port}: bad status line in {head:?}"))?;
+        .ok_or_else(|| format!("GET {path} on {addr}: bad status line in {head:?}"))?;
     // The JMX exporter may answer chunked; the names check only needs the lines.
     let chunked = head
         .to_ascii_lowercase()
@@ -209,9 +209,11 @@ pub fn leads(s: &Scrape) -> bool {
 }
 
 /// Scrapes every voter of `q` (started observed) and checks what Java is the oracle of: each
-/// name, type and label set a Java controller exports among [`CHECKED_PREFIXES`] is exported by
-/// kraftd; `current_leader`, `current_epoch` and `number_of_voters` are equal on every node;
-/// exactly one node has `activecontrollercount` 1; `metadataerrorcount` is 0 everywhere.
+/// name, type and label set a Java controller exports among [`JAVA_FAMILY_PREFIXES`] is exported by
+/// kraftd; `current_leader`, `current_epoch`, `number_of_voters` and the image's topic,
+/// partition, offline partition, active and fenced broker counts are equal on every node, and
+/// `high_watermark` within [`HIGH_WATERMARK_SPREAD`]; exactly one node has
+/// `activecontrollercount` 1; `metadataerrorcount` is 0 everywhere.
 /// Retries for up to a minute (a leader change settles), then panics with what differs.
 #[track_caller]
 pub fn assert_quorum_metrics(q: &super::mixed_quorum::Mixed, when: &str) {
@@ -235,8 +237,8 @@ pub fn quorum_metrics(q: &super::mixed_quorum::Mixed) -> Result<String, Vec<Stri
     let mut nodes = Vec::new();
     for (i, m) in q.members.iter().enumerate() {
         let name = format!("{} {}", m.kind(), i + 1);
-        let port = q.metrics_ports[i].unwrap_or_else(|| panic!("{name} serves no metrics"));
-        let text = scrape(port).map_err(|e| vec![format!("{name}: {e}")])?;
+        let addr = q.metrics_addrs[i].unwrap_or_else(|| panic!("{name} serves no metrics"));
+        let text = scrape(addr).map_err(|e| vec![format!("{name}: {e}")])?;
         nodes.push((name, m.kind(), Scrape::parse(&text)));
     }
     let mut problems = Vec::new();
@@ -260,6 +262,36 @@ pub fn quorum_metrics(q: &super::mixed_quorum::Mixed) -> Result<String, Vec<Stri
             problems.push(format!("{metric} differs: {}", values.join(", ")));
         }
     }
+    // The image's counts: every node's committed image, Java's the oracle.
+    for metric in [
+        "globaltopiccount",
+        "globalpartitioncount",
+        "activebrokercount",
+        "fencedbrokercount",
+        "offlinepartitionscount",
+    ] {
+        let name = format!("kafka_controller_kafkacontroller_{metric}");
+        let first = nodes[0].2.value(&name);
+        if first.is_none() || nodes.iter().any(|(_, _, s)| s.value(&name) != first) {
+            let values: Vec<String> = nodes
+                .iter()
+                .map(|(n, _, s)| format!("{n}={:?}", s.value(&name)))
+                .collect();
+            problems.push(format!("{metric} differs: {}", values.join(", ")));
+        }
+    }
+    // High watermarks agree within what the leader appends while the nodes are scraped.
+    let hws: Vec<f64> = nodes
+        .iter()
+        .filter_map(|(_, _, s)| s.value("kafka_server_raftmetrics_high_watermark"))
+        .collect();
+    let spread =
+        hws.iter().copied().fold(f64::MIN, f64::max) - hws.iter().copied().fold(f64::MAX, f64::min);
+    if hws.len() != nodes.len() || spread > HIGH_WATERMARK_SPREAD {
+        problems.push(format!(
+            "high_watermark spread {spread} over {hws:?}, more than {HIGH_WATERMARK_SPREAD}"
+        ));
+    }
     let active: Vec<&str> = nodes
         .iter()
         .filter(|(_, _, s)| {
@@ -282,11 +314,47 @@ pub fn quorum_metrics(q: &super::mixed_quorum::Mixed) -> Result<String, Vec<Stri
         return Err(problems);
     }
     let (_, _, first) = &nodes[0];
+    let count = |m: &str| first.value(&format!("kafka_controller_kafkacontroller_{m}"));
     Ok(format!(
-        "{compared} Java name/label sets all exported by kraftd with the same type; leader {:?}, epoch {:?}, {:?} voters on every node; active controller {}",
+        "{compared} Java name/label sets all exported by kraftd with the same type; leader {:?}, epoch {:?}, {:?} voters on every node; active controller {}; on every node {:?} topics, {:?} partitions ({:?} offline), {:?} active and {:?} fenced brokers; high watermarks within {spread}",
         first.value("kafka_server_raftmetrics_current_leader"),
         first.value("kafka_server_raftmetrics_current_epoch"),
         first.value("kafka_server_raftmetrics_number_of_voters"),
-        active[0]
+        active[0],
+        count("globaltopiccount"),
+        count("globalpartitioncount"),
+        count("offlinepartitionscount"),
+        count("activebrokercount"),
+        count("fencedbrokercount"),
     ))
+}
+
+/// The ControllerStats meters Java counts partition leader elections with.
+const ELECTION_COUNTERS: [&str; 2] = [
+    "kafka_controller_controllerstats_uncleanleaderelections_total",
+    "kafka_controller_controllerstats_electionfromeligibleleaderreplicas_total",
+];
+
+/// Every voter of `q` (none restarted since the workload began) counted the same unclean and
+/// ELR elections, Java's controllers the oracle, and at least one unclean election (the
+/// workload makes one); returns the counts.
+#[track_caller]
+pub fn assert_election_counts_agree(q: &super::mixed_quorum::Mixed) -> Vec<(String, f64, f64)> {
+    let mut counts = Vec::new();
+    for (i, m) in q.members.iter().enumerate() {
+        let name = format!("{} {}", m.kind(), i + 1);
+        let addr = q.metrics_addrs[i].unwrap_or_else(|| panic!("{name} serves no metrics"));
+        let s = Scrape::parse(&scrape(addr).unwrap_or_else(|e| panic!("{name}: {e}")));
+        let [unclean, elr] = ELECTION_COUNTERS.map(|c| {
+            s.value(c)
+                .unwrap_or_else(|| panic!("{name} exports no {c}"))
+        });
+        counts.push((name, unclean, elr));
+    }
+    let (_, unclean, elr) = counts[0].clone();
+    assert!(
+        unclean >= 1.0 && counts.iter().all(|(_, u, e)| *u == unclean && *e == elr),
+        "unclean and ELR election counts (node, unclean, from ELR) differ or miss the workload's unclean election: {counts:?}"
+    );
+    counts
 }

@@ -184,9 +184,9 @@ pub struct Mixed {
     pub placement: Placement,
     /// How the controller listeners are secured.
     pub transport: Transport,
-    /// Each voter's Prometheus endpoint on 127.0.0.1 (kraftd's `kraftd.http.listener`, the JMX
-    /// exporter javaagent on a Java controller), when the quorum was started observed.
-    pub metrics_ports: Vec<Option<u16>>,
+    /// Each voter's Prometheus endpoint, on its host address (kraftd's `kraftd.http.listener`,
+    /// the JMX exporter javaagent on a Java controller), when the quorum was started observed.
+    pub metrics_addrs: Vec<Option<SocketAddr>>,
 }
 
 impl Mixed {
@@ -240,7 +240,7 @@ impl Mixed {
     }
 
     /// [`Self::start_on`]; with `observed`, every voter serves Prometheus metrics on a port of
-    /// 127.0.0.1 ([`Self::metrics_ports`]): kraftd on `kraftd.http.listener`, each Java
+    /// its host address ([`Self::metrics_addrs`]): kraftd on `kraftd.http.listener`, each Java
     /// controller through the JMX exporter javaagent under compat/jmx-exporter-kraft.yaml.
     #[allow(clippy::too_many_arguments)]
     pub fn start_observed(
@@ -259,9 +259,9 @@ impl Mixed {
         for v in &mut voters {
             v.host = placement.host(v.id);
         }
-        let metrics_ports: Vec<Option<u16>> = voters
+        let metrics_addrs: Vec<Option<SocketAddr>> = voters
             .iter()
-            .map(|_| observed.then(super::free_port))
+            .map(|v| observed.then(|| SocketAddr::from((v.host, super::free_port()))))
             .collect();
         transport.register(voters.iter().map(|v| v.port));
         let format_args: Vec<String> = format_args
@@ -293,8 +293,8 @@ impl Mixed {
                 for (k, v) in props_for(v.id, false) {
                     builder = builder.prop(&k, v);
                 }
-                if let Some(port) = metrics_ports[(v.id - 1) as usize] {
-                    builder = builder.jvm_opt(&super::metrics::jmx_exporter_opt(kafka, port));
+                if let Some(addr) = metrics_addrs[(v.id - 1) as usize] {
+                    builder = builder.jvm_opt(&super::metrics::jmx_exporter_opt(kafka, addr));
                 }
                 if let Some(netns) = placement.netns(v.id) {
                     builder = builder.netns(netns);
@@ -315,8 +315,8 @@ impl Mixed {
                 for (k, v) in props_for(v.id, true) {
                     props.set(k, v);
                 }
-                if let Some(port) = metrics_ports[(v.id - 1) as usize] {
-                    props.set("kraftd.http.listener", format!("127.0.0.1:{port}"));
+                if let Some(addr) = metrics_addrs[(v.id - 1) as usize] {
+                    props.set("kraftd.http.listener", addr.to_string());
                 }
                 let name = format!("kraftd-{}", v.id);
                 let config = KraftdProcess::write_config(&dir, &name, &props);
@@ -341,7 +341,7 @@ impl Mixed {
             format_args: format_args.iter().map(|a| a.to_string()).collect(),
             placement,
             transport,
-            metrics_ports,
+            metrics_addrs,
         }
     }
 

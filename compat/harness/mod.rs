@@ -37,6 +37,7 @@ pub mod netns;
 pub mod pki;
 mod ports;
 mod process;
+pub mod prometheus;
 mod props;
 pub mod quorum_probe;
 mod server_builder;

@@ -31,8 +31,15 @@ use std::sync::atomic::{AtomicU32, Ordering};
 /// Namespace names: `kraftd-soak-<pid>-<n>`.
 const PREFIX: &str = "kraftd-soak-";
 
-/// The addresses are taken from 10.199.0.0/16, one /30 per namespace.
-const NET: [u8; 2] = [10, 199];
+/// The addresses are taken from 10.199.0.0/24, one /30 per namespace (64 at a time): the
+/// harness's certificates name each of them (`pki.rs`), so TLS with hostname verification
+/// works across a namespace's link.
+const NET: [u8; 3] = [10, 199, 0];
+
+/// Every address a namespace's link may use.
+pub fn link_addresses() -> impl Iterator<Item = Ipv4Addr> {
+    (1..=254).map(|last| Ipv4Addr::new(NET[0], NET[1], NET[2], last))
+}
 
 /// One network namespace and the veth pair into it.
 pub struct Netns {
@@ -280,6 +287,19 @@ pub fn enter_thread(name: &str) {
     );
 }
 
+/// Runs `f` on a thread inside namespace `name` (what a process there sees, e.g. its own
+/// listeners while a partition cuts it off) and returns what it returns.
+pub fn run_inside<T: Send>(name: &str, f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            enter_thread(name);
+            f()
+        })
+        .join()
+        .unwrap_or_else(|p| std::panic::resume_unwind(p))
+    })
+}
+
 /// Deletes the namespaces and host-side veths of test binaries that no longer run.
 pub fn remove_leftovers() {
     let dead = |pid: &str| {
@@ -318,24 +338,23 @@ pub fn remove_leftovers() {
     }
 }
 
-/// A /30 of 10.199.0.0/16 that no address of this namespace is in, starting from one drawn
+/// A /30 of 10.199.0.0/24 that no address of this namespace is in, starting from one drawn
 /// from the pid and counter (concurrent test binaries start apart): (host end, inner end).
 fn free_subnet(pid: u32, n: u32) -> (Ipv4Addr, Ipv4Addr) {
     let used = ip(&["-4", "-o", "addr", "show"]);
-    let start = pid.wrapping_mul(31).wrapping_add(n.wrapping_mul(7919)) % (1 << 14);
-    for k in 0..(1u32 << 14) {
-        let base = ((start + k) % (1 << 14)) * 4;
-        let [x, y] = [(base >> 8) as u8, (base & 0xff) as u8];
-        let prefix = format!("{}.{}.{x}.", NET[0], NET[1]);
+    let start = pid.wrapping_mul(31).wrapping_add(n.wrapping_mul(7919)) % 64;
+    for k in 0..64u32 {
+        let y = (((start + k) % 64) * 4) as u8;
+        let prefix = format!("{}.{}.{}.", NET[0], NET[1], NET[2]);
         let taken = (0..4u8).any(|i| used.contains(&format!("inet {prefix}{}/", y + i)));
         if !taken {
             return (
-                Ipv4Addr::new(NET[0], NET[1], x, y + 1),
-                Ipv4Addr::new(NET[0], NET[1], x, y + 2),
+                Ipv4Addr::new(NET[0], NET[1], NET[2], y + 1),
+                Ipv4Addr::new(NET[0], NET[1], NET[2], y + 2),
             );
         }
     }
-    panic!("no free /30 left in {}.{}.0.0/16", NET[0], NET[1]);
+    panic!("no free /30 left in {}.{}.{}.0/24", NET[0], NET[1], NET[2]);
 }
 
 /// Runs `ip <args>`; panics with its output unless it succeeds. Returns its stdout.

@@ -263,10 +263,17 @@ impl Pki {
         ]);
         match validity {
             Validity::Current => {
+                // Every node's address: 127.0.0.1, or a network namespace's link (`netns.rs`).
+                let ips: String = super::netns::link_addresses()
+                    .map(|ip| format!(",IP:{ip}"))
+                    .collect();
                 write(
                     &ext,
-                    "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\n\
-                     extendedKeyUsage=serverAuth,clientAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n",
+                    &format!(
+                        "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\n\
+                         extendedKeyUsage=serverAuth,clientAuth\n\
+                         subjectAltName=DNS:localhost,IP:127.0.0.1{ips}\n"
+                    ),
                 );
                 openssl(&[
                     "x509",

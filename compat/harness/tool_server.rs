@@ -9,6 +9,7 @@
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Mutex};
@@ -36,7 +37,7 @@ struct ToolServer {
     requests: BufWriter<ChildStdin>,
     answers: mpsc::Receiver<io::Result<Answer>>,
     /// Its JVM's own stderr (JVM warnings, a crash), for messages.
-    log: std::path::PathBuf,
+    log: PathBuf,
 }
 
 impl Drop for ToolServer {
@@ -46,10 +47,24 @@ impl Drop for ToolServer {
     }
 }
 
-/// The idle servers of one Kafka release.
-#[derive(Default)]
+/// The idle servers of one kind: a Kafka release's tools, or classes of the harness's own (the
+/// image dumper) with JVM options of their own.
 pub struct ToolServers {
     idle: Mutex<Vec<ToolServer>>,
+    /// Classes on the servers' classpath after Kafka's jars and the server's own class.
+    extra_classpath: Option<PathBuf>,
+    jvm_opts: Vec<String>,
+}
+
+impl Default for ToolServers {
+    /// Servers for Kafka's tools.
+    fn default() -> Self {
+        ToolServers {
+            idle: Mutex::default(),
+            extra_classpath: None,
+            jvm_opts: super::kafka::tool_jvm_opts(),
+        }
+    }
 }
 
 /// Whether a tool run can go to a server: one that reads no stdin and needs no JVM option of
@@ -62,6 +77,15 @@ pub fn servable(main_class: &str, stdin: Option<&[u8]>, jvm_opts: &[String]) -> 
 }
 
 impl ToolServers {
+    /// Servers whose JVMs also load `classes`, with `jvm_opts`.
+    pub fn with_classes(classes: PathBuf, jvm_opts: Vec<String>) -> ToolServers {
+        ToolServers {
+            idle: Mutex::default(),
+            extra_classpath: Some(classes),
+            jvm_opts,
+        }
+    }
+
     /// Runs `main_class` with `args` on an idle server (started if none is), as
     /// `run_command` would run it in a JVM of its own: its status, stdout and stderr, or a
     /// timeout (the server is then killed).
@@ -74,7 +98,9 @@ impl ToolServers {
         display: String,
     ) -> Output {
         let idle = self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
-        let mut server = idle.unwrap_or_else(|| ToolServer::start(kafka));
+        let mut server = idle.unwrap_or_else(|| {
+            ToolServer::start(kafka, self.extra_classpath.as_deref(), &self.jvm_opts)
+        });
         let started = Instant::now();
         let output = |status: Option<ExitStatus>, stdout: &[u8], stderr: String| Output {
             command: display.clone(),
@@ -121,19 +147,16 @@ impl ToolServers {
 }
 
 impl ToolServer {
-    fn start(kafka: &Kafka) -> ToolServer {
+    fn start(kafka: &Kafka, extra_classpath: Option<&Path>, jvm_opts: &[String]) -> ToolServer {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let scratch = scratch_dir();
         let classes = java_probe::program_classes(kafka, "ToolServer", &scratch);
-        let mut cmd = kafka.java_command(
-            "ToolServer",
-            &kafka.tools_log4j_config(),
-            &super::kafka::tool_jvm_opts(),
-        );
+        let mut cmd = kafka.java_command("ToolServer", &kafka.tools_log4j_config(), jvm_opts);
         // Kafka's jars first: the class-data-sharing archive matches a classpath by its prefix.
+        let extra = extra_classpath.map_or(String::new(), |p| format!(":{}", p.display()));
         cmd.env(
             "CLASSPATH",
-            format!("{}:{}", kafka.classpath(), classes.display()),
+            format!("{}:{}{extra}", kafka.classpath(), classes.display()),
         );
         let log = scratch.join(format!(
             "tool-server-{}-{}.log",

@@ -31,6 +31,30 @@ public final class ImageDumper {
     private ImageDumper() {
     }
 
+    /**
+     * Exits through Kafka's Exit class (its package moved in 4.x), so that the harness's
+     * long-lived tool JVM (compat/java/ToolServer.java) can run the dumper again and again; a
+     * JVM of its own exits as with System.exit.
+     */
+    private static void exit(int status) {
+        for (String name : new String[] {
+            "org.apache.kafka.common.utils.internals.Exit", "org.apache.kafka.common.utils.Exit"}) {
+            try {
+                Class.forName(name).getMethod("exit", int.class).invoke(null, status);
+                return;
+            } catch (java.lang.reflect.InvocationTargetException e) {
+                Throwable cause = e.getCause();
+                if (cause instanceof Error) {
+                    throw (Error) cause;
+                }
+                throw new IllegalStateException(cause);
+            } catch (ReflectiveOperationException absent) {
+                // the other one
+            }
+        }
+        System.exit(status);
+    }
+
     public static void main(String[] args) {
         Arguments arguments;
         try {
@@ -38,7 +62,7 @@ public final class ImageDumper {
         } catch (IllegalArgumentException e) {
             System.err.println("ImageDumper: " + e.getMessage());
             System.err.println(USAGE);
-            System.exit(2);
+            exit(2);
             return;
         }
         if (arguments == null) {
@@ -53,10 +77,10 @@ public final class ImageDumper {
             out.flush();
         } catch (DumpException e) {
             System.err.println("ImageDumper: " + e.getMessage());
-            System.exit(1);
+            exit(1);
         } catch (IOException e) {
             System.err.println("ImageDumper: cannot write the image to stdout: " + e);
-            System.exit(1);
+            exit(1);
         }
     }
 

@@ -49,8 +49,8 @@ fn a_stock_broker_registers_unfences_and_is_fenced_when_its_session_expires() {
         .set("controller.quorum.bootstrap.servers", endpoint.clone())
         .set("log.dirs", data.display().to_string());
     // The `make run` config serves HTTP on 9404; this test on a port of its own.
-    let http_port = free_port();
-    props.set("kraftd.http.listener", format!("127.0.0.1:{http_port}"));
+    let http = std::net::SocketAddr::from(([127, 0, 0, 1], free_port()));
+    props.set("kraftd.http.listener", http.to_string());
     let config = KraftdProcess::write_config(&dir, "kraftd-1", &props);
     let config = config.display().to_string();
     let cluster_id = KraftdProcess::run(&["random-uuid"], &[], KRAFTD_COMMAND_TIMEOUT)
@@ -74,9 +74,7 @@ fn a_stock_broker_registers_unfences_and_is_fenced_when_its_session_expires() {
     // Its HTTP listener: alive, ready (it leads, its log dir takes writes), and a leader's
     // metrics.
     let (code, body) = wait_for("kraftd to be ready", START_TIMEOUT, || {
-        http_get(http_port, "/readyz")
-            .ok()
-            .filter(|(c, _)| *c == 200)
+        http_get(http, "/readyz").ok().filter(|(c, _)| *c == 200)
     });
     assert_eq!(
         (code, body.as_str()),
@@ -86,10 +84,10 @@ fn a_stock_broker_registers_unfences_and_is_fenced_when_its_session_expires() {
         )
     );
     assert_eq!(
-        http_get(http_port, "/healthz").unwrap(),
+        http_get(http, "/healthz").unwrap(),
         (200, "ok: node loop alive\n".to_string())
     );
-    let metrics = Scrape::parse(&scrape(http_port).unwrap());
+    let metrics = Scrape::parse(&scrape(http).unwrap());
     assert!(leads(&metrics), "not a leader's metrics: {metrics:?}");
     assert_eq!(
         metrics.value("kafka_controller_kafkacontroller_activecontrollercount"),

@@ -14,15 +14,25 @@
 //! - midway the active kraftd is killed: another takes over, no live broker is ever fenced, a
 //!   topic is created, grown and deleted through a broker while the workload runs, and no
 //!   producer-id block is handed out twice;
-//! - `kraftd doctor` over SASL_SSL finds the quorum healthy before the kill and, while the
-//!   killed voter is down, degraded with that voter named as stopped; offline it reads copies of
+//! - `kraftd doctor` over SASL_SSL finds the quorum healthy before the kill (its metadata disks
+//!   and brokers too) and, while the killed voter is down, degraded with that voter named as
+//!   stopped; once a broker is killed and fenced, it names that broker; offline it reads copies of
 //!   that voter's directory as they are, torn and corrupt, and names what start-up would cut;
-//! - the killed kraftd restarts with its clock 2 s ahead (libfaketime) and catches up, and the
-//!   doctor, reading every voter's metrics, names it and its offset; a broker killed after the failover is fenced
-//!   by the new active controller; Java's image of both kraftd logs equals kraftd's.
+//! - the killed kraftd restarts with its clock 2 s ahead (libfaketime) and its
+//!   `controller.quorum.voters` naming the others `localhost`, and catches up; the doctor,
+//!   reading every voter's metrics, names it, its offset and its differing setting; a broker killed after the failover is fenced
+//!   by the new active controller; Java's image of both kraftd logs equals kraftd's;
+//! - a real Prometheus scrapes the three controllers every second, labelled as Strimzi's
+//!   PodMonitor labels controller pods: every panel of Strimzi's KRaft dashboard that reads a
+//!   controller's metrics returns data, and Strimzi's `AbnormalControllerState` and
+//!   `OfflinePartitions` alerts stay quiet through the failover (shorter than their 10 s) and
+//!   fire while their fault lasts: the killed broker holding a partition's only replica, and
+//!   two of the three controllers paused (SIGSTOP); each is quiet again once its fault ends
+//!   (the broker restarted, the controllers resumed).
 
 use std::collections::BTreeMap;
 use std::fs;
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -37,10 +47,11 @@ use crate::harness::image_compare::assert_image_equals_javas;
 use crate::harness::java_probe::spawn_program;
 use crate::harness::kraftd_quorum::KraftdQuorum;
 use crate::harness::pki::StoreFormat;
+use crate::harness::prometheus::{Panel, Prometheus};
 use crate::harness::quorum_probe::{describe_quorum, round_trip, voter_end};
 use crate::harness::transport::{PerNode, SaslMechanism, Transport};
 use crate::harness::workload::log_view::LogView;
-use crate::harness::{free_port, Kafka, TestDir, Tool};
+use crate::harness::{free_port, JavaBroker, Kafka, Properties, TestDir, Tool};
 use crate::topics::workload::parse_describe;
 
 const BROKERS: [i32; 3] = [11, 12, 13];
@@ -63,10 +74,12 @@ fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
         brokers: PerNode::InTurn(&SaslMechanism::ALL),
     };
     // Each voter serves its metrics, where the doctor reads its clock.
-    let metrics: Vec<(i32, u16)> = (1..=3).map(|id| (id, free_port())).collect();
+    let metrics: Vec<(i32, SocketAddr)> = (1..=3)
+        .map(|id| (id, SocketAddr::from(([127, 0, 0, 1], free_port()))))
+        .collect();
     let mut q = KraftdQuorum::start_secured_with(&dir, 3, secured, |id| {
-        let port = metrics[(id - 1) as usize].1;
-        vec![("kraftd.http.listener".into(), format!("127.0.0.1:{port}"))]
+        let addr = metrics[(id - 1) as usize].1;
+        vec![("kraftd.http.listener".into(), addr.to_string())]
     });
     let mut brokers = q.start_brokers(&dir, &BROKERS);
     let bootstrap = brokers
@@ -82,6 +95,21 @@ fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
     let endpoints: Vec<String> = q.voters.iter().map(|v| v.endpoint()).collect();
     let healthy = doctor(&endpoints, 2, &metrics);
     assert_eq!(healthy.exit, 0, "{:#}", healthy.report);
+    for check in ["disk", "brokers"] {
+        assert_eq!(
+            healthy.check(check)["verdict"],
+            "healthy",
+            "{:#}",
+            healthy.report
+        );
+    }
+    let prometheus = Prometheus::start(&dir, &metrics);
+    assert_dashboard_has_data(&prometheus);
+    // Quiet once every target has been scraped (until then the sum lacks the active one, and
+    // the rule is pending: its 10 s `for` is what keeps it from firing).
+    for alert in ALERTS {
+        prometheus.wait_alert(alert, None);
+    }
     for (topic, partitions) in [("eos-idempotent", "12"), ("eos-transactional", "6")] {
         topics(
             kafka,
@@ -135,6 +163,14 @@ fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
         eprintln!(
             "kill {kill}/{}: kraftd {leader} leads {:?} after kraftd {killed_id} was killed",
             plan.kills,
+            killed.elapsed()
+        );
+        // A failover shorter than the alert's 10 s does not fire it.
+        let state = prometheus.alert_state("AbnormalControllerState");
+        assert_ne!(
+            state.as_deref(),
+            Some("firing"),
+            "after a {:?} failover",
             killed.elapsed()
         );
         // The new active controller serves topic changes while the workload runs.
@@ -221,15 +257,52 @@ fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
 
     // The killed controller comes back, on a machine whose clock runs 2 s ahead, and catches
     // up; the doctor names it and its offset.
+    // Its config drifted too: `controller.quorum.voters` names the other voters `localhost`
+    // (it still reaches them); the doctor names the mismatch.
+    let drifted = drift_voters(&dir, first);
     q.node(first).set_env(clock_ahead_env(CLOCK_AHEAD));
     q.node(first).restart(&dir);
     wait_caught_up(&q, next, first, view.end_offset);
     let skewed = doctor(&endpoints, 2, &metrics);
     let offset = assert_clock_named(&skewed, first, CLOCK_AHEAD, Duration::from_millis(500));
     eprintln!("the doctor put kraftd {first}'s clock {offset} ms ahead of the others'");
+    assert_eq!(
+        skewed.check("settings")["verdict"],
+        "degraded",
+        "{:#}",
+        skewed.report
+    );
+    let findings = skewed.findings("settings");
+    assert!(
+        findings.iter().any(|f| f
+            .starts_with(&format!("voters [{first}] have controller.quorum.voters="))
+            && f.contains(&drifted)),
+        "the settings check does not name voter {first}'s controller.quorum.voters:\n{:#}",
+        skewed.report
+    );
+    eprintln!("the doctor: {}", findings.join("; "));
+    assert_eq!(
+        skewed.check("disk")["verdict"],
+        "healthy",
+        "{:#}",
+        skewed.report
+    );
 
-    // The new active controller does keep the brokers' sessions: one that dies now is fenced.
+    // The new active controller does keep the brokers' sessions: one that dies now is fenced,
+    // and a partition whose only replica it holds goes offline.
     let mut dead = brokers.pop().expect("three brokers");
+    let only_on_dead = dead.node_id().to_string();
+    topics(
+        kafka,
+        &via,
+        &[
+            "--create",
+            "--topic",
+            OFFLINE_TOPIC,
+            "--replica-assignment",
+            &only_on_dead,
+        ],
+    );
     dead.kill9();
     let killed = Instant::now();
     let deadline = killed + WAIT;
@@ -246,6 +319,25 @@ fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
         dead.node_id(),
         killed.elapsed()
     );
+    // The doctor, reading the controllers' broker gauges, names the fenced broker.
+    let fenced = doctor(&endpoints, 2, &metrics);
+    assert_eq!(
+        fenced.check("brokers")["verdict"],
+        "degraded",
+        "{:#}",
+        fenced.report
+    );
+    let findings = fenced.findings("brokers");
+    assert!(
+        findings.len() == 1
+            && findings[0].starts_with(&format!("broker {} is fenced", dead.node_id())),
+        "the brokers check does not name broker {} alone as fenced:\n{:#}",
+        dead.node_id(),
+        fenced.report
+    );
+    eprintln!("the doctor: {}", findings[0]);
+    alerts_fire_while_faults_last(&prometheus, &mut q, &dir, &mut dead, [next, first]);
+    brokers.push(dead);
 
     for b in &mut brokers {
         b.assert_no_metadata_faults();
@@ -256,6 +348,103 @@ fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
         let (offset, _, _) = assert_image_equals_javas(&q.metadata_log(&dir, id), None);
         eprintln!("Java's image of kraftd {id}'s log equals kraftd's at offset {offset}");
     }
+}
+
+/// Rewrites voter `id`'s `controller.quorum.voters` to name the other voters by `localhost`
+/// (what its certificates also name): the same voters, a different value; returns one of the
+/// rewritten entries.
+fn drift_voters(dir: &TestDir, id: i32) -> String {
+    let path = dir.subdir(format!("kraftd-{id}")).join("server.properties");
+    let mut props = Properties::read(&path);
+    let voters = props
+        .get("controller.quorum.voters")
+        .expect("static voters")
+        .to_string();
+    let drifted: Vec<String> = voters
+        .split(',')
+        .map(|e| {
+            if e.starts_with(&format!("{id}@")) {
+                e.to_string()
+            } else {
+                e.replace("@127.0.0.1:", "@localhost:")
+            }
+        })
+        .collect();
+    props.set("controller.quorum.voters", drifted.join(","));
+    props.write(&path);
+    drifted
+        .into_iter()
+        .find(|e| e.contains("@localhost:"))
+        .expect("another voter")
+}
+
+/// Strimzi's controller alerts (compat/prometheus/kafka-controller-alerts.yaml).
+const ALERTS: [&str; 2] = ["AbnormalControllerState", "OfflinePartitions"];
+/// A topic whose one partition lives on the broker killed at the end.
+const OFFLINE_TOPIC: &str = "only-on-the-dead-broker";
+
+/// Every panel of Strimzi's KRaft dashboard that reads a controller's own metrics returns data
+/// (the others read Kubernetes' or a JVM's, which no kraftd exports: they are listed).
+fn assert_dashboard_has_data(prometheus: &Prometheus) {
+    let panels = Panel::strimzi_kraft();
+    let (ours, elsewhere): (Vec<&Panel>, Vec<&Panel>) =
+        panels.iter().partition(|p| p.reads_elsewhere().is_none());
+    for panel in &ours {
+        let series = prometheus.wait(&format!("data for panel {:?}", panel.title), |p| {
+            let n = p
+                .query(&panel.query)
+                .unwrap_or_else(|e| panic!("panel {:?}: {e}", panel.title))
+                .len();
+            (n > 0).then_some(n)
+        });
+        eprintln!("prometheus: panel {:?}: {series} series", panel.title);
+    }
+    for panel in &elsewhere {
+        let series = prometheus.query(&panel.query).expect("a valid query").len();
+        eprintln!(
+            "prometheus: panel {:?} reads {} ({series} series here)",
+            panel.title,
+            panel.reads_elsewhere().expect("elsewhere")
+        );
+    }
+    eprintln!(
+        "prometheus: {} of the {} panels of Strimzi's KRaft dashboard read the controllers' metrics, all with data",
+        ours.len(),
+        panels.len()
+    );
+}
+
+/// `OfflinePartitions` fires while the `dead` broker is down ([`OFFLINE_TOPIC`]'s partition, and
+/// any other it alone holds, has no leader) and is quiet once it runs again;
+/// `AbnormalControllerState` fires while two controllers (`paused`) are stopped, leaving no
+/// active controller, and is quiet once they run again.
+fn alerts_fire_while_faults_last(
+    prometheus: &Prometheus,
+    q: &mut KraftdQuorum,
+    dir: &TestDir,
+    dead: &mut JavaBroker,
+    paused: [i32; 2],
+) {
+    let took = prometheus.wait_alert("OfflinePartitions", Some("firing"));
+    eprintln!("prometheus: OfflinePartitions firing {took:?} after the broker's kill");
+    assert_eq!(prometheus.alert_state("AbnormalControllerState"), None);
+    dead.restart(dir);
+    let took = prometheus.wait_alert("OfflinePartitions", None);
+    eprintln!("prometheus: OfflinePartitions quiet {took:?} after the broker's restart");
+
+    for id in paused {
+        q.node(id).signal(libc::SIGSTOP);
+    }
+    let took = prometheus.wait_alert("AbnormalControllerState", Some("firing"));
+    eprintln!(
+        "prometheus: AbnormalControllerState firing {took:?} after controllers {paused:?} paused"
+    );
+    for id in paused {
+        q.node(id).signal(libc::SIGCONT);
+    }
+    let took = prometheus.wait_alert("AbnormalControllerState", None);
+    eprintln!("prometheus: AbnormalControllerState quiet {took:?} after they resumed");
+    q.wait_for_leader(|_| true);
 }
 
 /// How long the workload runs and how often the active controller is killed: once in CI;

@@ -2,7 +2,8 @@
 //! controller's own NoOpRecords fill. It must halt with exactly one error line naming the file
 //! and the OS error and a non-zero exit code, without a panic; once the space is returned it
 //! restarts, and every record committed before the fault is still in its log, at the same
-//! offset with the same contents.
+//! offset with the same contents. `kraftd doctor --data-dir` finds the tmpfs roomy once
+//! formatted and nearly full once kraftd halted (its `disk` check).
 //!
 //! Mounting the tmpfs needs root, which CI has: as any other user the test fails, saying so.
 
@@ -15,8 +16,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::harness::doctor::doctor_offline;
 use crate::harness::quorum_probe::describe_quorum;
 use crate::harness::{free_port, KraftdProcess, Properties, TestDir, KRAFTD_COMMAND_TIMEOUT};
+use kraftd::server::disk_space::disk_space;
 
 /// The tmpfs holding the metadata log directory.
 const TMPFS_BYTES: u64 = 4 << 20;
@@ -98,18 +101,17 @@ fn require_root() {
 
 /// Bytes an unprivileged writer can still allocate on the file system holding `path`.
 fn free_bytes(path: &Path) -> u64 {
-    let c_path = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).expect("no NUL");
-    // SAFETY: statvfs writes into the zeroed struct we own; the path is NUL-terminated.
-    let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
-    let rc = unsafe { libc::statvfs(c_path.as_ptr(), &mut stat) };
-    assert_eq!(
-        rc,
-        0,
-        "statvfs {}: {}",
-        path.display(),
-        std::io::Error::last_os_error()
-    );
-    stat.f_bavail as u64 * stat.f_frsize as u64
+    disk_space(path)
+        .unwrap_or_else(|e| panic!("statvfs {}: {e}", path.display()))
+        .free_bytes
+}
+
+/// Asserts the doctor's `disk` check of `data` (offline) has `verdict`; its summary.
+fn doctor_disk(data: &Path, verdict: &str) -> String {
+    let d = doctor_offline(data);
+    let summary = d.summary("disk");
+    assert_eq!(d.check("disk")["verdict"], verdict, "{:#}", d.report);
+    summary
 }
 
 /// Writes a file of `bytes` bytes and syncs it, so that its pages are taken.
@@ -200,6 +202,8 @@ fn a_full_disk_halts_kraftd_with_one_error_line_and_keeps_every_committed_record
         KRAFTD_COMMAND_TIMEOUT,
     )
     .assert_success();
+    let roomy = doctor_disk(&data, "healthy");
+    eprintln!("the doctor, formatted: {roomy}");
     let filler = tmpfs.path().join("filler");
     let free = free_bytes(tmpfs.path());
     assert!(free > HEADROOM_BYTES, "only {free} bytes free after format");
@@ -255,6 +259,11 @@ fn a_full_disk_halts_kraftd_with_one_error_line_and_keeps_every_committed_record
         committed > 100,
         "the high watermark was seen at {committed} only: the NoOpRecords did not commit"
     );
+
+    // The doctor finds the metadata disk nearly full.
+    let full = doctor_disk(&data, "degraded");
+    assert!(full.starts_with("nearly full: "), "{full}");
+    eprintln!("the doctor, halted: {full}");
 
     // The log as the halted process left it holds every committed offset.
     let before = read_back(&partition);

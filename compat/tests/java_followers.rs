@@ -9,14 +9,20 @@
 //! each Java follower's log equals kraftd's image of it. The controller listeners are SASL_SSL
 //! over mutual TLS, the brokers authenticating with PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512.
 //! Java voter 2's clock runs 2 s ahead of the others' (libfaketime) throughout; while it leads,
-//! before kraftd takes over, `kraftd doctor` names it with its offset.
+//! before kraftd takes over, `kraftd doctor` names it with its offset. kraftd runs in a network
+//! namespace of its own (`harness/netns.rs`): cut off from the leader for a while before it
+//! takes over, its `/readyz` answers 503 and its `/healthz` 200 (asked from inside its
+//! namespace), the doctor names it as cut off, and `/readyz` is 200 again once the link is back.
 
+use std::net::SocketAddr;
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::harness::doctor::{assert_clock_named, doctor, wait_for_controller_metrics};
 use crate::harness::image_compare::assert_image_equals_javas;
-use crate::harness::netns::Placement;
+use crate::harness::metrics::http_get;
+use crate::harness::mixed_quorum::Mixed;
+use crate::harness::netns::{run_inside, Netns};
 use crate::harness::pki::StoreFormat;
 use crate::harness::quorum_probe::read_log_batches;
 use crate::harness::transport::{PerNode, SaslMechanism, Transport};
@@ -27,6 +33,8 @@ use kraftd::protocol::records::split_batches;
 const SKEWED: i32 = 2;
 const KRAFTD: i32 = 3;
 const CLOCK_AHEAD: Duration = Duration::from_secs(2);
+/// How long a probe may take to change its answer (the fetch timeout is 2 s).
+const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The highest leader epoch of the batches below `below` in the log of `metadata_dir`.
 fn last_epoch_below(metadata_dir: &Path, below: i64) -> i32 {
@@ -54,16 +62,20 @@ fn java_followers_replay_a_kraftd_leaders_whole_workload() {
         kraftd: PerNode::Every(StoreFormat::Pem),
         brokers: PerNode::InTurn(&SaslMechanism::ALL),
     };
-    let placement = Placement::clock_ahead(SKEWED, CLOCK_AHEAD);
+    // Declared first, dropped last: after every process in it was killed.
+    let net = Netns::create();
+    let mut placement = net.placement(1..=3, KRAFTD);
+    placement.clock_ahead.insert(SKEWED, CLOCK_AHEAD);
     let (mut w, epoch) = workload::run_led_by_kraftd(transport, placement, SKEWED, |q| {
         let endpoints: Vec<String> = q.voters.iter().map(|v| v.endpoint()).collect();
-        let kraftd = q.metrics_ports[(KRAFTD - 1) as usize].expect("observed");
+        let kraftd = q.metrics_addrs[(KRAFTD - 1) as usize].expect("observed");
         wait_for_controller_metrics(&[kraftd]);
         let d = doctor(&endpoints, 2, &[(KRAFTD, kraftd)]);
         let offset = assert_clock_named(&d, SKEWED, CLOCK_AHEAD, Duration::from_millis(500));
         eprintln!(
             "the doctor put Java controller {SKEWED}'s clock {offset} ms ahead of the others'"
         );
+        cut_off_and_heal(q, &net, &endpoints);
     });
     eprintln!(
         "workload led by kraftd in epoch {epoch}, done in {:.0?}",
@@ -84,5 +96,62 @@ fn java_followers_replay_a_kraftd_leaders_whole_workload() {
         eprintln!(
             "java follower {id}: Java's image equals kraftd's at offset {offset} ({topics} topics, {partitions} partitions)"
         );
+    }
+}
+
+/// kraftd (a follower of Java voter [`SKEWED`]) cut off from the leader: `/readyz` 503 and
+/// `/healthz` 200 inside its namespace, the doctor (outside) names it as cut off; healed,
+/// `/readyz` is 200 again from outside.
+fn cut_off_and_heal(q: &Mixed, net: &Netns, endpoints: &[String]) {
+    let addr = q.metrics_addrs[(KRAFTD - 1) as usize].expect("observed");
+    let probe = |path: &str| http_get(addr, path).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(probe("/readyz").0, 200, "kraftd not ready before the cut");
+    net.partition();
+    let cut = Instant::now();
+    let (code, reason) = run_inside(net.name(), || wait_for_probe(addr, "/readyz", 503));
+    eprintln!(
+        "kraftd {KRAFTD} cut off: /readyz {code} after {:.1?}: {}",
+        cut.elapsed(),
+        reason.trim_end()
+    );
+    let alive = run_inside(net.name(), || http_get(addr, "/healthz"));
+    assert_eq!(
+        alive.as_ref().map(|(c, _)| *c),
+        Ok(200),
+        "/healthz of the cut-off kraftd: {alive:?}"
+    );
+    let d = doctor(endpoints, 2, &[]);
+    let lost = d.findings("voters");
+    assert!(
+        d.exit == 1
+            && lost.len() == 1
+            && lost[0].starts_with(&format!("voter {KRAFTD} at "))
+            && lost[0].contains("cut off:"),
+        "the doctor does not name voter {KRAFTD} alone as cut off:\n{:#}",
+        d.report
+    );
+    eprintln!("the doctor: {}", lost[0]);
+    net.heal();
+    let healed = Instant::now();
+    let (_, reason) = wait_for_probe(addr, "/readyz", 200);
+    eprintln!(
+        "healed: /readyz 200 after {:.1?}: {}",
+        healed.elapsed(),
+        reason.trim_end()
+    );
+}
+
+/// Asks `path` on `addr` until it answers `status`; its answer.
+fn wait_for_probe(addr: SocketAddr, path: &str, status: u16) -> (u16, String) {
+    let deadline = Instant::now() + PROBE_TIMEOUT;
+    loop {
+        let got = http_get(addr, path);
+        match &got {
+            Ok((code, _)) if *code == status => return got.expect("ok"),
+            _ if Instant::now() >= deadline => {
+                panic!("{path} on {addr} did not answer {status} within {PROBE_TIMEOUT:?}: {got:?}")
+            }
+            _ => std::thread::sleep(Duration::from_millis(200)),
+        }
     }
 }

@@ -51,6 +51,7 @@ pub use snapshot::{SnapshotError, SnapshotLoad, SnapshotRecords};
 pub use timeline::{NoSuchVersion, Timeline};
 
 use crate::protocol::records::{MetadataRecord, MetadataRecordAndVersion, Offset};
+use replication::{election_kind, Election};
 
 /// A metadata transaction that has begun and not ended (`BeginTransactionRecord`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,6 +72,16 @@ pub struct ControllerState {
     /// last offset). A heartbeat reporting this offset is caught up. Invariant: the keys are
     /// the image's brokers.
     pub registration_offsets: imbl::OrdMap<i32, Offset>,
+    /// Partition leaders elected uncleanly or from the ELR, as Java's controller metrics count
+    /// them (`ControllerMetricsChanges`), since this process started.
+    pub elections: ElectionCounts,
+}
+
+/// Counts of partition leader elections by kind (see [`replication::election_kind`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ElectionCounts {
+    pub unclean: u64,
+    pub from_elr: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -212,7 +223,25 @@ impl Controller {
             // the image as it was.
             other => {
                 let state = self.timeline.latest_mut();
+                let before = match other {
+                    MetadataRecord::PartitionChange(r) => state
+                        .image
+                        .topics
+                        .partition((r.topic_id, r.partition_id))
+                        .map(|(_, p)| p.clone()),
+                    _ => None,
+                };
                 state.image.replay(other).map_err(|r| r.at(offset))?;
+                if let (Some(prev), MetadataRecord::PartitionChange(r)) = (before, other) {
+                    let next = state.image.topics.partition((r.topic_id, r.partition_id));
+                    if let Some((_, next)) = next {
+                        match election_kind(next.leader, &prev.isr, &prev.elr) {
+                            Election::Unclean => state.elections.unclean += 1,
+                            Election::FromElr => state.elections.from_elr += 1,
+                            Election::Clean => {}
+                        }
+                    }
+                }
                 match other {
                     MetadataRecord::RegisterBroker(r) => {
                         state.registration_offsets.insert(r.broker_id, offset);
@@ -346,6 +375,8 @@ impl Controller {
             image: load.image,
             transaction: None,
             registration_offsets,
+            // Counted since the process started, a loaded snapshot or not (Java's meters).
+            elections: self.committed_state().elections,
         };
         self.timeline = Timeline::new(state, load.last_offset);
         self.committed = load.last_offset;

@@ -18,6 +18,7 @@ use super::core::{LogConfig, LogCore};
 use super::epoch_cache::{self, EpochCache, EpochEntry};
 use super::error::{LogError, Result};
 use super::fsutil;
+use super::fsync_latency::FsyncLatency;
 use super::partition_metadata;
 use super::segment::BatchMeta;
 use super::segment_log::{OpenReport, SegmentLog};
@@ -179,6 +180,9 @@ impl Storage for FileStorage {
     }
     fn flush(&mut self) -> Result<()> {
         self.segments.flush()
+    }
+    fn fsync_latency(&self) -> Option<&FsyncLatency> {
+        Some(self.segments.fsync_latency())
     }
     fn write_epoch_checkpoint(&mut self, entries: &[EpochEntry]) -> Result<()> {
         epoch_cache::write_checkpoint(&self.dir, entries)

@@ -31,6 +31,7 @@ pub mod epoch_cache;
 pub mod error;
 pub mod file_log;
 pub mod fsutil;
+pub mod fsync_latency;
 pub mod lock;
 pub mod memory_faults;
 pub mod memory_log;

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::{LogError, Result};
 use super::fsutil;
+use super::fsync_latency::FsyncLatency;
 use super::segment::{self, BatchMeta, Cut, Segment, COMPANION_SUFFIXES, LOG_SUFFIX};
 
 /// Kafka's producer-state snapshot suffix (`<offset>.snapshot`): Java's file, rebuilt by Java.
@@ -91,6 +92,8 @@ pub struct SegmentLog {
     segments: Vec<Segment>,
     roll: RollConfig,
     flushed_offset: i64,
+    /// How long each flush with something to sync took.
+    fsync_latency: FsyncLatency,
 }
 
 impl SegmentLog {
@@ -182,6 +185,7 @@ impl SegmentLog {
         let mut log = SegmentLog {
             dir: dir.to_path_buf(),
             flushed_offset: segments.last().map_or(0, Segment::next_offset),
+            fsync_latency: FsyncLatency::default(),
             segments,
             roll,
         };
@@ -317,11 +321,23 @@ impl SegmentLog {
 
     /// fsyncs every segment with unflushed bytes, oldest first.
     pub fn flush(&mut self) -> Result<()> {
+        // Timed here, on the I/O side: what the disk costs, not a decision of the core.
+        let started = std::time::Instant::now();
+        let mut synced = false;
         for seg in self.segments.iter_mut().filter(|s| s.is_dirty()) {
             seg.flush()?;
+            synced = true;
+        }
+        if synced {
+            self.fsync_latency.observe(started.elapsed());
         }
         self.flushed_offset = self.end_offset();
         Ok(())
+    }
+
+    /// The flushes' durations so far.
+    pub fn fsync_latency(&self) -> &FsyncLatency {
+        &self.fsync_latency
     }
 
     /// Removes Java's producer-state snapshots outside [base offset, end offset]: Java rebuilds

@@ -34,6 +34,10 @@ pub trait Storage {
     /// Drops stored data entirely below `offset`; returns how many units (segments) went.
     fn delete_below(&mut self, offset: i64) -> Result<usize>;
     fn flush(&mut self) -> Result<()>;
+    /// How long flushes took, where the bytes live on a disk.
+    fn fsync_latency(&self) -> Option<&super::fsync_latency::FsyncLatency> {
+        None
+    }
     /// Persists the leader-epoch cache (entries backed by flushed data).
     fn write_epoch_checkpoint(&mut self, entries: &[EpochEntry]) -> Result<()>;
     fn create_snapshot(&mut self, id: OffsetAndEpoch) -> Result<RawSnapshotWriter>;

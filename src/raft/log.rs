@@ -10,6 +10,7 @@ use std::fmt;
 use super::snapshot_reader::SnapshotReader;
 use super::snapshot_writer::SnapshotWriter;
 use super::types::{Epoch, Offset, OffsetAndEpoch};
+use crate::log::fsync_latency::FsyncLatency;
 use crate::protocol::messages::k_raft_version_record::KRaftVersionRecord;
 use crate::protocol::messages::leader_change_message::LeaderChangeMessage;
 use crate::protocol::messages::snapshot_footer_record::SnapshotFooterRecord;
@@ -261,6 +262,11 @@ pub trait RaftLog {
     /// End of the durable prefix: every offset below it survives a crash.
     /// Invariant: `start_offset() <= flushed_end_offset() <= end_offset()`.
     fn flushed_end_offset(&self) -> Offset;
+
+    /// How long the log's fsyncs took, where it has a disk (for metrics; never read by the core).
+    fn fsync_latency(&self) -> Option<&FsyncLatency> {
+        None
+    }
 
     /// Kafka's `lastFetchedEpoch`: the epoch of the last batch, else the latest snapshot's
     /// epoch, else 0.

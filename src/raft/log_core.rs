@@ -12,6 +12,7 @@ use super::snapshot_reader::SnapshotReader;
 use super::snapshot_writer::SnapshotWriter;
 use super::types::{Epoch, Offset, OffsetAndEpoch};
 use crate::log::core::SnapshotDownload;
+use crate::log::fsync_latency::FsyncLatency;
 use crate::log::storage::Storage;
 use crate::log::{Isolation, LogCore, LogError as StorageError, RawSnapshotWriter};
 use crate::protocol::records::{split_batches, BatchView};
@@ -147,6 +148,10 @@ impl<S: Storage> RaftLog for LogCore<S> {
         // A log start moved above the flushed offset is covered by its snapshot (durable).
         let (start, end) = (self.log_start, self.storage.end_offset());
         self.storage.flushed_offset().clamp(start, end.max(start))
+    }
+
+    fn fsync_latency(&self) -> Option<&FsyncLatency> {
+        self.storage.fsync_latency()
     }
 
     fn last_fetched_epoch(&self) -> Epoch {

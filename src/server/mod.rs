@@ -8,6 +8,7 @@ pub mod api;
 pub mod cli;
 pub mod config;
 pub mod context;
+pub mod disk_space;
 pub mod doctor;
 pub mod http;
 pub mod image_snapshot;

@@ -20,7 +20,9 @@ use tracing::{debug, warn};
 
 use crate::protocol::codec::{ApiMessage, EncodeError, Message, RawBody, Reader};
 use crate::protocol::frame::{encode_request, response_header_version};
-use crate::protocol::messages::{ApiVersionsRequest, ApiVersionsResponse, ResponseHeader};
+use crate::protocol::messages::{
+    ApiVersionsRequest, ApiVersionsResponse, FetchRequest, ResponseHeader,
+};
 use crate::server::metrics::raft::ChannelCounters;
 use crate::server::sasl::client as sasl_client;
 use crate::server::sasl::settings::ClientSasl;
@@ -80,6 +82,10 @@ pub enum FailKind {
     Refused,
     /// The peer's host name did not resolve.
     Unresolved,
+    /// No network path: the TCP connection attempt went unanswered or found no route (a
+    /// partition, a firewall, or the peer's host is down), as opposed to a peer that accepts
+    /// connections and then answers nothing ([`FailKind::TimedOut`]).
+    NoPath,
     /// Connecting, the TLS handshake, the ApiVersions handshake or SASL did not finish in time
     /// (a stalled process accepts connections but answers nothing).
     TimedOut,
@@ -281,6 +287,16 @@ impl ConnectFailure {
     }
 }
 
+/// What a failed TCP connect says of the peer: nothing listens, or no network path to it.
+fn connect_error_kind(e: std::io::ErrorKind) -> FailKind {
+    use std::io::ErrorKind;
+    match e {
+        ErrorKind::ConnectionRefused => FailKind::Refused,
+        ErrorKind::HostUnreachable | ErrorKind::NetworkUnreachable => FailKind::NoPath,
+        _ => FailKind::Disconnected,
+    }
+}
+
 async fn connect(address: &str, settings: &PeerSettings) -> Result<Connection, ConnectFailure> {
     let timed_out =
         |what: &str| ConnectFailure::new(FailKind::TimedOut, format!("{what} timed out"));
@@ -294,14 +310,12 @@ async fn connect(address: &str, settings: &PeerSettings) -> Result<Connection, C
             .collect();
     let stream = timeout(settings.request_timeout, TcpStream::connect(&resolved[..]))
         .await
-        .map_err(|_| timed_out(&format!("connect to {address}")))?
+        .map_err(|_| {
+            ConnectFailure::new(FailKind::NoPath, format!("connect to {address} timed out"))
+        })?
         .map_err(|e| ConnectFailure {
             reason: format!("connect to {address}: {e}"),
-            kind: if e.kind() == std::io::ErrorKind::ConnectionRefused {
-                FailKind::Refused
-            } else {
-                FailKind::Disconnected
-            },
+            kind: connect_error_kind(e.kind()),
         })?;
     let _ = stream.set_nodelay(true);
     let stream: PeerStream = match &settings.tls {
@@ -553,7 +567,7 @@ async fn peer_task(
             }
             frame = c.frames.recv() => {
                 let frame = frame.unwrap_or_else(|| Err("reader stopped".into()));
-                let Some((correlation, token, api_key, version, _)) = in_flight.pop_front() else {
+                let Some((correlation, token, api_key, version, deadline)) = in_flight.pop_front() else {
                     let why = frame.err().unwrap_or_else(|| "unsolicited response".into());
                     drop_connection(&mut conn, &mut in_flight, &fail, &why);
                     continue;
@@ -561,6 +575,11 @@ async fn peer_task(
                 let outcome = frame.and_then(|f| split_response(&f, api_key, version));
                 match outcome {
                     Ok((got, body)) if got == correlation => {
+                        // A Fetch waits on the leader (long poll): not a round trip of the network.
+                        if api_key != FetchRequest::API_KEY {
+                            let sent = deadline - settings.request_timeout;
+                            settings.channel.round_trip(peer, sent.elapsed());
+                        }
                         let _ = completions.send(Completion::Response { peer, token, version, body });
                     }
                     Ok((got, _)) => {

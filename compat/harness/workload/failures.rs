@@ -138,6 +138,7 @@ impl Cluster {
             v.partition(UNCLEAN_TOPIC, 0)
                 .is_some_and(|p| p.leader == -1)
         });
+        self.check_metrics("brokers 102 and 103 down, unclean-0 offline");
         self.restart(102);
         self.tools().admin(
             Tool::LeaderElection,

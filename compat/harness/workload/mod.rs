@@ -90,6 +90,7 @@ fn phases(mut c: Cluster, move_leader: bool) -> Workload {
     c.unregistrations();
     c.checkpoint("broker and controller unregistered");
     c.check_metrics("after every phase");
+    c.check_election_counts();
     if move_leader {
         let (from, to) = c.move_leadership();
         c.check_metrics(&format!("leader {from} restarted, {to} leads"));
@@ -100,9 +101,18 @@ fn phases(mut c: Cluster, move_leader: bool) -> Workload {
 impl Cluster {
     /// When the voters serve metrics: kraftd exports every name Java does, and the values
     /// agree (`harness::metrics::assert_quorum_metrics`).
-    fn check_metrics(&self, when: &str) {
-        if self.q.metrics_ports.iter().all(Option::is_some) {
+    pub(super) fn check_metrics(&self, when: &str) {
+        if self.q.metrics_addrs.iter().all(Option::is_some) {
             crate::harness::metrics::assert_quorum_metrics(&self.q, when);
+        }
+    }
+
+    /// When the voters serve metrics: every voter counted the workload's unclean election
+    /// (`harness::metrics::assert_election_counts_agree`).
+    fn check_election_counts(&self) {
+        if self.q.metrics_addrs.iter().all(Option::is_some) {
+            let counts = crate::harness::metrics::assert_election_counts_agree(&self.q);
+            eprintln!("election counts (node, unclean, from ELR): {counts:?}");
         }
     }
 

@@ -22,6 +22,9 @@ pub struct PartitionIndex {
     in_elr: HashMap<i32, OrdSet<TopicPartition>>,
     /// Invariant: the partitions whose leader is `NO_LEADER`.
     leaderless: OrdSet<TopicPartition>,
+    /// Invariant: how many partitions are not led by their first replica (Java's
+    /// `PreferredReplicaImbalanceCount`, kept by its metrics publisher the same way).
+    not_preferred: usize,
 }
 
 impl std::fmt::Debug for PartitionIndex {
@@ -31,6 +34,7 @@ impl std::fmt::Debug for PartitionIndex {
             .field("isr_brokers", &self.in_isr.len())
             .field("elr_brokers", &self.in_elr.len())
             .field("leaderless", &self.leaderless.len())
+            .field("not_preferred", &self.not_preferred)
             .finish()
     }
 }
@@ -60,6 +64,16 @@ impl PartitionIndex {
         self.leaderless.iter()
     }
 
+    /// How many partitions have no leader.
+    pub fn leaderless_count(&self) -> usize {
+        self.leaderless.len()
+    }
+
+    /// How many partitions are not led by their first replica.
+    pub fn not_preferred_count(&self) -> usize {
+        self.not_preferred
+    }
+
     /// A partition's registration changes from `old` (none: new) to `new` (none: removed).
     pub fn update(
         &mut self,
@@ -76,6 +90,11 @@ impl PartitionIndex {
         } else if old.is_some_and(|p| p.leader == NO_LEADER) {
             self.leaderless.remove(&partition);
         }
+        let not_preferred = |p: Option<&PartitionRegistration>| {
+            p.is_some_and(|p| p.replicas.first() != Some(&p.leader))
+        };
+        self.not_preferred -= usize::from(not_preferred(old));
+        self.not_preferred += usize::from(not_preferred(new));
     }
 
     /// Every partition of a topic joins the index.

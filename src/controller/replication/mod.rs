@@ -12,8 +12,8 @@ use serde_json::{json, Value};
 
 pub use index::{PartitionIndex, TopicPartition};
 pub use partition::{
-    PartitionRegistration, DIRECTORY_LOST, DIRECTORY_MIGRATING, DIRECTORY_UNASSIGNED, NO_LEADER,
-    NO_LEADER_CHANGE,
+    election_kind, Election, PartitionRegistration, DIRECTORY_LOST, DIRECTORY_MIGRATING,
+    DIRECTORY_UNASSIGNED, NO_LEADER, NO_LEADER_CHANGE,
 };
 
 use super::error::{InvariantViolation, Refusal};
@@ -172,6 +172,16 @@ impl TopicsImage {
     /// The partitions without a leader, in image order.
     pub fn leaderless(&self) -> impl Iterator<Item = &TopicPartition> {
         self.index.leaderless()
+    }
+
+    /// How many partitions have no leader (offline).
+    pub fn leaderless_count(&self) -> usize {
+        self.index.leaderless_count()
+    }
+
+    /// How many partitions are not led by their first replica.
+    pub fn not_preferred_count(&self) -> usize {
+        self.index.not_preferred_count()
     }
 
     /// One partition of the image, with its topic.

@@ -22,6 +22,28 @@ pub const DIRECTORY_UNASSIGNED: Uuid = Uuid([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 /// `DirectoryId.LOST`, Uuid(0, 2): a replica whose directory went offline.
 pub const DIRECTORY_LOST: Uuid = Uuid([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2]);
 
+/// How a partition's leader after a change was chosen, as Java's controller metrics tell
+/// (`ControllerMetricsChanges.handlePartitionChange`): from the ISR (or no leader at all) is
+/// clean; from the eligible leader replicas (KIP-966) is clean and counted apart; from any other
+/// replica is unclean.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Election {
+    Clean,
+    FromElr,
+    Unclean,
+}
+
+/// The kind of election that gave `leader`, against the ISR and ELR before the change.
+pub fn election_kind(leader: i32, prev_isr: &[i32], prev_elr: &[i32]) -> Election {
+    if leader == NO_LEADER || prev_isr.contains(&leader) {
+        Election::Clean
+    } else if prev_elr.contains(&leader) {
+        Election::FromElr
+    } else {
+        Election::Unclean
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PartitionRegistration {
     pub replicas: Vec<i32>,
@@ -189,5 +211,21 @@ impl PartitionRegistration {
             "leaderEpoch": self.leader_epoch,
             "partitionEpoch": self.partition_epoch,
         })
+    }
+}
+
+#[cfg(test)]
+mod election_tests {
+    use super::*;
+
+    #[test]
+    fn a_leader_from_the_isr_or_none_is_clean_from_the_elr_counted_apart_else_unclean() {
+        let (isr, elr) = ([1, 2], [3]);
+        assert_eq!(election_kind(2, &isr, &elr), Election::Clean);
+        assert_eq!(election_kind(NO_LEADER, &isr, &elr), Election::Clean);
+        assert_eq!(election_kind(3, &isr, &elr), Election::FromElr);
+        assert_eq!(election_kind(4, &isr, &elr), Election::Unclean);
+        // The last ISR member gone, another replica takes over: unclean.
+        assert_eq!(election_kind(2, &[], &[]), Election::Unclean);
     }
 }

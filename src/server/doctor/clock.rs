@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 
 use super::diagnose::{Check, Verdict};
 use super::gather::Sample;
+use super::readings::sample_value;
 
 /// One look at a node's wall clock, all times in ms since the Unix epoch.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,14 +39,6 @@ impl ClockReading {
     pub fn uncertainty_ms(&self) -> i64 {
         (self.received_ms - self.sent_ms).max(0) / 2 + 1
     }
-}
-
-/// What the doctor read of the controllers' clocks from their metrics endpoints.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct MetricsClocks {
-    pub readings: Vec<ClockReading>,
-    /// Endpoints that could not be read, by node, with why.
-    pub unread: Vec<(i32, String)>,
 }
 
 /// The leader's own clock in each sample: its own row in its DescribeQuorum answer.
@@ -274,19 +267,4 @@ pub fn node_time_from_scrape(text: &str) -> Option<i64> {
     )?;
     let now = timestamp + lag;
     now.is_finite().then_some(now.round() as i64)
-}
-
-/// The value of the first sample named `name` (with or without labels).
-fn sample_value(text: &str, name: &str) -> Option<f64> {
-    text.lines().find_map(|line| {
-        let rest = line.strip_prefix(name)?;
-        let rest = match rest.strip_prefix('{') {
-            Some(labelled) => &labelled[labelled.find('}')? + 1..],
-            None => rest,
-        };
-        if !rest.starts_with(' ') {
-            return None; // a longer name with this one as its prefix
-        }
-        rest.split_whitespace().next()?.parse().ok()
-    })
 }

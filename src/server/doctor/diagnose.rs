@@ -3,8 +3,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::clock::{clock_check, leader_readings, MetricsClocks};
+use super::brokers::brokers_check;
+use super::clock::{clock_check, leader_readings};
+use super::disk::disks_check;
 use super::gather::{Endpoint, LeaderView, Replica, Sample, VoterSettings};
+use super::readings::MetricsReadings;
 use crate::server::peer::FailKind;
 
 /// How bad a check found things; a report's verdict is its worst check's.
@@ -75,21 +78,24 @@ impl Default for Limits {
 pub fn diagnose(
     samples: &[Sample],
     settings: &[VoterSettings],
-    metrics_clocks: &MetricsClocks,
+    metrics: &MetricsReadings,
     limits: Limits,
 ) -> Vec<Check> {
     let last = samples.last().expect("at least one sample");
     let leader = last.leader();
     let mut clocks = leader_readings(samples);
-    clocks.extend_from_slice(&metrics_clocks.readings);
-    vec![
+    clocks.extend_from_slice(&metrics.readings);
+    let mut checks = vec![
         leader_check(last, leader),
         voters_check(samples, leader, limits),
         replication_check(samples, leader, limits),
         elections_check(samples, limits),
         settings_check(settings, leader),
-        clock_check(&clocks, &metrics_clocks.unread, limits.clock_offset_ms),
-    ]
+        clock_check(&clocks, &metrics.unread, limits.clock_offset_ms),
+    ];
+    checks.extend(disks_check(&metrics.disks));
+    checks.extend(brokers_check(&metrics.brokers));
+    checks
 }
 
 /// Why an endpoint gave no answer, in an operator's words.
@@ -101,6 +107,10 @@ pub fn unreachable_cause(kind: FailKind, reason: &str) -> String {
              process, a blocked disk, or packets dropped on the way)"
         }
         FailKind::Unresolved => "its host name does not resolve (DNS)",
+        FailKind::NoPath => {
+            "cut off: connecting to it goes unanswered or finds no route (a network partition, a \
+             firewall, or its host is down)"
+        }
         FailKind::Tls => "the TLS handshake fails",
         FailKind::Sasl => "SASL authentication fails",
         FailKind::Disconnected | FailKind::UnsupportedVersion => "the connection fails",

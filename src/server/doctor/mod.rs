@@ -12,20 +12,27 @@
 //! - `settings`: `controller.quorum.voters` that differs between voters or from the voter set;
 //! - `clocks`: a controller whose wall clock is off the others' (see `clock`), read from the
 //!   leader's answer and from each `--metrics` endpoint (kraftd's, or a Java controller's JMX
-//!   exporter).
+//!   exporter);
+//! - `disk`: the metadata log directory's free space, from each kraftd `--metrics` endpoint
+//!   (see `disk`; only when one was read);
+//! - `brokers`: fenced or flapping brokers, from the controllers' broker registration gauges
+//!   (see `brokers`; only when a `--metrics` endpoint reported brokers).
 //!
 //! `--data-dir DIR` checks a stopped node's metadata log directory instead (see `offline`).
 //!
 //! Exit status: 0 healthy, 1 degraded, 2 down; 3 when the doctor itself cannot run (an
 //! unreadable `--command-config` or `--config`).
 
+mod brokers;
 mod client_config;
 pub mod clock;
 #[cfg(test)]
 mod clock_tests;
 pub mod diagnose;
+pub mod disk;
 pub mod gather;
 pub mod offline;
+pub mod readings;
 pub mod report;
 mod scrape;
 #[cfg(test)]
@@ -37,9 +44,10 @@ use std::time::Duration;
 
 use clap::Args;
 
-use clock::{MetricsClocks, MetricsEndpoint};
+use clock::MetricsEndpoint;
 use diagnose::{diagnose, Limits};
 use gather::Gatherer;
+use readings::{BrokerStates, MetricsReadings};
 
 /// The exit status when the doctor cannot run at all.
 pub const CANNOT_RUN: i32 = 3;
@@ -176,14 +184,14 @@ fn run_online(args: &DoctorArgs, bootstrap_arg: &str) -> i32 {
     let scrape_timeout = Duration::from_millis(args.timeout_ms) * 3;
     let (samples, voter_settings, clocks) = runtime.block_on(async {
         let mut g = Gatherer::new(settings);
-        let mut clocks = MetricsClocks::default();
+        let mut clocks = MetricsReadings::default();
         let first = g.sample(&bootstrap).await;
-        read_clocks(&metrics, scrape_timeout, &mut clocks).await;
+        read_metrics(&metrics, scrape_timeout, &mut clocks).await;
         tokio::time::sleep(window / 2).await;
-        read_clocks(&metrics, scrape_timeout, &mut clocks).await;
+        read_metrics(&metrics, scrape_timeout, &mut clocks).await;
         tokio::time::sleep(window / 2).await;
         let last = g.sample(&bootstrap).await;
-        read_clocks(&metrics, scrape_timeout, &mut clocks).await;
+        read_metrics(&metrics, scrape_timeout, &mut clocks).await;
         let voters = last
             .leader()
             .map(|v| v.endpoints.clone())
@@ -201,14 +209,28 @@ fn run_online(args: &DoctorArgs, bootstrap_arg: &str) -> i32 {
 }
 
 /// One reading of each endpoint's clock, all at once; an endpoint's failure is kept once.
-async fn read_clocks(endpoints: &[MetricsEndpoint], timeout: Duration, clocks: &mut MetricsClocks) {
+async fn read_metrics(
+    endpoints: &[MetricsEndpoint],
+    timeout: Duration,
+    clocks: &mut MetricsReadings,
+) {
     let mut reads = tokio::task::JoinSet::new();
     for e in endpoints.iter().cloned() {
-        reads.spawn(async move { (e.node, scrape::read_clock(&e, timeout).await) });
+        reads.spawn(async move { (e.node, scrape::read_endpoint(&e, timeout).await) });
     }
     while let Some(done) = reads.join_next().await {
         match done {
-            Ok((_, Ok(reading))) => clocks.readings.push(reading),
+            Ok((node, Ok(scraped))) => {
+                clocks.readings.push(scraped.clock);
+                if let Some(disk) = scraped.disk {
+                    clocks.disks.retain(|(n, _)| *n != node);
+                    clocks.disks.push((node, disk));
+                }
+                clocks.brokers.push(BrokerStates {
+                    node,
+                    states: scraped.brokers,
+                });
+            }
             Ok((node, Err(why))) => {
                 if !clocks.unread.iter().any(|(n, _)| *n == node) {
                     clocks.unread.push((node, why));

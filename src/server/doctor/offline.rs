@@ -6,12 +6,14 @@
 //! - `quorum-state`: readable, and at an epoch no lower than the log's last batch;
 //! - `log`: every batch's CRC and offsets, segment after segment; a torn or corrupt tail, and
 //!   what start-up would cut and delete;
-//! - `snapshots`: each snapshot's CRCs, header and footer, and that the log start is covered.
+//! - `snapshots`: each snapshot's CRCs, header and footer, and that the log start is covered;
+//! - `disk`: the free space of the directory's filesystem (see `disk`).
 
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 
 use super::diagnose::{Check, Verdict};
+use super::disk::disk_check;
 use crate::log::file_log::PARTITION_DIR_NAME;
 use crate::log::meta_properties::MetaProperties;
 use crate::log::quorum_state::{QuorumStateFile, FILE_NAME as QUORUM_STATE};
@@ -20,6 +22,7 @@ use crate::log::segment::{self, Cut};
 use crate::log::segment_log::{walk_segments, SegmentWalk};
 use crate::log::snapshot::{self, SnapshotFileKind};
 use crate::log::snapshot_io;
+use crate::server::disk_space::disk_space;
 
 /// What the config says the directory must be, when `--config` is given.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,6 +56,10 @@ pub fn diagnose_dir(data_dir: &Path, expected: Option<&Expected>) -> Vec<Check> 
         quorum_state_check(&partition, max_epoch),
         log_check,
         snapshots_check(&partition, log_start, walk.end_offset.unwrap_or(0)),
+        disk_check(
+            &log_dir.display().to_string(),
+            disk_space(&log_dir).map_err(|e| e.to_string()),
+        ),
     ]
 }
 

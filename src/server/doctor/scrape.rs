@@ -12,16 +12,26 @@ use tokio::net::TcpStream;
 
 use super::clock::{node_time_from_scrape, ClockReading, MetricsEndpoint};
 use super::gather::wall_ms;
+use super::readings::{broker_states_from_scrape, disk_from_scrape};
+use crate::server::disk_space::DiskSpace;
 
 /// A scrape larger than this is refused rather than read (a Java broker-sized exporter output is
 /// a few MB).
 const MAX_SCRAPE_BYTES: usize = 64 << 20;
 
-/// One reading of `endpoint`'s clock, or why there is none.
-pub async fn read_clock(
+/// One reading of an endpoint: the node's clock, its metadata disk (kraftd's), and its broker
+/// registration gauges.
+pub struct Scraped {
+    pub clock: ClockReading,
+    pub disk: Option<DiskSpace>,
+    pub brokers: Vec<(i32, i32)>,
+}
+
+/// One reading of `endpoint`, or why there is none.
+pub async fn read_endpoint(
     endpoint: &MetricsEndpoint,
     timeout: Duration,
-) -> Result<ClockReading, String> {
+) -> Result<Scraped, String> {
     let url = endpoint.url();
     let text = tokio::time::timeout(timeout, get(endpoint))
         .await
@@ -35,12 +45,17 @@ pub async fn read_clock(
              exporter rules?)"
         )
     })?;
-    Ok(ClockReading {
+    let reading = ClockReading {
         node: endpoint.node,
         source: format!("its metrics at {url}"),
         sent_ms,
         received_ms,
         node_ms,
+    };
+    Ok(Scraped {
+        clock: reading,
+        disk: disk_from_scrape(&body),
+        brokers: broker_states_from_scrape(&body),
     })
 }
 

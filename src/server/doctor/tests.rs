@@ -3,9 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use super::clock::MetricsClocks;
 use super::diagnose::{diagnose, Check, Limits, Verdict};
 use super::gather::{Endpoint, LeaderView, Replica, Sample, VoterSettings};
+use super::readings::MetricsReadings;
 use super::report;
 use crate::server::peer::FailKind;
 
@@ -125,7 +125,7 @@ fn a_healthy_quorum_is_healthy_on_every_check() {
     let checks = diagnose(
         &[s0, s1],
         &same_voters(),
-        &MetricsClocks::default(),
+        &MetricsReadings::default(),
         Limits::default(),
     );
     assert!(
@@ -173,7 +173,7 @@ fn a_stopped_voter_is_named_with_its_cause_and_the_quorum_is_degraded() {
     let checks = diagnose(
         &[s0, s1],
         &settings,
-        &MetricsClocks::default(),
+        &MetricsReadings::default(),
         Limits::default(),
     );
     assert_eq!(
@@ -250,7 +250,7 @@ fn a_paused_voter_is_stalled_and_a_partitioned_one_answers_but_does_not_fetch() 
     let checks = diagnose(
         &[s0, s1],
         &same_voters(),
-        &MetricsClocks::default(),
+        &MetricsReadings::default(),
         Limits::default(),
     );
     let voters = check(&checks, "voters");
@@ -293,7 +293,7 @@ fn no_leader_and_no_majority_is_down_with_every_endpoints_cause() {
     let checks = diagnose(
         &[s.clone(), s],
         &[],
-        &MetricsClocks::default(),
+        &MetricsReadings::default(),
         Limits::default(),
     );
     assert_eq!(check(&checks, "leader").verdict, Verdict::Down);
@@ -348,7 +348,7 @@ fn epochs_rising_during_the_window_are_election_churn() {
     let checks = diagnose(
         &[s0, s1],
         &same_voters(),
-        &MetricsClocks::default(),
+        &MetricsReadings::default(),
         Limits::default(),
     );
     let e = check(&checks, "elections");
@@ -395,7 +395,7 @@ fn a_fetching_voter_that_does_not_catch_up_lags() {
     let checks = diagnose(
         &[s0, s1],
         &same_voters(),
-        &MetricsClocks::default(),
+        &MetricsReadings::default(),
         Limits::default(),
     );
     let r = check(&checks, "replication");
@@ -431,7 +431,7 @@ fn mismatched_controller_quorum_voters_are_named() {
     let checks = diagnose(
         &[s.clone(), s],
         &settings,
-        &MetricsClocks::default(),
+        &MetricsReadings::default(),
         Limits::default(),
     );
     let c = check(&checks, "settings");

@@ -30,6 +30,7 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tracing::{debug, warn};
 
+use super::disk_space::disk_space;
 use super::metrics::health::LoopHealth;
 use super::metrics::raft::ChannelCounters;
 use super::metrics::text::Format;
@@ -217,6 +218,9 @@ async fn metrics(state: &HttpState, format: Format) -> Answer {
             )
         }
     };
+    let mut sample = *sample;
+    sample.kraftd.metadata_dir = disk_space(&state.metadata_dir).ok();
+    sample.kraftd.peer_rtt_seconds = state.channel.round_trips();
     let families = node_families(&sample, &state.channel);
     answer(
         StatusCode::OK,

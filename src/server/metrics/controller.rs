@@ -30,6 +30,9 @@ pub struct ControllerSample {
     pub operations_started: u64,
     pub operations_timed_out: u64,
     pub ignored_static_voters: bool,
+    /// Leaders elected uncleanly, and from the ELR, among committed partition changes.
+    pub unclean_elections: u64,
+    pub elr_elections: u64,
     /// Each registered broker's state, as Java's `BrokerRegistrationState` numbers it.
     pub broker_states: Vec<(i32, i32)>,
     /// On the active controller only (as in Java), each registered broker and the ms since its
@@ -50,24 +53,15 @@ pub fn broker_registration_state(fenced: bool, in_controlled_shutdown: bool) -> 
 impl ControllerSample {
     /// The counts Java's `ControllerMetadataMetricsPublisher` keeps of the published image:
     /// topics, partitions, those without a leader (offline) or not led by their first replica
-    /// (imbalanced), brokers fenced, unfenced (active) and in controlled shutdown.
+    /// (imbalanced), brokers fenced, unfenced (active) and in controlled shutdown. The partition
+    /// counts come from the image's index, kept on every replay: a scrape walks topics and
+    /// brokers, never every partition.
     pub fn count_image(&mut self, image: &MetadataImage) {
-        self.topics = image.topics.by_id.len() as u64;
-        let (mut partitions, mut offline, mut imbalance) = (0, 0, 0);
-        for topic in image.topics.by_id.values() {
-            for p in topic.partitions.values() {
-                partitions += 1;
-                if p.leader < 0 {
-                    offline += 1;
-                }
-                if p.replicas.first().copied() != Some(p.leader) {
-                    imbalance += 1;
-                }
-            }
-        }
-        self.partitions = partitions;
-        self.offline_partitions = offline;
-        self.preferred_replica_imbalance = imbalance;
+        let topics = &image.topics;
+        self.topics = topics.by_id.len() as u64;
+        self.partitions = topics.partition_count() as u64;
+        self.offline_partitions = topics.leaderless_count() as u64;
+        self.preferred_replica_imbalance = topics.not_preferred_count() as u64;
         let brokers = image.cluster.brokers.values();
         let (mut fenced, mut active, mut shutting_down) = (0, 0, 0);
         self.broker_states.clear();
@@ -199,16 +193,16 @@ pub fn controller_families(f: &mut Families, c: &ControllerSample, e: &EventMana
         f.counter(&format!("{name}_count_total"), &help, count as f64);
     }
 
-    // kraftd counts neither kind of election yet (see docs/monitoring.md).
-    for bean in [
-        "UncleanLeaderElectionsPerSec",
-        "ElectionFromEligibleLeaderReplicasPerSec",
+    // Meters: their Count.
+    for (bean, count) in [
+        ("UncleanLeaderElectionsPerSec", c.unclean_elections),
+        ("ElectionFromEligibleLeaderReplicasPerSec", c.elr_elections),
     ] {
         let stem = bean.trim_end_matches("PerSec").to_lowercase();
         f.counter(
             &format!("kafka_controller_controllerstats_{stem}_total"),
             &format!("kafka.controller:type=ControllerStats,name={bean}"),
-            0.0,
+            count as f64,
         );
     }
 }

@@ -1,7 +1,9 @@
 //! Building Prometheus metric families (the `prometheus` crate's data model) by name, type,
 //! help and labels.
 
-use prometheus::proto::{Counter, Gauge, LabelPair, Metric, MetricFamily, MetricType, Untyped};
+use prometheus::proto::{
+    Bucket, Counter, Gauge, Histogram, LabelPair, Metric, MetricFamily, MetricType, Untyped,
+};
 
 /// The families of one scrape, in the order they are added.
 #[derive(Debug, Default)]
@@ -55,6 +57,35 @@ impl Families {
         m.set_counter(c);
         self.0
             .push(family(name, help, MetricType::COUNTER, vec![m]));
+    }
+
+    /// A histogram: (upper bound, observations at or below it) per bucket, the count and sum.
+    pub fn histogram(
+        &mut self,
+        name: &str,
+        help: &str,
+        buckets: &[(f64, u64)],
+        count: u64,
+        sum: f64,
+    ) {
+        let mut h = Histogram::default();
+        h.set_sample_count(count);
+        h.set_sample_sum(sum);
+        h.set_bucket(
+            buckets
+                .iter()
+                .map(|&(bound, n)| {
+                    let mut b = Bucket::default();
+                    b.set_upper_bound(bound);
+                    b.set_cumulative_count(n);
+                    b
+                })
+                .collect(),
+        );
+        let mut m = Metric::default();
+        m.set_histogram(h);
+        self.0
+            .push(family(name, help, MetricType::HISTOGRAM, vec![m]));
     }
 
     /// An untyped sample with labels (the JMX exporter's `value: 1` rules, e.g. raft-metrics'

@@ -4,6 +4,8 @@
 //!
 //! * `raft`: `kafka_server_raftmetrics_*` and `kafka_server_raftchannelmetrics_*`;
 //! * `controller`: `kafka_controller_*`;
+//! * `loader`: `kafka_server_metadataloader_*`;
+//! * `extras`: kraftd's own `kraftd_*` (disk, fsync, snapshots, per-voter replication, ...);
 //! * `sampler`: what the node loop measures between the raft core's steps (latencies, rates);
 //! * `window`: Kafka's sampled statistics and Yammer's percentiles, time an argument;
 //! * `health`: what the probes read of the loop (liveness, leader, caught up);
@@ -14,8 +16,10 @@
 //! [`render`] writes it with the `process_*` collector's families.
 
 pub mod controller;
+pub mod extras;
 pub mod families;
 pub mod health;
+pub mod loader;
 pub mod raft;
 pub mod sampler;
 pub mod text;
@@ -25,12 +29,23 @@ use prometheus::core::Collector;
 use prometheus::process_collector::ProcessCollector;
 
 use controller::{ControllerSample, EventManagerSample};
+use extras::KraftdSample;
 use families::Families;
+use loader::LoaderSample;
 use raft::ChannelCounters;
 use sampler::RaftRates;
 use text::Format;
 
 use crate::raft::metrics::RaftMetricsView;
+
+/// The families Java's controllers export and kraftd exports under the same names (the oracle
+/// checks compare these; `kraftd_*` are kraftd's own).
+pub const JAVA_FAMILY_PREFIXES: [&str; 4] = [
+    "kafka_server_raftmetrics_",
+    "kafka_controller_",
+    "kafka_server_raftchannelmetrics_",
+    "kafka_server_metadataloader_",
+];
 
 /// The node's state at one scrape, as the loop reads it.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,6 +54,8 @@ pub struct Sample {
     pub rates: RaftRates,
     pub controller: ControllerSample,
     pub events: EventManagerSample,
+    pub loader: LoaderSample,
+    pub kraftd: KraftdSample,
 }
 
 /// The families of a sample and of the raft channel's counters, in exposition order.
@@ -47,6 +64,8 @@ pub fn node_families(sample: &Sample, channel: &ChannelCounters) -> Families {
     raft::raft_families(&mut f, &sample.raft, &sample.rates);
     channel.families(&mut f);
     controller::controller_families(&mut f, &sample.controller, &sample.events);
+    loader::loader_families(&mut f, &sample.loader);
+    extras::kraftd_families(&mut f, &sample.kraftd);
     f
 }
 

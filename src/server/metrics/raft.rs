@@ -5,7 +5,10 @@
 //! exporter adds `_total` to a counter's name), `current-state` an untyped 1 labelled with the
 //! state, every other attribute a gauge.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
 
 use super::families::Families;
 use super::sampler::RaftRates;
@@ -76,6 +79,8 @@ pub struct ChannelCounters {
     pub responses: AtomicU64,
     pub bytes_out: AtomicU64,
     pub bytes_in: AtomicU64,
+    /// The last round trip, in seconds, of a request to each peer (`kraftd_peer_rtt_seconds`).
+    round_trips: Mutex<BTreeMap<i32, f64>>,
 }
 
 impl ChannelCounters {
@@ -87,6 +92,21 @@ impl ChannelCounters {
     pub fn received(&self, bytes: usize) {
         self.responses.fetch_add(1, Ordering::Relaxed);
         self.bytes_in.fetch_add(bytes as u64, Ordering::Relaxed);
+    }
+
+    /// A response from `peer` came `took` after its request.
+    pub fn round_trip(&self, peer: i32, took: Duration) {
+        if let Ok(mut m) = self.round_trips.lock() {
+            m.insert(peer, took.as_secs_f64());
+        }
+    }
+
+    /// The last round trip to each peer, by id.
+    pub fn round_trips(&self) -> Vec<(i32, f64)> {
+        self.round_trips
+            .lock()
+            .map(|m| m.iter().map(|(k, v)| (*k, *v)).collect())
+            .unwrap_or_default()
     }
 
     pub fn families(&self, f: &mut Families) {

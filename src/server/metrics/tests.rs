@@ -2,11 +2,17 @@
 //! `/metrics` serves for it (the process collector's left out: its values are the test's).
 
 use super::controller::{ControllerSample, EventManagerSample};
+use std::time::Duration;
+
+use super::extras::{KraftdSample, SnapshotGauges};
+use super::loader::LoaderSample;
 use super::raft::ChannelCounters;
 use super::sampler::RaftRates;
 use super::text::Format;
 use super::{node_families, render, Sample};
+use crate::log::fsync_latency::FsyncLatency;
 use crate::raft::metrics::RaftMetricsView;
+use crate::server::disk_space::DiskSpace;
 
 fn follower() -> Sample {
     Sample {
@@ -24,6 +30,7 @@ fn follower() -> Sample {
             uncommitted_voter_change: None,
             fetching_from_leader: true,
             is_voter: true,
+            voter_progress: Vec::new(),
         },
         rates: RaftRates {
             commit_latency_avg: f64::NAN,
@@ -53,6 +60,8 @@ fn follower() -> Sample {
             operations_started: 9,
             operations_timed_out: 0,
             ignored_static_voters: false,
+            unclean_elections: 1,
+            elr_elections: 0,
             broker_states: vec![(101, 30), (102, 10)],
             since_last_heartbeat_ms: vec![(101, 1200), (102, 0)],
         },
@@ -62,6 +71,38 @@ fn follower() -> Sample {
             queue_time_ms: [0.0, 1.0, 2.0, 3.0, 4.0, 5.0],
             processing_time_count: 9,
             processing_time_ms: [1.0, 1.0, 2.5, 3.0, 3.0, 7.0],
+        },
+        loader: LoaderSample {
+            avg_idle_ratio: 0.75,
+            current_controller_id: 1,
+            metadata_version: 33,
+            snapshot_loads: 1,
+            finalized: LoaderSample::finalized_levels(1, |name| {
+                (name == "metadata.version").then_some(33)
+            }),
+        },
+        kraftd: KraftdSample {
+            metadata_dir: Some(DiskSpace {
+                free_bytes: 900,
+                total_bytes: 1000,
+            }),
+            fsync: Some({
+                let mut h = FsyncLatency::default();
+                h.observe(Duration::from_micros(400));
+                h.observe(Duration::from_millis(3));
+                h
+            }),
+            last_snapshot: Some(SnapshotGauges {
+                bytes: 4096,
+                records: 20,
+                duration_seconds: 0.05,
+                age_seconds: 12.5,
+            }),
+            elections_started: 1,
+            leader_changes: 2,
+            voters: Vec::new(),
+            peer_rtt_seconds: vec![(1, 0.002)],
+            leader_clock_offset_ms: Some((1, -3)),
         },
     }
 }
@@ -136,8 +177,46 @@ fn a_followers_exposition_line_by_line() {
         r#"kafka_controller_controllereventmanager_eventqueueprocessingtimems{quantile="0.99"} 3"#,
         r#"kafka_controller_controllereventmanager_eventqueueprocessingtimems{quantile="0.999"} 7"#,
         "kafka_controller_controllereventmanager_eventqueueprocessingtimems_count_total 9",
-        "kafka_controller_controllerstats_uncleanleaderelections_total 0",
+        "kafka_controller_controllerstats_uncleanleaderelections_total 1",
         "kafka_controller_controllerstats_electionfromeligibleleaderreplicas_total 0",
+        "kafka_server_metadataloader_avgidleratio 0.75",
+        "kafka_server_metadataloader_currentcontrollerid 1",
+        "kafka_server_metadataloader_currentmetadataversion 33",
+        "kafka_server_metadataloader_handleloadsnapshotcount 1",
+        r#"kafka_server_metadataloader_finalizedlevel{featureName="metadataVersion"} 33"#,
+        r#"kafka_server_metadataloader_finalizedlevel{featureName="kraftVersion"} 1"#,
+        r#"kafka_server_metadataloader_finalizedlevel{featureName="groupVersion"} 0"#,
+        r#"kafka_server_metadataloader_finalizedlevel{featureName="shareVersion"} 0"#,
+        r#"kafka_server_metadataloader_finalizedlevel{featureName="streamsVersion"} 0"#,
+        r#"kafka_server_metadataloader_finalizedlevel{featureName="transactionVersion"} 0"#,
+        r#"kafka_server_metadataloader_finalizedlevel{featureName="eligibleLeaderReplicasVersion"} 0"#,
+        "kraftd_metadata_dir_free_bytes 900",
+        "kraftd_metadata_dir_size_bytes 1000",
+        r#"kraftd_log_fsync_duration_seconds_bucket{le="0.0001"} 0"#,
+        r#"kraftd_log_fsync_duration_seconds_bucket{le="0.00025"} 0"#,
+        r#"kraftd_log_fsync_duration_seconds_bucket{le="0.0005"} 1"#,
+        r#"kraftd_log_fsync_duration_seconds_bucket{le="0.001"} 1"#,
+        r#"kraftd_log_fsync_duration_seconds_bucket{le="0.0025"} 1"#,
+        r#"kraftd_log_fsync_duration_seconds_bucket{le="0.005"} 2"#,
+        r#"kraftd_log_fsync_duration_seconds_bucket{le="0.01"} 2"#,
+        r#"kraftd_log_fsync_duration_seconds_bucket{le="0.025"} 2"#,
+        r#"kraftd_log_fsync_duration_seconds_bucket{le="0.05"} 2"#,
+        r#"kraftd_log_fsync_duration_seconds_bucket{le="0.1"} 2"#,
+        r#"kraftd_log_fsync_duration_seconds_bucket{le="0.25"} 2"#,
+        r#"kraftd_log_fsync_duration_seconds_bucket{le="0.5"} 2"#,
+        r#"kraftd_log_fsync_duration_seconds_bucket{le="1"} 2"#,
+        r#"kraftd_log_fsync_duration_seconds_bucket{le="2.5"} 2"#,
+        r#"kraftd_log_fsync_duration_seconds_bucket{le="+Inf"} 2"#,
+        "kraftd_log_fsync_duration_seconds_sum 0.0034000000000000002",
+        "kraftd_log_fsync_duration_seconds_count 2",
+        "kraftd_snapshot_last_bytes 4096",
+        "kraftd_snapshot_last_records 20",
+        "kraftd_snapshot_last_duration_seconds 0.05",
+        "kraftd_snapshot_age_seconds 12.5",
+        "kraftd_elections_started_total 1",
+        "kraftd_leader_changes_total 2",
+        r#"kraftd_peer_rtt_seconds{peer="1"} 0.002"#,
+        r#"kraftd_leader_clock_offset_ms{leader="1"} -3"#,
     ];
     assert_eq!(samples(&text), expected, "full text:\n{text}");
 }
@@ -200,11 +279,7 @@ fn the_leader_adds_its_two_metrics_and_the_types_are_the_exporters() {
 
 /// (name, type, label names) of each sample of the checked families in a text exposition.
 fn signatures(text: &str) -> std::collections::BTreeSet<(String, String, Vec<String>)> {
-    let checked = [
-        "kafka_server_raftmetrics_",
-        "kafka_controller_",
-        "kafka_server_raftchannelmetrics_",
-    ];
+    let checked = super::JAVA_FAMILY_PREFIXES;
     let mut types = std::collections::BTreeMap::new();
     let mut out = std::collections::BTreeSet::new();
     for line in text.lines() {
@@ -252,5 +327,5 @@ fn a_leader_exports_the_names_a_java_leader_exports() {
         "Java exports, kraftd does not: {missing:?}"
     );
     assert!(extra.is_empty(), "kraftd exports, Java does not: {extra:?}");
-    assert_eq!(java.len(), 47);
+    assert_eq!(java.len(), 52);
 }

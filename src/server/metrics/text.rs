@@ -55,14 +55,19 @@ pub fn encode(families: &[MetricFamily], format: Format) -> String {
             (MetricType::GAUGE, _) => "gauge",
             (MetricType::UNTYPED, Format::Text) => "untyped",
             (MetricType::UNTYPED, Format::OpenMetrics) => "unknown",
+            (MetricType::HISTOGRAM, _) => "histogram",
             // Not built by kraftd (the process collector makes counters and gauges only).
-            (MetricType::SUMMARY | MetricType::HISTOGRAM, _) => continue,
+            (MetricType::SUMMARY, _) => continue,
         };
         if !f.help().is_empty() {
             let _ = writeln!(out, "# HELP {family_name} {}", escape(f.help(), false));
         }
         let _ = writeln!(out, "# TYPE {family_name} {type_name}");
         for m in f.get_metric() {
+            if kind == MetricType::HISTOGRAM {
+                histogram_lines(&mut out, name, m);
+                continue;
+            }
             let value = match kind {
                 MetricType::COUNTER => m.get_counter().get_value(),
                 MetricType::GAUGE => m.get_gauge().get_value(),
@@ -79,6 +84,22 @@ pub fn encode(families: &[MetricFamily], format: Format) -> String {
         out.push_str("# EOF\n");
     }
     out
+}
+
+/// A histogram's `_bucket` lines (cumulative, `+Inf` last), `_sum` and `_count`.
+fn histogram_lines(out: &mut String, name: &str, m: &Metric) {
+    let h = m.get_histogram();
+    for b in h.get_bucket() {
+        let _ = writeln!(
+            out,
+            "{name}_bucket{{le=\"{}\"}} {}",
+            number(b.upper_bound()),
+            b.cumulative_count()
+        );
+    }
+    let _ = writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {}", h.get_sample_count());
+    let _ = writeln!(out, "{name}_sum {}", number(h.get_sample_sum()));
+    let _ = writeln!(out, "{name}_count {}", h.get_sample_count());
 }
 
 #[allow(deprecated)] // the plain model's untyped accessors (see families.rs)

@@ -1,9 +1,13 @@
 //! The node loop's answer to a scrape (`Event::Metrics`) and what it measures every turn for
 //! it: the raft sensors, the controller's event times, leader changes, and the probes' view.
 
+use std::collections::VecDeque;
+
 use super::runner::NodeLoop;
 use crate::raft::{Instant, QuorumStateStore, RaftLog};
 use crate::server::metrics::controller::{ControllerSample, EventManagerSample};
+use crate::server::metrics::extras::{KraftdSample, SnapshotGauges};
+use crate::server::metrics::loader::LoaderSample;
 use crate::server::metrics::sampler::{EventSensors, RaftSensors};
 use crate::server::metrics::Sample;
 
@@ -15,6 +19,47 @@ pub(super) struct LoopMetrics {
     /// Leaders seen to take office (Java's NewActiveControllersCount), and the last seen.
     new_active_controllers: u64,
     last_leader: Option<(i32, i32)>,
+    leader_clock: LeaderClock,
+}
+
+/// How long a follower's samples of the leader's clock are kept.
+const CLOCK_WINDOW_MS: u64 = 60_000;
+
+/// A follower's estimate of the leader's clock offset: each newly replayed batch's append time
+/// (the leader's clock) minus the time it was replayed here, which the replication delay makes
+/// lower than the true offset; the highest of the last minute is the least delayed.
+#[derive(Debug, Default)]
+struct LeaderClock {
+    leader: Option<i32>,
+    last_timestamp: i64,
+    /// (when, batch time minus local time), oldest first.
+    samples: VecDeque<(u64, i64)>,
+}
+
+impl LeaderClock {
+    fn observe(&mut self, follows: Option<i32>, batch_timestamp: i64, now_ms: u64) {
+        if follows != self.leader {
+            self.samples.clear();
+            self.leader = follows;
+        }
+        if follows.is_some() && batch_timestamp != self.last_timestamp && batch_timestamp > 0 {
+            self.samples
+                .push_back((now_ms, batch_timestamp - now_ms as i64));
+        }
+        self.last_timestamp = batch_timestamp;
+        while self
+            .samples
+            .front()
+            .is_some_and(|(at, _)| now_ms.saturating_sub(*at) > CLOCK_WINDOW_MS)
+        {
+            self.samples.pop_front();
+        }
+    }
+
+    fn estimate(&self) -> Option<(i32, i64)> {
+        let best = self.samples.iter().map(|(_, off)| *off).max()?;
+        Some((self.leader?, best))
+    }
 }
 
 impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
@@ -29,6 +74,11 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             m.new_active_controllers += 1;
             m.last_leader = Some((view.epoch, view.leader));
         }
+        let follows = (view.state == "follower" || view.state == "observer")
+            .then_some(view.leader)
+            .filter(|l| *l >= 0);
+        m.leader_clock
+            .observe(follows, self.snapshots.last_timestamp(), now.0);
         self.settings
             .health
             .turn_ended(view.leader, view.fetching_from_leader);
@@ -54,7 +104,20 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 && self.raft.kraft_version() >= 1,
             ..ControllerSample::default()
         };
-        controller.count_image(&machine.committed_state().image);
+        let committed = machine.committed_state();
+        controller.unclean_elections = committed.elections.unclean;
+        controller.elr_elections = committed.elections.from_elr;
+        let image = &committed.image;
+        controller.count_image(image);
+        let loader = LoaderSample {
+            avg_idle_ratio: rates.poll_idle_ratio_avg,
+            current_controller_id: raft.leader,
+            metadata_version: image.features.metadata_version().unwrap_or(0),
+            snapshot_loads: self.snapshots.snapshot_loads(),
+            finalized: LoaderSample::finalized_levels(self.raft.kraft_version(), |name| {
+                image.features.levels.get(name).copied()
+            }),
+        };
         controller.since_last_heartbeat_ms = self
             .controller
             .broker_last_contacts()
@@ -69,11 +132,54 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             processing_time_count: ev.processing_time.count(),
             processing_time_ms: ev.processing_time.quantiles(),
         };
+        let kraftd = KraftdSample {
+            // The HTTP side reads the disk; the loop never blocks on statvfs.
+            metadata_dir: None,
+            fsync: self.raft.log().fsync_latency().cloned(),
+            last_snapshot: self.snapshots.last_written().map(|w| SnapshotGauges {
+                bytes: w.bytes,
+                records: w.records,
+                duration_seconds: w.duration.as_secs_f64(),
+                age_seconds: now.0.saturating_sub(w.at.0) as f64 / 1000.0,
+            }),
+            elections_started: self.metrics.raft.elections_started,
+            leader_changes: self.metrics.new_active_controllers,
+            voters: raft.voter_progress.clone(),
+            peer_rtt_seconds: Vec::new(),
+            leader_clock_offset_ms: self.metrics.leader_clock.estimate(),
+        };
         Sample {
             raft,
             rates,
             controller,
             events,
+            loader,
+            kraftd,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LeaderClock;
+
+    #[test]
+    fn the_least_delayed_batch_of_the_last_minute_estimates_the_leaders_clock() {
+        let mut c = LeaderClock::default();
+        // Leader 2's batches, appended at its clock, replayed here 40, 5 and 90 ms later by
+        // this clock; its clock runs 1 s ahead.
+        c.observe(Some(2), 1_000_960, 1_000);
+        c.observe(Some(2), 1_001_995, 2_000);
+        c.observe(Some(2), 1_002_910, 3_000);
+        assert_eq!(c.estimate(), Some((2, 999_995)));
+        // The same batch again is no new sample; a minute later the old ones are gone.
+        c.observe(Some(2), 1_002_910, 63_500);
+        assert_eq!(c.estimate(), None);
+        // A new leader starts over.
+        c.observe(Some(2), 1_063_490, 64_000);
+        c.observe(Some(3), 64_010, 64_020);
+        assert_eq!(c.estimate(), Some((3, -10)));
+        c.observe(None, 64_500, 65_000);
+        assert_eq!(c.estimate(), None);
     }
 }

@@ -467,6 +467,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                     FailKind::Refused => Input::ConnectionRefused { to, corr },
                     FailKind::Disconnected
                     | FailKind::Unresolved
+                    | FailKind::NoPath
                     | FailKind::TimedOut
                     | FailKind::Tls
                     | FailKind::Sasl => Input::SendFailed {

@@ -87,9 +87,33 @@ pub struct SnapshotPolicy {
     in_flight: Option<(OffsetAndEpoch, Duration)>,
     /// Where a snapshot job reports back.
     events: mpsc::Sender<Event>,
+    /// Snapshots loaded into the controller (Java's loader's HandleLoadSnapshotCount).
+    snapshot_loads: u64,
+    /// The last snapshot this node wrote, for its gauges.
+    last_written: Option<WrittenSnapshot>,
+}
+
+/// A snapshot this node wrote: its size, how long writing took, and when it was frozen.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WrittenSnapshot {
+    pub id: OffsetAndEpoch,
+    pub records: u64,
+    pub bytes: u64,
+    pub duration: Duration,
+    pub at: Instant,
 }
 
 impl SnapshotPolicy {
+    /// The last snapshot this node wrote, if any since it started.
+    pub fn last_written(&self) -> Option<WrittenSnapshot> {
+        self.last_written
+    }
+
+    /// Snapshots loaded into the controller so far.
+    pub fn snapshot_loads(&self) -> u64 {
+        self.snapshot_loads
+    }
+
     /// The append timestamp of the last committed batch counted (replayed, for a controller).
     pub fn last_timestamp(&self) -> i64 {
         self.last_timestamp
@@ -112,6 +136,8 @@ impl SnapshotPolicy {
             loading: None,
             in_flight: None,
             events,
+            snapshot_loads: 0,
+            last_written: None,
         }
     }
 
@@ -152,6 +178,7 @@ impl SnapshotPolicy {
                 let Some(batch) = loading.reader.next() else {
                     let done = self.loading.take().expect("loading");
                     c.finish_snapshot_load(done.load);
+                    self.snapshot_loads += 1;
                     break;
                 };
                 let batch = batch?;
@@ -299,6 +326,13 @@ impl SnapshotPolicy {
                     opening.as_micros(),
                     freezing.elapsed().as_micros()
                 );
+                self.last_written = Some(WrittenSnapshot {
+                    id: outcome.id,
+                    records,
+                    bytes,
+                    duration: elapsed,
+                    at: now,
+                });
                 raft.maybe_clean(now);
                 Ok(())
             }
