@@ -160,7 +160,7 @@ fn main() {
     let brokers = knob("SCRAPE_BROKERS", 6);
     let rounds = knob("SCRAPE_ROUNDS", 200);
     let c = controller(topics, partitions, brokers);
-    let image = &c.committed_state().image;
+    let image = &c.latest_state().image;
     let total = topics * partitions;
 
     let count_us = per_round(rounds, || {
