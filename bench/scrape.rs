@@ -12,12 +12,6 @@
 use std::time::Instant;
 
 use kraftd::controller::Controller;
-use kraftd::protocol::codec::Uuid;
-use kraftd::protocol::messages::register_broker_record::BrokerEndpoint;
-use kraftd::protocol::messages::{
-    FeatureLevelRecord, PartitionRecord, RegisterBrokerRecord, TopicRecord,
-};
-use kraftd::protocol::records::MetadataRecord;
 use kraftd::raft::metrics::RaftMetricsView;
 use kraftd::server::metrics::controller::{ControllerSample, EventManagerSample};
 use kraftd::server::metrics::extras::KraftdSample;
@@ -28,6 +22,9 @@ use kraftd::server::metrics::text::Format;
 use kraftd::server::metrics::{node_families, render, Sample};
 use serde_json::json;
 
+#[path = "synth_records.rs"]
+mod synth_records;
+
 fn knob(name: &str, default: usize) -> usize {
     std::env::var(name)
         .ok()
@@ -35,77 +32,14 @@ fn knob(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
-fn uuid(kind: u8, n: u64) -> Uuid {
-    let mut b = [0u8; 16];
-    b[0] = kind;
-    b[8..].copy_from_slice(&n.to_be_bytes());
-    Uuid(b)
-}
-
 /// A controller holding `topics` × `partitions` partitions of 3 replicas on `brokers` brokers.
 fn controller(topics: usize, partitions: usize, brokers: usize) -> Controller {
     let mut c = Controller::new();
-    let mut offset = 0;
-    let mut replay = |c: &mut Controller, r: MetadataRecord| {
-        c.replay(&r, offset).expect("the record replays");
-        offset += 1;
-    };
-    replay(
-        &mut c,
-        FeatureLevelRecord {
-            name: "metadata.version".into(),
-            feature_level: 33,
-            ..Default::default()
-        }
-        .into(),
-    );
-    for b in 0..brokers {
-        replay(
-            &mut c,
-            RegisterBrokerRecord {
-                broker_id: b as i32,
-                incarnation_id: uuid(1, b as u64),
-                broker_epoch: b as i64 + 1,
-                end_points: vec![BrokerEndpoint {
-                    name: "PLAINTEXT".into(),
-                    host: format!("broker-{b}"),
-                    port: 9092,
-                    ..Default::default()
-                }],
-                log_dirs: vec![uuid(2, b as u64)],
-                ..Default::default()
-            }
-            .into(),
-        );
-    }
-    for t in 0..topics {
-        let topic_id = uuid(3, t as u64);
-        replay(
-            &mut c,
-            TopicRecord {
-                name: format!("topic-{t:05}"),
-                topic_id,
-                ..Default::default()
-            }
-            .into(),
-        );
-        for p in 0..partitions {
-            let first = (t + p) % brokers;
-            let placed: Vec<i32> = (0..3).map(|r| ((first + r) % brokers) as i32).collect();
-            replay(
-                &mut c,
-                PartitionRecord {
-                    partition_id: p as i32,
-                    topic_id,
-                    directories: placed.iter().map(|b| uuid(2, *b as u64)).collect(),
-                    isr: placed.clone(),
-                    leader: placed[0],
-                    replicas: placed,
-                    ..Default::default()
-                }
-                .into(),
-            );
-        }
+    let records = synth_records::setup(brokers)
+        .into_iter()
+        .chain((0..topics).flat_map(|t| synth_records::topic(t, partitions, 3, brokers)));
+    for (offset, r) in records.enumerate() {
+        c.replay(&r, offset as i64).expect("the record replays");
     }
     c
 }
@@ -126,7 +60,7 @@ fn sample(controller: ControllerSample) -> Sample {
             uncommitted_voter_change: Some(false),
             fetching_from_leader: true,
             is_voter: true,
-            voter_progress: Vec::new(),
+            elections_started: 0,
         },
         rates: RaftRates {
             commit_latency_avg: 2.0,

@@ -13,12 +13,10 @@ use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-use kraftd::protocol::codec::Uuid;
-use kraftd::protocol::messages::register_broker_record::BrokerEndpoint;
-use kraftd::protocol::messages::{
-    FeatureLevelRecord, PartitionRecord, RegisterBrokerRecord, TopicRecord,
-};
 use kraftd::protocol::records::{BatchBuilder, MetadataRecord, MetadataRecordAndVersion};
+
+#[path = "../synth_records.rs"]
+mod synth_records;
 
 const EPOCH: i32 = 1;
 const TIMESTAMP: i64 = 1_800_000_000_000;
@@ -28,13 +26,6 @@ fn arg(args: &[String], i: usize, default: usize) -> usize {
         a.parse()
             .unwrap_or_else(|_| panic!("argument {i} ({a}) is not a count"))
     })
-}
-
-fn uuid(kind: u8, n: u64) -> Uuid {
-    let mut b = [0u8; 16];
-    b[0] = kind;
-    b[8..].copy_from_slice(&n.to_be_bytes());
-    Uuid(b)
 }
 
 fn batch(out: &mut impl Write, base: &mut i64, records: &[MetadataRecord]) {
@@ -68,64 +59,13 @@ fn main() {
     let mut w = BufWriter::with_capacity(1 << 20, File::create(&path).expect("create the segment"));
     let mut base = 0;
 
-    let mut setup: Vec<MetadataRecord> = vec![FeatureLevelRecord {
-        name: "metadata.version".into(),
-        feature_level: 33,
-        ..Default::default()
-    }
-    .into()];
-    for b in 0..brokers {
-        setup.push(
-            RegisterBrokerRecord {
-                broker_id: b as i32,
-                incarnation_id: uuid(1, b as u64),
-                broker_epoch: b as i64 + 1,
-                end_points: vec![BrokerEndpoint {
-                    name: "PLAINTEXT".into(),
-                    host: format!("broker-{b}"),
-                    port: 9092,
-                    security_protocol: 0,
-                    ..Default::default()
-                }],
-                rack: None,
-                fenced: false,
-                log_dirs: vec![uuid(2, b as u64)],
-                ..Default::default()
-            }
-            .into(),
-        );
-    }
-    batch(&mut w, &mut base, &setup);
-
+    batch(&mut w, &mut base, &synth_records::setup(brokers));
     for t in 0..topics {
-        let topic_id = uuid(3, t as u64);
-        let mut records: Vec<MetadataRecord> = vec![TopicRecord {
-            name: format!("topic-{t:05}"),
-            topic_id,
-            ..Default::default()
-        }
-        .into()];
-        for p in 0..partitions {
-            let first = (t + p) % brokers;
-            let placed: Vec<i32> = (0..replicas)
-                .map(|r| ((first + r) % brokers) as i32)
-                .collect();
-            records.push(
-                PartitionRecord {
-                    partition_id: p as i32,
-                    topic_id,
-                    directories: placed.iter().map(|b| uuid(2, *b as u64)).collect(),
-                    isr: placed.clone(),
-                    leader: placed[0],
-                    replicas: placed,
-                    leader_epoch: 0,
-                    partition_epoch: 0,
-                    ..Default::default()
-                }
-                .into(),
-            );
-        }
-        batch(&mut w, &mut base, &records);
+        batch(
+            &mut w,
+            &mut base,
+            &synth_records::topic(t, partitions, replicas, brokers),
+        );
     }
     w.flush().expect("flush the segment");
     println!(

@@ -36,6 +36,18 @@ impl Diagnosis {
             .to_string()
     }
 
+    /// The findings of check `name`, which must be degraded.
+    #[track_caller]
+    pub fn degraded_findings(&self, name: &str) -> Vec<String> {
+        assert_eq!(
+            self.check(name)["verdict"],
+            "degraded",
+            "the {name} check is not degraded:\n{:#}",
+            self.report
+        );
+        self.findings(name)
+    }
+
     /// The findings of check `name`, one string each.
     pub fn findings(&self, name: &str) -> Vec<String> {
         self.check(name)["findings"]

@@ -394,7 +394,18 @@ impl Mixed {
 
     /// Waits until a controller (Java or kraftd) leads in an epoch after `after`.
     pub fn wait_for_leader(&self, after: i32) -> DescribeQuorumResponse {
-        let addrs = self.addrs();
+        let ids: Vec<i32> = self.voters.iter().map(|v| v.id).collect();
+        self.wait_for_leader_asking(after, &ids)
+    }
+
+    /// [`Self::wait_for_leader`] asking only voters `ids` (a paused one would answer nothing).
+    pub fn wait_for_leader_asking(&self, after: i32, ids: &[i32]) -> DescribeQuorumResponse {
+        let addrs: Vec<SocketAddr> = self
+            .voters
+            .iter()
+            .filter(|v| ids.contains(&v.id))
+            .map(|v| SocketAddr::from((v.host, v.port)))
+            .collect();
         let deadline = Instant::now() + TIMEOUT;
         loop {
             if let Some(d) = leader_view_at(&addrs).filter(|d| d.leader_epoch > after) {

@@ -70,6 +70,7 @@ impl Panel {
 pub struct Prometheus {
     _process: ChildGuard,
     addr: SocketAddr,
+    started: Instant,
 }
 
 impl Prometheus {
@@ -122,6 +123,7 @@ impl Prometheus {
         let p = Prometheus {
             _process: process,
             addr,
+            started: Instant::now(),
         };
         p.wait("Prometheus to be ready", |p| {
             http_get(p.addr, "/-/ready")
@@ -141,6 +143,35 @@ impl Prometheus {
             return Err(format!("{promql}: {code} {}", v["error"]));
         }
         Ok(v["data"]["result"].as_array().cloned().unwrap_or_default())
+    }
+
+    /// How long it has been running.
+    pub fn age(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// Waits until `n` targets are up, then two rule evaluations more (1 s apart), so that the
+    /// alerts have been evaluated on every target's data.
+    pub fn wait_targets_up(&self, n: usize) {
+        self.wait(&format!("{n} targets up"), |p| {
+            let up = p.query("count(up == 1)").ok()?;
+            let count: f64 = up.first()?["value"][1].as_str()?.parse().ok()?;
+            (count as usize == n).then_some(())
+        });
+        std::thread::sleep(Duration::from_secs(2));
+    }
+
+    /// Whether alert `name` was firing at any evaluation of the last `within` (Prometheus's own
+    /// `ALERTS` series).
+    pub fn fired_within(&self, name: &str, within: Duration) -> bool {
+        let query = format!(
+            "max_over_time(ALERTS{{alertname=\"{name}\",alertstate=\"firing\"}}[{}s])",
+            within.as_secs().max(1)
+        );
+        !self
+            .query(&query)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .is_empty()
     }
 
     /// The state of alert `name`: "pending" or "firing", or None while inactive.

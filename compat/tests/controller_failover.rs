@@ -105,8 +105,9 @@ fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
     }
     let prometheus = Prometheus::start(&dir, &metrics);
     assert_dashboard_has_data(&prometheus);
-    // Quiet once every target has been scraped (until then the sum lacks the active one, and
-    // the rule is pending: its 10 s `for` is what keeps it from firing).
+    // Quiet once every target has been scraped and the rules evaluated since (until then the sum
+    // lacks the active one, and the rule is pending: its 10 s `for` keeps it from firing).
+    prometheus.wait_targets_up(CONTROLLERS);
     for alert in ALERTS {
         prometheus.wait_alert(alert, None);
     }
@@ -142,6 +143,7 @@ fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
     let mut workload = spawn_program("ExactlyOnceWorkload", &args, &dir, "exactly-once-workload");
     let mut leader = first;
     let mut failovers = Vec::new();
+    let mut last_kill = Instant::now();
     for kill in 1..=plan.kills {
         let progress = format!("acked {}\n", plan.kill_after(kill));
         assert!(
@@ -165,14 +167,7 @@ fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
             plan.kills,
             killed.elapsed()
         );
-        // A failover shorter than the alert's 10 s does not fire it.
-        let state = prometheus.alert_state("AbnormalControllerState");
-        assert_ne!(
-            state.as_deref(),
-            Some("firing"),
-            "after a {:?} failover",
-            killed.elapsed()
-        );
+        last_kill = killed;
         // The new active controller serves topic changes while the workload runs.
         let topic = format!("after-failover-{kill}");
         topic_changes(kafka, &via, &topic);
@@ -266,13 +261,7 @@ fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
     let skewed = doctor(&endpoints, 2, &metrics);
     let offset = assert_clock_named(&skewed, first, CLOCK_AHEAD, Duration::from_millis(500));
     eprintln!("the doctor put kraftd {first}'s clock {offset} ms ahead of the others'");
-    assert_eq!(
-        skewed.check("settings")["verdict"],
-        "degraded",
-        "{:#}",
-        skewed.report
-    );
-    let findings = skewed.findings("settings");
+    let findings = skewed.degraded_findings("settings");
     assert!(
         findings.iter().any(|f| f
             .starts_with(&format!("voters [{first}] have controller.quorum.voters="))
@@ -321,13 +310,7 @@ fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
     );
     // The doctor, reading the controllers' broker gauges, names the fenced broker.
     let fenced = doctor(&endpoints, 2, &metrics);
-    assert_eq!(
-        fenced.check("brokers")["verdict"],
-        "degraded",
-        "{:#}",
-        fenced.report
-    );
-    let findings = fenced.findings("brokers");
+    let findings = fenced.degraded_findings("brokers");
     assert!(
         findings.len() == 1
             && findings[0].starts_with(&format!("broker {} is fenced", dead.node_id())),
@@ -336,6 +319,14 @@ fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
         fenced.report
     );
     eprintln!("the doctor: {}", findings[0]);
+    // The failover, shorter than AbnormalControllerState's 10 s, never fired it (asked of
+    // Prometheus's own ALERTS series once that long has passed since the kill).
+    std::thread::sleep(Duration::from_secs(15).saturating_sub(last_kill.elapsed()));
+    assert!(
+        !prometheus.fired_within("AbnormalControllerState", prometheus.age()),
+        "AbnormalControllerState fired around a {:?} failover",
+        failovers.last()
+    );
     alerts_fire_while_faults_last(&prometheus, &mut q, &dir, &mut dead, [next, first]);
     brokers.push(dead);
 
@@ -380,6 +371,8 @@ fn drift_voters(dir: &TestDir, id: i32) -> String {
 
 /// Strimzi's controller alerts (compat/prometheus/kafka-controller-alerts.yaml).
 const ALERTS: [&str; 2] = ["AbnormalControllerState", "OfflinePartitions"];
+/// The quorum's controllers, each a Prometheus target.
+const CONTROLLERS: usize = 3;
 /// A topic whose one partition lives on the broker killed at the end.
 const OFFLINE_TOPIC: &str = "only-on-the-dead-broker";
 
@@ -389,16 +382,24 @@ fn assert_dashboard_has_data(prometheus: &Prometheus) {
     let panels = Panel::strimzi_kraft();
     let (ours, elsewhere): (Vec<&Panel>, Vec<&Panel>) =
         panels.iter().partition(|p| p.reads_elsewhere().is_none());
+    // Every panel groups by pod: one series per controller (the raft-state table one per
+    // controller and state).
     for panel in &ours {
-        let series = prometheus.wait(&format!("data for panel {:?}", panel.title), |p| {
+        let what = format!("a series per controller for panel {:?}", panel.title);
+        let series = prometheus.wait(&what, |p| {
             let n = p
                 .query(&panel.query)
                 .unwrap_or_else(|e| panic!("panel {:?}: {e}", panel.title))
                 .len();
-            (n > 0).then_some(n)
+            (n >= CONTROLLERS).then_some(n)
         });
         eprintln!("prometheus: panel {:?}: {series} series", panel.title);
     }
+    assert_eq!(
+        (ours.len(), elsewhere.len()),
+        (14, 7),
+        "the dashboard's panels that read a controller's metrics, and the others"
+    );
     for panel in &elsewhere {
         let series = prometheus.query(&panel.query).expect("a valid query").len();
         eprintln!(
@@ -439,6 +440,8 @@ fn alerts_fire_while_faults_last(
     eprintln!(
         "prometheus: AbnormalControllerState firing {took:?} after controllers {paused:?} paused"
     );
+    // The ALERTS series the failover check reads does show a firing alert.
+    assert!(prometheus.fired_within("AbnormalControllerState", Duration::from_secs(60)));
     for id in paused {
         q.node(id).signal(libc::SIGCONT);
     }

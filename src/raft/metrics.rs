@@ -39,16 +39,16 @@ pub struct RaftMetricsView {
     /// readiness probe's "caught up"; true on the leader.
     pub fetching_from_leader: bool,
     pub is_voter: bool,
-    /// On the leader, each other voter's replication: kraftd's own per-voter gauges.
-    pub voter_progress: Vec<VoterProgress>,
+    /// Elections this node started as a candidate since it started.
+    pub elections_started: u64,
 }
 
 /// A voter's replication as its leader sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VoterProgress {
     pub id: i32,
-    /// Records between the leader's log end and the voter's (as of its last fetch); None
-    /// before its first fetch in this epoch.
+    /// The leader's log end minus the voter's log end at its last fetch; None before its
+    /// first fetch in this epoch.
     pub lag_records: Option<i64>,
     /// Milliseconds since its last fetch; None before its first in this epoch.
     pub since_last_fetch_ms: Option<u64>,
@@ -77,20 +77,6 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             .filter(|n| n.listeners.get(listener).is_none())
             .count();
         let hw = self.high_watermark.unwrap_or(-1);
-        let end = self.log.end_offset();
-        let voter_progress = match &self.role {
-            Role::Leader(l) => l
-                .voters
-                .values()
-                .filter(|r| Some(r.key.id) != self.local_id())
-                .map(|r| VoterProgress {
-                    id: r.key.id,
-                    lag_records: r.end_offset.map(|e| (end - e).max(0)),
-                    since_last_fetch_ms: r.last_fetch.map(|t| now.0.saturating_sub(t.0)),
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
         let (observers, uncommitted, fetching) = match &self.role {
             Role::Leader(l) => {
                 let uncommitted = l.voter_change.is_some()
@@ -118,7 +104,26 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             uncommitted_voter_change: uncommitted,
             fetching_from_leader: fetching,
             is_voter: self.is_voter(),
-            voter_progress,
+            elections_started: self.elections_started,
+        }
+    }
+
+    /// On the leader, each other voter's replication at `now` (empty on any other role): read
+    /// for a scrape, not every turn.
+    pub fn voter_progress(&self, now: Instant) -> Vec<VoterProgress> {
+        let end = self.log.end_offset();
+        match &self.role {
+            Role::Leader(l) => l
+                .voters
+                .values()
+                .filter(|r| Some(r.key.id) != self.local_id())
+                .map(|r| VoterProgress {
+                    id: r.key.id,
+                    lag_records: r.end_offset.map(|e| (end - e).max(0)),
+                    since_last_fetch_ms: r.last_fetch.map(|t| now.0.saturating_sub(t.0)),
+                })
+                .collect(),
+            _ => Vec::new(),
         }
     }
 }

@@ -126,6 +126,8 @@ pub struct Raft<L: RaftLog, S: QuorumStateStore> {
     pub(super) role: Role,
     /// Counts role changes; a poll loops while it moves.
     pub(super) transitions: u64,
+    /// Elections this node started as a candidate (for metrics; monotonic).
+    pub(super) elections_started: u64,
     pub(super) control: ControlState,
     /// Offsets below it are committed. Invariant: <= the log end offset; monotonic except that a
     /// new leader starts unknown (`None`) and re-establishes it at a value >= the old one.
@@ -194,6 +196,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             chooser,
             role: placeholder,
             transitions: 0,
+            elections_started: 0,
             control,
             high_watermark: None,
             reported_hw: None,

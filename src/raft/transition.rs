@@ -217,6 +217,7 @@ impl<L: RaftLog, S: QuorumStateStore> Raft<L, S> {
             election: EpochElection::new(self.voters().ids(), local.id),
             election_deadline: self.election_deadline(now),
         });
+        self.elections_started += 1;
         self.transition(now, new, true);
         self.maybe_become_leader(now);
     }

@@ -20,9 +20,7 @@ use tracing::{debug, warn};
 
 use crate::protocol::codec::{ApiMessage, EncodeError, Message, RawBody, Reader};
 use crate::protocol::frame::{encode_request, response_header_version};
-use crate::protocol::messages::{
-    ApiVersionsRequest, ApiVersionsResponse, FetchRequest, ResponseHeader,
-};
+use crate::protocol::messages::{ApiVersionsRequest, ApiVersionsResponse, ResponseHeader};
 use crate::server::metrics::raft::ChannelCounters;
 use crate::server::sasl::client as sasl_client;
 use crate::server::sasl::settings::ClientSasl;
@@ -500,7 +498,7 @@ async fn peer_task(
     let mut backoff = settings.retry_backoff;
     let mut conn: Option<Connection> = None;
     // (correlation id, token, api key, version, deadline)
-    let mut in_flight: VecDeque<(i32, u64, i16, i16, Instant)> = VecDeque::new();
+    let mut in_flight: VecDeque<InFlight> = VecDeque::new();
     // A request held back while its connection was replaced.
     let mut pending: Option<OutboundRequest> = None;
     loop {
@@ -544,7 +542,7 @@ async fn peer_task(
             continue;
         }
         let c = conn.as_mut().unwrap();
-        let next_deadline = in_flight.front().map(|f| f.4);
+        let next_deadline = in_flight.front().map(|f| f.deadline);
         tokio::select! {
             request = requests.recv() => {
                 let Some(request) = request else { return };
@@ -567,7 +565,7 @@ async fn peer_task(
             }
             frame = c.frames.recv() => {
                 let frame = frame.unwrap_or_else(|| Err("reader stopped".into()));
-                let Some((correlation, token, api_key, version, deadline)) = in_flight.pop_front() else {
+                let Some(InFlight { correlation, token, api_key, version, sent, .. }) = in_flight.pop_front() else {
                     let why = frame.err().unwrap_or_else(|| "unsolicited response".into());
                     drop_connection(&mut conn, &mut in_flight, &fail, &why);
                     continue;
@@ -575,11 +573,7 @@ async fn peer_task(
                 let outcome = frame.and_then(|f| split_response(&f, api_key, version));
                 match outcome {
                     Ok((got, body)) if got == correlation => {
-                        // A Fetch waits on the leader (long poll): not a round trip of the network.
-                        if api_key != FetchRequest::API_KEY {
-                            let sent = deadline - settings.request_timeout;
-                            settings.channel.round_trip(peer, sent.elapsed());
-                        }
+                        settings.channel.round_trip(peer, sent.elapsed());
                         let _ = completions.send(Completion::Response { peer, token, version, body });
                     }
                     Ok((got, _)) => {
@@ -601,6 +595,17 @@ async fn peer_task(
     }
 }
 
+/// A request sent on a connection, awaiting its response (responses come in order).
+struct InFlight {
+    correlation: i32,
+    token: u64,
+    api_key: i16,
+    version: i16,
+    sent: Instant,
+    /// Kafka disconnects a connection whose request is not answered by then.
+    deadline: Instant,
+}
+
 /// Why `send_one` did not send.
 enum SendError {
     /// No version both sides serve can carry the request (the connection is fine).
@@ -613,7 +618,7 @@ async fn send_one(
     conn: &mut Connection,
     request: &OutboundRequest,
     settings: &PeerSettings,
-    in_flight: &mut VecDeque<(i32, u64, i16, i16, Instant)>,
+    in_flight: &mut VecDeque<InFlight>,
 ) -> Result<(), SendError> {
     let version = negotiate(conn, request).map_err(SendError::Unsupported)?;
     let body = (request.encode_body)(version)
@@ -631,174 +636,32 @@ async fn send_one(
     write_frame(&mut conn.writer, &frame, &settings.channel)
         .await
         .map_err(|e| SendError::Io(format!("write: {e}")))?;
-    in_flight.push_back((
+    let sent = Instant::now();
+    in_flight.push_back(InFlight {
         correlation,
-        request.token,
-        request.api_key,
+        token: request.token,
+        api_key: request.api_key,
         version,
-        Instant::now() + settings.request_timeout,
-    ));
+        sent,
+        deadline: sent + settings.request_timeout,
+    });
     Ok(())
 }
 
 fn drop_connection(
     conn: &mut Option<Connection>,
-    in_flight: &mut VecDeque<(i32, u64, i16, i16, Instant)>,
+    in_flight: &mut VecDeque<InFlight>,
     fail: &impl Fn(u64, String),
     why: &str,
 ) {
     if let Some(c) = conn.take() {
         c.reader_task.abort();
     }
-    for (_, token, ..) in in_flight.drain(..) {
-        fail(token, format!("connection dropped: {why}"));
+    for f in in_flight.drain(..) {
+        fail(f.token, format!("connection dropped: {why}"));
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::protocol::messages::{DescribeClusterRequest, DescribeClusterResponse};
-    use crate::server::context::{ControllerEndpoint, QuorumView, ServerContext};
-    use std::sync::Arc;
-
-    async fn local_controller() -> u16 {
-        let socket = crate::server::listener::bind("CONTROLLER", "127.0.0.1:0")
-            .await
-            .unwrap();
-        let port = socket.local_addr().unwrap().port();
-        let mut view = QuorumView {
-            leader_id: Some(1),
-            controllers: vec![ControllerEndpoint {
-                node_id: 1,
-                listener: "CONTROLLER".into(),
-                host: "127.0.0.1".into(),
-                port,
-            }],
-            ..Default::default()
-        };
-        // DescribeCluster wants a finalized metadata.version (4.4-IV0 here).
-        view.finalized
-            .levels
-            .insert(crate::protocol::features::METADATA_VERSION.into(), 31);
-        let ctx = Arc::new(ServerContext::new(1, Some("c".into()), 1 << 20, view));
-        tokio::spawn(crate::server::listener::serve(
-            socket,
-            "CONTROLLER".into(),
-            ctx,
-            None,
-            crate::server::listener::Security::default(),
-        ));
-        port
-    }
-
-    fn describe_cluster(token: u64) -> OutboundRequest {
-        OutboundRequest {
-            token,
-            api_key: DescribeClusterRequest::API_KEY,
-            min_version: 0,
-            max_version: 9, // more than the peer serves: negotiation picks its maximum
-            encode_body: Box::new(|v| {
-                DescribeClusterRequest {
-                    endpoint_type: 2,
-                    ..Default::default()
-                }
-                .encode_to_vec(v)
-            }),
-        }
-    }
-
-    #[tokio::test]
-    async fn requests_complete_in_order_at_the_negotiated_version() {
-        let port = local_controller().await;
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let peers = Peers::start(
-            vec![(1, format!("127.0.0.1:{port}"))],
-            PeerSettings::default(),
-            tx.clone(),
-        );
-        for token in 0..5 {
-            peers.send(1, describe_cluster(token), &tx);
-        }
-        for token in 0..5 {
-            match rx.recv().await.unwrap() {
-                Completion::Response {
-                    peer,
-                    token: got,
-                    version,
-                    body,
-                } => {
-                    assert_eq!((peer, got, version), (1, token, 2));
-                    let r = DescribeClusterResponse::decode_exact(&body, version).unwrap();
-                    assert_eq!((r.error_code, r.controller_id), (0, 1));
-                }
-                other => panic!("{other:?}"),
-            }
-        }
-    }
-
-    #[tokio::test]
-    async fn an_unreachable_peer_fails_fast_and_an_unknown_one_at_once() {
-        // Bind then drop: nothing listens on this port.
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let peers = Peers::start(
-            vec![(2, format!("127.0.0.1:{port}"))],
-            PeerSettings::default(),
-            tx.clone(),
-        );
-        peers.send(2, describe_cluster(7), &tx);
-        peers.send(3, describe_cluster(8), &tx);
-        let mut failed = Vec::new();
-        for _ in 0..2 {
-            match rx.recv().await.unwrap() {
-                Completion::Failed { peer, token, .. } => failed.push((peer, token)),
-                other => panic!("{other:?}"),
-            }
-        }
-        failed.sort();
-        assert_eq!(failed, vec![(2, 7), (3, 8)]);
-    }
-
-    #[tokio::test]
-    async fn a_silent_peer_times_out_and_the_connection_is_dropped() {
-        // Accepts, answers the handshake, then never answers again.
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let port = listener.local_addr().unwrap().port();
-        tokio::spawn(async move {
-            let (mut s, _) = listener.accept().await.unwrap();
-            let mut size = [0u8; 4];
-            s.read_exact(&mut size).await.unwrap();
-            let mut req = vec![0u8; i32::from_be_bytes(size) as usize];
-            s.read_exact(&mut req).await.unwrap();
-            let ctx = ServerContext::new(9, None, 1 << 20, QuorumView::default());
-            let connection = crate::controller::principal::RequestPrincipal::anonymous(
-                std::net::Ipv4Addr::LOCALHOST.into(),
-            );
-            if let crate::server::api::Outcome::Respond(bytes) =
-                crate::server::api::handle(&ctx, "C", &connection, &req)
-            {
-                s.write_all(&bytes).await.unwrap();
-            }
-            tokio::time::sleep(Duration::from_secs(30)).await;
-        });
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let settings = PeerSettings {
-            request_timeout: Duration::from_millis(200),
-            ..Default::default()
-        };
-        let peers = Peers::start(vec![(9, format!("127.0.0.1:{port}"))], settings, tx.clone());
-        peers.send(9, describe_cluster(1), &tx);
-        match rx.recv().await.unwrap() {
-            Completion::Failed { token, reason, .. } => {
-                assert_eq!(token, 1);
-                assert!(reason.contains("timed out"), "{reason}");
-            }
-            other => panic!("{other:?}"),
-        }
-    }
-}
+#[path = "peer_tests.rs"]
+mod tests;

@@ -149,6 +149,18 @@ impl DynamicQuorum {
         );
     }
 
+    /// Pauses node `id` (SIGSTOP); the waits stop asking it.
+    pub fn freeze(&mut self, id: i32) {
+        self.node_mut(id).member.signal(libc::SIGSTOP);
+        self.frozen.push(id);
+    }
+
+    /// Resumes node `id` (SIGCONT).
+    pub fn thaw(&mut self, id: i32) {
+        self.node_mut(id).member.signal(libc::SIGCONT);
+        self.frozen.retain(|&f| f != id);
+    }
+
     /// Moves leadership to a node of `kind` among `voters`: while a leader of another kind leads,
     /// the voters of other kinds than `kind` (the leader's rivals) are frozen (SIGSTOP), the
     /// leader is restarted (SIGTERM, start again), and the rivals thawed once a leader is back.
@@ -171,17 +183,15 @@ impl DynamicQuorum {
                 .filter(|&v| v != leader && self.kind_of(v) != kind)
                 .collect();
             for &r in &rivals {
-                self.node_mut(r).member.signal(libc::SIGSTOP);
-                self.frozen.push(r);
+                self.freeze(r);
             }
             self.restart(leader);
             let got = self.wait_for(&format!("a leader with {rivals:?} frozen"), |d| {
                 voters.contains(&d.leader_id)
             });
             for &r in &rivals {
-                self.node_mut(r).member.signal(libc::SIGCONT);
+                self.thaw(r);
             }
-            self.frozen.clear();
             eprintln!("  node {} leads after restarting {leader}", got.leader_id);
             self.wait_for(&format!("voters {voters:?} caught up"), |d| {
                 let end = replica(d, d.leader_id).map(|r| r.log_end_offset);

@@ -132,8 +132,9 @@ impl Cluster {
         (leader, next)
     }
 
-    /// Restarts the active controller until voter `id` wins the election that follows (a
-    /// stopping leader resigns, and either follower may win); returns `id`'s epoch.
+    /// Restarts the active controller, the third voter paused meanwhile, until voter `id` wins
+    /// the election that follows (the restarted node can only vote, and only for `id`, unless
+    /// its own log is ahead); returns `id`'s epoch.
     fn move_leadership_to(&mut self, id: i32) -> i32 {
         let mut d = self.q.wait_for_leader(0);
         for _ in 0..10 {
@@ -152,13 +153,21 @@ impl Cluster {
             }
             let (leader, epoch) = (d.leader_id, d.leader_epoch);
             let q = &mut self.q;
+            // The third voter is paused while the leader restarts: only `id` can then gather a
+            // majority (the restarted leader votes for the candidate that stayed up).
+            let rival = (1..=3)
+                .find(|&v| v != leader && v != id)
+                .expect("three voters");
             let member = &mut q.members[(leader - 1) as usize];
             let name = format!("{} controller {leader}", member.kind());
-            eprintln!("{name} leads in epoch {epoch}: restarting it");
+            eprintln!("{name} leads in epoch {epoch}: restarting it, voter {rival} paused");
+            q.members[(rival - 1) as usize].signal(libc::SIGSTOP);
+            let member = &mut q.members[(leader - 1) as usize];
             member.sigterm();
             member.assert_clean_exit(&name);
-            d = q.wait_for_leader(epoch);
             q.restart_member(leader);
+            d = q.wait_for_leader_asking(epoch, &[leader, id]);
+            q.members[(rival - 1) as usize].signal(libc::SIGCONT);
         }
         panic!("controller {id} did not win any of 10 elections; the last: {d:?}");
     }

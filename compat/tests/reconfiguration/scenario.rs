@@ -12,7 +12,11 @@
 //!    leader is restarted until the other kind leads ([`DynamicQuorum::move_leadership_to`]:
 //!    with two voters left, the one that stayed up is the candidate the restarted node votes
 //!    for), so that the tool runs against a Java and a kraftd leader in each mixed run;
-//! 5. node 1, still running as an observer, is added back through the new leader.
+//! 5. node 1, still running as an observer, is added back through the new leader; the doctor
+//!    finds the quorum healthy;
+//! 6. one follower paused (SIGSTOP): the doctor finds the quorum degraded and names it stalled;
+//!    then a stuck scale-in (`stuck_scale_in`): the other follower removed; the doctor finds the
+//!    quorum down until the paused node resumes and the change commits.
 //!
 //! After every step [`DynamicQuorum::check_step`] checks the committed log byte for byte, the
 //! VotersRecord history on every node, and the Java logs.
@@ -174,6 +178,8 @@ pub fn run_on(kinds: [Kind; 3], transport: Transport) {
     let diagnosis = doctor(&endpoints, 1, &[]);
     assert_eq!(diagnosis.exit, 0, "{:#}", diagnosis.report);
 
+    stuck_scale_in(&mut q, &endpoints);
+
     let kinds_present: BTreeSet<String> = kinds.iter().map(Kind::to_string).collect();
     assert_eq!(
         tool_leaders, kinds_present,
@@ -183,6 +189,92 @@ pub fn run_on(kinds: [Kind; 3], transport: Transport) {
         "reconfiguration {kinds:?}: {} steps checked in {:.1}s",
         q.reports.len(),
         q.elapsed().as_secs_f64()
+    );
+}
+
+/// A paused voter (SIGSTOP), which the doctor names as stalled while the quorum holds; then a
+/// scale-in that loses its majority, the runbook's "a scale-out or scale-in stuck": with that
+/// follower still paused, the other is removed; the new voter set (the leader and the paused node)
+/// has no majority, so the change cannot commit, the leader resigns within 1.5 fetch timeouts,
+/// and the doctor finds the quorum down, naming the paused voter (or no leader). Once the paused
+/// node resumes, the change commits: the voters are the two.
+fn stuck_scale_in(q: &mut DynamicQuorum, endpoints: &[String]) {
+    let d = q.wait_for("a leader before the scale-in", |d| d.leader_id > 0);
+    let leader = d.leader_id;
+    let mut followers = voter_ids(&d).into_iter().filter(|&v| v != leader);
+    let (paused, removed) = (
+        followers.next().expect("two followers"),
+        followers.next().expect("two followers"),
+    );
+    let removed_dir = q.node(removed).directory_id();
+    q.freeze(paused);
+    // Paused past the fetch timeout: the quorum holds, degraded, and the doctor names the
+    // paused voter as stalled (it accepts connections, answers nothing).
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let lagging = doctor(endpoints, 1, &[]);
+    let findings = lagging.degraded_findings("voters");
+    assert!(
+        lagging.exit == 1
+            && findings.len() == 1
+            && findings[0].starts_with(&format!("voter {paused} at "))
+            && findings[0].contains("stalled"),
+        "the doctor does not name paused voter {paused} alone as stalled:\n{:#}",
+        lagging.report
+    );
+    eprintln!("voter {paused} paused: the doctor says {}", findings[0]);
+    let via = q.node(leader).endpoint();
+    let tool = std::thread::spawn(move || {
+        Kafka::get().metadata_quorum(
+            &via,
+            &[
+                "remove-controller",
+                "--controller-id",
+                &removed.to_string(),
+                "--controller-directory-id",
+                &removed_dir,
+            ],
+        )
+    });
+    // The leader took the change (its voter set lost `removed`), or already resigned.
+    let kept = [leader.min(paused), leader.max(paused)];
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while q.leader_view().is_some_and(|d| voter_ids(&d) != kept) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the leader never took the scale-in"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let stuck = doctor(endpoints, 1, &[]);
+    let voters = stuck.check("voters");
+    let named = stuck
+        .findings("voters")
+        .iter()
+        .any(|f| f.starts_with(&format!("voter {paused} at ")) && f.contains("stalled"));
+    assert!(
+        stuck.exit == 2
+            && ((voters["verdict"] == "down" && named)
+                || stuck.check("leader")["verdict"] == "down"),
+        "the doctor does not find the stuck scale-in down (voter {paused} paused):\n{:#}",
+        stuck.report
+    );
+    eprintln!(
+        "scale-in of {removed} with {paused} paused: the doctor says {}: {}",
+        stuck.check("leader")["summary"],
+        voters["summary"]
+    );
+    q.thaw(paused);
+    let out = tool.join().expect("the tool thread");
+    q.wait_for(&format!("voters {kept:?} once {paused} resumed"), |d| {
+        voter_ids(d) == kept
+    });
+    eprintln!(
+        "the scale-in committed once {paused} resumed; remove-controller {}",
+        if out.success() {
+            "succeeded"
+        } else {
+            "timed out, as the change waited"
+        }
     );
 }
 

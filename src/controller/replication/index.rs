@@ -93,7 +93,10 @@ impl PartitionIndex {
         let not_preferred = |p: Option<&PartitionRegistration>| {
             p.is_some_and(|p| p.replicas.first() != Some(&p.leader))
         };
-        self.not_preferred -= usize::from(not_preferred(old));
+        // Saturating: a broken invariant shows in `TopicsImage::check`, not as a wrapped count.
+        self.not_preferred = self
+            .not_preferred
+            .saturating_sub(usize::from(not_preferred(old)));
         self.not_preferred += usize::from(not_preferred(new));
     }
 

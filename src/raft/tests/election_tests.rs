@@ -193,6 +193,7 @@ fn election_timeout_starts_a_pre_vote_then_a_candidacy_then_leadership() {
     let actions = tick(&mut n, deadline);
     assert!(matches!(n.role(), Role::Prospective(p) if p.epoch == 0));
     assert_eq!(n.store().history.len(), 1, "Prospective is memory-only");
+    assert_eq!(n.metrics_view(Instant(deadline)).elections_started, 0);
     let votes: Vec<_> = sends(&actions)
         .into_iter()
         .filter(|(_, _, r)| matches!(r, Request::Vote(_)))
@@ -206,6 +207,7 @@ fn election_timeout_starts_a_pre_vote_then_a_candidacy_then_leadership() {
     let (to, corr, _) = votes[0].clone();
     let actions = respond(&mut n, deadline + 2, to, corr, granted(0));
     assert!(matches!(n.role(), Role::Candidate(c) if c.epoch == 1));
+    assert_eq!(n.metrics_view(Instant(deadline + 2)).elections_started, 1);
     assert_eq!(
         n.store().read_election_state().unwrap(),
         Some(ElectionState {

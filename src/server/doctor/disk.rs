@@ -13,7 +13,7 @@ const NEARLY_FULL_FIX: &str = "free space or grow the volume: a controller halts
      more of the log";
 
 /// The check for the filesystem holding `dir`, from its space (or why it could not be read).
-pub fn disk_check(dir: &str, space: Result<DiskSpace, String>) -> Check {
+pub fn disk_check(dir: &str, space: std::io::Result<DiskSpace>) -> Check {
     let space = match space {
         Ok(s) => s,
         Err(e) => {
@@ -101,7 +101,7 @@ pub fn disks_check(disks: &[(i32, DiskSpace)]) -> Option<Check> {
 mod tests {
     use super::*;
 
-    fn space(free: u64, total: u64) -> Result<DiskSpace, String> {
+    fn space(free: u64, total: u64) -> std::io::Result<DiskSpace> {
         Ok(DiskSpace {
             free_bytes: free,
             total_bytes: total,
@@ -149,10 +149,8 @@ mod tests {
 
     #[test]
     fn an_unreadable_directory_says_why() {
-        let c = disk_check(
-            "/gone",
-            Err("No such file or directory (os error 2)".into()),
-        );
+        let gone = std::io::Error::from_raw_os_error(libc::ENOENT);
+        let c = disk_check("/gone", Err(gone));
         assert_eq!(c.verdict, Verdict::Degraded);
         assert!(c
             .summary

@@ -56,10 +56,7 @@ pub fn diagnose_dir(data_dir: &Path, expected: Option<&Expected>) -> Vec<Check> 
         quorum_state_check(&partition, max_epoch),
         log_check,
         snapshots_check(&partition, log_start, walk.end_offset.unwrap_or(0)),
-        disk_check(
-            &log_dir.display().to_string(),
-            disk_space(&log_dir).map_err(|e| e.to_string()),
-        ),
+        disk_check(&log_dir.display().to_string(), disk_space(&log_dir)),
     ]
 }
 

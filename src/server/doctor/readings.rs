@@ -3,6 +3,8 @@
 //! read three times across the window; the checks use what they need of each reading.
 
 use crate::server::disk_space::DiskSpace;
+use crate::server::metrics::controller::BROKER_REGISTRATION_STATE;
+use crate::server::metrics::extras::{METADATA_DIR_FREE_BYTES, METADATA_DIR_SIZE_BYTES};
 
 use super::clock::ClockReading;
 
@@ -33,8 +35,8 @@ pub struct BrokerStates {
 /// (`kraftd_metadata_dir_free_bytes`, `kraftd_metadata_dir_size_bytes`); None from a Java
 /// controller's.
 pub fn disk_from_scrape(text: &str) -> Option<DiskSpace> {
-    let free = sample_value(text, "kraftd_metadata_dir_free_bytes")?;
-    let total = sample_value(text, "kraftd_metadata_dir_size_bytes")?;
+    let free = sample_value(text, METADATA_DIR_FREE_BYTES)?;
+    let total = sample_value(text, METADATA_DIR_SIZE_BYTES)?;
     Some(DiskSpace {
         free_bytes: free as u64,
         total_bytes: total as u64,
@@ -43,11 +45,12 @@ pub fn disk_from_scrape(text: &str) -> Option<DiskSpace> {
 
 /// The broker registration states a scrape reports, by broker id.
 pub fn broker_states_from_scrape(text: &str) -> Vec<(i32, i32)> {
-    const NAME: &str = "kafka_controller_kafkacontroller_brokerregistrationstate{";
     let mut states: Vec<(i32, i32)> = text
         .lines()
         .filter_map(|line| {
-            let rest = line.strip_prefix(NAME)?;
+            let rest = line
+                .strip_prefix(BROKER_REGISTRATION_STATE)?
+                .strip_prefix('{')?;
             let (labels, value) = rest.split_once('}')?;
             let broker = labels.split(',').find_map(|l| {
                 let v = l.trim().strip_prefix("broker=")?;

@@ -219,7 +219,14 @@ async fn metrics(state: &HttpState, format: Format) -> Answer {
         }
     };
     let mut sample = *sample;
-    sample.kraftd.metadata_dir = disk_space(&state.metadata_dir).ok();
+    // statvfs blocks on a hung filesystem, as /readyz's write test would: off the runtime, bounded.
+    let dir = state.metadata_dir.clone();
+    let disk = tokio::task::spawn_blocking(move || disk_space(&dir).ok());
+    sample.kraftd.metadata_dir = tokio::time::timeout(SCRAPE_TIMEOUT, disk)
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .flatten();
     sample.kraftd.peer_rtt_seconds = state.channel.round_trips();
     let families = node_families(&sample, &state.channel);
     answer(

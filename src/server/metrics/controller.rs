@@ -40,13 +40,21 @@ pub struct ControllerSample {
     pub since_last_heartbeat_ms: Vec<(i32, u64)>,
 }
 
+/// Java's `BrokerRegistrationState` values.
+pub const BROKER_FENCED: i32 = 10;
+pub const BROKER_CONTROLLED_SHUTDOWN: i32 = 20;
+pub const BROKER_ACTIVE: i32 = 30;
+/// The gauge holding them, one sample per broker (`broker` label).
+pub const BROKER_REGISTRATION_STATE: &str =
+    "kafka_controller_kafkacontroller_brokerregistrationstate";
+
 /// Java's `BrokerRegistrationState`: fenced first, then in controlled shutdown, else active
 /// (an unregistered broker, -1, has no gauge).
 pub fn broker_registration_state(fenced: bool, in_controlled_shutdown: bool) -> i32 {
     match (fenced, in_controlled_shutdown) {
-        (true, _) => 10,
-        (false, true) => 20,
-        (false, false) => 30,
+        (true, _) => BROKER_FENCED,
+        (false, true) => BROKER_CONTROLLED_SHUTDOWN,
+        (false, false) => BROKER_ACTIVE,
     }
 }
 

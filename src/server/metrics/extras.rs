@@ -7,6 +7,10 @@ use crate::log::fsync_latency::FsyncLatency;
 use crate::raft::metrics::VoterProgress;
 use crate::server::disk_space::DiskSpace;
 
+/// The metadata log directory's filesystem gauges (the doctor's `disk` check reads them).
+pub const METADATA_DIR_FREE_BYTES: &str = "kraftd_metadata_dir_free_bytes";
+pub const METADATA_DIR_SIZE_BYTES: &str = "kraftd_metadata_dir_size_bytes";
+
 /// The last snapshot this node wrote.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SnapshotGauges {
@@ -39,12 +43,12 @@ pub struct KraftdSample {
 pub fn kraftd_families(f: &mut Families, s: &KraftdSample) {
     if let Some(d) = s.metadata_dir {
         f.gauge(
-            "kraftd_metadata_dir_free_bytes",
+            METADATA_DIR_FREE_BYTES,
             "Bytes an unprivileged writer can still allocate on the metadata log directory's filesystem.",
             d.free_bytes as f64,
         );
         f.gauge(
-            "kraftd_metadata_dir_size_bytes",
+            METADATA_DIR_SIZE_BYTES,
             "Size in bytes of the metadata log directory's filesystem.",
             d.total_bytes as f64,
         );

@@ -5,10 +5,10 @@
 //! exporter adds `_total` to a counter's name), `current-state` an untyped 1 labelled with the
 //! state, every other attribute a gauge.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::families::Families;
 use super::sampler::RaftRates;
@@ -79,9 +79,13 @@ pub struct ChannelCounters {
     pub responses: AtomicU64,
     pub bytes_out: AtomicU64,
     pub bytes_in: AtomicU64,
-    /// The last round trip, in seconds, of a request to each peer (`kraftd_peer_rtt_seconds`).
-    round_trips: Mutex<BTreeMap<i32, f64>>,
+    /// Each peer's request round trips of the last [`RTT_WINDOW`]: (when, seconds), oldest
+    /// first (`kraftd_peer_rtt_seconds`, their shortest).
+    round_trips: Mutex<BTreeMap<i32, VecDeque<(Instant, f64)>>>,
 }
+
+/// How long a request round trip counts towards its peer's RTT.
+const RTT_WINDOW: Duration = Duration::from_secs(60);
 
 impl ChannelCounters {
     pub fn sent(&self, bytes: usize) {
@@ -94,19 +98,40 @@ impl ChannelCounters {
         self.bytes_in.fetch_add(bytes as u64, Ordering::Relaxed);
     }
 
-    /// A response from `peer` came `took` after its request.
+    /// A response from `peer` came `took` after its request. Timed on the I/O side, where the
+    /// request leaves and the response arrives.
     pub fn round_trip(&self, peer: i32, took: Duration) {
+        let now = Instant::now();
         if let Ok(mut m) = self.round_trips.lock() {
-            m.insert(peer, took.as_secs_f64());
+            let samples = m.entry(peer).or_default();
+            samples.push_back((now, took.as_secs_f64()));
+            while samples
+                .front()
+                .is_some_and(|(at, _)| now.duration_since(*at) > RTT_WINDOW)
+            {
+                samples.pop_front();
+            }
         }
     }
 
-    /// The last round trip to each peer, by id.
+    /// Each peer's shortest round trip of the last minute, by id: a Fetch that waited on the
+    /// leader (a long poll) takes longer, one answered at once is the network's and the peer's
+    /// own time. A peer asked nothing for a minute has none.
     pub fn round_trips(&self) -> Vec<(i32, f64)> {
-        self.round_trips
-            .lock()
-            .map(|m| m.iter().map(|(k, v)| (*k, *v)).collect())
-            .unwrap_or_default()
+        let now = Instant::now();
+        let Ok(m) = self.round_trips.lock() else {
+            return Vec::new();
+        };
+        m.iter()
+            .filter_map(|(peer, samples)| {
+                samples
+                    .iter()
+                    .filter(|(at, _)| now.duration_since(*at) <= RTT_WINDOW)
+                    .map(|(_, s)| *s)
+                    .reduce(f64::min)
+                    .map(|s| (*peer, s))
+            })
+            .collect()
     }
 
     pub fn families(&self, f: &mut Families) {

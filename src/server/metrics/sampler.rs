@@ -37,18 +37,11 @@ pub struct RaftSensors {
     last_end: Option<i64>,
     /// Leader only: (log end offset after an append, when it was seen), oldest first.
     awaiting_commit: VecDeque<(i64, u64)>,
-    /// The state seen last, and the elections this node started (turns into candidate).
-    last_state: &'static str,
-    pub elections_started: u64,
 }
 
 impl RaftSensors {
     /// One look at the core after a loop turn, at `now_ms`.
     pub fn observe(&mut self, view: &RaftMetricsView, now_ms: u64) {
-        if view.state == "candidate" && self.last_state != "candidate" {
-            self.elections_started += 1;
-        }
-        self.last_state = view.state;
         let electing = matches!(
             view.state,
             "prospective" | "prospective-voted" | "candidate"
@@ -151,7 +144,7 @@ mod tests {
             uncommitted_voter_change: None,
             fetching_from_leader: false,
             is_voter: true,
-            voter_progress: Vec::new(),
+            elections_started: 0,
         }
     }
 
@@ -162,7 +155,6 @@ mod tests {
         s.observe(&view("prospective", -1, 10, 10), 2_000);
         s.observe(&view("candidate", -1, 10, 10), 2_100);
         s.observe(&view("leader", 2, 11, 10), 2_250);
-        assert_eq!(s.elections_started, 1);
         let r = s.rates(3_000);
         assert_eq!(r.election_latency_avg, 250.0);
         assert_eq!(r.election_latency_max, 250.0);

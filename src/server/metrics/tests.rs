@@ -30,7 +30,7 @@ fn follower() -> Sample {
             uncommitted_voter_change: None,
             fetching_from_leader: true,
             is_voter: true,
-            voter_progress: Vec::new(),
+            elections_started: 0,
         },
         rates: RaftRates {
             commit_latency_avg: f64::NAN,

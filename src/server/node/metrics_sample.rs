@@ -74,9 +74,12 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             m.new_active_controllers += 1;
             m.last_leader = Some((view.epoch, view.leader));
         }
+        // Only a caught-up follower's batches are fresh: replaying a backlog (after a restart,
+        // a snapshot) would read minutes-old append times as a clock offset.
+        let caught_up = view.fetching_from_leader && !self.replay_pending;
         let follows = (view.state == "follower" || view.state == "observer")
             .then_some(view.leader)
-            .filter(|l| *l >= 0);
+            .filter(|l| *l >= 0 && caught_up);
         m.leader_clock
             .observe(follows, self.snapshots.last_timestamp(), now.0);
         self.settings
@@ -133,7 +136,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             processing_time_ms: ev.processing_time.quantiles(),
         };
         let kraftd = KraftdSample {
-            // The HTTP side reads the disk; the loop never blocks on statvfs.
+            // The HTTP side reads the disk (on a blocking thread), not the loop.
             metadata_dir: None,
             fsync: self.raft.log().fsync_latency().cloned(),
             last_snapshot: self.snapshots.last_written().map(|w| SnapshotGauges {
@@ -142,9 +145,9 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                 duration_seconds: w.duration.as_secs_f64(),
                 age_seconds: now.0.saturating_sub(w.at.0) as f64 / 1000.0,
             }),
-            elections_started: self.metrics.raft.elections_started,
+            elections_started: raft.elections_started,
             leader_changes: self.metrics.new_active_controllers,
-            voters: raft.voter_progress.clone(),
+            voters: self.raft.voter_progress(now),
             peer_rtt_seconds: Vec::new(),
             leader_clock_offset_ms: self.metrics.leader_clock.estimate(),
         };
