@@ -95,6 +95,22 @@ pub fn doctor(endpoints: &[String], window_s: u64, metrics: &[(i32, SocketAddr)]
     run_doctor(&args, Duration::from_secs(window_s + 60))
 }
 
+/// Asserts that the doctor found the quorum degraded (exit 1) with voter `id` alone lost, for
+/// `cause` (e.g. "stopped: nothing listens there"); returns that finding.
+#[track_caller]
+pub fn assert_voter_lost(d: &Diagnosis, id: i32, cause: &str) -> String {
+    let findings = d.degraded_findings("voters");
+    assert!(
+        d.exit == 1
+            && findings.len() == 1
+            && findings[0].starts_with(&format!("voter {id} at "))
+            && findings[0].contains(cause),
+        "the doctor does not name voter {id} alone as {cause:?}:\n{:#}",
+        d.report
+    );
+    findings[0].clone()
+}
+
 /// Asserts that the doctor's clocks check is degraded and names controller `node` alone, its
 /// clock `ahead` of the others' within `tolerance`; returns the offset it gave, in ms.
 pub fn assert_clock_named(d: &Diagnosis, node: i32, ahead: Duration, tolerance: Duration) -> i64 {

@@ -232,15 +232,39 @@ pub fn assert_quorum_metrics(q: &super::mixed_quorum::Mixed, when: &str) {
     }
 }
 
-/// One round of [`assert_quorum_metrics`]: a summary, or the problems found.
-pub fn quorum_metrics(q: &super::mixed_quorum::Mixed) -> Result<String, Vec<String>> {
+/// One scrape of each voter of `q` (started observed): (`kind id`, kind, its scrape).
+fn scrape_voters(
+    q: &super::mixed_quorum::Mixed,
+) -> Result<Vec<(String, &'static str, Scrape)>, String> {
     let mut nodes = Vec::new();
     for (i, m) in q.members.iter().enumerate() {
         let name = format!("{} {}", m.kind(), i + 1);
         let addr = q.metrics_addrs[i].unwrap_or_else(|| panic!("{name} serves no metrics"));
-        let text = scrape(addr).map_err(|e| vec![format!("{name}: {e}")])?;
+        let text = scrape(addr).map_err(|e| format!("{name}: {e}"))?;
         nodes.push((name, m.kind(), Scrape::parse(&text)));
     }
+    Ok(nodes)
+}
+
+/// The value of the unlabelled family `name`, the same on every one of `nodes`, or what each
+/// has.
+fn same_everywhere(nodes: &[(String, &str, Scrape)], name: &str) -> Result<f64, String> {
+    let first = nodes[0].2.value(name);
+    match first {
+        Some(v) if nodes.iter().all(|(_, _, s)| s.value(name) == first) => Ok(v),
+        _ => {
+            let values: Vec<String> = nodes
+                .iter()
+                .map(|(n, _, s)| format!("{n}={:?}", s.value(name)))
+                .collect();
+            Err(format!("{name} differs: {}", values.join(", ")))
+        }
+    }
+}
+
+/// One round of [`assert_quorum_metrics`]: a summary, or the problems found.
+pub fn quorum_metrics(q: &super::mixed_quorum::Mixed) -> Result<String, Vec<String>> {
+    let nodes = scrape_voters(q).map_err(|e| vec![e])?;
     let mut problems = Vec::new();
     let mut compared = 0;
     for (jname, _, java) in nodes.iter().filter(|n| n.1 == "java") {
@@ -251,35 +275,21 @@ pub fn quorum_metrics(q: &super::mixed_quorum::Mixed) -> Result<String, Vec<Stri
             }
         }
     }
-    for metric in ["current_leader", "current_epoch", "number_of_voters"] {
-        let name = format!("kafka_server_raftmetrics_{metric}");
-        let values: Vec<String> = nodes
-            .iter()
-            .map(|(n, _, s)| format!("{n}={:?}", s.value(&name)))
-            .collect();
-        let first = nodes[0].2.value(&name);
-        if first.is_none() || nodes.iter().any(|(_, _, s)| s.value(&name) != first) {
-            problems.push(format!("{metric} differs: {}", values.join(", ")));
-        }
-    }
-    // The image's counts: every node's committed image, Java's the oracle.
-    for metric in [
-        "globaltopiccount",
-        "globalpartitioncount",
-        "activebrokercount",
-        "fencedbrokercount",
-        "offlinepartitionscount",
-    ] {
-        let name = format!("kafka_controller_kafkacontroller_{metric}");
-        let first = nodes[0].2.value(&name);
-        if first.is_none() || nodes.iter().any(|(_, _, s)| s.value(&name) != first) {
-            let values: Vec<String> = nodes
-                .iter()
-                .map(|(n, _, s)| format!("{n}={:?}", s.value(&name)))
-                .collect();
-            problems.push(format!("{metric} differs: {}", values.join(", ")));
-        }
-    }
+    // The raft view and the image's counts (every node's committed image), Java's the oracle.
+    let same = [
+        "kafka_server_raftmetrics_current_leader",
+        "kafka_server_raftmetrics_current_epoch",
+        "kafka_server_raftmetrics_number_of_voters",
+        "kafka_controller_kafkacontroller_globaltopiccount",
+        "kafka_controller_kafkacontroller_globalpartitioncount",
+        "kafka_controller_kafkacontroller_activebrokercount",
+        "kafka_controller_kafkacontroller_fencedbrokercount",
+        "kafka_controller_kafkacontroller_offlinepartitionscount",
+    ];
+    problems.extend(
+        same.iter()
+            .filter_map(|name| same_everywhere(&nodes, name).err()),
+    );
     // High watermarks agree within what the leader appends while the nodes are scraped.
     let hws: Vec<f64> = nodes
         .iter()
@@ -337,24 +347,16 @@ const ELECTION_COUNTERS: [&str; 2] = [
 
 /// Every voter of `q` (none restarted since the workload began) counted the same unclean and
 /// ELR elections, Java's controllers the oracle, and at least one of each (the workload's crash
-/// phase makes them); returns the counts.
+/// phase makes them); returns the two counts.
 #[track_caller]
-pub fn assert_election_counts_agree(q: &super::mixed_quorum::Mixed) -> Vec<(String, f64, f64)> {
-    let mut counts = Vec::new();
-    for (i, m) in q.members.iter().enumerate() {
-        let name = format!("{} {}", m.kind(), i + 1);
-        let addr = q.metrics_addrs[i].unwrap_or_else(|| panic!("{name} serves no metrics"));
-        let s = Scrape::parse(&scrape(addr).unwrap_or_else(|e| panic!("{name}: {e}")));
-        let [unclean, elr] = ELECTION_COUNTERS.map(|c| {
-            s.value(c)
-                .unwrap_or_else(|| panic!("{name} exports no {c}"))
-        });
-        counts.push((name, unclean, elr));
-    }
-    let (_, unclean, elr) = counts[0].clone();
-    assert!(
-        unclean >= 1.0 && elr >= 1.0 && counts.iter().all(|(_, u, e)| *u == unclean && *e == elr),
-        "unclean and ELR election counts (node, unclean, from ELR) differ or miss the workload's unclean and ELR elections: {counts:?}"
-    );
-    counts
+pub fn assert_election_counts_agree(q: &super::mixed_quorum::Mixed) -> [f64; 2] {
+    let nodes = scrape_voters(q).unwrap_or_else(|e| panic!("{e}"));
+    ELECTION_COUNTERS.map(|c| {
+        let count = same_everywhere(&nodes, c).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            count >= 1.0,
+            "{c} is {count}: the workload's election is not counted"
+        );
+        count
+    })
 }

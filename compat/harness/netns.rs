@@ -273,7 +273,7 @@ pub fn enter(cmd: &mut Command, name: &str) {
 
 /// Moves the calling thread into namespace `name` (a test's helper thread: sockets it opens
 /// afterwards live there).
-pub fn enter_thread(name: &str) {
+fn enter_thread(name: &str) {
     let path = Path::new("/run/netns").join(name);
     let ns = std::fs::File::open(&path)
         .unwrap_or_else(|e| panic!("cannot open {}: {e}", path.display()));

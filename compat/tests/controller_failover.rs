@@ -41,7 +41,9 @@ use kraftd::protocol::errors::ErrorCode;
 use kraftd::protocol::messages::{AllocateProducerIdsRequest, AllocateProducerIdsResponse};
 use serde_json::Value;
 
-use crate::harness::doctor::{assert_clock_named, assert_offline_diagnoses, doctor};
+use crate::harness::doctor::{
+    assert_clock_named, assert_offline_diagnoses, assert_voter_lost, doctor,
+};
 use crate::harness::faketime::clock_ahead_env;
 use crate::harness::image_compare::assert_image_equals_javas;
 use crate::harness::java_probe::spawn_program;
@@ -178,16 +180,7 @@ fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
             first = killed_id;
             // The doctor names the stopped voter and why, and the quorum as degraded.
             let stopped = doctor(&endpoints, 2, &metrics);
-            assert_eq!(stopped.exit, 1, "{:#}", stopped.report);
-            assert_eq!(stopped.check("voters")["verdict"], "degraded");
-            let findings = stopped.findings("voters");
-            assert!(
-                findings.len() == 1
-                    && findings[0].starts_with(&format!("voter {killed_id} at "))
-                    && findings[0].contains("stopped: nothing listens there"),
-                "{:#}",
-                stopped.report
-            );
+            assert_voter_lost(&stopped, killed_id, "stopped: nothing listens there");
             // And reads the stopped voter's directory offline: copies as it is, torn, corrupt.
             assert_offline_diagnoses(
                 &metadata_dir(&dir, killed_id),

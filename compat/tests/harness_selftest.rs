@@ -510,13 +510,9 @@ fn netns_partition_cuts_a_node_off_and_heal_joins_it_again() {
 
     // Both ways while the link is up, neither while it is down, both again once healed.
     let from_inside = |to: SocketAddr| {
-        let name = net.name().to_string();
-        std::thread::spawn(move || {
-            netns::enter_thread(&name);
+        netns::run_inside(net.name(), || {
             TcpStream::connect_timeout(&to, Duration::from_secs(2)).is_ok()
         })
-        .join()
-        .unwrap()
     };
     let leads = || describe_quorum_at(inside).is_some_and(|d| d.leader_id == 1);
     let eventually = |what: &str, done: &dyn Fn() -> bool| {

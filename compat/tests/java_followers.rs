@@ -18,7 +18,9 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::harness::doctor::{assert_clock_named, doctor, wait_for_controller_metrics};
+use crate::harness::doctor::{
+    assert_clock_named, assert_voter_lost, doctor, wait_for_controller_metrics,
+};
 use crate::harness::image_compare::assert_image_equals_javas;
 use crate::harness::metrics::http_get;
 use crate::harness::mixed_quorum::Mixed;
@@ -120,17 +122,8 @@ fn cut_off_and_heal(q: &Mixed, net: &Netns, endpoints: &[String]) {
         Ok(200),
         "/healthz of the cut-off kraftd: {alive:?}"
     );
-    let d = doctor(endpoints, 2, &[]);
-    let lost = d.findings("voters");
-    assert!(
-        d.exit == 1
-            && lost.len() == 1
-            && lost[0].starts_with(&format!("voter {KRAFTD} at "))
-            && lost[0].contains("cut off:"),
-        "the doctor does not name voter {KRAFTD} alone as cut off:\n{:#}",
-        d.report
-    );
-    eprintln!("the doctor: {}", lost[0]);
+    let lost = assert_voter_lost(&doctor(endpoints, 2, &[]), KRAFTD, "cut off:");
+    eprintln!("the doctor: {lost}");
     net.heal();
     let healed = Instant::now();
     let (_, reason) = wait_for_probe(addr, "/readyz", 200);

@@ -111,8 +111,8 @@ impl Cluster {
     /// (`harness::metrics::assert_election_counts_agree`).
     fn check_election_counts(&self) {
         if self.q.metrics_addrs.iter().all(Option::is_some) {
-            let counts = crate::harness::metrics::assert_election_counts_agree(&self.q);
-            eprintln!("election counts (node, unclean, from ELR): {counts:?}");
+            let [unclean, elr] = crate::harness::metrics::assert_election_counts_agree(&self.q);
+            eprintln!("every voter counted {unclean} unclean and {elr} ELR elections");
         }
     }
 

@@ -21,7 +21,7 @@
 //! After every step [`DynamicQuorum::check_step`] checks the committed log byte for byte, the
 //! VotersRecord history on every node, and the Java logs.
 
-use crate::harness::doctor::doctor;
+use crate::harness::doctor::{assert_voter_lost, doctor};
 use crate::harness::dynamic_quorum::{
     assert_tool_ok, ids, voter_ids, voter_rows, DynamicQuorum, Kind, VotersAt,
 };
@@ -211,17 +211,8 @@ fn stuck_scale_in(q: &mut DynamicQuorum, endpoints: &[String]) {
     // Paused past the fetch timeout: the quorum holds, degraded, and the doctor names the
     // paused voter as stalled (it accepts connections, answers nothing).
     std::thread::sleep(std::time::Duration::from_secs(3));
-    let lagging = doctor(endpoints, 1, &[]);
-    let findings = lagging.degraded_findings("voters");
-    assert!(
-        lagging.exit == 1
-            && findings.len() == 1
-            && findings[0].starts_with(&format!("voter {paused} at "))
-            && findings[0].contains("stalled"),
-        "the doctor does not name paused voter {paused} alone as stalled:\n{:#}",
-        lagging.report
-    );
-    eprintln!("voter {paused} paused: the doctor says {}", findings[0]);
+    let lagging = assert_voter_lost(&doctor(endpoints, 1, &[]), paused, "stalled");
+    eprintln!("voter {paused} paused: the doctor says {lagging}");
     let via = q.node(leader).endpoint();
     let tool = std::thread::spawn(move || {
         Kafka::get().metadata_quorum(

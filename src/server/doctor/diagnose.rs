@@ -84,7 +84,7 @@ pub fn diagnose(
     let last = samples.last().expect("at least one sample");
     let leader = last.leader();
     let mut clocks = leader_readings(samples);
-    clocks.extend_from_slice(&metrics.readings);
+    clocks.extend_from_slice(&metrics.clocks);
     let mut checks = vec![
         leader_check(last, leader),
         voters_check(samples, leader, limits),

@@ -47,7 +47,7 @@ use clap::Args;
 use clock::MetricsEndpoint;
 use diagnose::{diagnose, Limits};
 use gather::Gatherer;
-use readings::{BrokerStates, MetricsReadings};
+use readings::MetricsReadings;
 
 /// The exit status when the doctor cannot run at all.
 pub const CANNOT_RUN: i32 = 3;
@@ -182,37 +182,37 @@ fn run_online(args: &DoctorArgs, bootstrap_arg: &str) -> i32 {
     let window = Duration::from_secs(args.window);
     // A scrape walks every metric of the node (every MBean of a Java controller's JVM).
     let scrape_timeout = Duration::from_millis(args.timeout_ms) * 3;
-    let (samples, voter_settings, clocks) = runtime.block_on(async {
+    let (samples, voter_settings, readings) = runtime.block_on(async {
         let mut g = Gatherer::new(settings);
-        let mut clocks = MetricsReadings::default();
+        let mut readings = MetricsReadings::default();
         let first = g.sample(&bootstrap).await;
-        read_metrics(&metrics, scrape_timeout, &mut clocks).await;
+        read_metrics(&metrics, scrape_timeout, &mut readings).await;
         tokio::time::sleep(window / 2).await;
-        read_metrics(&metrics, scrape_timeout, &mut clocks).await;
+        read_metrics(&metrics, scrape_timeout, &mut readings).await;
         tokio::time::sleep(window / 2).await;
         let last = g.sample(&bootstrap).await;
-        read_metrics(&metrics, scrape_timeout, &mut clocks).await;
+        read_metrics(&metrics, scrape_timeout, &mut readings).await;
         let voters = last
             .leader()
             .map(|v| v.endpoints.clone())
             .unwrap_or_default();
         let voter_settings = g.voter_settings(&voters).await;
-        (vec![first, last], voter_settings, clocks)
+        (vec![first, last], voter_settings, readings)
     });
     let limits = Limits {
         fetch_timeout_ms: args.fetch_timeout_ms,
         clock_offset_ms: args.clock_offset_ms,
         ..Limits::default()
     };
-    let checks = diagnose(&samples, &voter_settings, &clocks, limits);
+    let checks = diagnose(&samples, &voter_settings, &readings, limits);
     print_report(args, bootstrap_arg, Some(args.window), &checks)
 }
 
-/// One reading of each endpoint's clock, all at once; an endpoint's failure is kept once.
+/// One reading of each endpoint, all at once.
 async fn read_metrics(
     endpoints: &[MetricsEndpoint],
     timeout: Duration,
-    clocks: &mut MetricsReadings,
+    readings: &mut MetricsReadings,
 ) {
     let mut reads = tokio::task::JoinSet::new();
     for e in endpoints.iter().cloned() {
@@ -220,25 +220,8 @@ async fn read_metrics(
     }
     while let Some(done) = reads.join_next().await {
         match done {
-            Ok((node, Ok(scraped))) => {
-                clocks.readings.push(scraped.clock);
-                if let Some(disk) = scraped.disk {
-                    clocks.disks.retain(|(n, _)| *n != node);
-                    clocks.disks.push((node, disk));
-                }
-                clocks.brokers.push(BrokerStates {
-                    node,
-                    states: scraped.brokers,
-                });
-            }
-            Ok((node, Err(why))) => {
-                if !clocks.unread.iter().any(|(n, _)| *n == node) {
-                    clocks.unread.push((node, why));
-                }
-            }
-            Err(e) => clocks
-                .unread
-                .push((-1, format!("a metrics read failed: {e}"))),
+            Ok((node, reading)) => readings.add(node, reading),
+            Err(e) => readings.add(-1, Err(format!("a metrics read failed: {e}"))),
         }
     }
 }

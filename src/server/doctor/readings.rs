@@ -7,12 +7,13 @@ use crate::server::metrics::controller::BROKER_REGISTRATION_STATE;
 use crate::server::metrics::extras::{METADATA_DIR_FREE_BYTES, METADATA_DIR_SIZE_BYTES};
 
 use super::clock::ClockReading;
+use super::scrape::Scraped;
 
 /// Every reading of the window, in the order they came.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MetricsReadings {
     /// Each reading's clock (see `clock`).
-    pub readings: Vec<ClockReading>,
+    pub clocks: Vec<ClockReading>,
     /// Each node's metadata log directory filesystem, the latest read (kraftd's gauges).
     pub disks: Vec<(i32, DiskSpace)>,
     /// Each reading's registered brokers and their state, as the controller that was read
@@ -20,6 +21,30 @@ pub struct MetricsReadings {
     pub brokers: Vec<BrokerStates>,
     /// Endpoints that could not be read, by node, with why.
     pub unread: Vec<(i32, String)>,
+}
+
+impl MetricsReadings {
+    /// One reading of node `node`'s endpoint, or why there was none (kept once per node).
+    pub fn add(&mut self, node: i32, reading: Result<Scraped, String>) {
+        match reading {
+            Ok(scraped) => {
+                self.clocks.push(scraped.clock);
+                if let Some(disk) = scraped.disk {
+                    self.disks.retain(|(n, _)| *n != node);
+                    self.disks.push((node, disk));
+                }
+                self.brokers.push(BrokerStates {
+                    node,
+                    states: scraped.brokers,
+                });
+            }
+            Err(why) => {
+                if !self.unread.iter().any(|(n, _)| *n == node) {
+                    self.unread.push((node, why));
+                }
+            }
+        }
+    }
 }
 
 /// One reading of a controller's broker registration gauges.

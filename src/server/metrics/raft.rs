@@ -79,13 +79,16 @@ pub struct ChannelCounters {
     pub responses: AtomicU64,
     pub bytes_out: AtomicU64,
     pub bytes_in: AtomicU64,
-    /// Each peer's request round trips of the last [`RTT_WINDOW`]: (when, seconds), oldest
-    /// first (`kraftd_peer_rtt_seconds`, their shortest).
+    /// Each peer's shortest request round trip per [`RTT_BUCKET`] of the last [`RTT_WINDOW`]:
+    /// (the bucket's start, seconds), oldest first; at most a few buckets, whatever the rate
+    /// (`kraftd_peer_rtt_seconds`, the shortest of them).
     round_trips: Mutex<BTreeMap<i32, VecDeque<(Instant, f64)>>>,
 }
 
 /// How long a request round trip counts towards its peer's RTT.
 const RTT_WINDOW: Duration = Duration::from_secs(60);
+/// The round trips of one bucket are kept as their shortest.
+const RTT_BUCKET: Duration = Duration::from_secs(10);
 
 impl ChannelCounters {
     pub fn sent(&self, bytes: usize) {
@@ -102,9 +105,15 @@ impl ChannelCounters {
     /// request leaves and the response arrives.
     pub fn round_trip(&self, peer: i32, took: Duration) {
         let now = Instant::now();
+        let took = took.as_secs_f64();
         if let Ok(mut m) = self.round_trips.lock() {
             let samples = m.entry(peer).or_default();
-            samples.push_back((now, took.as_secs_f64()));
+            match samples.back_mut() {
+                Some((start, shortest)) if now.duration_since(*start) < RTT_BUCKET => {
+                    *shortest = shortest.min(took);
+                }
+                _ => samples.push_back((now, took)),
+            }
             while samples
                 .front()
                 .is_some_and(|(at, _)| now.duration_since(*at) > RTT_WINDOW)

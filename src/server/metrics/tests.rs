@@ -329,3 +329,12 @@ fn a_leader_exports_the_names_a_java_leader_exports() {
     assert!(extra.is_empty(), "kraftd exports, Java does not: {extra:?}");
     assert_eq!(java.len(), 52);
 }
+
+#[test]
+fn a_peers_rtt_is_its_shortest_recent_round_trip() {
+    let c = ChannelCounters::default();
+    for ms in [30, 2, 500] {
+        c.round_trip(1, Duration::from_millis(ms));
+    }
+    assert_eq!(c.round_trips(), [(1, 0.002)]);
+}

@@ -96,7 +96,6 @@ pub struct SnapshotPolicy {
 /// A snapshot this node wrote: its size, how long writing took, and when it was frozen.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct WrittenSnapshot {
-    pub id: OffsetAndEpoch,
     pub records: u64,
     pub bytes: u64,
     pub duration: Duration,
@@ -327,7 +326,6 @@ impl SnapshotPolicy {
                     freezing.elapsed().as_micros()
                 );
                 self.last_written = Some(WrittenSnapshot {
-                    id: outcome.id,
                     records,
                     bytes,
                     duration: elapsed,
