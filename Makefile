@@ -183,7 +183,10 @@ vectors:
 #   stores made once per run by bench/pki.py): target/bench/raft-tls.json and a "tls" section in raft.json
 #   (kraftd/Java over TLS, TLS/PLAINTEXT per implementation). RAFT_BENCH_TRANSPORTS (plaintext,mtls)
 #   picks the runs; RAFT_BENCH_TLS_LINGERS (RAFT_BENCH_LINGERS, else 0,25) and RAFT_BENCH_TLS_SATURATION
-#   (empty: no saturation sweep over TLS) size the TLS run.
+#   (empty: no saturation sweep over TLS) size the TLS run. RAFT_BENCH_SCRAPE (1): the PLAINTEXT run
+#   ends with W1 under 1 s Prometheus scrapes, per implementation 1 record in flight and its saturation
+#   window, RAFT_BENCH_SCRAPE_S (300; the saturation window RAFT_BENCH_SCRAPE_SATURATED_S, 300) measured
+#   in alternate scraped and unscraped RAFT_BENCH_SCRAPE_PHASE_S (5) phases ("scrape" in raft.json).
 # `bench-image`: the metadata image at scale (target/bench/image.json): a synthesized log of
 #   IMAGE_BENCH_TOPICS (1000) x IMAGE_BENCH_PARTITIONS (1000) partitions x IMAGE_BENCH_REPLICAS (3),
 #   replayed, written as a snapshot and loaded back by kraftd, and the same snapshot and log loaded by
@@ -210,7 +213,7 @@ vectors:
 #   FAILOVER_KILLS times each (target/bench/failover.json; compat/tests/failover_bench.rs). Each
 #   quorum first gets FAILOVER_PARTITIONS (100,000) partitions on 3 simulated brokers.
 # `bench-controller`: the controller's own work under load from the generator in bench/load, on a
-#   3-kraftd and a 3-Java quorum in one run (compat/tests/controller_bench.rs; target/bench/controller.json
+#   3-kraftd and a 3-Java quorum in one run (compat/tests/controller_bench/mod.rs; target/bench/controller.json
 #   with kraftd/Java ratios): W2, a CreateTopics storm of CONTROLLER_BENCH_TOPICS (10000) x 10 partitions,
 #   RF 3, on 3 simulated brokers (wall time, records/s); AlterPartition churn, ISR shrink/expand from
 #   their leaders over 1000 partitions for 60 s (records/s, p50/p99); W3, CONTROLLER_BENCH_BROKERS (1000)
@@ -221,6 +224,8 @@ vectors:
 #   CONTROLLER_BENCH_TRANSPORT (both; or plaintext, mtls): W3 once more per implementation on a quorum
 #   whose controller listeners are SSL with client certificates required, the fleet dialling over
 #   mutual TLS (figures "w3_tls" in controller.json, beside PLAINTEXT's, with ratios).
+#   CONTROLLER_BENCH_SCRAPE (1): W3 once more per implementation on a quorum serving Prometheus metrics,
+#   scraped once a second in alternate phases of its window ("w3_scraped": scraped/unscraped ratios).
 # `bench-tls`: the cost of a mutual-TLS connection (compat/tests/tls_bench.rs; target/bench/tls.json):
 #   a single-node kraftd and a single-node Java controller, same PKCS12 stores, SSL listener with
 #   ssl.client.auth=required: (a) TCP connect to the first ApiVersions answer over a new connection,
@@ -246,7 +251,8 @@ BENCH_QUICK_KNOBS := QUICK=1 FAILOVER_KILLS=2 FAILOVER_PARTITIONS=10000 FLOOR_SY
   RAFT_BENCH_SATURATION=1024,16384 \
   IMAGE_BENCH_TOPICS=100 IMAGE_BENCH_PARTITIONS=1000 IMAGE_BENCH_SIZES=10x100,100x100 \
   SNAPSHOT_BENCH_TOPICS=100 SNAPSHOT_BENCH_PARTITIONS=100 SNAPSHOT_BENCH_INTERVAL_S=10 \
-  SNAPSHOT_BENCH_BASELINE_S=3 SNAPSHOT_BENCH_AFTER_S=3 RAFT_BENCH_TLS_LINGERS=0
+  SNAPSHOT_BENCH_BASELINE_S=3 SNAPSHOT_BENCH_AFTER_S=3 RAFT_BENCH_TLS_LINGERS=0 RAFT_BENCH_SCRAPE_S=20 \
+  RAFT_BENCH_SCRAPE_SATURATED_S=20
 ifeq ($(BENCH_QUICK),1)
 $(foreach knob,$(BENCH_QUICK_KNOBS),$(eval export $(subst =, ?= ,$(knob))))
 endif
@@ -303,7 +309,8 @@ bench-controller: compat-deps
 	  $(if $(CONTROLLER_BENCH_TOPICS),KRAFTD_LOAD_W2_TOPICS=$(CONTROLLER_BENCH_TOPICS)) \
 	  $(if $(CONTROLLER_BENCH_BROKERS),KRAFTD_LOAD_W3_BROKERS=$(CONTROLLER_BENCH_BROKERS)) \
 	  $(if $(CONTROLLER_BENCH_SECONDS),KRAFTD_LOAD_W3_SECONDS=$(CONTROLLER_BENCH_SECONDS)) \
-	  KRAFTD_LOAD_TRANSPORT=$(CONTROLLER_BENCH_TRANSPORT) KRAFTD_BENCH_JAVA_OPTS="$(CONTROLLER_BENCH_JAVA_OPTS)" \
+	  KRAFTD_LOAD_TRANSPORT=$(CONTROLLER_BENCH_TRANSPORT) KRAFTD_LOAD_SCRAPE=$(CONTROLLER_BENCH_SCRAPE) \
+	  KRAFTD_BENCH_JAVA_OPTS="$(CONTROLLER_BENCH_JAVA_OPTS)" \
 	  $(CARGO) test --release $(TEST_FEATURES) --test compat -- controller_load --test-threads=1 --nocapture
 
 bench-tls: compat-deps
@@ -354,11 +361,14 @@ RAFT_BENCH_TRANSPORTS ?= plaintext,mtls
 RAFT_BENCH_TLS_LINGERS ?= $(or $(RAFT_BENCH_LINGERS),0$(comma)25)
 RAFT_BENCH_TLS_SATURATION ?=
 CONTROLLER_BENCH_TRANSPORT ?= both
+CONTROLLER_BENCH_SCRAPE ?= 1
+RAFT_BENCH_SCRAPE ?= 1
 # PLAINTEXT first (it writes raft.json), then mutual TLS (raft-tls.json, and its figures into raft.json);
 # a failed run does not stop the other, the step fails at the end.
 bench-raft: compat-deps build
-	@export BENCH_JAVA_CP="$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" KRAFTD=$(abspath $(KRAFTD)); status=0; \
-	$(if $(filter plaintext,$(subst $(comma), ,$(RAFT_BENCH_TRANSPORTS))),python3 bench/raft/raft_bench.py || status=1;) \
+	@export BENCH_JAVA_CP="$$(cat target/compat/kafka-$(KAFKA_VERSION)/classpath.txt)" KRAFTD=$(abspath $(KRAFTD)) \
+	  BENCH_JMX_AGENT="$$(cat target/compat/kafka-$(KAFKA_VERSION)/jmx-exporter-agent.txt)"; status=0; \
+	$(if $(filter plaintext,$(subst $(comma), ,$(RAFT_BENCH_TRANSPORTS))),python3 bench/raft/raft_bench.py --scrape $(RAFT_BENCH_SCRAPE) || status=1;) \
 	$(if $(filter mtls,$(subst $(comma), ,$(RAFT_BENCH_TRANSPORTS))),python3 bench/raft/raft_bench.py --transport mtls \
 	  --lingers "$(RAFT_BENCH_TLS_LINGERS)" --saturation "$(RAFT_BENCH_TLS_SATURATION)" || status=1;) \
 	exit $$status

@@ -3,12 +3,13 @@
 
 Reads whatever JSON the benches left (floor, storage, raft + raft-<impl>-linger<N> (and raft.json's
 "tls" section, from the mutual-TLS run), image + image-<partitions>, snapshot, failover, controller
-(with W3 over mutual TLS as "w3_tls"), tls, run) and fills issue #14's goals table with the
+(with W3 over mutual TLS as "w3_tls" and under 1 s scrapes as "w3_scraped"; raft.json's "scrape"
+section is W1's: bench/report_scrape.py), tls, run) and fills issue #14's goals table with the
 kraftd/Java ratios of the same run. A missing input is written as "not measured in this run"; a
 file older than the `make bench` run that wrote run.json is from another run: listed, not used.
 Nothing is ever estimated in place of a measurement.
 
-controller.json is written by the load generator's driver (compat/tests/controller_bench.rs,
+controller.json is written by the load generator's driver (compat/tests/controller_bench/mod.rs,
 `make bench-controller`); CONTROLLER_FIGURES below lists the paths read from it (also printed
 in docs/performance.md).
 
@@ -93,6 +94,7 @@ GOAL_NOTES = [
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import report_plots  # noqa: E402  bench/report_plots.py: the PNGs
+import report_scrape  # noqa: E402  bench/report_scrape.py: W1 and W3 under 1 s scrapes
 
 
 def read_json(path):
@@ -520,6 +522,8 @@ def main():
         "## Physical floor and W1 commit latency", "", floor_section(data["floor"], data["raft"]), "",
         "## W1: raft commit latency, 3 voters on loopback", "", raft_section(data["raft"]), "",
         "## W2, W3: controller workloads (load generator)", "", controller_section(data["controller"]), "",
+        "## Under Prometheus scrapes: W1 and W3 scraped once a second", "",
+        report_scrape.section(data["raft"], data["controller"]), "",
         "## Mutual TLS: the cost of a connection", "", tls_section(data["tls"]), "",
         "## W4: failover after kill -9 or SIGTERM of the active controller", "", failover_section(data["failover"]), "",
         "## W5, W6, W7: image, memory, snapshot", "", image_section(data["image"], data["snapshot"]), "",

@@ -4,8 +4,13 @@
 //! For scale, the same counts by a full walk of every partition, which a scrape no longer does
 //! (the image's partition index keeps them on every replay).
 //!
+//! Then W3's shape: a leader's scrape with SCRAPE_FLEET (1000) registered brokers, each with its
+//! two per-broker gauges (registration state, time since its last heartbeat), and the
+//! `process_*` collector, as `/metrics` renders it.
+//!
 //! Knobs (environment): SCRAPE_TOPICS (100), SCRAPE_PARTITIONS (1000 per topic), SCRAPE_BROKERS
-//! (6), SCRAPE_ROUNDS (200). Output: a summary on stdout, target/bench/scrape.json.
+//! (6), SCRAPE_FLEET (1000), SCRAPE_ROUNDS (200). Output: a summary on stdout,
+//! target/bench/scrape.json.
 
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
@@ -20,6 +25,7 @@ use kraftd::server::metrics::raft::ChannelCounters;
 use kraftd::server::metrics::sampler::RaftRates;
 use kraftd::server::metrics::text::Format;
 use kraftd::server::metrics::{node_families, render, Sample};
+use prometheus::process_collector::ProcessCollector;
 use serde_json::json;
 
 #[path = "synth_records.rs"]
@@ -127,7 +133,32 @@ fn main() {
         bytes = text.len();
         std::hint::black_box(text);
     });
+    // W3's shape: every broker of a fleet registered and heartbeating, on the leader.
+    let fleet = knob("SCRAPE_FLEET", 1000);
+    let fleet_controller = controller(1, 10, fleet);
+    let mut counted = ControllerSample::default();
+    counted.count_image(&fleet_controller.latest_state().image);
+    counted.since_last_heartbeat_ms = (0..fleet as i32).map(|id| (id, 1_000)).collect();
+    let fleet_sample = sample(counted);
+    let process = ProcessCollector::for_self();
+    let mut fleet_bytes = 0;
+    let fleet_us = per_round(rounds, || {
+        let text = render(
+            node_families(&fleet_sample, &channel),
+            Some(&process),
+            Format::Text,
+        );
+        fleet_bytes = text.len();
+        std::hint::black_box(text);
+    });
+    println!(
+        "scrape of a leader with {fleet} brokers (their per-broker gauges and process_*): \
+         {fleet_us:.1} us rendering {fleet_bytes} bytes"
+    );
     let summary = json!({
+        "fleet_brokers": fleet,
+        "fleet_render_us": fleet_us,
+        "fleet_exposition_bytes": fleet_bytes,
         "partitions": total,
         "topics": topics,
         "brokers": brokers,

@@ -7,7 +7,7 @@
 //! - [`client`]: the channel to the active controller they share; [`stats`]: percentiles and
 //!   /proc readings.
 //!
-//! Used by the driver `compat/tests/controller_bench.rs` (`make bench-controller`) and by the
+//! Used by the driver `compat/tests/controller_bench/mod.rs` (`make bench-controller`) and by the
 //! generator's own tests (`compat/tests/load_generator.rs`), which start the quorums.
 
 pub mod churn;

@@ -32,6 +32,8 @@ import kafka.tools.TestRaftServer;
 
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.metrics.JmxReporter;
+import org.apache.kafka.common.metrics.KafkaMetricsContext;
 import org.apache.kafka.common.metrics.MeasurableStat;
 import org.apache.kafka.common.metrics.MetricConfig;
 import org.apache.kafka.common.metrics.Metrics;
@@ -144,6 +146,14 @@ public final class TestRaftServerProbe {
         if (latencySensor == null || bytesSensor == null) {
             throw new IllegalStateException("TestRaftServer has no commit.latency / bytes.committed sensor;"
                 + " this probe was written against Kafka 4.4.0's TestRaftServer");
+        }
+        // -Draftbench.jmx=true (raft_bench.py --scrape): TestRaftServer's Metrics has no reporter, so
+        // its raft metrics are invisible to JMX; a JmxReporter under the kafka.server namespace, as a
+        // controller registers one, gives the JMX exporter the kafka.server:type=raft-metrics beans.
+        if (Boolean.getBoolean("raftbench.jmx")) {
+            JmxReporter jmx = new JmxReporter();
+            jmx.contextChange(new KafkaMetricsContext("kafka.server"));
+            metrics.addReporter(jmx);
         }
         LatencyCounts latency = new LatencyCounts();
         ByteSum bytes = new ByteSum();

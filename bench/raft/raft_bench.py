@@ -36,6 +36,15 @@ Knobs (flags, or the environment variable in brackets):
   --closed-lingers 0,25      [RAFT_BENCH_CLOSED_LINGERS] lingers of both (default: --lingers)
   --repeat 1                 [RAFT_BENCH_REPEAT]         runs per (impl, linger); odd repeats run kraftd first
   --transport plaintext|mtls [RAFT_BENCH_TRANSPORT]    mtls: SSL controller listeners, client certificates required
+  --scrape 0|1               [RAFT_BENCH_SCRAPE]         1: then W1 under 1 s Prometheus scrapes (scrape_phases.py):
+                                                         per impl, closed loop with 1 in flight and with the
+                                                         window its saturation sweep peaked at, measured
+  --scrape-duration 300      [RAFT_BENCH_SCRAPE_S]       for this many seconds (more in flight: the next knob)
+  --scrape-saturated-duration 300 [RAFT_BENCH_SCRAPE_SATURATED_S]
+  --scrape-phase 5           [RAFT_BENCH_SCRAPE_PHASE_S] in alternate scraped and unscraped phases of this length
+                                                         ("scrape" in raft.json)
+  --scrape-windows ""        [RAFT_BENCH_SCRAPE_WINDOWS] these windows instead, for every impl
+  [BENCH_JMX_AGENT]          the JMX exporter javaagent jar (--scrape with Java; make bench-raft sets it)
   --kraftd PATH              [KRAFTD]                    default $CARGO_TARGET_DIR|target /release/kraftd
   --java-main probe|kafka    [RAFT_BENCH_JAVA_MAIN]      kafka: run kafka.tools.TestRaftServer's own main
                                                          and use only its 5 s println (p75/p99/p99.9, no p50)
@@ -62,6 +71,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pki as bench_pki  # noqa: E402  bench/pki.py: the mutual-TLS runs' CA and stores
 import processes  # noqa: E402  bench/processes.py: children in their own process groups
 import closed_loop  # noqa: E402  bench/raft/closed_loop.py: closed-loop figures and summaries
+import scrape_phases  # noqa: E402  bench/raft/scrape_phases.py: W1 under 1 s Prometheus scrapes
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HERE = os.path.join(REPO, "bench", "raft")
@@ -78,6 +88,7 @@ KAFKA_LINE = re.compile(r"Throughput \(bytes/second\): ([0-9.]+), Latency \(ms\)
                         r"([0-9.NaInfity]+) p99 ([0-9.NaInfity]+) p999")
 WORKLOAD_DIED = re.compile(r"ERROR \[raft-workload-generator\]|Exiting raft server due to fatal exception")
 QUANTILES = (("p50_ms", 500), ("p99_ms", 990), ("p999_ms", 999))  # per mille
+JMX_RULES = os.path.join(REPO, "compat", "jmx-exporter-kraft.yaml")
 
 
 def log(msg):
@@ -131,6 +142,8 @@ class Java:
             with open(res.stdout.strip().splitlines()[-1]) as f:
                 cp = f.read().strip()
         self.kafka_cp = cp
+        # Prometheus's JMX exporter javaagent (compat/resolve-kafka's jmx-exporter-agent.txt), for --scrape.
+        self.jmx_agent = os.environ.get("BENCH_JMX_AGENT")
         classes = os.path.join(args.dir, "java-classes")
         srcs = [os.path.join(HERE, f) for f in ("TestRaftServerProbe.java", "ClosedLoopWorkload.java")]
         cls = os.path.join(classes, "TestRaftServerProbe.class")
@@ -144,7 +157,7 @@ class Java:
     def available(self):
         return None
 
-    def command(self, config, directory_id, throughput, record_size, run_dir, window=0):
+    def command(self, config, directory_id, throughput, record_size, run_dir, window=0, metrics_port=None):
         log4j = os.path.join(run_dir, "log4j2.properties")
         with open(log4j, "w") as f:
             # Logs go to stderr (node<i>.err) so stdout holds only TestRaftServer's println and the
@@ -156,7 +169,14 @@ class Java:
                     "rootLogger.level = WARN\nrootLogger.appenderRef.console.ref = CONSOLE\n"
                     "logger.raft.name = org.apache.kafka.raft\nlogger.raft.level = INFO\n")
         main = "TestRaftServerProbe" if self.main == "probe" else "kafka.tools.TestRaftServer"
-        argv = ["java", *self.opts, f"-Dlog4j2.configurationFile={log4j}", "-cp", self.cp, main,
+        agent = []
+        if metrics_port:
+            if not self.jmx_agent:
+                raise BenchError("--scrape needs BENCH_JMX_AGENT, the JMX exporter javaagent jar "
+                                 "(make bench-raft sets it from compat/resolve-kafka)")
+            # The compat suite's Strimzi-style rules; the probe registers raft-metrics with JMX.
+            agent = [f"-javaagent:{self.jmx_agent}=127.0.0.1:{metrics_port}:{JMX_RULES}", "-Draftbench.jmx=true"]
+        argv = ["java", *self.opts, *agent, f"-Dlog4j2.configurationFile={log4j}", "-cp", self.cp, main,
                 "--config", config, "--throughput", str(throughput), "--record-size", str(record_size),
                 "--replica-directory-id", directory_id]
         if self.main == "probe":
@@ -188,7 +208,8 @@ class Kraftd:
                              f"({msg[0] if msg else 'exit ' + str(res.returncode)}); rebuild kraftd (make build)")
         return None
 
-    def command(self, config, directory_id, throughput, record_size, run_dir, window=0):
+    def command(self, config, directory_id, throughput, record_size, run_dir, window=0, metrics_port=None):
+        # metrics_port: kraftd.http.listener is in the node's config (write_configs).
         return [self.bin, "test-raft-server", "--config", config, "--throughput", str(throughput),
                 "--record-size", str(record_size), "--replica-directory-id", directory_id,
                 *(["--closed-loop", str(window)] if window else [])]
@@ -209,7 +230,7 @@ def percentile(hist, per_mille, total):
     return hist[-1][0] if hist else None
 
 
-def write_configs(run_dir, linger_ms, pki=None):
+def write_configs(run_dir, linger_ms, pki=None, http_ports=None):
     """Each node's properties; with `pki`, the CONTROLLER listener on SSL with client auth required
     (TestRaftServer's KafkaRaftManager dials its peers with the first controller listener's
     protocol and listener.name.controller.ssl.* settings, kraftd likewise)."""
@@ -228,6 +249,8 @@ def write_configs(run_dir, linger_ms, pki=None):
                     f"controller.quorum.append.linger.ms={linger_ms}\n")
             for k, v in (pki.listener_props(f"controller-{node}") if pki else {}).items():
                 f.write(f"{k}={v}\n")
+            if http_ports:
+                f.write(f"kraftd.http.listener=127.0.0.1:{http_ports[i]}\n")
         configs.append(path)
     return configs, ports
 
@@ -247,20 +270,30 @@ def parse_new_lines(path, state):
     return data[: end + 1].decode(errors="replace").splitlines()
 
 
-def run_one(impl, linger_ms, args, window=0):
-    """One (impl, linger) run: open loop, or closed loop with `window` records in flight."""
-    mode = f"-closed{window}" if window else ""
+def run_one(impl, linger_ms, args, window=0, scrape_phase_s=None):
+    """One (impl, linger) run: open loop, or closed loop with `window` records in flight. With
+    `scrape_phase_s`, every node serves Prometheus metrics and the measured time alternates between
+    phases scraped once a second and phases not scraped (scrape_phases.py); the run measures
+    args.scrape_duration seconds (args.scrape_saturated_duration with more than 1 in flight; at
+    saturation the committed rate varies by about 8 % from one second to the next, so resolving
+    2 % in its ratio takes some 130 intervals an arm)."""
+    mode = (f"-closed{window}" if window else "") + ("-scraped" if scrape_phase_s else "")
     tls = "tls-" if args.pki else ""
     run_dir = os.path.join(args.dir, f"{tls}{impl.name}-linger{linger_ms}{mode}")
     shutil.rmtree(run_dir, ignore_errors=True)
     os.makedirs(run_dir)
-    configs, ports = write_configs(run_dir, linger_ms, args.pki)
+    metrics_ports = free_ports(NODES) if scrape_phase_s else [None] * NODES
+    configs, ports = write_configs(run_dir, linger_ms, args.pki,
+                                   metrics_ports if scrape_phase_s and impl.name == "kraftd" else None)
+    scraper = scrape_phases.PhasedScraper([f"http://127.0.0.1:{p}/metrics" for p in metrics_ports],
+                                          scrape_phase_s) if scrape_phase_s else None
     mode = (" over mTLS" if args.pki else "") + mode
     load_before = os.getloadavg()
     procs = []
     for i, config in enumerate(configs):
         node = i + 1
-        argv = impl.command(config, random_directory_id(), args.throughput, args.record_size, run_dir, window)
+        argv = impl.command(config, random_directory_id(), args.throughput, args.record_size, run_dir, window,
+                            metrics_ports[i])
         with open(os.path.join(run_dir, f"node{node}.cmd"), "w") as f:
             f.write(" ".join(argv) + "\n")
         procs.append(processes.spawn(argv, run_dir, os.path.join(run_dir, f"node{node}.out"),
@@ -280,7 +313,10 @@ def run_one(impl, linger_ms, args, window=0):
     started = time.monotonic()
     last_line = time.monotonic()
     warm_ms = args.warmup * 1000
-    want_ms = args.duration * 1000
+    if not scraper:
+        want_ms = args.duration * 1000
+    else:
+        want_ms = (args.scrape_duration if window <= 1 else args.scrape_saturated_duration) * 1000
     try:
         while True:
             for i, proc in enumerate(procs):
@@ -349,12 +385,17 @@ def run_one(impl, linger_ms, args, window=0):
                     break
             elif measured_ms >= want_ms:
                 break
+            if scraper and scraper.ident is None and first_ms is not None and time.time() * 1000 >= first_ms + warm_ms:
+                scraper.start()
+                log(f"{impl.name}: scraping {NODES} nodes once a second in alternate {scrape_phase_s:g} s phases")
             if first_ms is None and time.monotonic() - started > args.startup_timeout:
                 raise BenchError(f"{impl.name}: no leader committed records within {args.startup_timeout} s; logs in {run_dir}")
             if first_ms is not None and time.monotonic() - last_line > 15:
                 raise BenchError(f"{impl.name}: no report line for 15 s; logs in {run_dir}")
             time.sleep(0.2)
     finally:
+        if scraper and scraper.is_alive():
+            scraper.stop()
         for proc in procs:
             processes.stop(proc)
         if not os.environ.get("RAFT_BENCH_KEEP_DATA"):
@@ -409,6 +450,13 @@ def run_one(impl, linger_ms, args, window=0):
         })
         if window:
             result.update(closed_loop.micros_figures(intervals))
+        if scraper:
+            result["scrape"] = scrape_phases.compare(scraper, intervals)
+            sc = result["scrape"]
+            if not sc["scrapes"] or sc["failed_scrapes"] or not all(sc["raft_metrics_samples"].values()):
+                raise BenchError(f"{impl.name}: scrapes failed or found no kafka_server_raftmetrics_* samples: "
+                                 f"{sc['scrapes']} answered, {sc['failed_scrapes']} failed {sc['failures']}, "
+                                 f"raft samples {sc['raft_metrics_samples']}; logs in {run_dir}")
         if leader_changes:
             log(f"WARNING {impl.name} linger.ms={linger_ms}: the leader changed {leader_changes} time(s) "
                 "during the measured window; the numbers include the failover")
@@ -444,6 +492,12 @@ def main():
     ap.add_argument("--closed-loop", default=env("RAFT_BENCH_CLOSED_LOOP", "1"))
     ap.add_argument("--saturation", default=env("RAFT_BENCH_SATURATION", "256,1024,4096,16384,65536"))
     ap.add_argument("--closed-lingers", default=env("RAFT_BENCH_CLOSED_LINGERS", ""))
+    ap.add_argument("--scrape", choices=("0", "1"), default=env("RAFT_BENCH_SCRAPE", "0"))
+    ap.add_argument("--scrape-duration", type=float, default=float(env("RAFT_BENCH_SCRAPE_S", "300")))
+    ap.add_argument("--scrape-saturated-duration", type=float,
+                    default=float(env("RAFT_BENCH_SCRAPE_SATURATED_S", "300")))
+    ap.add_argument("--scrape-windows", default=env("RAFT_BENCH_SCRAPE_WINDOWS", ""))
+    ap.add_argument("--scrape-phase", type=float, default=float(env("RAFT_BENCH_SCRAPE_PHASE_S", "5")))
     ap.add_argument("--repeat", type=int, default=int(env("RAFT_BENCH_REPEAT", "1")))
     ap.add_argument("--startup-timeout", type=float, default=float(env("RAFT_BENCH_STARTUP_S", "120")))
     ap.add_argument("--transport", choices=("plaintext", "mtls"), default=env("RAFT_BENCH_TRANSPORT", "plaintext"))
@@ -516,6 +570,7 @@ def main():
             for impl in impls:
                 closed_loop.saturation_sweep(lambda w: run_one(impl, linger, args, w), sweep,
                                              lambda w, res: record(impl, linger, w, 0, res), log)
+        scrape = scrape_runs(impls, closed_lingers[0], args, runs) if args.scrape == "1" else None
     except BenchError as e:
         log(f"error: {e}")
         processes.stop_all()
@@ -545,6 +600,7 @@ def main():
     out = {"kafka_version": KAFKA_VERSION, "transport": args.transport, "offered_rate": args.throughput, "record_size": args.record_size,
            "duration_s": args.duration, "warmup_s": args.warmup, "repeat": args.repeat, "skipped": skipped,
            "medians": table, "ratios_kraftd_over_java": ratios, "closed_loop": closed, "saturation": saturation,
+           "scrape": scrape,
            "runs": [{k: v for k, v in r.items() if k not in ("latency_ms_hist", "latency_us_hist")} for r in runs_all]}
     if args.repeat > 1:
         # raft-<impl>-linger<N>.json: medians over the repeats (each repeat is in its -r<k> file).
@@ -576,6 +632,29 @@ def main():
         print(f"{name}: skipped: {reason}")
     print(f"JSON: {os.path.relpath(os.path.join(args.out, stem + '.json'), REPO)}")
     return 0
+
+
+def scrape_runs(impls, linger, args, runs):
+    """W1 under 1 s scrapes: per implementation, a closed-loop run with 1 record in flight and one
+    with the window at which its saturation sweep peaked (if the sweep ran), each alternating
+    scraped and unscraped phases. Returns raft.json's "scrape" section."""
+    _, saturation = closed_loop.summaries(runs)
+    peak = {row[0]: row[2] for row in (saturation or {}).get("rows", [])}
+    given = [int(x) for x in args.scrape_windows.split(",") if x.strip()]
+    section = {"description": "W1 with every node's /metrics scraped once a second (kraftd: kraftd.http.listener; "
+                              "Java: Prometheus's JMX exporter javaagent under compat/jmx-exporter-kraft.yaml, "
+                              "TestRaftServer's raft-metrics registered with JMX) in alternate phases of one run; "
+                              "ratios are the scraped phases' figure over the unscraped phases'.",
+               "linger_ms": linger, "runs": {}}
+    for impl in impls:
+        for window in given or sorted({1, peak.get(impl.name, 1)}):
+            res = run_one(impl, linger, args, window, scrape_phase_s=args.scrape_phase)
+            sc = res["scrape"]
+            section["runs"][f"{impl.name}-closed{window}"] = sc
+            log(f"{impl.name} {window} in flight under 1 s scrapes: scraped/unscraped "
+                + ", ".join(f"{k} {v}" for k, v in sc["ratios_scraped_over_unscraped"].items())
+                + f" ({sc['scrapes']} scrapes, {sc['samples_per_scrape']} samples each)")
+    return section
 
 
 def merge_tls(plain_path, tls):

@@ -3,6 +3,7 @@
 //! queries (compat/prometheus/strimzi-kraft-panels.tsv) and controller alerts
 //! (compat/prometheus/kafka-controller-alerts.yaml) run against it as they would on Kubernetes.
 
+use std::collections::BTreeSet;
 use std::fs;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -84,7 +85,7 @@ impl Prometheus {
         let targets: String = controllers
             .iter()
             .map(|(id, addr)| {
-                let pod = format!("{CLUSTER}-controller-{id}");
+                let pod = Self::pod(*id);
                 format!(
                     "      - targets: [\"{addr}\"]\n        labels:\n          \
                      namespace: {NAMESPACE}\n          strimzi_io_cluster: {CLUSTER}\n          \
@@ -133,6 +134,46 @@ impl Prometheus {
         p
     }
 
+    /// Every panel of Strimzi's KRaft dashboard that reads a controller's own metrics returns data
+    /// (the others read Kubernetes' or a JVM's, which no kraftd exports: they are listed), with a
+    /// series for each of the `controllers` targets.
+    pub fn assert_dashboard_has_data(&self, controllers: usize) {
+        let panels = Panel::strimzi_kraft();
+        let (ours, elsewhere): (Vec<&Panel>, Vec<&Panel>) =
+            panels.iter().partition(|p| p.reads_elsewhere().is_none());
+        // Every panel groups by pod: one series per controller (the raft-state table one per
+        // controller and state).
+        for panel in &ours {
+            let what = format!("a series per controller for panel {:?}", panel.title);
+            let series = self.wait(&what, |p| {
+                let n = p
+                    .query(&panel.query)
+                    .unwrap_or_else(|e| panic!("panel {:?}: {e}", panel.title))
+                    .len();
+                (n >= controllers).then_some(n)
+            });
+            eprintln!("prometheus: panel {:?}: {series} series", panel.title);
+        }
+        assert_eq!(
+            (ours.len(), elsewhere.len()),
+            (14, 7),
+            "the dashboard's panels that read a controller's metrics, and the others"
+        );
+        for panel in &elsewhere {
+            let series = self.query(&panel.query).expect("a valid query").len();
+            eprintln!(
+                "prometheus: panel {:?} reads {} ({series} series here)",
+                panel.title,
+                panel.reads_elsewhere().expect("elsewhere")
+            );
+        }
+        eprintln!(
+            "prometheus: {} of the {} panels of Strimzi's KRaft dashboard read the controllers' metrics, all with data",
+            ours.len(),
+            panels.len()
+        );
+    }
+
     /// An instant query's result vector (`/api/v1/query`), or why not.
     pub fn query(&self, promql: &str) -> Result<Vec<Value>, String> {
         let path = format!("/api/v1/query?query={}", percent_encode(promql));
@@ -172,6 +213,21 @@ impl Prometheus {
             .query(&query)
             .unwrap_or_else(|e| panic!("{e}"))
             .is_empty()
+    }
+
+    /// The `pod` labels of alert `name`'s firing instances (Prometheus's own `ALERTS` series).
+    pub fn firing_pods(&self, name: &str) -> BTreeSet<String> {
+        let query = format!("ALERTS{{alertname=\"{name}\",alertstate=\"firing\"}}");
+        self.query(&query)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .iter()
+            .filter_map(|s| s["metric"]["pod"].as_str().map(String::from))
+            .collect()
+    }
+
+    /// The controller `id`'s `pod` label.
+    pub fn pod(id: i32) -> String {
+        format!("{CLUSTER}-controller-{id}")
     }
 
     /// The state of alert `name`: "pending" or "firing", or None while inactive.

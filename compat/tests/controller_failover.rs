@@ -49,7 +49,7 @@ use crate::harness::image_compare::assert_image_equals_javas;
 use crate::harness::java_probe::spawn_program;
 use crate::harness::kraftd_quorum::KraftdQuorum;
 use crate::harness::pki::StoreFormat;
-use crate::harness::prometheus::{Panel, Prometheus};
+use crate::harness::prometheus::Prometheus;
 use crate::harness::quorum_probe::{describe_quorum, round_trip, voter_end};
 use crate::harness::transport::{PerNode, SaslMechanism, Transport};
 use crate::harness::workload::log_view::LogView;
@@ -106,7 +106,7 @@ fn three_kraftd_controllers_serve_brokers_through_a_leader_kill_under_load() {
         );
     }
     let prometheus = Prometheus::start(&dir, &metrics);
-    assert_dashboard_has_data(&prometheus);
+    prometheus.assert_dashboard_has_data(CONTROLLERS);
     // Quiet once every target has been scraped and the rules evaluated since (until then the sum
     // lacks the active one, and the rule is pending: its 10 s `for` keeps it from firing).
     prometheus.wait_targets_up(CONTROLLERS);
@@ -368,45 +368,6 @@ const ALERTS: [&str; 2] = ["AbnormalControllerState", "OfflinePartitions"];
 const CONTROLLERS: usize = 3;
 /// A topic whose one partition lives on the broker killed at the end.
 const OFFLINE_TOPIC: &str = "only-on-the-dead-broker";
-
-/// Every panel of Strimzi's KRaft dashboard that reads a controller's own metrics returns data
-/// (the others read Kubernetes' or a JVM's, which no kraftd exports: they are listed).
-fn assert_dashboard_has_data(prometheus: &Prometheus) {
-    let panels = Panel::strimzi_kraft();
-    let (ours, elsewhere): (Vec<&Panel>, Vec<&Panel>) =
-        panels.iter().partition(|p| p.reads_elsewhere().is_none());
-    // Every panel groups by pod: one series per controller (the raft-state table one per
-    // controller and state).
-    for panel in &ours {
-        let what = format!("a series per controller for panel {:?}", panel.title);
-        let series = prometheus.wait(&what, |p| {
-            let n = p
-                .query(&panel.query)
-                .unwrap_or_else(|e| panic!("panel {:?}: {e}", panel.title))
-                .len();
-            (n >= CONTROLLERS).then_some(n)
-        });
-        eprintln!("prometheus: panel {:?}: {series} series", panel.title);
-    }
-    assert_eq!(
-        (ours.len(), elsewhere.len()),
-        (14, 7),
-        "the dashboard's panels that read a controller's metrics, and the others"
-    );
-    for panel in &elsewhere {
-        let series = prometheus.query(&panel.query).expect("a valid query").len();
-        eprintln!(
-            "prometheus: panel {:?} reads {} ({series} series here)",
-            panel.title,
-            panel.reads_elsewhere().expect("elsewhere")
-        );
-    }
-    eprintln!(
-        "prometheus: {} of the {} panels of Strimzi's KRaft dashboard read the controllers' metrics, all with data",
-        ours.len(),
-        panels.len()
-    );
-}
 
 /// `OfflinePartitions` fires while the `dead` broker is down ([`OFFLINE_TOPIC`]'s partition, and
 /// any other it alone holds, has no leader) and is quiet once it runs again;

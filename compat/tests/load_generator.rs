@@ -2,7 +2,7 @@
 //! with functional outcomes only: brokers register, are unfenced and stay so; a CreateTopics
 //! storm creates every topic with the partitions asked; AlterPartition shrinks and expands ISRs
 //! exactly as asked, and a stale one is refused. Timings belong to the driver
-//! (controller_bench.rs), never to these asserts.
+//! (controller_bench/mod.rs), never to these asserts.
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -69,6 +69,27 @@ fn read_identity(config: &ControllerConfig) -> Result<Option<String>, String> {
     }
 }
 
+/// Serves `/metrics`, `/healthz` and `/readyz` for the node behind `node` on `socket` until the
+/// runtime stops; `/readyz` writes to `metadata_dir`.
+pub(crate) fn spawn_http(
+    socket: tokio::net::TcpListener,
+    node: NodeHandle,
+    settings: &node::NodeSettings,
+    metadata_dir: &std::path::Path,
+) -> Result<(), String> {
+    let addr = socket.local_addr().map_err(|e| e.to_string())?;
+    let state = http::HttpState {
+        node: Some(node),
+        health: settings.health.clone(),
+        channel: settings.peer.channel.clone(),
+        metadata_dir: metadata_dir.to_path_buf(),
+        process: Some(prometheus::process_collector::ProcessCollector::for_self()),
+    };
+    tokio::spawn(http::serve(socket, Arc::new(state)));
+    info!(target: "kraftd::http", "serving /metrics, /healthz and /readyz on http://{addr}");
+    Ok(())
+}
+
 /// What a node calls itself when a listener's host is empty, as Kafka uses the host name.
 fn local_host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
@@ -107,19 +128,10 @@ async fn serve(config: ControllerConfig) -> Result<(), RunError> {
         bound.endpoints(),
         rand::random(),
     );
-    let (health, channel) = (settings.health.clone(), settings.peer.channel.clone());
-    let running = launch(&config, bound, &cluster_id, settings, file_log, store);
+    let running = launch(&config, bound, &cluster_id, settings.clone(), file_log, store);
     if let Some(socket) = http_socket {
-        let addr = socket.local_addr().map_err(|e| e.to_string())?;
-        let state = http::HttpState {
-            node: Some(running.handle.clone()),
-            health,
-            channel,
-            metadata_dir: config.metadata_log_dir.clone(),
-            process: Some(prometheus::process_collector::ProcessCollector::for_self()),
-        };
-        tokio::spawn(http::serve(socket, Arc::new(state)));
-        info!(target: "kraftd::http", "serving /metrics, /healthz and /readyz on http://{addr}");
+        let dir = &config.metadata_log_dir;
+        spawn_http(socket, running.handle.clone(), &settings, dir)?;
     }
     info!(
         target: "kraftd::server",

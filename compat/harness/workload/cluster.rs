@@ -12,6 +12,7 @@ use super::log_view::LogView;
 use super::tools::Tools;
 use crate::harness::mixed_quorum::{Member, Mixed, QuorumMode};
 use crate::harness::netns::Placement;
+use crate::harness::prometheus::Prometheus;
 use crate::harness::quorum_probe::leader_view_at;
 use crate::harness::transport::Transport;
 use crate::harness::{free_port, JavaBroker, Kafka, Properties, Quorum, ServerBuilder};
@@ -67,6 +68,8 @@ pub struct Cluster {
     pub sasl_admin_config: PathBuf,
     sasl_ports: Vec<u16>,
     started: Instant,
+    /// Scraping every voter, when the workload watches Strimzi's alerts (alerts.rs).
+    pub(super) prometheus: Option<Prometheus>,
 }
 
 impl Cluster {
@@ -229,6 +232,7 @@ impl Cluster {
             sasl_admin_config,
             sasl_ports,
             started,
+            prometheus: None,
         }
     }
 

@@ -139,6 +139,7 @@ impl Cluster {
                 .is_some_and(|p| p.leader == -1)
         });
         self.check_metrics("brokers 102 and 103 down, unclean-0 offline");
+        self.offline_alert_fires_everywhere();
         self.restart(102);
         self.tools().admin(
             Tool::LeaderElection,
@@ -158,6 +159,7 @@ impl Cluster {
         self.checkpoint("unclean election");
         self.restart(103);
         self.wait_in_sync(&BROKERS);
+        self.offline_alert_quiet();
     }
 
     /// After the restarts many leaders are not the preferred replica; the tool moves them.

@@ -9,6 +9,7 @@
 //! for c in &w.checkpoints { /* compare images at c.offset */ }
 //! ```
 
+mod alerts;
 mod cluster;
 mod failures;
 pub mod log_view;
@@ -64,11 +65,15 @@ pub fn run_led_by_kraftd(
 }
 
 /// Runs every phase; with `move_leader`, then restarts the leader (its successor may be a Java
-/// voter or kraftd) and checks the metrics again.
+/// voter or kraftd) and checks the metrics again, and a real Prometheus watches Strimzi's
+/// controller alerts throughout (alerts.rs).
 fn phases(mut c: Cluster, move_leader: bool) -> Workload {
     c.wait_for("brokers 101-103 registered and unfenced", |v| {
         BROKERS.iter().all(|&b| v.is_active(b))
     });
+    if move_leader && c.q.metrics_addrs.iter().all(Option::is_some) {
+        c.watch_with_prometheus();
+    }
     c.checkpoint("bootstrap and broker registration");
     c.check_metrics("brokers registered");
     c.topics_and_configs();
@@ -95,6 +100,7 @@ fn phases(mut c: Cluster, move_leader: bool) -> Workload {
         let (from, to) = c.move_leadership();
         c.check_metrics(&format!("leader {from} restarted, {to} leads"));
     }
+    c.controller_alert_never_fired();
     c.stop()
 }
 

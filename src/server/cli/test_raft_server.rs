@@ -25,9 +25,10 @@ use super::LoadConfigError;
 use crate::log::{DirLock, FileLog, LockError, LogError};
 use crate::protocol::codec::{Uuid, UuidParseError};
 use crate::raft::{ProposeError, QuorumStateError};
+use crate::server::http;
 use crate::server::node::storage;
 use crate::server::node::{self, Appended, NodeHandle};
-use crate::server::run::{bind_controller_listeners, launch};
+use crate::server::run::{bind_controller_listeners, launch, spawn_http};
 
 #[derive(Debug, Args, PartialEq, Eq)]
 pub struct TestRaftServerArgs {
@@ -136,6 +137,11 @@ pub fn run(args: &TestRaftServerArgs) -> Result<(), RunError> {
         let voter_ids = config.quorum.voters.iter().map(|v| v.id).collect();
         let store = storage::open_quorum_state(&log, voter_ids).map_err(E::QuorumState)?;
         let bound = bind_controller_listeners(&config).await?;
+        // `kraftd.http.listener`, as `kraftd start` reads it: make bench scrapes it (bench/raft).
+        let http_socket = match http::listener_address(&config.originals)? {
+            Some(addr) => Some(http::bind(addr).await?),
+            None => None,
+        };
         let mut settings = node::node_settings(
             &config,
             CLUSTER_ID,
@@ -149,7 +155,10 @@ pub fn run(args: &TestRaftServerArgs) -> Result<(), RunError> {
         settings.replay_metadata = false;
         settings.snapshot_max_bytes = u64::MAX;
         settings.snapshot_max_interval = None;
-        let running = launch(&config, bound, CLUSTER_ID, settings, log, store);
+        let running = launch(&config, bound, CLUSTER_ID, settings.clone(), log, store);
+        if let Some(socket) = http_socket {
+            spawn_http(socket, running.handle.clone(), &settings, dir)?;
+        }
         let workload = Workload::new(args, config.node_id, running.handle.clone());
         running
             .run_until_stopped(async move { workload.run().await.map_err(|e| e.to_string()) })

@@ -155,23 +155,15 @@ pub fn controller_families(f: &mut Families, c: &ControllerSample, e: &EventMana
 
     // One gauge per registered broker (`…,name=BrokerRegistrationState,broker=<id>`), and on
     // the active controller one per broker for its heartbeats.
-    let states: Vec<(i32, f64)> = c
-        .broker_states
-        .iter()
-        .map(|(id, state)| (*id, f64::from(*state)))
-        .collect();
     per_broker_gauge(
         f,
         "BrokerRegistrationState",
         " (-1 unregistered, 10 fenced, 20 controlled shutdown, 30 active)",
-        &states,
+        c.broker_states.iter().map(|&(id, s)| (id, f64::from(s))),
     );
-    let heartbeats: Vec<(i32, f64)> = c
-        .since_last_heartbeat_ms
-        .iter()
-        .map(|(id, ms)| (*id, *ms as f64))
-        .collect();
-    per_broker_gauge(f, "TimeSinceLastHeartbeatReceivedMs", "", &heartbeats);
+    let heartbeats = c.since_last_heartbeat_ms.iter();
+    let heartbeats = heartbeats.map(|&(id, ms)| (id, ms as f64));
+    per_broker_gauge(f, "TimeSinceLastHeartbeatReceivedMs", "", heartbeats);
 
     let events = "kafka_controller_controllereventmanager_";
     f.gauge(
@@ -217,20 +209,19 @@ pub fn controller_families(f: &mut Families, c: &ControllerSample, e: &EventMana
 
 /// A `type=KafkaController` gauge with a `broker` label, one sample per broker (none: no family,
 /// as Java registers these per broker).
-fn per_broker_gauge(f: &mut Families, bean: &str, help_suffix: &str, values: &[(i32, f64)]) {
-    if values.is_empty() {
+fn per_broker_gauge(
+    f: &mut Families,
+    bean: &str,
+    help_suffix: &str,
+    values: impl ExactSizeIterator<Item = (i32, f64)>,
+) {
+    if values.len() == 0 {
         return;
     }
-    let ids: Vec<String> = values.iter().map(|(id, _)| id.to_string()).collect();
-    let labels: Vec<[(&str, &str); 1]> = ids.iter().map(|id| [("broker", id.as_str())]).collect();
-    let samples: Vec<(&[(&str, &str)], f64)> = labels
-        .iter()
-        .zip(values)
-        .map(|(l, (_, v))| (l.as_slice(), *v))
-        .collect();
-    f.gauge_samples(
+    f.gauge_by(
         &format!("{KAFKA_CONTROLLER}{}", bean.to_lowercase()),
         &format!("kafka.controller:type=KafkaController,name={bean}{help_suffix}"),
-        &samples,
+        "broker",
+        values,
     );
 }

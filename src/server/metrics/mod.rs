@@ -70,12 +70,15 @@ pub fn node_families(sample: &Sample, channel: &ChannelCounters) -> Families {
 }
 
 /// The exposition of `families` and, if given, the process collector's, in `format`.
-pub fn render(families: Families, process: Option<&ProcessCollector>, format: Format) -> String {
-    let mut all = families.0;
+pub fn render(
+    mut families: Families,
+    process: Option<&ProcessCollector>,
+    format: Format,
+) -> String {
     if let Some(p) = process {
-        all.extend(p.collect());
+        families.extend_collected(p.collect());
     }
-    text::encode(&all, format)
+    text::encode(&families.0, format)
 }
 
 #[cfg(test)]

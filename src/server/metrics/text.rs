@@ -1,6 +1,6 @@
-//! The exposition formats, written here over the `prometheus` crate's data model: its own text
-//! encoder panics on an untyped family (`unimplemented!`), which raft-metrics' current-state is
-//! under the JMX exporter's rules, and it has no OpenMetrics encoder.
+//! The exposition formats, written here over kraftd's families (families.rs): the `prometheus`
+//! crate's own text encoder panics on an untyped family (`unimplemented!`), which raft-metrics'
+//! current-state is under the JMX exporter's rules, and it has no OpenMetrics encoder.
 //!
 //! * Prometheus text format 0.0.4, as the JMX exporter writes it: `# HELP`, `# TYPE` (`gauge`,
 //!   `counter`, `untyped`), the samples; NaN as `NaN`.
@@ -9,7 +9,7 @@
 
 use std::fmt::Write;
 
-use prometheus::proto::{LabelPair, Metric, MetricFamily, MetricType};
+use super::families::{escape_into, Family, Kind, Value};
 
 pub const TEXT_FORMAT: &str = "text/plain; version=0.0.4; charset=utf-8";
 pub const OPENMETRICS_FORMAT: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -39,45 +39,58 @@ impl Format {
     }
 }
 
-pub fn encode(families: &[MetricFamily], format: Format) -> String {
-    let mut out = String::new();
+/// Bytes a sample line takes, about: what the text is reserved at up front, so that a scrape
+/// of a thousand brokers' gauges grows it once, not a dozen times.
+const LINE_BYTES: usize = 96;
+
+pub fn encode(families: &[Family], format: Format) -> String {
+    let lines: usize = families.iter().map(|f| f.samples.len() + 2).sum();
+    let mut out = String::with_capacity(lines * LINE_BYTES);
     for f in families {
-        let kind = f.get_field_type();
-        let name = f.name();
-        let family_name = match (format, kind) {
-            (Format::OpenMetrics, MetricType::COUNTER) => {
-                name.strip_suffix("_total").unwrap_or(name)
-            }
+        let name = f.name.as_str();
+        let family_name = match (format, f.kind) {
+            (Format::OpenMetrics, Kind::Counter) => name.strip_suffix("_total").unwrap_or(name),
             _ => name,
         };
-        let type_name = match (kind, format) {
-            (MetricType::COUNTER, _) => "counter",
-            (MetricType::GAUGE, _) => "gauge",
-            (MetricType::UNTYPED, Format::Text) => "untyped",
-            (MetricType::UNTYPED, Format::OpenMetrics) => "unknown",
-            (MetricType::HISTOGRAM, _) => "histogram",
-            // Not built by kraftd (the process collector makes counters and gauges only).
-            (MetricType::SUMMARY, _) => continue,
+        let type_name = match (f.kind, format) {
+            (Kind::Counter, _) => "counter",
+            (Kind::Gauge, _) => "gauge",
+            (Kind::Untyped, Format::Text) => "untyped",
+            (Kind::Untyped, Format::OpenMetrics) => "unknown",
+            (Kind::Histogram, _) => "histogram",
         };
-        if !f.help().is_empty() {
-            let _ = writeln!(out, "# HELP {family_name} {}", escape(f.help(), false));
+        if !f.help.is_empty() {
+            out.push_str("# HELP ");
+            out.push_str(family_name);
+            out.push(' ');
+            escape_into(&mut out, &f.help, false);
+            out.push('\n');
         }
-        let _ = writeln!(out, "# TYPE {family_name} {type_name}");
-        for m in f.get_metric() {
-            if kind == MetricType::HISTOGRAM {
-                histogram_lines(&mut out, name, m);
-                continue;
+        for part in ["# TYPE ", family_name, " ", type_name, "\n"] {
+            out.push_str(part);
+        }
+        for sample in &f.samples {
+            match &sample.value {
+                Value::Histogram {
+                    buckets,
+                    count,
+                    sum,
+                } => histogram_lines(&mut out, name, buckets, *count, *sum),
+                Value::Number(value) => {
+                    out.push_str(name);
+                    // OpenMetrics: a counter's samples end in `_total`.
+                    if format == Format::OpenMetrics
+                        && f.kind == Kind::Counter
+                        && !name.ends_with("_total")
+                    {
+                        out.push_str("_total");
+                    }
+                    out.push_str(&sample.labels);
+                    out.push(' ');
+                    number_into(&mut out, *value);
+                    out.push('\n');
+                }
             }
-            let value = match kind {
-                MetricType::COUNTER => m.get_counter().get_value(),
-                MetricType::GAUGE => m.get_gauge().get_value(),
-                _ => untyped_value(m),
-            };
-            let sample = match (format, kind) {
-                (Format::OpenMetrics, MetricType::COUNTER) => format!("{family_name}_total"),
-                _ => name.to_string(),
-            };
-            let _ = writeln!(out, "{sample}{} {}", labels(m.get_label()), number(value));
         }
     }
     if format == Format::OpenMetrics {
@@ -87,59 +100,29 @@ pub fn encode(families: &[MetricFamily], format: Format) -> String {
 }
 
 /// A histogram's `_bucket` lines (cumulative, `+Inf` last), `_sum` and `_count`.
-fn histogram_lines(out: &mut String, name: &str, m: &Metric) {
-    let h = m.get_histogram();
-    for b in h.get_bucket() {
-        let _ = writeln!(
-            out,
-            "{name}_bucket{{le=\"{}\"}} {}",
-            number(b.upper_bound()),
-            b.cumulative_count()
-        );
+fn histogram_lines(out: &mut String, name: &str, buckets: &[(f64, u64)], count: u64, sum: f64) {
+    for (bound, n) in buckets {
+        let _ = write!(out, "{name}_bucket{{le=\"");
+        number_into(out, *bound);
+        let _ = writeln!(out, "\"}} {n}");
     }
-    let _ = writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {}", h.get_sample_count());
-    let _ = writeln!(out, "{name}_sum {}", number(h.get_sample_sum()));
-    let _ = writeln!(out, "{name}_count {}", h.get_sample_count());
+    let _ = writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {count}");
+    let _ = write!(out, "{name}_sum ");
+    number_into(out, sum);
+    let _ = writeln!(out, "\n{name}_count {count}");
 }
 
-#[allow(deprecated)] // the plain model's untyped accessors (see families.rs)
-fn untyped_value(m: &Metric) -> f64 {
-    m.get_untyped().get_value()
-}
-
-fn labels(pairs: &[LabelPair]) -> String {
-    if pairs.is_empty() {
-        return String::new();
-    }
-    let inner: Vec<String> = pairs
-        .iter()
-        .map(|l| format!("{}=\"{}\"", l.name(), escape(l.value(), true)))
-        .collect();
-    format!("{{{}}}", inner.join(","))
-}
-
-/// `\` and newlines escaped, and `"` in label values.
-fn escape(s: &str, quotes: bool) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '"' if quotes => out.push_str("\\\""),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// Go's float syntax as Prometheus reads it: `NaN`, `+Inf`, `-Inf`, else the shortest decimal.
-fn number(v: f64) -> String {
+/// Go's float syntax as Prometheus reads it: `NaN`, `+Inf`, `-Inf`, else the shortest decimal
+/// (an integral value as its integer, which is the same text, written faster).
+fn number_into(out: &mut String, v: f64) {
     if v.is_nan() {
-        "NaN".into()
+        out.push_str("NaN");
     } else if v.is_infinite() {
-        if v > 0.0 { "+Inf" } else { "-Inf" }.into()
+        out.push_str(if v > 0.0 { "+Inf" } else { "-Inf" });
+    } else if v.fract() == 0.0 && v.abs() < 1e15 && !(v == 0.0 && v.is_sign_negative()) {
+        out.push_str(itoa::Buffer::new().format(v as i64));
     } else {
-        v.to_string()
+        let _ = write!(out, "{v}");
     }
 }
 
@@ -148,7 +131,7 @@ mod tests {
     use super::*;
     use crate::server::metrics::families::Families;
 
-    fn sample_families() -> Vec<MetricFamily> {
+    fn sample_families() -> Vec<Family> {
         let mut f = Families::default();
         f.untyped("x_state", "The state", &[("state", "a\"b\\c\nd")], 1.0);
         f.counter("x_requests_total", "Requests", 3.0);
@@ -184,6 +167,34 @@ mod tests {
             "{text}"
         );
         assert!(text.ends_with("x_big +Inf\n# EOF\n"), "{text}");
+    }
+
+    #[test]
+    fn numbers_read_as_the_shortest_decimal_integral_or_not() {
+        let values = [
+            0.0,
+            -0.0,
+            1.0,
+            -5.0,
+            42.0,
+            1e14,
+            999_999_999_999_999.0,
+            1e15,
+            1e20,
+            -1e16,
+            0.5,
+            -2.25,
+            1.0 / 3.0,
+            1e-7,
+            123_456.789,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+        ];
+        for v in values {
+            let mut out = String::new();
+            number_into(&mut out, v);
+            assert_eq!(out, v.to_string(), "{v:e}");
+        }
     }
 
     #[test]

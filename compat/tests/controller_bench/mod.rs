@@ -18,6 +18,12 @@
 //! client TLS (`PeerSettings::tls`), and the figures land beside PLAINTEXT's as `w3_tls`, with
 //! the kraftd/Java ratios over TLS and each implementation's TLS/PLAINTEXT ratios.
 //!
+//! `KRAFTD_LOAD_SCRAPE=1` (what `make bench-controller` passes) runs W3 once more per
+//! implementation on a quorum whose controllers serve Prometheus metrics, scraped once a second in
+//! alternate phases of its measured window (scraped.rs): figures `w3_scraped`, with each
+//! implementation's scraped/unscraped ratios. The smoke run in `make test` scrapes the W3 of its
+//! one quorum instead, so that the scraper and its checks run in CI.
+//!
 //! `KRAFTD_LOAD_SIZE=full` (`make bench-controller`) or `quick` (`make bench-controller
 //! QUICK=1`) writes `target/bench/controller.json` with the kraftd/Java ratios; without it a
 //! smoke run of a few seconds per quorum runs in `make test`. Knobs override single sizes (see
@@ -26,6 +32,9 @@
 //! and never fenced again), after writing the JSON. Requests refused or left unanswered on the
 //! way (e.g. REQUEST_TIMED_OUT from a loaded Java controller) are counted in the JSON.
 
+mod scraped;
+
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -67,6 +76,8 @@ struct Sizes {
     /// W3 on PLAINTEXT controller listeners (with W2 and churn), and/or over mutual TLS.
     plaintext: bool,
     mtls: bool,
+    /// W3 once more, scraped once a second in alternate phases of this length.
+    scrape_phase: Option<Duration>,
 }
 
 impl Sizes {
@@ -75,7 +86,8 @@ impl Sizes {
     /// CHURN_PARTITIONS, CHURN_BATCH, CHURN_SECONDS, W3_BROKERS, W3_SECONDS, HEARTBEAT_MS,
     /// W3_FRESH (1: W3 on a quorum of its own, the default but for smoke runs);
     /// `KRAFTD_LOAD_IMPLS` (kraftd,java) which quorums run; `KRAFTD_LOAD_TRANSPORT` (plaintext,
-    /// mtls or both) on which controller listeners.
+    /// mtls, both, or none: neither) on which controller listeners; `KRAFTD_LOAD_SCRAPE` (1: W3 under
+    /// scrapes, the default for smoke runs) with SCRAPE_PHASE_S (a tenth of W3_SECONDS, at least 5).
     fn from_env() -> Sizes {
         let mode = std::env::var("KRAFTD_LOAD_SIZE").unwrap_or_else(|_| "smoke".into());
         let transport =
@@ -84,7 +96,11 @@ impl Sizes {
             "plaintext" => (true, false),
             "mtls" => (false, true),
             "both" => (true, true),
-            other => panic!("KRAFTD_LOAD_TRANSPORT must be plaintext, mtls or both, not {other:?}"),
+            // Only the scraped W3 (with KRAFTD_LOAD_SCRAPE=1).
+            "none" => (false, false),
+            other => {
+                panic!("KRAFTD_LOAD_TRANSPORT must be plaintext, mtls, both or none, not {other:?}")
+            }
         };
         // (W2 topics, churn partitions, churn s, W3 brokers, W3 s)
         let (topics, churn_partitions, churn_seconds, brokers, seconds) = match mode.as_str() {
@@ -93,6 +109,10 @@ impl Sizes {
             "smoke" => (100, 30, 3, 20, 10),
             other => panic!("KRAFTD_LOAD_SIZE must be smoke, quick or full, not {other:?}"),
         };
+        let w3_seconds = knob("W3_SECONDS", seconds);
+        // The smoke run scrapes its one quorum's W3, so that make test runs the scraper.
+        let scrape_phase = (knob::<u8>("SCRAPE", u8::from(mode == "smoke")) != 0)
+            .then(|| Duration::from_secs(knob("SCRAPE_PHASE_S", (w3_seconds / 10).max(5))));
         Sizes {
             w2_topics: knob("W2_TOPICS", topics),
             w2_partitions: knob("W2_PARTITIONS", 10),
@@ -102,7 +122,7 @@ impl Sizes {
             churn_batch: knob("CHURN_BATCH", 50),
             churn_seconds: knob("CHURN_SECONDS", churn_seconds),
             w3_brokers: knob("W3_BROKERS", brokers),
-            w3_seconds: knob("W3_SECONDS", seconds),
+            w3_seconds,
             // Kafka's default broker.heartbeat.interval.ms.
             heartbeat_ms: knob("HEARTBEAT_MS", 2000),
             // The smoke run saves a quorum start.
@@ -115,6 +135,7 @@ impl Sizes {
             mode,
             plaintext,
             mtls,
+            scrape_phase,
         }
     }
 
@@ -136,6 +157,7 @@ impl Sizes {
             "w3": {"brokers": self.w3_brokers, "seconds": self.w3_seconds,
                    "heartbeat_interval_ms": self.heartbeat_ms, "own_quorum": self.w3_fresh},
             "transports": transports,
+            "w3_scraped_phase_s": self.scrape_phase.map(|p| p.as_secs()),
         })
     }
 }
@@ -173,13 +195,24 @@ fn controller_load_on_kraftd_and_java() {
             kraftd: PerNode::Every(StoreFormat::Pkcs12),
         };
         let tls_plan: &[&[Workload]] = if sizes.mtls { &[&[Workload::W3]] } else { &[] };
+        // Scraped: a W3 of its own; when W3 shares W2's quorum (the smoke run), that quorum.
+        let scraped_plan: &[&[Workload]] = match sizes.scrape_phase {
+            Some(_) if sizes.w3_fresh => &[&[Workload::W3]],
+            _ => &[],
+        };
+        let shared_scraped = sizes.scrape_phase.is_some() && !sizes.w3_fresh;
         let runs = plan
             .iter()
-            .map(|w| (Transport::Plaintext, *w))
-            .chain(tls_plan.iter().map(|w| (tls, *w)));
+            .map(|w| (Transport::Plaintext, *w, shared_scraped))
+            .chain(tls_plan.iter().map(|w| (tls, *w, false)))
+            .chain(
+                scraped_plan
+                    .iter()
+                    .map(|w| (Transport::Plaintext, *w, true)),
+            );
         let mut result = Map::new();
-        for (transport, workloads) in runs {
-            let (figures, failed) = run_quorum(name, kraftd, &sizes, transport, workloads);
+        for (transport, workloads, scrape) in runs {
+            let (figures, failed) = run_quorum(name, kraftd, &sizes, transport, workloads, scrape);
             failures.extend(failed.into_iter().map(|f| format!("{name}: {f}")));
             result.extend(figures);
         }
@@ -191,8 +224,13 @@ fn controller_load_on_kraftd_and_java() {
     if sizes.mtls {
         eprintln!("W3 over mutual TLS / PLAINTEXT: {tls_ratios}");
     }
+    let scraped_ratios = scraped::ratios(&results);
+    if sizes.scrape_phase.is_some() {
+        eprintln!("W3 scraped / unscraped: {scraped_ratios}");
+    }
     let doc = json!({ "sizes": sizes.json(), "results": results, "ratios_kraftd_over_java": ratios,
-                      "ratios_w3_tls_over_plaintext": tls_ratios });
+                      "ratios_w3_tls_over_plaintext": tls_ratios,
+                      "ratios_w3_scraped_over_unscraped": scraped_ratios });
     // `KRAFTD_LOAD_JSON`: another file name, for runs that must not replace make bench's.
     let name = std::env::var("KRAFTD_LOAD_JSON").unwrap_or_else(|_| {
         if sizes.mode == "smoke" {
@@ -273,21 +311,24 @@ enum Workload {
 }
 
 /// Runs `workloads` on a new quorum whose controller listeners are on `transport`; returns
-/// their figures by name (`_tls` appended over mutual TLS) and what went wrong functionally.
-/// W2's three brokers register first and heartbeat throughout.
+/// their figures by name (`_tls` appended over mutual TLS, `_scraped` when `scrape`: the
+/// controllers serve Prometheus metrics, and W3 is scraped in alternate phases) and what went
+/// wrong functionally. W2's three brokers register first and heartbeat throughout.
 fn run_quorum(
     kind: &str,
     kraftd: &[i32],
     sizes: &Sizes,
     transport: Transport,
     workloads: &[Workload],
+    scrape: bool,
 ) -> (Map<String, Value>, Vec<String>) {
-    let suffix = match transport {
-        Transport::Plaintext => "",
-        Transport::MutualTls { .. } => "_tls",
-        Transport::SaslSsl { .. } => panic!("the load generator speaks no SASL"),
+    let suffix = match (transport, scrape) {
+        (Transport::Plaintext, false) => "",
+        (Transport::Plaintext, true) => "_scraped",
+        (Transport::MutualTls { .. }, _) => "_tls",
+        (Transport::SaslSsl { .. }, _) => panic!("the load generator speaks no SASL"),
     };
-    let mut q = Mixed::start_on(
+    let mut q = Mixed::start_observed(
         Kafka::get(),
         QuorumMode::Static,
         Placement::default(),
@@ -295,12 +336,20 @@ fn run_quorum(
         kraftd,
         &[],
         &[],
+        scrape,
     );
     let leader = q.wait_for_leader(0).leader_id;
     let controllers = controllers_of(&q);
     controllers.set_leader(leader);
     let mut run = Run {
-        kind: format!("{kind}{}", if suffix.is_empty() { "" } else { " (mTLS)" }),
+        kind: format!(
+            "{kind}{}",
+            match suffix {
+                "_tls" => " (mTLS)",
+                "_scraped" => " (scraped)",
+                _ => "",
+            }
+        ),
         suffix,
         sizes: sizes.clone(),
         pids: q
@@ -311,6 +360,7 @@ fn run_quorum(
             .collect(),
         controllers,
         cluster_id: q.cluster_id.clone(),
+        metrics_addrs: q.metrics_addrs.iter().flatten().copied().collect(),
         failures: Vec::new(),
         out: Map::new(),
     };
@@ -366,6 +416,8 @@ struct Run {
     pids: Vec<(i32, u32)>,
     controllers: Arc<Controllers>,
     cluster_id: String,
+    /// Every controller's Prometheus endpoint, on a quorum started to be scraped.
+    metrics_addrs: Vec<SocketAddr>,
     failures: Vec<String>,
     out: Map<String, Value>,
 }
@@ -493,14 +545,57 @@ impl Run {
         fleet.begin_measuring();
         let (before, me) = (sample(&self.pids), ProcessSample::read(std::process::id()));
         let measured = Instant::now();
-        tokio::time::sleep(Duration::from_secs(sizes.w3_seconds)).await;
+        let length = Duration::from_secs(sizes.w3_seconds);
+        let phased = match sizes
+            .scrape_phase
+            .filter(|_| !self.metrics_addrs.is_empty())
+        {
+            None => {
+                tokio::time::sleep(length).await;
+                None
+            }
+            Some(phase) => {
+                let scraper = scraped::Scraper::start(self.metrics_addrs.clone());
+                let leader = controllers.leader_id();
+                let (figures, heartbeats) =
+                    scraped::alternate(&scraper, &fleet, &self.pids, leader, length, phase).await;
+                let tally = scraper.stop();
+                if let Some(why) = scraped::Scraper::failure(&tally) {
+                    self.failures.push(format!("W3 scraped: {why}"));
+                }
+                eprintln!(
+                    "  {kind} W3 scraped/unscraped: {} ({} scrapes, samples per controller {:?})",
+                    figures["ratios_scraped_over_unscraped"], tally.scrapes, tally.samples
+                );
+                let mut figures = figures;
+                figures["scrapes"] = json!(tally.scrapes);
+                figures["samples_per_scrape"] = Value::Object(tally.samples);
+                figures["raft_metrics_samples"] = Value::Object(tally.raft_samples);
+                Some((figures, heartbeats))
+            }
+        };
         let wall = measured.elapsed();
         let (after, me_after) = (sample(&self.pids), ProcessSample::read(std::process::id()));
         fleet.end_measuring();
         let cpu = window(&before, &after, wall, controllers.leader_id());
         let generator_cpu = me.zip(me_after).map(|(b, a)| a.cpu_since(&b).as_secs_f64());
+        let mut phased = phased;
+        if let Some((figures, _)) = phased.as_mut() {
+            // After the window, the fleet still heartbeating: each controller's CPU per scrape.
+            let targets = self.pids.iter().zip(&self.metrics_addrs);
+            let targets: Vec<_> = targets.map(|(&(id, pid), &addr)| (id, pid, addr)).collect();
+            let cost = tokio::task::spawn_blocking(move || scraped::cost_per_scrape(targets))
+                .await
+                .expect("the scrape-cost thread does not panic");
+            eprintln!("  {kind} W3 CPU per scrape: {cost:?}");
+            figures["cost_per_scrape"] = Value::Object(cost);
+        }
         let r = fleet.stop().await;
-        let hb = r.heartbeats.summary();
+        // Phases restart the heartbeat timing: their union is the whole window's.
+        let hb = match &phased {
+            Some((_, heartbeats)) => heartbeats.summary(),
+            None => r.heartbeats.summary(),
+        };
         eprintln!(
             "  {kind} W3: {} brokers unfenced after {:?}; {} fencings; heartbeat {}; active controller CPU {}; generator CPU {generator_cpu:?} s",
             r.unfenced, all_unfenced.as_ref().ok(), r.fencings, hb.line(), cpu["active"]
@@ -527,6 +622,10 @@ impl Run {
             "rss_before_fleet_mib": idle.iter().map(|(id, s)| (id.to_string(), json!(s.rss_kib as f64 / 1024.0))).collect::<Map<_, _>>(),
             "controllers": cpu,
         });
+        let mut w3 = w3;
+        if let Some((figures, _)) = phased {
+            w3["scrape"] = figures;
+        }
         self.out.insert(format!("w3{}", self.suffix), w3);
     }
 }
