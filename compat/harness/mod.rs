@@ -61,3 +61,14 @@ pub use props::Properties;
 pub use server_builder::{voters, Quorum, ServerBuilder, Voter};
 pub use testdir::{runs_root, TestDir, KEEP_ENV};
 pub use tools::{parse_finalized_features, random_kafka_uuid, FormatFlag, QuorumStatus};
+
+/// The number in environment variable `var`, or `default` when it is unset; a bench knob. Panics
+/// (the run cannot mean anything) when it is set to something else.
+pub fn env_number<T: std::str::FromStr>(var: &str, default: T) -> T {
+    match std::env::var(var) {
+        Err(_) => default,
+        Ok(v) => v
+            .parse()
+            .unwrap_or_else(|_| panic!("{var} must be a number, not {v:?}")),
+    }
+}

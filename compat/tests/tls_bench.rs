@@ -85,13 +85,7 @@ impl Knobs {
 }
 
 fn knob<T: std::str::FromStr>(name: &str, default: T) -> T {
-    let var = format!("KRAFTD_TLS_BENCH_{name}");
-    match std::env::var(&var) {
-        Err(_) => default,
-        Ok(v) => v
-            .parse()
-            .unwrap_or_else(|_| panic!("{var} must be a number, not {v:?}")),
-    }
+    crate::harness::env_number(&format!("KRAFTD_TLS_BENCH_{name}"), default)
 }
 
 #[test]

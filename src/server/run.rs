@@ -128,7 +128,14 @@ async fn serve(config: ControllerConfig) -> Result<(), RunError> {
         bound.endpoints(),
         rand::random(),
     );
-    let running = launch(&config, bound, &cluster_id, settings.clone(), file_log, store);
+    let running = launch(
+        &config,
+        bound,
+        &cluster_id,
+        settings.clone(),
+        file_log,
+        store,
+    );
     if let Some(socket) = http_socket {
         let dir = &config.metadata_log_dir;
         spawn_http(socket, running.handle.clone(), &settings, dir)?;

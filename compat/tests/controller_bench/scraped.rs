@@ -233,7 +233,9 @@ pub fn cost_per_scrape(targets: Vec<(i32, u32, SocketAddr)>) -> Map<String, Valu
     let mut out = Map::new();
     for (id, pid, addr) in targets {
         let cpu = || ProcessSample::read(pid).map(|s| s.cpu.as_secs_f64());
-        let (Some(c0), t0) = (cpu(), Instant::now()) else { continue };
+        let (Some(c0), t0) = (cpu(), Instant::now()) else {
+            continue;
+        };
         std::thread::sleep(Duration::from_secs(5));
         let Some(c1) = cpu() else { continue };
         let base_per_s = (c1 - c0) / t0.elapsed().as_secs_f64();
