@@ -30,7 +30,6 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.environ.get("BENCH_OUT", os.path.join(REPO, "target", "bench"))
 DOC = os.environ.get("BENCH_DOC", os.path.join(REPO, "docs", "performance.md"))
 PLOTS = os.path.join(os.path.dirname(DOC), "performance")
-NOT_MEASURED = "not measured in this run"
 # What the report reads from target/bench/controller.json: results.<impl>.<path> for impl kraftd
 # and java (the driver's own shape); any figure may be absent.
 CONTROLLER_FIGURES = [
@@ -95,6 +94,7 @@ GOAL_NOTES = [
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import report_plots  # noqa: E402  bench/report_plots.py: the PNGs
 import report_scrape  # noqa: E402  bench/report_scrape.py: W1 and W3 under 1 s scrapes
+from report_text import NOT_MEASURED, table  # noqa: E402  bench/report_text.py
 
 
 def read_json(path):
@@ -165,12 +165,6 @@ def goal_row(figure, goal, k, j, unit, met_fn):
     return [figure, goal, num(k) + (f" {unit}" if k is not None and unit else ""),
             num(j) + (f" {unit}" if j is not None and unit else ""),
             "—" if r is None else f"{r:.3g}", met]
-
-
-def table(header, rows):
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 def quorum(failover, name):

@@ -5,8 +5,9 @@ scraped.rs). Both pair scraped and unscraped phases inside one run; a ratio is t
 phases' figure over the unscraped phases'.
 """
 
+from report_text import NOT_MEASURED, table
+
 GOAL = 0.02  # at most 2 % either way
-NOT_MEASURED = "not measured in this run"
 
 
 def _fmt(v):
@@ -30,12 +31,6 @@ def _within(ratios, keys, interval=None):
 
 def _interval(iv):
     return "—" if not iv or None in iv else f"{iv[0]:.3f}–{iv[1]:.3f}"
-
-
-def _table(header, rows):
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    return "\n".join(out)
 
 
 def w1_rows(raft):
@@ -90,14 +85,14 @@ def section(raft, ctrl):
     w1 = w1_rows(raft)
     text += ["W1 (`make bench-raft`, RAFT_BENCH_SCRAPE=1): closed loop, linger 0, 1 record in flight and each "
              "implementation's saturation window.", "",
-             _table(["impl", "in flight", "p99 µs unscraped / scraped", "records/s unscraped / scraped",
+             table(["impl", "in flight", "p99 µs unscraped / scraped", "records/s unscraped / scraped",
                      "p50 ratio", "p99 ratio", "records/s ratio", "records/s ratio, 95 %", "scrapes", "within 2 %"], w1)
              if w1 else f"W1 under scrapes: {NOT_MEASURED}.", ""]
     w3 = w3_rows(ctrl)
     text += ["W3 (`make bench-controller`, CONTROLLER_BENCH_SCRAPE=1): the same fleet on a quorum of its own "
              "whose controllers serve metrics; after its window, each controller's CPU per scrape from 300 scrapes back "
              "to back, less its unscraped CPU over as long.", "",
-             _table(["impl", "active CPU ms/s unscraped / scraped", "active CPU ratio", "active CPU ratio, 95 %",
+             table(["impl", "active CPU ms/s unscraped / scraped", "active CPU ratio", "active CPU ratio, 95 %",
                      "all controllers' CPU ratio",
                      "heartbeat p50 ratio", "heartbeat p99 ratio", "scrapes",
                      "CPU ms per scrape, by node (active in bold)", "within 2 %"], w3)

@@ -540,7 +540,7 @@ impl Run {
         let (before, me) = (sample(&self.pids), ProcessSample::read(std::process::id()));
         let measured = Instant::now();
         let length = Duration::from_secs(sizes.w3_seconds);
-        let phased = match sizes
+        let mut phased = match sizes
             .scrape_phase
             .filter(|_| !self.metrics_addrs.is_empty())
         {
@@ -551,20 +551,17 @@ impl Run {
             Some(phase) => {
                 let scraper = scraped::Scraper::start(self.metrics_addrs.clone());
                 let leader = controllers.leader_id();
-                let (figures, heartbeats) =
+                let (mut figures, heartbeats) =
                     scraped::alternate(&scraper, &fleet, &self.pids, leader, length, phase).await;
                 let tally = scraper.stop();
-                if let Some(why) = scraped::Scraper::failure(&tally) {
+                if let Some(why) = tally.failure() {
                     self.failures.push(format!("W3 scraped: {why}"));
                 }
                 eprintln!(
                     "  {kind} W3 scraped/unscraped: {} ({} scrapes, samples per controller {:?})",
                     figures["ratios_scraped_over_unscraped"], tally.scrapes, tally.samples
                 );
-                let mut figures = figures;
-                figures["scrapes"] = json!(tally.scrapes);
-                figures["samples_per_scrape"] = Value::Object(tally.samples);
-                figures["raft_metrics_samples"] = Value::Object(tally.raft_samples);
+                tally.add_to(&mut figures);
                 Some((figures, heartbeats))
             }
         };
@@ -573,9 +570,9 @@ impl Run {
         fleet.end_measuring();
         let cpu = window(&before, &after, wall, controllers.leader_id());
         let generator_cpu = me.zip(me_after).map(|(b, a)| a.cpu_since(&b).as_secs_f64());
-        let mut phased = phased;
-        if let Some((figures, _)) = phased.as_mut() {
-            // After the window, the fleet still heartbeating: each controller's CPU per scrape.
+        // After the window, the fleet still heartbeating: each controller's CPU per scrape (not
+        // in the smoke run, where 300 scrapes of each Java controller would take a minute).
+        if let Some((figures, _)) = phased.as_mut().filter(|_| sizes.mode != "smoke") {
             let targets = self.pids.iter().zip(&self.metrics_addrs);
             let targets: Vec<_> = targets.map(|(&(id, pid), &addr)| (id, pid, addr)).collect();
             let cost = tokio::task::spawn_blocking(move || scraped::cost_per_scrape(targets))
@@ -603,7 +600,7 @@ impl Run {
                 r.fencings, r.errors
             ));
         }
-        let w3 = json!({
+        let mut w3 = json!({
             "brokers": r.brokers, "registered": r.registered, "unfenced": r.unfenced,
             "spurious_fencings": r.fencings + base.report().fencings, "errors": r.errors.json(),
             "all_unfenced_after_s": all_unfenced.as_ref().ok().map(Duration::as_secs_f64),
@@ -616,7 +613,6 @@ impl Run {
             "rss_before_fleet_mib": idle.iter().map(|(id, s)| (id.to_string(), json!(s.rss_kib as f64 / 1024.0))).collect::<Map<_, _>>(),
             "controllers": cpu,
         });
-        let mut w3 = w3;
         if let Some((figures, _)) = phased {
             w3["scrape"] = figures;
         }

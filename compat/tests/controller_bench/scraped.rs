@@ -38,6 +38,27 @@ pub struct Tally {
     pub raft_samples: Map<String, Value>,
 }
 
+impl Tally {
+    /// Why the scrapes do not count: none answered, some failed, or a controller's carried no
+    /// raft metrics. `None` when every one of them did.
+    pub fn failure(&self) -> Option<String> {
+        let no_raft = self.raft_samples.values().any(|v| v.as_u64() == Some(0));
+        (self.scrapes == 0 || self.failed > 0 || no_raft).then(|| {
+            format!(
+                "scrapes: {} answered, {} failed {:?}, raft samples {:?}",
+                self.scrapes, self.failed, self.failures, self.raft_samples
+            )
+        })
+    }
+
+    /// Its counts into a run's figures.
+    pub fn add_to(self, figures: &mut Value) {
+        figures["scrapes"] = json!(self.scrapes);
+        figures["samples_per_scrape"] = Value::Object(self.samples);
+        figures["raft_metrics_samples"] = Value::Object(self.raft_samples);
+    }
+}
+
 /// A thread scraping every controller once a second while switched on.
 pub struct Scraper {
     on: Arc<AtomicBool>,
@@ -105,18 +126,6 @@ impl Scraper {
             t.join().expect("the scraper thread does not panic");
         }
         std::mem::take(&mut *self.tally.lock().expect("not poisoned"))
-    }
-
-    /// Why the scrapes do not count: none answered, some failed, or a controller's carried no
-    /// raft metrics. `None` when every one of them did.
-    pub fn failure(tally: &Tally) -> Option<String> {
-        let no_raft = tally.raft_samples.values().any(|v| v.as_u64() == Some(0));
-        (tally.scrapes == 0 || tally.failed > 0 || no_raft).then(|| {
-            format!(
-                "scrapes: {} answered, {} failed {:?}, raft samples {:?}",
-                tally.scrapes, tally.failed, tally.failures, tally.raft_samples
-            )
-        })
     }
 }
 
@@ -280,7 +289,7 @@ fn scrapes_of_nothing_or_of_no_raft_metrics_fail_the_run() {
         let scraper = Scraper::start(vec![addr]);
         scraper.switch(true);
         std::thread::sleep(Duration::from_millis(300));
-        Scraper::failure(&scraper.stop())
+        scraper.stop().failure()
     };
     // Nothing listens there.
     let dead = SocketAddr::from(([127, 0, 0, 1], crate::harness::free_port()));
