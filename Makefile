@@ -59,8 +59,10 @@ clippy:
 # tests, and the snapshot writer's and reader's peak memory (a test binary of its own).
 unit:
 	$(CARGO) test --release $(TEST_FEATURES) --lib --test protocol_vectors --test codec_oracle --test protocol_records --test wire --test log_crash --test raft_scenarios --test raft_sim --test controller_sim --test snapshot_memory
+	cd bench/raft && python3 -m unittest -q test_scrape_phases
 
-# `make run` as a fresh checkout would do it: it must come up and answer ApiVersions on 9093.
+# `make run` as a fresh checkout would do it: it must come up, answer ApiVersions on 9093 and
+# serve /metrics on 9404.
 # Built with the tests' features (TEST_FEATURES), which add no behaviour, to share their build.
 run-smoke: BUILD_FEATURES = $(TEST_FEATURES)
 run-smoke: build
@@ -70,8 +72,9 @@ run-smoke: build
 	@# setsid: `make run` and the kraftd it starts get a process group of their own to stop.
 	@setsid $(MAKE) --no-print-directory run BUILD_FEATURES="$(BUILD_FEATURES)" > target/run-smoke/make-run.log 2>&1 < /dev/null & pid=$$!; \
 	  ok=0; python3 compat/api-versions-probe.py 127.0.0.1 9093 120 || ok=$$?; \
+	  [ $$ok -ne 0 ] || python3 compat/metrics-probe.py 127.0.0.1:9404 || ok=$$?; \
 	  kill -TERM -- -$$pid 2>/dev/null; sleep 1; kill -KILL -- -$$pid 2>/dev/null; \
-	  if [ $$ok -ne 0 ]; then echo "make run did not answer ApiVersions:"; cat target/run-smoke/make-run.log; exit 1; fi; \
+	  if [ $$ok -ne 0 ]; then echo "make run did not answer ApiVersions, or its /metrics lacked a family:"; cat target/run-smoke/make-run.log; exit 1; fi; \
 	  python3 -c 'import socket,sys,time; t=time.time()+10; c=lambda: socket.socket().connect_ex(("127.0.0.1",9093))==0; \
 	    [time.sleep(0.1) for _ in iter(lambda: c() and time.time()<t, False)]; sys.exit(1 if c() else 0)' \
 	    || { echo "run-smoke: kraftd still listens on 9093 after make run was stopped"; exit 1; }
@@ -185,7 +188,7 @@ vectors:
 #   picks the runs; RAFT_BENCH_TLS_LINGERS (RAFT_BENCH_LINGERS, else 0,25) and RAFT_BENCH_TLS_SATURATION
 #   (empty: no saturation sweep over TLS) size the TLS run. RAFT_BENCH_SCRAPE (1): the PLAINTEXT run
 #   ends with W1 under 1 s Prometheus scrapes, per implementation 1 record in flight and its saturation
-#   window, RAFT_BENCH_SCRAPE_S (300; the saturation window RAFT_BENCH_SCRAPE_SATURATED_S, 300) measured
+#   window, RAFT_BENCH_SCRAPE_S (300; the saturation window RAFT_BENCH_SCRAPE_SATURATED_S, 200: Java's fills ~55 GB) measured
 #   in alternate scraped and unscraped RAFT_BENCH_SCRAPE_PHASE_S (5) phases ("scrape" in raft.json).
 # `bench-image`: the metadata image at scale (target/bench/image.json): a synthesized log of
 #   IMAGE_BENCH_TOPICS (1000) x IMAGE_BENCH_PARTITIONS (1000) partitions x IMAGE_BENCH_REPLICAS (3),
@@ -225,7 +228,8 @@ vectors:
 #   whose controller listeners are SSL with client certificates required, the fleet dialling over
 #   mutual TLS (figures "w3_tls" in controller.json, beside PLAINTEXT's, with ratios).
 #   CONTROLLER_BENCH_SCRAPE (1): W3 once more per implementation on a quorum serving Prometheus metrics,
-#   scraped once a second in alternate phases of its window ("w3_scraped": scraped/unscraped ratios).
+#   scraped once a second in alternate 5 s phases of its window ("w3_scraped": scraped/unscraped ratios),
+#   then scraped every 100 ms in alternate phases for 120 s (each controller's CPU per scrape).
 # `bench-tls`: the cost of a mutual-TLS connection (compat/tests/tls_bench.rs; target/bench/tls.json):
 #   a single-node kraftd and a single-node Java controller, same PKCS12 stores, SSL listener with
 #   ssl.client.auth=required: (a) TCP connect to the first ApiVersions answer over a new connection,

@@ -5,8 +5,9 @@
 //! (the image's partition index keeps them on every replay).
 //!
 //! Then W3's shape: a leader's scrape with SCRAPE_FLEET (1000) registered brokers, each with its
-//! two per-broker gauges (registration state, time since its last heartbeat), and the
-//! `process_*` collector, as `/metrics` renders it.
+//! two per-broker gauges (registration state, time since its last heartbeat), and `process_*`,
+//! as `/metrics` renders it; and `process_*` alone, read as kraftd reads it and as the
+//! `prometheus` crate's process collector (procfs) would.
 //!
 //! Knobs (environment): SCRAPE_TOPICS (100), SCRAPE_PARTITIONS (1000 per topic), SCRAPE_BROKERS
 //! (6), SCRAPE_FLEET (1000), SCRAPE_ROUNDS (200). Output: a summary on stdout,
@@ -25,7 +26,6 @@ use kraftd::server::metrics::raft::ChannelCounters;
 use kraftd::server::metrics::sampler::RaftRates;
 use kraftd::server::metrics::text::Format;
 use kraftd::server::metrics::{node_families, render, Sample};
-use prometheus::process_collector::ProcessCollector;
 use serde_json::json;
 
 #[path = "synth_records.rs"]
@@ -140,7 +140,7 @@ fn main() {
     counted.count_image(&fleet_controller.latest_state().image);
     counted.since_last_heartbeat_ms = (0..fleet as i32).map(|id| (id, 1_000)).collect();
     let fleet_sample = sample(counted);
-    let process = ProcessCollector::for_self();
+    let process = kraftd::server::metrics::process::ProcessMetrics::for_self();
     let mut fleet_bytes = 0;
     let fleet_us = per_round(rounds, || {
         let text = render(
@@ -155,10 +155,23 @@ fn main() {
         "scrape of a leader with {fleet} brokers (their per-broker gauges and process_*): \
          {fleet_us:.1} us rendering {fleet_bytes} bytes"
     );
+    let process_us = per_round(rounds, || {
+        std::hint::black_box(process.sample());
+    });
+    let crates = prometheus::process_collector::ProcessCollector::for_self();
+    let crate_process_us = per_round(rounds, || {
+        std::hint::black_box(prometheus::core::Collector::collect(&crates));
+    });
+    println!(
+        "process_*: {process_us:.1} us read as kraftd reads it, {crate_process_us:.1} us through \
+         the prometheus crate's collector"
+    );
     let summary = json!({
         "fleet_brokers": fleet,
         "fleet_render_us": fleet_us,
         "fleet_exposition_bytes": fleet_bytes,
+        "process_us": process_us,
+        "crate_process_collector_us": crate_process_us,
         "partitions": total,
         "topics": topics,
         "brokers": brokers,

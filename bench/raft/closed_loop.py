@@ -32,24 +32,30 @@ def saturation_sweep(run, windows, record, log):
 QUANTILES_US = (("p50_us", 500), ("p99_us", 990), ("p999_us", 999))  # per mille
 
 
+def quantiles_us(hist, keys=None):
+    """The QUANTILES_US named in `keys` (all by default) of a {µs: count} histogram: for each, the
+    least value whose cumulative count passes that share of the total. {} when it is empty."""
+    wanted = sorted((q, key) for key, q in QUANTILES_US if keys is None or key in keys)
+    total = sum(hist.values())
+    out, cum = {}, 0
+    for value in sorted(hist) if total else []:
+        cum += hist[value]
+        while wanted and cum * 1000 > wanted[0][0] * total:
+            out[wanted.pop(0)[1]] = value
+    return out
+
+
 def micros_figures(intervals):
     """p50/p99/p99.9/mean/max in µs over the intervals' latency_us_hist, and the merged histogram."""
     hist = {}
     for rec in intervals:
         for value, count in rec.get("latency_us_hist", []):
             hist[value] = hist.get(value, 0) + count
+    out = quantiles_us(hist)
     hist = sorted(hist.items())
     total = sum(c for _, c in hist)
     if not total:
         return {}
-    out = {}
-    for key, q in QUANTILES_US:
-        cum = 0
-        for value, count in hist:
-            cum += count
-            if cum * 1000 > q * total:
-                out[key] = value
-                break
     out.update({"mean_us": round(sum(v * c for v, c in hist) / total, 1), "max_us": hist[-1][0],
                 "latency_us_hist": [[v, c] for v, c in hist]})
     return out

@@ -40,7 +40,9 @@ Knobs (flags, or the environment variable in brackets):
                                                          per impl, closed loop with 1 in flight and with the
                                                          window its saturation sweep peaked at, measured
   --scrape-duration 300      [RAFT_BENCH_SCRAPE_S]       for this many seconds (more in flight: the next knob)
-  --scrape-saturated-duration 300 [RAFT_BENCH_SCRAPE_SATURATED_S]
+  --scrape-saturated-duration 200 [RAFT_BENCH_SCRAPE_SATURATED_S]  (Java's saturation writes some
+                                                         275 MB/s over its 3 logs: 300 s filled this
+                                                         project's 68 GB free)
   --scrape-phase 5           [RAFT_BENCH_SCRAPE_PHASE_S] in alternate scraped and unscraped phases of this length
                                                          ("scrape" in raft.json)
   --scrape-windows ""        [RAFT_BENCH_SCRAPE_WINDOWS] these windows instead, for every impl
@@ -495,7 +497,7 @@ def main():
     ap.add_argument("--scrape", choices=("0", "1"), default=env("RAFT_BENCH_SCRAPE", "0"))
     ap.add_argument("--scrape-duration", type=float, default=float(env("RAFT_BENCH_SCRAPE_S", "300")))
     ap.add_argument("--scrape-saturated-duration", type=float,
-                    default=float(env("RAFT_BENCH_SCRAPE_SATURATED_S", "300")))
+                    default=float(env("RAFT_BENCH_SCRAPE_SATURATED_S", "200")))
     ap.add_argument("--scrape-windows", default=env("RAFT_BENCH_SCRAPE_WINDOWS", ""))
     ap.add_argument("--scrape-phase", type=float, default=float(env("RAFT_BENCH_SCRAPE_PHASE_S", "5")))
     ap.add_argument("--repeat", type=int, default=int(env("RAFT_BENCH_REPEAT", "1")))

@@ -11,9 +11,11 @@ separate runs differ by more than that from one to the next.
 """
 
 import math
+import random
 import threading
 import time
-import urllib.request
+import http.client
+import urllib.parse
 
 import closed_loop
 
@@ -39,17 +41,40 @@ class PhasedScraper(threading.Thread):
         self.series = {}       # url -> lines of samples in its last scrape
         self.raft_series = {}  # url -> kafka_server_raftmetrics_* samples in its last scrape
         self._done = threading.Event()
+        self._conns = {}       # url -> http.client.HTTPConnection, kept open
 
     def stop(self):
         self._done.set()
         self.join(timeout=30)
 
+    def _get(self, url):
+        """GET on the url's kept connection (Prometheus keeps one open between scrapes); an
+        exporter that closed it idle gets a new one."""
+        for fresh in (url not in self._conns, True):
+            if fresh:
+                parts = urllib.parse.urlsplit(url)
+                self._conns[url] = http.client.HTTPConnection(parts.hostname, parts.port, timeout=5)
+            conn = self._conns[url]
+            try:
+                conn.request("GET", urllib.parse.urlsplit(url).path or "/")
+                resp = conn.getresponse()
+                body = resp.read().decode(errors="replace")
+                if resp.getheader("connection", "").lower() == "close":
+                    conn.close()
+                    del self._conns[url]
+                return resp.status, body
+            except (OSError, http.client.HTTPException) as e:
+                conn.close()
+                del self._conns[url]
+                if fresh:
+                    raise OSError(str(e)) from e
+        raise AssertionError("the second try is on a fresh connection")
+
     def _scrape(self, url):
         try:
-            with urllib.request.urlopen(url, timeout=5) as resp:
-                body = resp.read().decode(errors="replace")
-                if resp.status != 200:
-                    raise OSError(f"HTTP {resp.status}")
+            status, body = self._get(url)
+            if status != 200:
+                raise OSError(f"HTTP {status}")
         except OSError as e:
             self.failed += 1
             if len(self.failures) < 5:
@@ -80,9 +105,14 @@ class PhasedScraper(threading.Thread):
 
     def arm_of(self, interval):
         """True (scraped), False (unscraped) or None (straddles a phase edge, or outside them)."""
-        for start, end, scraped in self.phases:
+        placed = self.phase_of(interval)
+        return None if placed is None else self.phases[placed][2]
+
+    def phase_of(self, interval):
+        """The index of the phase holding the interval wholly, or None."""
+        for i, (start, end, _) in enumerate(self.phases):
             if start <= interval["start_ms"] and interval["end_ms"] <= end:
-                return scraped
+                return i
         return None
 
 
@@ -116,13 +146,57 @@ def rate_ratio_95(on, off):
     return [round(r - half, 4), round(r + half, 4)]
 
 
+def quantile_ratios_95(phases_on, phases_off, keys=("p50_us", "p99_us"), resamples=400, seed=0):
+    """The 95 % intervals of the scraped/unscraped latency quantile ratios, by bootstrap over whole
+    phases (each arm's phases drawn with replacement, so that a stall and the latencies it delays
+    stay together). A latency tail comes in bursts; this says whether a run resolves its ratio.
+    None with fewer than 2 phases an arm. `seed`: the draws are an argument, repeatable."""
+    if len(phases_on) < 2 or len(phases_off) < 2:
+        return None
+    def phase_hist(intervals):
+        hist = {}
+        for rec in intervals:
+            for value, count in rec.get("latency_us_hist", []):
+                hist[value] = hist.get(value, 0) + count
+        return hist
+
+    def quantiles(hists):
+        merged = {}
+        for h in hists:
+            for value, count in h.items():
+                merged[value] = merged.get(value, 0) + count
+        return closed_loop.quantiles_us(merged, keys)
+
+    draw = random.Random(seed)
+    hists_on = [phase_hist(p) for p in phases_on]
+    hists_off = [phase_hist(p) for p in phases_off]
+    ratios = {k: [] for k in keys}
+    for _ in range(resamples):
+        on = quantiles(draw.choices(hists_on, k=len(hists_on)))
+        off = quantiles(draw.choices(hists_off, k=len(hists_off)))
+        for k in keys:
+            if on.get(k) is not None and off.get(k):
+                ratios[k].append(on[k] / off[k])
+    out = {}
+    for k, rs in ratios.items():
+        rs.sort()
+        # Nearest rank, symmetric: the 2.5th and 97.5th percentiles of the resampled ratios.
+        lo, hi = math.ceil(0.025 * len(rs)) - 1, math.ceil(0.975 * len(rs)) - 1
+        out[k] = [round(rs[max(lo, 0)], 4), round(rs[hi], 4)] if rs else None
+    return out
+
+
 def compare(scraper, intervals):
     """The scrape section of one run: both arms, scraped/unscraped ratios, and the scrapes made."""
     arms = {True: [], False: []}
+    by_phase = {}
     for rec in intervals:
-        arm = scraper.arm_of(rec)
-        if arm is not None:
-            arms[arm].append(rec)
+        placed = scraper.phase_of(rec)
+        if placed is not None:
+            arms[scraper.phases[placed][2]].append(rec)
+            by_phase.setdefault(placed, []).append(rec)
+    phases = {arm: [recs for i, recs in sorted(by_phase.items()) if scraper.phases[i][2] == arm]
+              for arm in (True, False)}
     on, off = arm_figures(arms[True]), arm_figures(arms[False])
     ratios = {}
     for key in ("p50_us", "p99_us", "p999_us", "mean_us", "committed_records_per_s"):
@@ -133,4 +207,5 @@ def compare(scraper, intervals):
             "failures": [f"{u}: {w}" for u, w in scraper.failures],
             "samples_per_scrape": scraper.series, "raft_metrics_samples": scraper.raft_series,
             "scraped": on, "unscraped": off, "ratios_scraped_over_unscraped": ratios,
-            "records_per_s_ratio_95": rate_ratio_95(arms[True], arms[False])}
+            "records_per_s_ratio_95": rate_ratio_95(arms[True], arms[False]),
+            "latency_ratio_95": quantile_ratios_95(phases[True], phases[False])}

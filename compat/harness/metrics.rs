@@ -3,7 +3,7 @@
 //! label sets and types (docs/monitoring.md).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -144,6 +144,158 @@ pub fn scrape(addr: SocketAddr) -> Result<String, String> {
         200 => Ok(body),
         s => Err(format!("/metrics on {addr} answered {s}: {body}")),
     })
+}
+
+/// A connection to one `/metrics`, kept open between scrapes as Prometheus keeps it, and opened
+/// again when the exporter has closed it (kraftd closes one idle for its head-read timeout).
+pub struct KeptScrape {
+    addr: SocketAddr,
+    conn: Option<BufReader<TcpStream>>,
+}
+
+impl KeptScrape {
+    pub fn new(addr: SocketAddr) -> KeptScrape {
+        KeptScrape { addr, conn: None }
+    }
+
+    /// `GET /metrics`: the body, or why not.
+    pub fn scrape(&mut self) -> Result<String, String> {
+        let fail = |e: std::io::Error| format!("GET /metrics on {}: {e}", self.addr);
+        // Only a kept connection the exporter closed before answering is asked again, on a new
+        // one: a request it may have served is never sent twice.
+        for fresh in [self.conn.is_none(), true] {
+            if fresh {
+                let s =
+                    TcpStream::connect_timeout(&self.addr, Duration::from_secs(5)).map_err(fail)?;
+                s.set_read_timeout(Some(Duration::from_secs(10)))
+                    .map_err(fail)?;
+                self.conn = Some(BufReader::new(s));
+            }
+            let conn = self.conn.as_mut().expect("just opened");
+            match kept_get(conn, self.addr) {
+                Ok((status, body, keep)) => {
+                    if !keep {
+                        self.conn = None;
+                    }
+                    return match status {
+                        200 => Ok(body),
+                        s => Err(format!("/metrics on {} answered {s}: {body}", self.addr)),
+                    };
+                }
+                Err(e) => {
+                    self.conn = None;
+                    match e {
+                        GetError::ClosedUnanswered(_) if !fresh => continue,
+                        GetError::ClosedUnanswered(e) | GetError::Failed(e) => return Err(fail(e)),
+                    }
+                }
+            }
+        }
+        unreachable!("the second try is on a fresh connection")
+    }
+}
+
+/// Why a GET on a kept connection failed.
+enum GetError {
+    /// The connection was closed (or reset) before any byte of an answer: the request was not
+    /// served and may be sent again.
+    ClosedUnanswered(std::io::Error),
+    Failed(std::io::Error),
+}
+
+impl From<std::io::Error> for GetError {
+    fn from(e: std::io::Error) -> GetError {
+        GetError::Failed(e)
+    }
+}
+
+/// One GET on a kept connection: the status, the body, and whether the connection stays open.
+fn kept_get(
+    conn: &mut BufReader<TcpStream>,
+    addr: SocketAddr,
+) -> Result<(u16, String, bool), GetError> {
+    use std::io::ErrorKind;
+    let bad = |what: String| std::io::Error::new(ErrorKind::InvalidData, what);
+    let closed = |e: std::io::Error| match e.kind() {
+        ErrorKind::BrokenPipe | ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted => {
+            GetError::ClosedUnanswered(e)
+        }
+        _ => GetError::Failed(e),
+    };
+    write!(
+        conn.get_mut(),
+        "GET /metrics HTTP/1.1\r\nHost: {addr}\r\n\r\n"
+    )
+    .map_err(closed)?;
+    let mut line = String::new();
+    if conn.read_line(&mut line).map_err(closed)? == 0 {
+        let eof = std::io::Error::new(ErrorKind::UnexpectedEof, "closed before answering");
+        return Err(GetError::ClosedUnanswered(eof));
+    }
+    let status: u16 = line
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| bad(format!("bad status line {line:?}")))?;
+    // HTTP/1.0 closes unless it says otherwise; HTTP/1.1 keeps the connection unless it says so.
+    let (mut length, mut chunked) = (None, false);
+    let mut keep = !line.starts_with("HTTP/1.0");
+    loop {
+        line.clear();
+        if conn.read_line(&mut line)? == 0 {
+            return Err(bad("closed in the middle of the head".into()).into());
+        }
+        let header = line.trim_end().to_ascii_lowercase();
+        if header.is_empty() {
+            break;
+        }
+        let Some((name, value)) = header.split_once(':') else {
+            continue;
+        };
+        let mut tokens = value.split(',').map(str::trim);
+        match name.trim() {
+            "content-length" => length = value.trim().parse::<usize>().ok(),
+            "transfer-encoding" => chunked = tokens.any(|t| t == "chunked"),
+            "connection" => {
+                let tokens: Vec<&str> = tokens.collect();
+                keep = !tokens.contains(&"close") && (keep || tokens.contains(&"keep-alive"));
+            }
+            _ => {}
+        }
+    }
+    let mut body = Vec::new();
+    if chunked {
+        loop {
+            line.clear();
+            conn.read_line(&mut line)?;
+            // A chunk size may carry extensions after a ';'.
+            let size = line.split(';').next().unwrap_or("").trim();
+            let size = usize::from_str_radix(size, 16)
+                .map_err(|_| bad(format!("bad chunk size {line:?}")))?;
+            if size == 0 {
+                // Trailers, if any, up to the empty line.
+                loop {
+                    line.clear();
+                    if conn.read_line(&mut line)? == 0 || line.trim_end().is_empty() {
+                        break;
+                    }
+                }
+                break;
+            }
+            let start = body.len();
+            body.resize(start + size, 0);
+            conn.read_exact(&mut body[start..])?;
+            line.clear();
+            conn.read_line(&mut line)?;
+        }
+    } else if let Some(n) = length {
+        body.resize(n, 0);
+        conn.read_exact(&mut body)?;
+    } else {
+        conn.read_to_end(&mut body)?;
+        keep = false;
+    }
+    Ok((status, String::from_utf8_lossy(&body).into_owned(), keep))
 }
 
 /// A plain HTTP/1.1 GET (no keep-alive): the status and the body.

@@ -605,3 +605,48 @@ fn metrics_check_reports_what_kraftd_lacks() {
     assert_eq!(missing_from_kraftd(&java, &kraftd, true, false).len(), 2);
     assert_eq!(missing_from_kraftd(&java, &kraftd, true, true).len(), 4);
 }
+
+/// The benches' keep-alive scraper (`harness::metrics::KeptScrape`) asks twice on one
+/// connection, reads a chunked answer with an extension and trailers, and opens a new connection
+/// when the exporter closed the kept one before answering.
+#[test]
+fn kept_scrapes_reuse_the_connection_and_reopen_a_closed_one() {
+    use crate::harness::metrics::KeptScrape;
+    use std::io::{Read, Write};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("an address");
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let counted = accepted.clone();
+    std::thread::spawn(move || {
+        // Two answers per connection, then a close: a chunked one, then one with a length.
+        for stream in listener.incoming().flatten() {
+            counted.fetch_add(1, Ordering::SeqCst);
+            let mut stream = stream;
+            for answer in [
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;x=y\r\nup 1\n\r\n0\r\nX-Trailer: t\r\n\r\n",
+                "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nup 2\n",
+            ] {
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") {
+                    if stream.read(&mut byte).unwrap_or(0) == 0 {
+                        break;
+                    }
+                    head.push(byte[0]);
+                }
+                let _ = stream.write_all(answer.as_bytes());
+            }
+        }
+    });
+    let mut kept = KeptScrape::new(addr);
+    assert_eq!(kept.scrape().as_deref(), Ok("up 1\n"));
+    assert_eq!(kept.scrape().as_deref(), Ok("up 2\n"));
+    assert_eq!(accepted.load(Ordering::SeqCst), 1, "both on one connection");
+    std::thread::sleep(Duration::from_millis(100));
+    // The server closed that connection after two answers: asked again on a new one.
+    assert_eq!(kept.scrape().as_deref(), Ok("up 1\n"));
+    assert_eq!(accepted.load(Ordering::SeqCst), 2);
+}

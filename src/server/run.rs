@@ -83,7 +83,7 @@ pub(crate) fn spawn_http(
         health: settings.health.clone(),
         channel: settings.peer.channel.clone(),
         metadata_dir: metadata_dir.to_path_buf(),
-        process: Some(prometheus::process_collector::ProcessCollector::for_self()),
+        process: Some(crate::server::metrics::process::ProcessMetrics::for_self()),
     };
     tokio::spawn(http::serve(socket, Arc::new(state)));
     info!(target: "kraftd::http", "serving /metrics, /healthz and /readyz on http://{addr}");

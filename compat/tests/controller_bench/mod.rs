@@ -78,6 +78,10 @@ struct Sizes {
     mtls: bool,
     /// W3 once more, scraped once a second in alternate phases of this length.
     scrape_phase: Option<Duration>,
+    /// After that window, this long (none in smoke runs) scraped every `scrape_cost_every` in
+    /// alternate phases as long as the window's, for each controller's CPU per scrape.
+    scrape_cost_seconds: u64,
+    scrape_cost_every: Duration,
 }
 
 impl Sizes {
@@ -87,7 +91,8 @@ impl Sizes {
     /// W3_FRESH (1: W3 on a quorum of its own, the default but for smoke runs);
     /// `KRAFTD_LOAD_IMPLS` (kraftd,java) which quorums run; `KRAFTD_LOAD_TRANSPORT` (plaintext,
     /// mtls, both, or none: neither) on which controller listeners; `KRAFTD_LOAD_SCRAPE` (1: W3 under
-    /// scrapes, the default for smoke runs) with SCRAPE_PHASE_S (a tenth of W3_SECONDS, at least 5).
+    /// scrapes, the default for smoke runs) with SCRAPE_PHASE_S (5),
+    /// SCRAPE_COST_S (full 120, quick 60, smoke 0) and SCRAPE_COST_EVERY_MS (100).
     fn from_env() -> Sizes {
         let mode = std::env::var("KRAFTD_LOAD_SIZE").unwrap_or_else(|_| "smoke".into());
         let transport =
@@ -112,7 +117,13 @@ impl Sizes {
         let w3_seconds = knob("W3_SECONDS", seconds);
         // The smoke run scrapes its one quorum's W3, so that make test runs the scraper.
         let scrape_phase = (knob::<u8>("SCRAPE", u8::from(mode == "smoke")) != 0)
-            .then(|| Duration::from_secs(knob("SCRAPE_PHASE_S", (w3_seconds / 10).max(5))));
+            .then(|| Duration::from_secs(knob("SCRAPE_PHASE_S", 5)));
+        let cost_seconds = match mode.as_str() {
+            "full" => 120,
+            "quick" => 60,
+            _ => 0,
+        };
+        let scrape_cost_seconds = knob("SCRAPE_COST_S", cost_seconds);
         Sizes {
             w2_topics: knob("W2_TOPICS", topics),
             w2_partitions: knob("W2_PARTITIONS", 10),
@@ -136,6 +147,8 @@ impl Sizes {
             plaintext,
             mtls,
             scrape_phase,
+            scrape_cost_seconds,
+            scrape_cost_every: Duration::from_millis(knob("SCRAPE_COST_EVERY_MS", 100)),
         }
     }
 
@@ -158,6 +171,8 @@ impl Sizes {
                    "heartbeat_interval_ms": self.heartbeat_ms, "own_quorum": self.w3_fresh},
             "transports": transports,
             "w3_scraped_phase_s": self.scrape_phase.map(|p| p.as_secs()),
+            "w3_scrape_cost": {"seconds": self.scrape_cost_seconds,
+                               "every_ms": self.scrape_cost_every.as_millis() as u64},
         })
     }
 }
@@ -549,7 +564,8 @@ impl Run {
                 None
             }
             Some(phase) => {
-                let scraper = scraped::Scraper::start(self.metrics_addrs.clone());
+                let scraper =
+                    scraped::Scraper::start(self.metrics_addrs.clone(), scraped::SCRAPE_INTERVAL);
                 let leader = controllers.leader_id();
                 let (mut figures, heartbeats) =
                     scraped::alternate(&scraper, &fleet, &self.pids, leader, length, phase).await;
@@ -570,16 +586,23 @@ impl Run {
         fleet.end_measuring();
         let cpu = window(&before, &after, wall, controllers.leader_id());
         let generator_cpu = me.zip(me_after).map(|(b, a)| a.cpu_since(&b).as_secs_f64());
-        // After the window, the fleet still heartbeating: each controller's CPU per scrape (not
-        // in the smoke run, where 300 scrapes of each Java controller would take a minute).
-        if let Some((figures, _)) = phased.as_mut().filter(|_| sizes.mode != "smoke") {
-            let targets = self.pids.iter().zip(&self.metrics_addrs);
-            let targets: Vec<_> = targets.map(|(&(id, pid), &addr)| (id, pid, addr)).collect();
-            let cost = tokio::task::spawn_blocking(move || scraped::cost_per_scrape(targets))
-                .await
-                .expect("the scrape-cost thread does not panic");
-            eprintln!("  {kind} W3 CPU per scrape: {cost:?}");
-            figures["cost_per_scrape"] = Value::Object(cost);
+        // After the window, the fleet still heartbeating: each controller's CPU per scrape,
+        // scraped ten times as often in the same alternate phases, so that the difference
+        // stands well above the phases' noise (once a second, it is about that noise's size).
+        let cost_length = Duration::from_secs(sizes.scrape_cost_seconds);
+        let cost_phase = sizes.scrape_phase.filter(|_| !cost_length.is_zero());
+        if let (Some((figures, _)), Some(phase)) = (phased.as_mut(), cost_phase) {
+            let every = sizes.scrape_cost_every;
+            let scraper = scraped::Scraper::start(self.metrics_addrs.clone(), every);
+            let leader = controllers.leader_id();
+            let (spaced, _) =
+                scraped::alternate(&scraper, &fleet, &self.pids, leader, cost_length, phase).await;
+            let tally = scraper.stop();
+            if let Some(why) = tally.failure() {
+                self.failures.push(format!("W3 scrape cost: {why}"));
+            }
+            eprintln!("  {kind} W3 CPU per scrape: {}", spaced["cost_per_scrape"]);
+            figures["spaced"] = spaced;
         }
         let r = fleet.stop().await;
         // Phases restart the heartbeat timing: their union is the whole window's.

@@ -11,6 +11,7 @@
 //! the leader, the fleet and the host's load the same for both arms: two W3 runs differ by more
 //! than the few per cent measured here.
 
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -20,11 +21,12 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Map, Value};
 
 use super::{at, sample};
-use crate::harness::metrics::scrape;
+use crate::harness::metrics::KeptScrape;
 use crate::load::fleet::Fleet;
-use crate::load::stats::{finite, Latencies, ProcessSample};
+use crate::load::stats::{finite, Latencies};
 
-const SCRAPE_INTERVAL: Duration = Duration::from_secs(1);
+/// How often Prometheus scrapes in the goal's terms (the window's phases).
+pub const SCRAPE_INTERVAL: Duration = Duration::from_secs(1);
 
 /// What the scraper thread saw.
 #[derive(Debug, Default)]
@@ -59,8 +61,9 @@ impl Tally {
     }
 }
 
-/// A thread scraping every controller once a second while switched on.
+/// A thread scraping every controller once an interval while switched on, one after another.
 pub struct Scraper {
+    interval: Duration,
     on: Arc<AtomicBool>,
     done: Arc<AtomicBool>,
     tally: Arc<Mutex<Tally>>,
@@ -69,7 +72,7 @@ pub struct Scraper {
 
 impl Scraper {
     /// Starts switched off.
-    pub fn start(addrs: Vec<SocketAddr>) -> Scraper {
+    pub fn start(addrs: Vec<SocketAddr>, interval: Duration) -> Scraper {
         let (on, done) = (
             Arc::new(AtomicBool::new(false)),
             Arc::new(AtomicBool::new(false)),
@@ -77,14 +80,19 @@ impl Scraper {
         let tally = Arc::new(Mutex::new(Tally::default()));
         let (on2, done2, tally2) = (on.clone(), done.clone(), tally.clone());
         let thread = std::thread::spawn(move || {
+            let mut kept: Vec<KeptScrape> = addrs.iter().copied().map(KeptScrape::new).collect();
             while !done2.load(Ordering::Relaxed) {
                 if !on2.load(Ordering::Relaxed) {
                     std::thread::sleep(Duration::from_millis(20));
                     continue;
                 }
                 let tick = Instant::now();
-                for addr in &addrs {
-                    let outcome = scrape(*addr);
+                for (addr, conn) in addrs.iter().zip(&mut kept) {
+                    // Switched off mid-tick: the rest wait, so no scrape falls in an off phase.
+                    if !on2.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let outcome = conn.scrape();
                     let mut t = tally2.lock().expect("not poisoned");
                     match outcome {
                         Ok(body) => {
@@ -105,10 +113,11 @@ impl Scraper {
                         }
                     }
                 }
-                std::thread::sleep(SCRAPE_INTERVAL.saturating_sub(tick.elapsed()));
+                std::thread::sleep(interval.saturating_sub(tick.elapsed()));
             }
         });
         Scraper {
+            interval,
             on,
             done,
             tally,
@@ -118,6 +127,10 @@ impl Scraper {
 
     fn switch(&self, on: bool) {
         self.on.store(on, Ordering::Relaxed);
+    }
+
+    fn scrapes(&self) -> u64 {
+        self.tally.lock().expect("not poisoned").scrapes
     }
 
     pub fn stop(mut self) -> Tally {
@@ -139,18 +152,22 @@ struct Arm {
     phases: usize,
     /// The active controller's CPU seconds per second in each phase.
     active_per_phase: Vec<f64>,
+    /// Each controller's CPU seconds per second in each phase.
+    by_node: BTreeMap<i32, Vec<f64>>,
+}
+
+/// The mean of per-phase figures and its standard error; `None` under two phases (a smoke
+/// run's), which have no spread to speak of.
+fn mean_se(v: &[f64]) -> Option<(f64, f64)> {
+    let n = v.len() as f64;
+    (v.len() >= 2).then(|| {
+        let mean = v.iter().sum::<f64>() / n;
+        let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        (mean, (var / n).sqrt())
+    })
 }
 
 impl Arm {
-    /// The mean of the phases' active CPU per second and its standard error.
-    fn active_mean_se(&self) -> (f64, f64) {
-        let v = &self.active_per_phase;
-        let n = v.len() as f64;
-        let mean = v.iter().sum::<f64>() / n;
-        let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
-        (mean, (var / n).sqrt())
-    }
-
     fn json(&self) -> Value {
         let secs = self.wall.as_secs_f64();
         let hb = self.heartbeats.summary();
@@ -196,10 +213,12 @@ pub async fn alternate(
         let arm = if scraped { &mut on } else { &mut off };
         for ((id, b), (_, a)) in before.iter().zip(&after) {
             let cpu = a.cpu_since(b).as_secs_f64();
+            let per_s = cpu / wall.as_secs_f64();
+            arm.by_node.entry(*id).or_default().push(per_s);
             arm.all_cpu += cpu;
             if *id == leader {
                 arm.active_cpu += cpu;
-                arm.active_per_phase.push(cpu / wall.as_secs_f64());
+                arm.active_per_phase.push(per_s);
             }
         }
         arm.wall += wall;
@@ -217,48 +236,59 @@ pub async fn alternate(
             (name.to_string(), r.map_or(Value::Null, finite))
         })
         .collect();
-    // The active CPU ratio's 95 % interval (normal approximation over the phases; the slow drift
-    // the phase order cancels in the means still widens it, so it errs wide).
-    let ((m_on, se_on), (m_off, se_off)) = (on.active_mean_se(), off.active_mean_se());
-    let r = m_on / m_off;
-    let half = 1.96 * r * ((se_on / m_on).powi(2) + (se_off / m_off).powi(2)).sqrt();
-    let interval = json!([finite(r - half), finite(r + half)]);
+    // The active CPU ratio's 95 % interval (normal approximation over the phases, which with 12
+    // to 30 phases an arm is some 5-10 % narrower than Student's t; the slow drift the phase order
+    // cancels in the means widens it the other way).
+    let interval = match (
+        mean_se(&on.active_per_phase),
+        mean_se(&off.active_per_phase),
+    ) {
+        (Some((m_on, se_on)), Some((m_off, se_off))) => {
+            let r = m_on / m_off;
+            let half = 1.96 * r * ((se_on / m_on).powi(2) + (se_off / m_off).powi(2)).sqrt();
+            json!([finite(r - half), finite(r + half)])
+        }
+        _ => Value::Null,
+    };
+    // Every tick scrapes every controller once (a failed scrape fails the run).
+    let per_node = scraper.scrapes() as f64 / pids.len().max(1) as f64;
+    let scrapes_per_s = per_node / on.wall.as_secs_f64();
+    let cost = cost_per_scrape(&on, &off, scrapes_per_s, leader);
     let mut all = on.heartbeats;
     all.extend(off.heartbeats);
-    let figures = json!({"phase_s": phase.as_secs_f64(), "scrape_interval_s": SCRAPE_INTERVAL.as_secs_f64(),
+    let figures = json!({"phase_s": phase.as_secs_f64(), "scrape_interval_s": scraper.interval.as_secs_f64(),
+                         "scrapes_per_s_per_controller": finite(scrapes_per_s),
                          "scraped": on_json, "unscraped": off_json,
                          "ratios_scraped_over_unscraped": ratios,
-                         "active_cpu_ratio_95": interval});
+                         "active_cpu_ratio_95": interval, "cost_per_scrape": cost});
     (figures, all)
 }
 
-/// Scrapes back to back per controller in [`cost_per_scrape`].
-const BURST: u32 = 300;
-
-/// Each controller's CPU per scrape, in ms, under W3's load: [`BURST`] scrapes back to back,
-/// less what it spends in as long unscraped (measured over 5 s just before). The direct figure
-/// behind the phases' ratios. `targets`: (node id, process id, metrics address).
-pub fn cost_per_scrape(targets: Vec<(i32, u32, SocketAddr)>) -> Map<String, Value> {
+/// Each controller's CPU per scrape in ms: the scraped phases' mean CPU per second less the
+/// unscraped phases', over the scrapes a second each controller got, with its 95 % interval;
+/// and what one scrape a second adds to its unscraped CPU, as a ratio (`ratio_at_1_per_s`).
+fn cost_per_scrape(on: &Arm, off: &Arm, scrapes_per_s: f64, leader: i32) -> Map<String, Value> {
     let mut out = Map::new();
-    for (id, pid, addr) in targets {
-        let cpu = || ProcessSample::read(pid).map(|s| s.cpu.as_secs_f64());
-        let (Some(c0), t0) = (cpu(), Instant::now()) else {
+    for (id, on_phases) in &on.by_node {
+        let Some(off_phases) = off.by_node.get(id) else {
             continue;
         };
-        std::thread::sleep(Duration::from_secs(5));
-        let Some(c1) = cpu() else { continue };
-        let base_per_s = (c1 - c0) / t0.elapsed().as_secs_f64();
-        let (started, mut bytes) = (Instant::now(), 0);
-        for _ in 0..BURST {
-            bytes = scrape(addr).map(|b| b.len()).unwrap_or(0);
-        }
-        let Some(c2) = cpu() else { continue };
-        let wall = started.elapsed().as_secs_f64();
-        let per_scrape_ms = 1000.0 * ((c2 - c1) - base_per_s * wall) / f64::from(BURST);
+        let (Some((m_on, se_on)), Some((m_off, se_off))) =
+            (mean_se(on_phases), mean_se(off_phases))
+        else {
+            continue;
+        };
+        let per_scrape = (m_on - m_off) / scrapes_per_s;
+        let half = 1.96 * (se_on.powi(2) + se_off.powi(2)).sqrt() / scrapes_per_s;
+        let at_1_per_s = |cost: f64| finite(1.0 + cost / SCRAPE_INTERVAL.as_secs_f64() / m_off);
         out.insert(
             id.to_string(),
-            json!({"cpu_ms_per_scrape": finite(per_scrape_ms),
-                   "base_cpu_ms_per_s": finite(1000.0 * base_per_s), "exposition_bytes": bytes}),
+            json!({"active": *id == leader,
+                   "cpu_ms_per_scrape": finite(1000.0 * per_scrape),
+                   "cpu_ms_per_scrape_95": [finite(1000.0 * (per_scrape - half)), finite(1000.0 * (per_scrape + half))],
+                   "unscraped_cpu_ms_per_s": finite(1000.0 * m_off),
+                   "ratio_at_1_per_s": at_1_per_s(per_scrape),
+                   "ratio_at_1_per_s_95": [at_1_per_s(per_scrape - half), at_1_per_s(per_scrape + half)]}),
         );
     }
     out
@@ -286,7 +316,7 @@ fn scrapes_of_nothing_or_of_no_raft_metrics_fail_the_run() {
     use std::net::TcpListener;
 
     let run = |addr: SocketAddr| {
-        let scraper = Scraper::start(vec![addr]);
+        let scraper = Scraper::start(vec![addr], Duration::from_millis(100));
         scraper.switch(true);
         std::thread::sleep(Duration::from_millis(300));
         scraper.stop().failure()

@@ -25,12 +25,10 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
-use prometheus::process_collector::ProcessCollector;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tracing::{debug, warn};
 
-use super::disk_space::disk_space;
 use super::metrics::health::LoopHealth;
 use super::metrics::raft::ChannelCounters;
 use super::metrics::text::Format;
@@ -86,9 +84,10 @@ pub struct HttpState {
     pub node: Option<NodeHandle>,
     pub health: Arc<LoopHealth>,
     pub channel: Arc<ChannelCounters>,
-    /// The metadata log directory, which `/readyz` writes to.
+    /// The metadata log directory, which `/readyz` writes to and whose filesystem's space the
+    /// node loop reads for `/metrics`.
     pub metadata_dir: PathBuf,
-    pub process: Option<ProcessCollector>,
+    pub process: Option<crate::server::metrics::process::ProcessMetrics>,
 }
 
 pub async fn bind(addr: SocketAddr) -> Result<TcpListener, String> {
@@ -199,7 +198,7 @@ async fn metrics(state: &HttpState, format: Format) -> Answer {
     let Some(node) = &state.node else {
         return text(StatusCode::SERVICE_UNAVAILABLE, "no node loop".into());
     };
-    let asked = match node.metrics() {
+    let asked = match node.metrics(state.metadata_dir.clone()) {
         Ok(rx) => rx,
         Err(e) => return text(StatusCode::SERVICE_UNAVAILABLE, e.to_string()),
     };
@@ -219,14 +218,6 @@ async fn metrics(state: &HttpState, format: Format) -> Answer {
         }
     };
     let mut sample = *sample;
-    // statvfs blocks on a hung filesystem, as /readyz's write test would: off the runtime, bounded.
-    let dir = state.metadata_dir.clone();
-    let disk = tokio::task::spawn_blocking(move || disk_space(&dir).ok());
-    sample.kraftd.metadata_dir = tokio::time::timeout(SCRAPE_TIMEOUT, disk)
-        .await
-        .ok()
-        .and_then(Result::ok)
-        .flatten();
     sample.kraftd.peer_rtt_seconds = state.channel.round_trips();
     let families = node_families(&sample, &state.channel);
     answer(

@@ -1,10 +1,6 @@
 //! The metric families of one scrape: name, type, help and samples, each sample's labels
-//! already in exposition syntax (`{name="value",...}`, escaped), so that a scrape of a
-//! thousand brokers' gauges makes one string per sample and the text is a concatenation. The
-//! `prometheus` crate's process collector hands its families over in the crate's model, which
-//! [`Families::extend_collected`] converts.
-
-use prometheus::proto::{MetricFamily, MetricType};
+//! already in exposition syntax (`{name="value",...}`, escaped), and a fleet's per-broker
+//! gauges as (broker id, value) pairs written straight into the text ([`Keyed`]).
 
 /// A family's Prometheus type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,6 +37,16 @@ pub struct Family {
     pub help: String,
     pub kind: Kind,
     pub samples: Vec<Sample>,
+    /// A gauge's samples keyed by one integer label, written straight into the text after
+    /// `samples`: a fleet's thousand per-broker gauges need no string each.
+    pub keyed: Option<Keyed>,
+}
+
+/// One gauge sample per key of one integer label (a broker id).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Keyed {
+    pub label: String,
+    pub values: Vec<(i32, f64)>,
 }
 
 /// The families of one scrape, in the order they are added.
@@ -87,6 +93,7 @@ impl Families {
             help: help.to_string(),
             kind,
             samples,
+            keyed: None,
         });
     }
 
@@ -115,8 +122,8 @@ impl Families {
         self.push(name, help, Kind::Gauge, samples);
     }
 
-    /// A gauge with one sample per value of its one integer label `label` (a broker id): one
-    /// string per sample, for families as long as a fleet.
+    /// A gauge with one sample per value of its one integer label `label` (a broker id), for
+    /// families as long as a fleet ([`Keyed`]).
     pub fn gauge_by(
         &mut self,
         name: &str,
@@ -124,17 +131,12 @@ impl Families {
         label: &str,
         values: impl ExactSizeIterator<Item = (i32, f64)>,
     ) {
-        let mut samples = Vec::with_capacity(values.len());
-        let mut digits = itoa::Buffer::new();
-        for (key, value) in values {
-            let key = digits.format(key);
-            let mut labels = String::with_capacity(label.len() + key.len() + 5);
-            for part in ["{", label, "=\"", key, "\"}"] {
-                labels.push_str(part);
-            }
-            samples.push(Self::number(labels, value));
-        }
-        self.push(name, help, Kind::Gauge, samples);
+        self.push(name, help, Kind::Gauge, Vec::new());
+        let family = self.0.last_mut().expect("just pushed");
+        family.keyed = Some(Keyed {
+            label: label.to_string(),
+            values: values.collect(),
+        });
     }
 
     pub fn counter(&mut self, name: &str, help: &str, value: f64) {
@@ -176,34 +178,5 @@ impl Families {
             Kind::Untyped,
             vec![Self::number(label_text(pairs), value)],
         );
-    }
-
-    /// The `prometheus` crate's families (its process collector's: counters and gauges). A
-    /// type kraftd never gets from it (summary, histogram, untyped) is left out.
-    pub fn extend_collected(&mut self, collected: Vec<MetricFamily>) {
-        for f in collected {
-            let kind = match f.get_field_type() {
-                MetricType::COUNTER => Kind::Counter,
-                MetricType::GAUGE => Kind::Gauge,
-                _ => continue,
-            };
-            let samples = f
-                .get_metric()
-                .iter()
-                .map(|m| {
-                    let pairs: Vec<(&str, &str)> = m
-                        .get_label()
-                        .iter()
-                        .map(|l| (l.name(), l.value()))
-                        .collect();
-                    let value = match kind {
-                        Kind::Counter => m.get_counter().get_value(),
-                        _ => m.get_gauge().get_value(),
-                    };
-                    Self::number(label_text(&pairs), value)
-                })
-                .collect();
-            self.push(f.name(), f.help(), kind, samples);
-        }
     }
 }

@@ -6,6 +6,7 @@
 //! * `controller`: `kafka_controller_*`;
 //! * `loader`: `kafka_server_metadataloader_*`;
 //! * `extras`: kraftd's own `kraftd_*` (disk, fsync, snapshots, per-voter replication, ...);
+//! * `process`: `process_*`, as every Prometheus client library exports them;
 //! * `sampler`: what the node loop measures between the raft core's steps (latencies, rates);
 //! * `window`: Kafka's sampled statistics and Yammer's percentiles, time an argument;
 //! * `health`: what the probes read of the loop (liveness, leader, caught up);
@@ -13,25 +14,24 @@
 //! * `text`: the text format 0.0.4 and OpenMetrics.
 //!
 //! The node loop answers a scrape with a [`Sample`] (its own state, read between two events);
-//! [`render`] writes it with the `process_*` collector's families.
+//! [`render`] writes it with the `process_*` families.
 
 pub mod controller;
 pub mod extras;
 pub mod families;
 pub mod health;
 pub mod loader;
+pub mod process;
 pub mod raft;
 pub mod sampler;
 pub mod text;
 pub mod window;
 
-use prometheus::core::Collector;
-use prometheus::process_collector::ProcessCollector;
-
 use controller::{ControllerSample, EventManagerSample};
 use extras::KraftdSample;
 use families::Families;
 use loader::LoaderSample;
+use process::ProcessMetrics;
 use raft::ChannelCounters;
 use sampler::RaftRates;
 use text::Format;
@@ -69,14 +69,10 @@ pub fn node_families(sample: &Sample, channel: &ChannelCounters) -> Families {
     f
 }
 
-/// The exposition of `families` and, if given, the process collector's, in `format`.
-pub fn render(
-    mut families: Families,
-    process: Option<&ProcessCollector>,
-    format: Format,
-) -> String {
-    if let Some(p) = process {
-        families.extend_collected(p.collect());
+/// The exposition of `families` and, if given, the process's `process_*`, in `format`.
+pub fn render(mut families: Families, process: Option<&ProcessMetrics>, format: Format) -> String {
+    if let Some(p) = process.and_then(ProcessMetrics::sample) {
+        p.families(&mut families);
     }
     text::encode(&families.0, format)
 }

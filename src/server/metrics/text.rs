@@ -44,7 +44,11 @@ impl Format {
 const LINE_BYTES: usize = 96;
 
 pub fn encode(families: &[Family], format: Format) -> String {
-    let lines: usize = families.iter().map(|f| f.samples.len() + 2).sum();
+    let keyed = |f: &Family| f.keyed.as_ref().map_or(0, |k| k.values.len());
+    let lines: usize = families
+        .iter()
+        .map(|f| f.samples.len() + keyed(f) + 2)
+        .sum();
     let mut out = String::with_capacity(lines * LINE_BYTES);
     for f in families {
         let name = f.name.as_str();
@@ -90,6 +94,17 @@ pub fn encode(families: &[Family], format: Format) -> String {
                     number_into(&mut out, *value);
                     out.push('\n');
                 }
+            }
+        }
+        if let Some(keyed) = &f.keyed {
+            let mut digits = itoa::Buffer::new();
+            for (key, value) in &keyed.values {
+                let key = digits.format(*key);
+                for part in [name, "{", &keyed.label, "=\"", key, "\"} "] {
+                    out.push_str(part);
+                }
+                number_into(&mut out, *value);
+                out.push('\n');
             }
         }
     }

@@ -38,6 +38,8 @@ pub enum Event {
     /// A scrape of `/metrics`: the loop's state, read between two events.
     Metrics {
         reply: oneshot::Sender<Box<crate::server::metrics::Sample>>,
+        /// Whose filesystem the sample's disk gauges read (the metadata log dir).
+        disk_of: std::path::PathBuf,
     },
     /// A snapshot of the image was written on its own thread (or could not be).
     SnapshotWritten(Box<super::snapshot_job::SnapshotOutcome>),
@@ -132,13 +134,14 @@ impl NodeHandle {
         Ok(rx)
     }
 
-    /// Asks the loop for its metrics (`/metrics`).
+    /// Asks the loop for its metrics (`/metrics`), with the space of `disk_of`'s filesystem.
     pub fn metrics(
         &self,
+        disk_of: std::path::PathBuf,
     ) -> Result<oneshot::Receiver<Box<crate::server::metrics::Sample>>, NodeStopped> {
         let (reply, rx) = oneshot::channel();
         self.events
-            .send(Event::Metrics { reply })
+            .send(Event::Metrics { reply, disk_of })
             .map_err(|_| NodeStopped::Stopped)?;
         Ok(rx)
     }

@@ -136,7 +136,7 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
             processing_time_ms: ev.processing_time.quantiles(),
         };
         let kraftd = KraftdSample {
-            // The HTTP side reads the disk (on a blocking thread), not the loop.
+            // Read by the loop's scrape event, which names the directory.
             metadata_dir: None,
             fsync: self.raft.log().fsync_latency().cloned(),
             last_snapshot: self.snapshots.last_written().map(|w| SnapshotGauges {

@@ -391,8 +391,15 @@ impl<L: RaftLog, S: QuorumStateStore> NodeLoop<L, S> {
                     started.elapsed().as_millis() as u64,
                 );
             }
-            Event::Metrics { reply } => {
-                let _ = reply.send(Box::new(self.metrics_sample(now)));
+            Event::Metrics { reply, disk_of } => {
+                let mut sample = self.metrics_sample(now);
+                // One statvfs, on this thread rather than the HTTP side's blocking pool: the hop
+                // there cost each scrape two thread wake-ups, more than the call. A filesystem
+                // that hangs statvfs (a dead NFS server) hangs this loop's own writes to it
+                // anyway; one that hangs statvfs alone (a broken FUSE daemon) would stall the
+                // loop too, and /healthz then says so.
+                sample.kraftd.metadata_dir = crate::server::disk_space::disk_space(&disk_of).ok();
+                let _ = reply.send(Box::new(sample));
             }
             Event::SnapshotWritten(outcome) => self
                 .snapshots
