@@ -45,12 +45,18 @@ def quantiles_us(hist, keys=None):
     return out
 
 
-def micros_figures(intervals):
-    """p50/p99/p99.9/mean/max in µs over the intervals' latency_us_hist, and the merged histogram."""
+def merged_us_hist(intervals):
+    """The intervals' latency_us_hist summed into one {µs: count}."""
     hist = {}
     for rec in intervals:
         for value, count in rec.get("latency_us_hist", []):
             hist[value] = hist.get(value, 0) + count
+    return hist
+
+
+def micros_figures(intervals):
+    """p50/p99/p99.9/mean/max in µs over the intervals' latency_us_hist, and the merged histogram."""
+    hist = merged_us_hist(intervals)
     out = quantiles_us(hist)
     hist = sorted(hist.items())
     total = sum(c for _, c in hist)

@@ -153,12 +153,6 @@ def quantile_ratios_95(phases_on, phases_off, keys=("p50_us", "p99_us"), resampl
     None with fewer than 2 phases an arm. `seed`: the draws are an argument, repeatable."""
     if len(phases_on) < 2 or len(phases_off) < 2:
         return None
-    def phase_hist(intervals):
-        hist = {}
-        for rec in intervals:
-            for value, count in rec.get("latency_us_hist", []):
-                hist[value] = hist.get(value, 0) + count
-        return hist
 
     def quantiles(hists):
         merged = {}
@@ -168,8 +162,8 @@ def quantile_ratios_95(phases_on, phases_off, keys=("p50_us", "p99_us"), resampl
         return closed_loop.quantiles_us(merged, keys)
 
     draw = random.Random(seed)
-    hists_on = [phase_hist(p) for p in phases_on]
-    hists_off = [phase_hist(p) for p in phases_off]
+    hists_on = [closed_loop.merged_us_hist(p) for p in phases_on]
+    hists_off = [closed_loop.merged_us_hist(p) for p in phases_off]
     ratios = {k: [] for k in keys}
     for _ in range(resamples):
         on = quantiles(draw.choices(hists_on, k=len(hists_on)))
