@@ -172,7 +172,7 @@ impl KeptScrape {
                 self.conn = Some(BufReader::new(s));
             }
             let conn = self.conn.as_mut().expect("just opened");
-            match kept_get(conn, self.addr) {
+            match get_on(conn, self.addr, "/metrics", false) {
                 Ok((status, body, keep)) => {
                     if !keep {
                         self.conn = None;
@@ -209,10 +209,14 @@ impl From<std::io::Error> for GetError {
     }
 }
 
-/// One GET on a kept connection: the status, the body, and whether the connection stays open.
-fn kept_get(
+/// One GET of `path` on a connection (asking the server to close it after, or not): the status,
+/// the body (read by its length, its chunks, or to the close), and whether the connection stays
+/// open.
+fn get_on(
     conn: &mut BufReader<TcpStream>,
     addr: SocketAddr,
+    path: &str,
+    close: bool,
 ) -> Result<(u16, String, bool), GetError> {
     use std::io::ErrorKind;
     let bad = |what: String| std::io::Error::new(ErrorKind::InvalidData, what);
@@ -222,9 +226,10 @@ fn kept_get(
         }
         _ => GetError::Failed(e),
     };
+    let close = if close { "Connection: close\r\n" } else { "" };
     write!(
         conn.get_mut(),
-        "GET /metrics HTTP/1.1\r\nHost: {addr}\r\n\r\n"
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\n{close}\r\n"
     )
     .map_err(closed)?;
     let mut line = String::new();
@@ -301,52 +306,13 @@ fn kept_get(
 /// A plain HTTP/1.1 GET (no keep-alive): the status and the body.
 pub fn http_get(addr: SocketAddr, path: &str) -> Result<(u16, String), String> {
     let fail = |e: std::io::Error| format!("GET {path} on {addr}: {e}");
-    let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(5)).map_err(fail)?;
+    let s = TcpStream::connect_timeout(&addr, Duration::from_secs(5)).map_err(fail)?;
     s.set_read_timeout(Some(Duration::from_secs(10)))
         .map_err(fail)?;
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
-    )
-    .map_err(fail)?;
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).map_err(fail)?;
-    let raw = String::from_utf8_lossy(&raw);
-    let (head, body) = raw
-        .split_once("\r\n\r\n")
-        .ok_or_else(|| format!("GET {path} on {addr}: no HTTP head in {raw:?}"))?;
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| format!("GET {path} on {addr}: bad status line in {head:?}"))?;
-    // The JMX exporter may answer chunked; the names check only needs the lines.
-    let chunked = head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked");
-    Ok((
-        status,
-        if chunked {
-            dechunk(body)
-        } else {
-            body.to_string()
-        },
-    ))
-}
-
-fn dechunk(mut body: &str) -> String {
-    let mut out = String::new();
-    while let Some((size, rest)) = body.split_once("\r\n") {
-        let Ok(n) = usize::from_str_radix(size.trim(), 16) else {
-            break;
-        };
-        if n == 0 || rest.len() < n {
-            break;
-        }
-        out.push_str(&rest[..n]);
-        body = rest[n..].trim_start_matches("\r\n");
+    match get_on(&mut BufReader::new(s), addr, path, true) {
+        Ok((status, body, _)) => Ok((status, body)),
+        Err(GetError::ClosedUnanswered(e) | GetError::Failed(e)) => Err(fail(e)),
     }
-    out
 }
 
 /// Whether a scrape's raft-metrics say this node leads.

@@ -64,6 +64,15 @@ pub use tools::{parse_finalized_features, random_kafka_uuid, FormatFlag, QuorumS
 
 /// The number in environment variable `var`, or `default` when it is unset; a bench knob. Panics
 /// (the run cannot mean anything) when it is set to something else.
+/// A comma-separated list from the environment (`default` when unset), items trimmed.
+pub fn env_list(var: &str, default: &str) -> Vec<String> {
+    std::env::var(var)
+        .unwrap_or_else(|_| default.into())
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .collect()
+}
+
 pub fn env_number<T: std::str::FromStr>(var: &str, default: T) -> T {
     match std::env::var(var) {
         Err(_) => default,

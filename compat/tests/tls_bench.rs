@@ -74,11 +74,7 @@ impl Knobs {
             warmup: knob("WARMUP", warmup),
             seconds: knob("SECONDS", seconds),
             concurrency: knob("CONCURRENCY", 8),
-            impls: std::env::var("KRAFTD_TLS_BENCH_IMPLS")
-                .unwrap_or_else(|_| "kraftd,java".into())
-                .split(',')
-                .map(|s| s.trim().to_string())
-                .collect(),
+            impls: crate::harness::env_list("KRAFTD_TLS_BENCH_IMPLS", "kraftd,java"),
             mode,
         })
     }

@@ -138,11 +138,7 @@ impl Sizes {
             heartbeat_ms: knob("HEARTBEAT_MS", 2000),
             // The smoke run saves a quorum start.
             w3_fresh: knob::<u8>("W3_FRESH", u8::from(mode != "smoke")) != 0,
-            impls: std::env::var("KRAFTD_LOAD_IMPLS")
-                .unwrap_or_else(|_| "kraftd,java".into())
-                .split(',')
-                .map(|s| s.trim().to_string())
-                .collect(),
+            impls: crate::harness::env_list("KRAFTD_LOAD_IMPLS", "kraftd,java"),
             mode,
             plaintext,
             mtls,

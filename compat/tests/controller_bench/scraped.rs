@@ -150,8 +150,6 @@ struct Arm {
     all_cpu: f64,
     heartbeats: Latencies,
     phases: usize,
-    /// The active controller's CPU seconds per second in each phase.
-    active_per_phase: Vec<f64>,
     /// Each controller's CPU seconds per second in each phase.
     by_node: BTreeMap<i32, Vec<f64>>,
 }
@@ -168,10 +166,15 @@ fn mean_se(v: &[f64]) -> Option<(f64, f64)> {
 }
 
 impl Arm {
-    fn json(&self) -> Value {
+    /// The active controller's CPU seconds per second in each phase.
+    fn active_per_phase(&self, leader: i32) -> &[f64] {
+        self.by_node.get(&leader).map_or(&[], Vec::as_slice)
+    }
+
+    fn json(&self, leader: i32) -> Value {
         let secs = self.wall.as_secs_f64();
         let hb = self.heartbeats.summary();
-        json!({"phases": self.phases, "wall_s": secs, "active_cpu_per_s_by_phase": self.active_per_phase,
+        json!({"phases": self.phases, "wall_s": secs, "active_cpu_per_s_by_phase": self.active_per_phase(leader),
                "active_cpu_s": self.active_cpu, "all_controllers_cpu_s": self.all_cpu,
                "active_cpu_per_s": finite(self.active_cpu / secs),
                "all_controllers_cpu_per_s": finite(self.all_cpu / secs),
@@ -218,7 +221,6 @@ pub async fn alternate(
             arm.all_cpu += cpu;
             if *id == leader {
                 arm.active_cpu += cpu;
-                arm.active_per_phase.push(per_s);
             }
         }
         arm.wall += wall;
@@ -226,7 +228,7 @@ pub async fn alternate(
         arm.heartbeats.extend(heartbeats);
     }
     scraper.switch(false);
-    let (on_json, off_json) = (on.json(), off.json());
+    let (on_json, off_json) = (on.json(leader), off.json(leader));
     let ratios: Map<String, Value> = FIGURES
         .iter()
         .map(|(name, path)| {
@@ -239,10 +241,8 @@ pub async fn alternate(
     // The active CPU ratio's 95 % interval (normal approximation over the phases, which with 12
     // to 30 phases an arm is some 5-10 % narrower than Student's t; the slow drift the phase order
     // cancels in the means widens it the other way).
-    let interval = match (
-        mean_se(&on.active_per_phase),
-        mean_se(&off.active_per_phase),
-    ) {
+    let active = (on.active_per_phase(leader), off.active_per_phase(leader));
+    let interval = match (mean_se(active.0), mean_se(active.1)) {
         (Some((m_on, se_on)), Some((m_off, se_off))) => {
             let r = m_on / m_off;
             let half = 1.96 * r * ((se_on / m_on).powi(2) + (se_off / m_off).powi(2)).sqrt();

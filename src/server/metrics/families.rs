@@ -1,6 +1,6 @@
 //! The metric families of one scrape: name, type, help and samples, each sample's labels
 //! already in exposition syntax (`{name="value",...}`, escaped), and a fleet's per-broker
-//! gauges as (broker id, value) pairs written straight into the text ([`Keyed`]).
+//! gauges as (broker id, value) pairs written straight into the text ([`Samples::Keyed`]).
 
 /// A family's Prometheus type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,17 +36,33 @@ pub struct Family {
     pub name: String,
     pub help: String,
     pub kind: Kind,
-    pub samples: Vec<Sample>,
-    /// A gauge's samples keyed by one integer label, written straight into the text after
-    /// `samples`: a fleet's thousand per-broker gauges need no string each.
-    pub keyed: Option<Keyed>,
+    pub samples: Samples,
 }
 
-/// One gauge sample per key of one integer label (a broker id).
+/// A family's samples.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Keyed {
-    pub label: String,
-    pub values: Vec<(i32, f64)>,
+pub enum Samples {
+    /// Each with its labels already in exposition syntax.
+    Labelled(Vec<Sample>),
+    /// A gauge's samples keyed by one integer label (a broker id), written straight into the
+    /// text: a fleet's thousand per-broker gauges need no string each.
+    Keyed {
+        label: String,
+        values: Vec<(i32, f64)>,
+    },
+}
+
+impl Samples {
+    pub fn len(&self) -> usize {
+        match self {
+            Samples::Labelled(s) => s.len(),
+            Samples::Keyed { values, .. } => values.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// The families of one scrape, in the order they are added.
@@ -87,13 +103,12 @@ pub fn escape_into(out: &mut String, s: &str, quotes: bool) {
 }
 
 impl Families {
-    fn push(&mut self, name: &str, help: &str, kind: Kind, samples: Vec<Sample>) {
+    fn push(&mut self, name: &str, help: &str, kind: Kind, samples: Samples) {
         self.0.push(Family {
             name: name.to_string(),
             help: help.to_string(),
             kind,
             samples,
-            keyed: None,
         });
     }
 
@@ -109,7 +124,7 @@ impl Families {
             name,
             help,
             Kind::Gauge,
-            vec![Self::number(String::new(), value)],
+            Samples::Labelled(vec![Self::number(String::new(), value)]),
         );
     }
 
@@ -119,11 +134,11 @@ impl Families {
             .iter()
             .map(|(pairs, value)| Self::number(label_text(pairs), *value))
             .collect();
-        self.push(name, help, Kind::Gauge, samples);
+        self.push(name, help, Kind::Gauge, Samples::Labelled(samples));
     }
 
     /// A gauge with one sample per value of its one integer label `label` (a broker id), for
-    /// families as long as a fleet ([`Keyed`]).
+    /// families as long as a fleet ([`Samples::Keyed`]).
     pub fn gauge_by(
         &mut self,
         name: &str,
@@ -131,12 +146,11 @@ impl Families {
         label: &str,
         values: impl ExactSizeIterator<Item = (i32, f64)>,
     ) {
-        self.push(name, help, Kind::Gauge, Vec::new());
-        let family = self.0.last_mut().expect("just pushed");
-        family.keyed = Some(Keyed {
+        let samples = Samples::Keyed {
             label: label.to_string(),
             values: values.collect(),
-        });
+        };
+        self.push(name, help, Kind::Gauge, samples);
     }
 
     pub fn counter(&mut self, name: &str, help: &str, value: f64) {
@@ -144,7 +158,7 @@ impl Families {
             name,
             help,
             Kind::Counter,
-            vec![Self::number(String::new(), value)],
+            Samples::Labelled(vec![Self::number(String::new(), value)]),
         );
     }
 
@@ -166,7 +180,7 @@ impl Families {
             labels: String::new(),
             value,
         };
-        self.push(name, help, Kind::Histogram, vec![sample]);
+        self.push(name, help, Kind::Histogram, Samples::Labelled(vec![sample]));
     }
 
     /// An untyped sample with labels (the JMX exporter's `value: 1` rules, e.g. raft-metrics'
@@ -176,7 +190,7 @@ impl Families {
             name,
             help,
             Kind::Untyped,
-            vec![Self::number(label_text(pairs), value)],
+            Samples::Labelled(vec![Self::number(label_text(pairs), value)]),
         );
     }
 }

@@ -203,7 +203,7 @@ mod tests {
     /// same values where they hold still between the two reads.
     #[test]
     fn agrees_with_the_prometheus_crates_process_collector() {
-        use super::super::families::Kind;
+        use super::super::families::{Kind, Samples, Value};
         use prometheus::core::Collector;
         use prometheus::proto::MetricType;
         let theirs = prometheus::process_collector::ProcessCollector::for_self().collect();
@@ -234,9 +234,12 @@ mod tests {
         assert_eq!(f.0.len(), theirs.len(), "the same families");
         let ours_of = |name: &str| {
             let family = f.0.iter().find(|x| x.name == name).expect(name);
-            match family.samples[0].value {
-                super::super::families::Value::Number(v) => v,
-                _ => unreachable!("process families are numbers"),
+            match &family.samples {
+                Samples::Labelled(s) => match s[0].value {
+                    Value::Number(v) => v,
+                    _ => unreachable!("process families are numbers"),
+                },
+                Samples::Keyed { .. } => unreachable!("process families have no keys"),
             }
         };
         assert_eq!(ours_of("process_max_fds"), value("process_max_fds"));

@@ -9,7 +9,7 @@
 
 use std::fmt::Write;
 
-use super::families::{escape_into, Family, Kind, Value};
+use super::families::{escape_into, Family, Kind, Sample, Samples, Value};
 
 pub const TEXT_FORMAT: &str = "text/plain; version=0.0.4; charset=utf-8";
 pub const OPENMETRICS_FORMAT: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -44,11 +44,7 @@ impl Format {
 const LINE_BYTES: usize = 96;
 
 pub fn encode(families: &[Family], format: Format) -> String {
-    let keyed = |f: &Family| f.keyed.as_ref().map_or(0, |k| k.values.len());
-    let lines: usize = families
-        .iter()
-        .map(|f| f.samples.len() + keyed(f) + 2)
-        .sum();
+    let lines: usize = families.iter().map(|f| f.samples.len() + 2).sum();
     let mut out = String::with_capacity(lines * LINE_BYTES);
     for f in families {
         let name = f.name.as_str();
@@ -73,38 +69,22 @@ pub fn encode(families: &[Family], format: Format) -> String {
         for part in ["# TYPE ", family_name, " ", type_name, "\n"] {
             out.push_str(part);
         }
-        for sample in &f.samples {
-            match &sample.value {
-                Value::Histogram {
-                    buckets,
-                    count,
-                    sum,
-                } => histogram_lines(&mut out, name, buckets, *count, *sum),
-                Value::Number(value) => {
-                    out.push_str(name);
-                    // OpenMetrics: a counter's samples end in `_total`.
-                    if format == Format::OpenMetrics
-                        && f.kind == Kind::Counter
-                        && !name.ends_with("_total")
-                    {
-                        out.push_str("_total");
+        match &f.samples {
+            Samples::Labelled(samples) => {
+                for sample in samples {
+                    sample_lines(&mut out, f, format, sample);
+                }
+            }
+            Samples::Keyed { label, values } => {
+                let mut digits = itoa::Buffer::new();
+                for (key, value) in values {
+                    let key = digits.format(*key);
+                    for part in [name, "{", label, "=\"", key, "\"} "] {
+                        out.push_str(part);
                     }
-                    out.push_str(&sample.labels);
-                    out.push(' ');
                     number_into(&mut out, *value);
                     out.push('\n');
                 }
-            }
-        }
-        if let Some(keyed) = &f.keyed {
-            let mut digits = itoa::Buffer::new();
-            for (key, value) in &keyed.values {
-                let key = digits.format(*key);
-                for part in [name, "{", &keyed.label, "=\"", key, "\"} "] {
-                    out.push_str(part);
-                }
-                number_into(&mut out, *value);
-                out.push('\n');
             }
         }
     }
@@ -112,6 +92,30 @@ pub fn encode(families: &[Family], format: Format) -> String {
         out.push_str("# EOF\n");
     }
     out
+}
+
+/// One labelled sample's line (a histogram's lines).
+fn sample_lines(out: &mut String, f: &Family, format: Format, sample: &Sample) {
+    let name = f.name.as_str();
+    match &sample.value {
+        Value::Histogram {
+            buckets,
+            count,
+            sum,
+        } => histogram_lines(out, name, buckets, *count, *sum),
+        Value::Number(value) => {
+            out.push_str(name);
+            // OpenMetrics: a counter's samples end in `_total`.
+            if format == Format::OpenMetrics && f.kind == Kind::Counter && !name.ends_with("_total")
+            {
+                out.push_str("_total");
+            }
+            out.push_str(&sample.labels);
+            out.push(' ');
+            number_into(out, *value);
+            out.push('\n');
+        }
+    }
 }
 
 /// A histogram's `_bucket` lines (cumulative, `+Inf` last), `_sum` and `_count`.
