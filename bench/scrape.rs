@@ -25,7 +25,7 @@ use kraftd::server::metrics::loader::LoaderSample;
 use kraftd::server::metrics::raft::ChannelCounters;
 use kraftd::server::metrics::sampler::RaftRates;
 use kraftd::server::metrics::text::Format;
-use kraftd::server::metrics::{node_families, render, Sample};
+use kraftd::server::metrics::{render, Sample};
 use serde_json::json;
 
 #[path = "synth_records.rs"]
@@ -129,7 +129,7 @@ fn main() {
     let channel = ChannelCounters::default();
     let mut bytes = 0;
     let render_us = per_round(rounds, || {
-        let text = render(node_families(&s, &channel), None, Format::Text);
+        let text = render(&s, &channel, None, Format::Text, bytes);
         bytes = text.len();
         std::hint::black_box(text);
     });
@@ -144,9 +144,11 @@ fn main() {
     let mut fleet_bytes = 0;
     let fleet_us = per_round(rounds, || {
         let text = render(
-            node_families(&fleet_sample, &channel),
+            &fleet_sample,
+            &channel,
             Some(&process),
             Format::Text,
+            fleet_bytes,
         );
         fleet_bytes = text.len();
         std::hint::black_box(text);

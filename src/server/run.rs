@@ -84,6 +84,7 @@ pub(crate) fn spawn_http(
         channel: settings.peer.channel.clone(),
         metadata_dir: metadata_dir.to_path_buf(),
         process: Some(crate::server::metrics::process::ProcessMetrics::for_self()),
+        last_exposition_bytes: Default::default(),
     };
     tokio::spawn(http::serve(socket, Arc::new(state)));
     info!(target: "kraftd::http", "serving /metrics, /healthz and /readyz on http://{addr}");

@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -31,8 +32,8 @@ use tracing::{debug, warn};
 
 use super::metrics::health::LoopHealth;
 use super::metrics::raft::ChannelCounters;
+use super::metrics::render;
 use super::metrics::text::Format;
-use super::metrics::{node_families, render};
 use super::node::NodeHandle;
 
 /// The key that turns the listener on.
@@ -88,6 +89,8 @@ pub struct HttpState {
     /// node loop reads for `/metrics`.
     pub metadata_dir: PathBuf,
     pub process: Option<crate::server::metrics::process::ProcessMetrics>,
+    /// The last exposition's size: the next one reserves as much up front.
+    pub last_exposition_bytes: std::sync::atomic::AtomicUsize,
 }
 
 pub async fn bind(addr: SocketAddr) -> Result<TcpListener, String> {
@@ -219,12 +222,17 @@ async fn metrics(state: &HttpState, format: Format) -> Answer {
     };
     let mut sample = *sample;
     sample.kraftd.peer_rtt_seconds = state.channel.round_trips();
-    let families = node_families(&sample, &state.channel);
-    answer(
-        StatusCode::OK,
-        format.content_type(),
-        render(families, state.process.as_ref(), format),
-    )
+    let last = &state.last_exposition_bytes;
+    let capacity = last.load(Ordering::Relaxed) + 1024;
+    let body = render(
+        &sample,
+        &state.channel,
+        state.process.as_ref(),
+        format,
+        capacity,
+    );
+    last.store(body.len(), Ordering::Relaxed);
+    answer(StatusCode::OK, format.content_type(), body)
 }
 
 #[cfg(test)]

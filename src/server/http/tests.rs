@@ -18,6 +18,7 @@ async fn listening(dir: PathBuf) -> (SocketAddr, Arc<LoopHealth>) {
         channel: Arc::default(),
         metadata_dir: dir,
         process: None,
+        last_exposition_bytes: Default::default(),
     };
     let socket = bind("127.0.0.1:0".parse().unwrap()).await.unwrap();
     let addr = socket.local_addr().unwrap();

@@ -4,7 +4,7 @@
 //! `Value` as `kafka_controller_<type>_<name>`, a meter's `Count` as `…_total`, a histogram's
 //! `Count` as `…_count_total` and its percentiles as `quantile`-labelled gauges.
 
-use super::families::Families;
+use super::text::{Exposition, Kind};
 use super::window::QUANTILES;
 use crate::controller::image::MetadataImage;
 
@@ -105,7 +105,7 @@ pub struct EventManagerSample {
 
 const KAFKA_CONTROLLER: &str = "kafka_controller_kafkacontroller_";
 
-pub fn controller_families(f: &mut Families, c: &ControllerSample, e: &EventManagerSample) {
+pub fn controller_families(f: &mut Exposition, c: &ControllerSample, e: &EventManagerSample) {
     let gauges: [(&str, f64); 18] = [
         ("ActiveControllerCount", u64::from(c.active) as f64),
         ("GlobalTopicCount", c.topics as f64),
@@ -148,9 +148,8 @@ pub fn controller_families(f: &mut Families, c: &ControllerSample, e: &EventMana
         ),
     ];
     for (bean, value) in gauges {
-        let name = format!("{KAFKA_CONTROLLER}{}", bean.to_lowercase());
-        let help = format!("kafka.controller:type=KafkaController,name={bean}");
-        f.gauge(&name, &help, value);
+        let help = ["kafka.controller:type=KafkaController,name=", bean];
+        f.gauge([KAFKA_CONTROLLER, bean], help, value);
     }
 
     // One gauge per registered broker (`…,name=BrokerRegistrationState,broker=<id>`), and on
@@ -167,7 +166,7 @@ pub fn controller_families(f: &mut Families, c: &ControllerSample, e: &EventMana
 
     let events = "kafka_controller_controllereventmanager_";
     f.gauge(
-        &format!("{events}avgidleratio"),
+        [events, "avgidleratio"],
         "kafka.controller:type=ControllerEventManager,name=AvgIdleRatio",
         e.avg_idle_ratio,
     );
@@ -180,17 +179,12 @@ pub fn controller_families(f: &mut Families, c: &ControllerSample, e: &EventMana
         ),
     ];
     for (bean, count, quantiles) in histograms {
-        let name = format!("{events}{}", bean.to_lowercase());
-        let help = format!("kafka.controller:type=ControllerEventManager,name={bean}");
-        let labels: Vec<[(&str, &str); 1]> =
-            QUANTILES.iter().map(|(q, _)| [("quantile", *q)]).collect();
-        let samples: Vec<(&[(&str, &str)], f64)> = labels
-            .iter()
-            .zip(quantiles.iter())
-            .map(|(l, v)| (l.as_slice(), *v))
-            .collect();
-        f.gauge_samples(&name, &help, &samples);
-        f.counter(&format!("{name}_count_total"), &help, count as f64);
+        let help = ["kafka.controller:type=ControllerEventManager,name=", bean];
+        f.family([events, bean], help, Kind::Gauge);
+        for ((q, _), v) in QUANTILES.iter().zip(quantiles) {
+            f.sample(&[("quantile", q)], *v);
+        }
+        f.counter([events, bean, "_count_total"], help, count as f64);
     }
 
     // Meters: their Count.
@@ -198,10 +192,10 @@ pub fn controller_families(f: &mut Families, c: &ControllerSample, e: &EventMana
         ("UncleanLeaderElectionsPerSec", c.unclean_elections),
         ("ElectionFromEligibleLeaderReplicasPerSec", c.elr_elections),
     ] {
-        let stem = bean.trim_end_matches("PerSec").to_lowercase();
+        let stem = bean.trim_end_matches("PerSec");
         f.counter(
-            &format!("kafka_controller_controllerstats_{stem}_total"),
-            &format!("kafka.controller:type=ControllerStats,name={bean}"),
+            ["kafka_controller_controllerstats_", stem, "_total"],
+            ["kafka.controller:type=ControllerStats,name=", bean],
             count as f64,
         );
     }
@@ -210,7 +204,7 @@ pub fn controller_families(f: &mut Families, c: &ControllerSample, e: &EventMana
 /// A `type=KafkaController` gauge with a `broker` label, one sample per broker (none: no family,
 /// as Java registers these per broker).
 fn per_broker_gauge(
-    f: &mut Families,
+    f: &mut Exposition,
     bean: &str,
     help_suffix: &str,
     values: impl ExactSizeIterator<Item = (i32, f64)>,
@@ -218,10 +212,13 @@ fn per_broker_gauge(
     if values.len() == 0 {
         return;
     }
-    f.gauge_by(
-        &format!("{KAFKA_CONTROLLER}{}", bean.to_lowercase()),
-        &format!("kafka.controller:type=KafkaController,name={bean}{help_suffix}"),
-        "broker",
-        values,
-    );
+    let help = [
+        "kafka.controller:type=KafkaController,name=",
+        bean,
+        help_suffix,
+    ];
+    f.family([KAFKA_CONTROLLER, bean], help, Kind::Gauge);
+    for (id, value) in values {
+        f.keyed("broker", id, value);
+    }
 }

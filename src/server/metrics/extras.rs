@@ -2,7 +2,7 @@
 //! operator of the quorum needs (the runbook's disk, snapshot, replication and election
 //! questions). docs/monitoring.md lists them.
 
-use super::families::Families;
+use super::text::{Exposition, Kind};
 use crate::log::fsync_latency::FsyncLatency;
 use crate::raft::metrics::VoterProgress;
 use crate::server::disk_space::DiskSpace;
@@ -40,7 +40,7 @@ pub struct KraftdSample {
     pub leader_clock_offset_ms: Option<(i32, i64)>,
 }
 
-pub fn kraftd_families(f: &mut Families, s: &KraftdSample) {
+pub fn kraftd_families(f: &mut Exposition, s: &KraftdSample) {
     if let Some(d) = s.metadata_dir {
         f.gauge(
             METADATA_DIR_FREE_BYTES,
@@ -137,24 +137,18 @@ pub fn kraftd_families(f: &mut Families, s: &KraftdSample) {
 
 /// A gauge with one sample per node id under `label` (none: no family).
 fn per_node_gauge(
-    f: &mut Families,
+    f: &mut Exposition,
     name: &str,
     help: &str,
     label: &str,
     values: impl Iterator<Item = (i32, f64)>,
 ) {
-    let values: Vec<(String, f64)> = values.map(|(id, v)| (id.to_string(), v)).collect();
-    if values.is_empty() {
+    let mut values = values.peekable();
+    if values.peek().is_none() {
         return;
     }
-    let labels: Vec<[(&str, &str); 1]> = values
-        .iter()
-        .map(|(id, _)| [(label, id.as_str())])
-        .collect();
-    let samples: Vec<(&[(&str, &str)], f64)> = labels
-        .iter()
-        .zip(&values)
-        .map(|(l, (_, v))| (l.as_slice(), *v))
-        .collect();
-    f.gauge_samples(name, help, &samples);
+    f.family(name, help, Kind::Gauge);
+    for (id, value) in values {
+        f.keyed(label, id, value);
+    }
 }

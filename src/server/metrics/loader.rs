@@ -2,7 +2,7 @@
 //! `kafka.server:type=MetadataLoader`), which a Java controller registers too, as the JMX
 //! exporter names them under Strimzi's generic gauge rule: each gauge's `Value`, lowercased.
 
-use super::families::Families;
+use super::text::{Exposition, Kind};
 use crate::protocol::features::{KRAFT_VERSION, SUPPORTED_FEATURES};
 
 /// What the loader gauges report of the node's committed image.
@@ -43,7 +43,7 @@ impl LoaderSample {
 
 const LOADER: &str = "kafka_server_metadataloader_";
 
-pub fn loader_families(f: &mut Families, s: &LoaderSample) {
+pub fn loader_families(f: &mut Exposition, s: &LoaderSample) {
     let gauges = [
         ("AvgIdleRatio", s.avg_idle_ratio),
         ("CurrentControllerId", f64::from(s.current_controller_id)),
@@ -52,26 +52,19 @@ pub fn loader_families(f: &mut Families, s: &LoaderSample) {
     ];
     for (bean, value) in gauges {
         f.gauge(
-            &format!("{LOADER}{}", bean.to_lowercase()),
-            &format!("kafka.server:type=MetadataLoader,name={bean}"),
+            [LOADER, bean],
+            ["kafka.server:type=MetadataLoader,name=", bean],
             value,
         );
     }
-    let names: Vec<String> = s.finalized.iter().map(|(n, _)| label_name(n)).collect();
-    let labels: Vec<[(&str, &str); 1]> = names
-        .iter()
-        .map(|n| [("featureName", n.as_str())])
-        .collect();
-    let samples: Vec<(&[(&str, &str)], f64)> = labels
-        .iter()
-        .zip(&s.finalized)
-        .map(|(l, (_, level))| (l.as_slice(), f64::from(*level)))
-        .collect();
-    f.gauge_samples(
-        &format!("{LOADER}finalizedlevel"),
+    f.family(
+        [LOADER, "finalizedlevel"],
         "kafka.server:type=MetadataLoader,name=FinalizedLevel",
-        &samples,
+        Kind::Gauge,
     );
+    for (feature, level) in &s.finalized {
+        f.sample(&[("featureName", &label_name(feature))], f64::from(*level));
+    }
 }
 
 /// Java's label for a feature: its dotted words in camel case (`metadata.version` is

@@ -10,15 +10,13 @@
 //! * `sampler`: what the node loop measures between the raft core's steps (latencies, rates);
 //! * `window`: Kafka's sampled statistics and Yammer's percentiles, time an argument;
 //! * `health`: what the probes read of the loop (liveness, leader, caught up);
-//! * `families`: building the exposition's families;
-//! * `text`: the text format 0.0.4 and OpenMetrics.
+//! * `text`: the exposition, written as it is built, in the text format 0.0.4 or OpenMetrics.
 //!
 //! The node loop answers a scrape with a [`Sample`] (its own state, read between two events);
-//! [`render`] writes it with the `process_*` families.
+//! [`render`] writes it with the raft channel's counters and the `process_*` families.
 
 pub mod controller;
 pub mod extras;
-pub mod families;
 pub mod health;
 pub mod loader;
 pub mod process;
@@ -29,12 +27,11 @@ pub mod window;
 
 use controller::{ControllerSample, EventManagerSample};
 use extras::KraftdSample;
-use families::Families;
 use loader::LoaderSample;
 use process::ProcessMetrics;
 use raft::ChannelCounters;
 use sampler::RaftRates;
-use text::Format;
+use text::{Exposition, Format};
 
 use crate::raft::metrics::RaftMetricsView;
 
@@ -58,23 +55,25 @@ pub struct Sample {
     pub kraftd: KraftdSample,
 }
 
-/// The families of a sample and of the raft channel's counters, in exposition order.
-pub fn node_families(sample: &Sample, channel: &ChannelCounters) -> Families {
-    let mut f = Families::default();
+/// The exposition of a sample, the raft channel's counters and, if given, the process's
+/// `process_*`, in `format`; `capacity` bytes reserved up front.
+pub fn render(
+    sample: &Sample,
+    channel: &ChannelCounters,
+    process: Option<&ProcessMetrics>,
+    format: Format,
+    capacity: usize,
+) -> Vec<u8> {
+    let mut f = Exposition::new(format, capacity);
     raft::raft_families(&mut f, &sample.raft, &sample.rates);
     channel.families(&mut f);
     controller::controller_families(&mut f, &sample.controller, &sample.events);
     loader::loader_families(&mut f, &sample.loader);
     extras::kraftd_families(&mut f, &sample.kraftd);
-    f
-}
-
-/// The exposition of `families` and, if given, the process's `process_*`, in `format`.
-pub fn render(mut families: Families, process: Option<&ProcessMetrics>, format: Format) -> String {
     if let Some(p) = process.and_then(ProcessMetrics::sample) {
-        p.families(&mut families);
+        p.families(&mut f);
     }
-    text::encode(&families.0, format)
+    f.finish()
 }
 
 #[cfg(test)]

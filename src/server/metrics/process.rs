@@ -1,16 +1,18 @@
 //! `process_*`: the families every Prometheus client library exports for its own process, read
-//! from /proc/self with as few system calls as a scrape can afford: one read of `stat`, one
-//! `stat(2)` of `fd` (Linux 6.2+ gives the open descriptors as its size; older kernels list it),
-//! `getrlimit`, and the process CPU clock. The start time is read once.
+//! from /proc/self with as few system calls as a scrape can afford: one `pread` of `stat`, one
+//! `fstat` of `fd` (Linux 6.2+ gives the open descriptors as its size; older kernels list it),
+//! `getrlimit`, and the process CPU clock. Both files are opened once (a path walk through
+//! /proc costs more than the read), and the start time is read once.
 //!
 //! The `prometheus` crate's collector (procfs) opens and parses five files a scrape, listing
 //! /proc/self/fd whole; `make bench-scrape` times both ways (`process_us`,
 //! `crate_process_collector_us`).
 
-use std::path::Path;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
 use std::time::Duration;
 
-use super::families::Families;
+use super::text::Exposition;
 
 /// What a scrape reads of this process.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,7 +32,15 @@ pub struct ProcessMetrics {
     /// Seconds since the epoch at which the process started (`None`: /proc did not say).
     start_time_seconds: Option<f64>,
     page_bytes: u64,
+    /// /proc/self/stat and /proc/self/fd, open for the process's life (`None`: /proc is not
+    /// there, and `process_*` are left out). Reading a /proc file again from offset 0 reads
+    /// it anew; the fd directory's open descriptor counts itself among the open ones.
+    stat: Option<File>,
+    fd_dir: Option<File>,
 }
+
+/// /proc/self/stat is about 300 bytes; this leaves room for a command name of 64.
+const STAT_BYTES: usize = 1024;
 
 impl ProcessMetrics {
     pub fn for_self() -> ProcessMetrics {
@@ -47,19 +57,23 @@ impl ProcessMetrics {
         ProcessMetrics {
             start_time_seconds,
             page_bytes: sysconf(libc::_SC_PAGESIZE, 4096),
+            stat: File::open("/proc/self/stat").ok(),
+            fd_dir: File::open("/proc/self/fd").ok(),
         }
     }
 
     /// `None` when /proc/self/stat cannot be read or parsed.
     pub fn sample(&self) -> Option<ProcessSample> {
-        let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+        let mut buf = [0u8; STAT_BYTES];
+        let n = self.stat.as_ref()?.read_at(&mut buf, 0).ok()?;
+        let stat = std::str::from_utf8(&buf[..n]).ok()?;
         Some(ProcessSample {
             cpu_seconds: cpu_time(None)?.as_secs_f64(),
-            open_fds: open_fds(Path::new("/proc/self/fd")),
+            open_fds: self.fd_dir.as_ref().and_then(open_fds),
             max_fds: max_fds(),
-            virtual_bytes: stat_field(&stat, VSIZE)?,
-            resident_bytes: stat_field(&stat, RSS)? * self.page_bytes,
-            threads: stat_field(&stat, NUM_THREADS)?,
+            virtual_bytes: stat_field(stat, VSIZE)?,
+            resident_bytes: stat_field(stat, RSS)? * self.page_bytes,
+            threads: stat_field(stat, NUM_THREADS)?,
             start_time_seconds: self.start_time_seconds,
         })
     }
@@ -67,7 +81,7 @@ impl ProcessMetrics {
 
 impl ProcessSample {
     /// The families, under the names Prometheus's client libraries give them.
-    pub fn families(&self, f: &mut Families) {
+    pub fn families(&self, f: &mut Exposition) {
         f.counter(
             "process_cpu_seconds_total",
             "User and system CPU time of the process, in seconds.",
@@ -158,10 +172,12 @@ pub fn cpu_time(pid: Option<u32>) -> Option<Duration> {
     (rc == 0).then(|| Duration::new(at.tv_sec as u64, at.tv_nsec as u32))
 }
 
-/// The descriptors open: the size of /proc/<pid>/fd (Linux 6.2 and later), else its entries.
-fn open_fds(dir: &Path) -> Option<u64> {
-    match std::fs::metadata(dir).ok()?.len() {
-        0 => std::fs::read_dir(dir).ok().map(|d| d.count() as u64),
+/// The descriptors open: the size of /proc/self/fd (Linux 6.2 and later), else its entries.
+fn open_fds(dir: &File) -> Option<u64> {
+    match dir.metadata().ok()?.len() {
+        0 => std::fs::read_dir("/proc/self/fd")
+            .ok()
+            .map(|d| d.count() as u64),
         n => Some(n),
     }
 }
@@ -186,6 +202,7 @@ fn sysconf(name: libc::c_int, fallback: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::metrics::text::Format;
 
     #[test]
     fn stat_fields_are_counted_after_the_last_parenthesis() {
@@ -203,13 +220,25 @@ mod tests {
     /// same values where they hold still between the two reads.
     #[test]
     fn agrees_with_the_prometheus_crates_process_collector() {
-        use super::super::families::{Kind, Samples, Value};
         use prometheus::core::Collector;
         use prometheus::proto::MetricType;
         let theirs = prometheus::process_collector::ProcessCollector::for_self().collect();
         let ours = ProcessMetrics::for_self().sample().expect("/proc/self");
-        let mut f = Families::default();
+        let mut f = Exposition::new(Format::Text, 0);
         ours.families(&mut f);
+        let text = String::from_utf8(f.finish()).expect("UTF-8");
+        // (name, type) of each family, and each sample's value.
+        let mut kinds = Vec::new();
+        let mut values = std::collections::BTreeMap::new();
+        for line in text.lines() {
+            if let Some(typed) = line.strip_prefix("# TYPE ") {
+                let (name, kind) = typed.split_once(' ').expect("# TYPE name kind");
+                kinds.push((name.to_string(), kind.to_string()));
+            } else if !line.starts_with('#') {
+                let (name, value) = line.split_once(' ').expect("name value");
+                values.insert(name.to_string(), value.parse::<f64>().expect(line));
+            }
+        }
         let theirs_of = |name: &str| {
             theirs
                 .iter()
@@ -224,24 +253,15 @@ mod tests {
                 _ => m.get_gauge().get_value(),
             }
         };
-        for family in &f.0 {
-            let kind = match theirs_of(&family.name).get_field_type() {
-                MetricType::COUNTER => Kind::Counter,
-                _ => Kind::Gauge,
+        for (name, kind) in &kinds {
+            let theirs = match theirs_of(name).get_field_type() {
+                MetricType::COUNTER => "counter",
+                _ => "gauge",
             };
-            assert_eq!(family.kind, kind, "{}", family.name);
+            assert_eq!(kind, theirs, "{name}");
         }
-        assert_eq!(f.0.len(), theirs.len(), "the same families");
-        let ours_of = |name: &str| {
-            let family = f.0.iter().find(|x| x.name == name).expect(name);
-            match &family.samples {
-                Samples::Labelled(s) => match s[0].value {
-                    Value::Number(v) => v,
-                    _ => unreachable!("process families are numbers"),
-                },
-                Samples::Keyed { .. } => unreachable!("process families have no keys"),
-            }
-        };
+        assert_eq!(kinds.len(), theirs.len(), "the same families");
+        let ours_of = |name: &str| *values.get(name).expect(name);
         assert_eq!(ours_of("process_max_fds"), value("process_max_fds"));
         // The crate truncates the start time to whole seconds; kraftd keeps the ticks' 10 ms,
         // as Prometheus's Go client does.
@@ -261,7 +281,8 @@ mod tests {
 
     #[test]
     fn open_fds_agrees_with_a_listing() {
-        let own = open_fds(Path::new("/proc/self/fd")).expect("/proc/self/fd");
+        let dir = File::open("/proc/self/fd").expect("/proc/self/fd");
+        let own = open_fds(&dir).expect("/proc/self/fd");
         let listed = std::fs::read_dir("/proc/self/fd").expect("fd").count() as u64;
         // The listing holds one more, the descriptor reading it; other tests' come and go.
         assert!(own.abs_diff(listed) <= 16, "{own} vs {listed}");

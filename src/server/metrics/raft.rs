@@ -10,22 +10,21 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use super::families::Families;
 use super::sampler::RaftRates;
+use super::text::{Exposition, Kind};
 use crate::raft::metrics::RaftMetricsView;
 
 const RAFT: &str = "kafka_server_raftmetrics_";
 const CHANNEL: &str = "kafka_server_raftchannelmetrics_";
 
 /// The raft-metrics families, Java's attribute descriptions as help.
-pub fn raft_families(f: &mut Families, v: &RaftMetricsView, r: &RaftRates) {
-    let name = |attr: &str| format!("{RAFT}{attr}");
-    f.untyped(
-        &name("current_state"),
+pub fn raft_families(f: &mut Exposition, v: &RaftMetricsView, r: &RaftRates) {
+    f.family(
+        [RAFT, "current_state"],
         "The current state of this member; possible values are leader, candidate, voted, follower, unattached, observer",
-        &[("current_state", v.state)],
-        1.0,
+        Kind::Untyped,
     );
+    f.sample(&[("current_state", v.state)], 1.0);
     let gauges: [(&str, &str, f64); 13] = [
         ("current_leader", "The current quorum leader's id; -1 indicates unknown", v.leader as f64),
         ("current_vote", "The current voted id; -1 indicates not voted for anyone", v.vote as f64),
@@ -42,29 +41,29 @@ pub fn raft_families(f: &mut Families, v: &RaftMetricsView, r: &RaftRates) {
         ("poll_idle_ratio_avg", "The ratio of time the Raft IO thread is idle as opposed to doing work (e.g. handling requests or replicating from the leader)", r.poll_idle_ratio_avg),
     ];
     for (attr, help, value) in gauges {
-        f.gauge(&name(attr), help, value);
+        f.gauge([RAFT, attr], help, value);
     }
     f.counter(
-        &name("commit_latency_max_total"),
+        [RAFT, "commit_latency_max_total"],
         "The maximum time in milliseconds to commit an entry in the raft log.",
         r.commit_latency_max,
     );
     f.counter(
-        &name("election_latency_max_total"),
+        [RAFT, "election_latency_max_total"],
         "The maximum time in milliseconds spent on electing a new leader.",
         r.election_latency_max,
     );
     // Registered by Java's leader only.
     if let Some(n) = v.observers {
         f.gauge(
-            &name("number_of_observers"),
+            [RAFT, "number_of_observers"],
             "Number of observers being tracked by the KRaft topic partition leader.",
             n as f64,
         );
     }
     if let Some(change) = v.uncommitted_voter_change {
         f.gauge(
-            &name("uncommitted_voter_change"),
+            [RAFT, "uncommitted_voter_change"],
             "1 if there is a voter change that has not been committed, 0 otherwise.",
             if change { 1.0 } else { 0.0 },
         );
@@ -143,7 +142,7 @@ impl ChannelCounters {
             .collect()
     }
 
-    pub fn families(&self, f: &mut Families) {
+    pub fn families(&self, f: &mut Exposition) {
         let get = |c: &AtomicU64| c.load(Ordering::Relaxed) as f64;
         let counters = [
             (
@@ -168,7 +167,7 @@ impl ChannelCounters {
             ),
         ];
         for (attr, help, c) in counters {
-            f.counter(&format!("{CHANNEL}{attr}"), help, get(c));
+            f.counter([CHANNEL, attr], help, get(c));
         }
     }
 }

@@ -9,7 +9,7 @@ use super::loader::LoaderSample;
 use super::raft::ChannelCounters;
 use super::sampler::RaftRates;
 use super::text::Format;
-use super::{node_families, render, Sample};
+use super::{render, Sample};
 use crate::log::fsync_latency::FsyncLatency;
 use crate::raft::metrics::RaftMetricsView;
 use crate::server::disk_space::DiskSpace;
@@ -107,6 +107,10 @@ fn follower() -> Sample {
     }
 }
 
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).expect("the exposition is UTF-8")
+}
+
 /// The sample lines only (HELP and TYPE left to `types_are_the_exporters`).
 fn samples(text: &str) -> Vec<&str> {
     text.lines().filter(|l| !l.starts_with('#')).collect()
@@ -118,7 +122,7 @@ fn a_followers_exposition_line_by_line() {
     channel.sent(100);
     channel.sent(50);
     channel.received(70);
-    let text = render(node_families(&follower(), &channel), None, Format::Text);
+    let text = text(&render(&follower(), &channel, None, Format::Text, 0));
     let expected = [
         r#"kafka_server_raftmetrics_current_state{current_state="follower"} 1"#,
         "kafka_server_raftmetrics_current_leader 1",
@@ -228,11 +232,13 @@ fn the_leader_adds_its_two_metrics_and_the_types_are_the_exporters() {
     s.raft.observers = Some(1);
     s.raft.uncommitted_voter_change = Some(false);
     s.controller.active = true;
-    let text = render(
-        node_families(&s, &ChannelCounters::default()),
+    let text = text(&render(
+        &s,
+        &ChannelCounters::default(),
         None,
         Format::Text,
-    );
+        0,
+    ));
     let lines = samples(&text);
     assert!(lines.contains(&r#"kafka_server_raftmetrics_current_state{current_state="leader"} 1"#));
     assert!(lines.contains(&"kafka_server_raftmetrics_number_of_observers 1"));
@@ -314,11 +320,13 @@ fn a_leader_exports_the_names_a_java_leader_exports() {
     s.raft.state = "leader";
     s.raft.observers = Some(0);
     s.raft.uncommitted_voter_change = Some(false);
-    let kraftd = render(
-        node_families(&s, &ChannelCounters::default()),
+    let kraftd = text(&render(
+        &s,
+        &ChannelCounters::default(),
         None,
         Format::Text,
-    );
+        0,
+    ));
     let (java, kraftd) = (signatures(java), signatures(&kraftd));
     let missing: Vec<_> = java.difference(&kraftd).collect();
     let extra: Vec<_> = kraftd.difference(&java).collect();
