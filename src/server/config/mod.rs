@@ -36,8 +36,8 @@ pub use password::Password;
 pub use properties::Properties;
 
 use rules::{
-    check_advertised, check_controller_listeners, check_protocol, check_roles, log_dirs,
-    parse_endpoints, quorum_config, security_protocols,
+    check_advertised, check_controller_listeners, check_no_zookeeper_migration, check_protocol,
+    check_roles, log_dirs, parse_endpoints, quorum_config, security_protocols,
 };
 use values::{parse_bool, parse_int, parse_list, parse_long};
 
@@ -268,6 +268,7 @@ impl ControllerConfig {
             }
         };
         check_roles(&r)?;
+        check_no_zookeeper_migration(&r)?;
         if let Some(v) = r.raw("broker.id") {
             let broker_id = parse_int("broker.id", v, i32::MIN)?;
             if broker_id != node_id {

@@ -37,6 +37,22 @@ pub(super) fn check_roles(r: &Reader<'_>) -> Result<(), ConfigError> {
     Ok(())
 }
 
+/// `zookeeper.metadata.migration.enable=true` marks a controller of a ZooKeeper-to-KRaft
+/// migration. Kafka 4.x has no migration (a 4.4 controller starts with the key set and ignores
+/// it, without a word); kraftd joins a quorum only once the migration is over, so it says so
+/// rather than start as if it took part. `false`, as a migrated 3.9 config may still say, is fine.
+pub(super) fn check_no_zookeeper_migration(r: &Reader<'_>) -> Result<(), ConfigError> {
+    const KEY: &str = "zookeeper.metadata.migration.enable";
+    if r.bool(KEY, false)? {
+        return Err(ConfigError::Unsupported(format!(
+            "{KEY}=true: kraftd cannot take part in a ZooKeeper to KRaft migration (Kafka 4.x has \
+             none either); finish the migration with the Java controllers of its release, then \
+             remove {KEY} (or set it to false) and start kraftd in their place"
+        )));
+    }
+    Ok(())
+}
+
 pub(super) fn parse_endpoints(
     r: &Reader<'_>,
     key: &str,

@@ -316,6 +316,22 @@ fn node_id() {
 }
 
 #[test]
+fn a_zookeeper_migration_is_refused_at_start_up() {
+    let m = err_with("zookeeper.metadata.migration.enable=true");
+    assert!(
+        m.starts_with("zookeeper.metadata.migration.enable=true: kraftd cannot take part in a ZooKeeper to KRaft migration")
+            && m.contains("finish the migration with the Java controllers"),
+        "{m}"
+    );
+    assert!(err_with("zookeeper.metadata.migration.enable=TRUE ").contains("cannot take part"));
+    // A migrated 3.9 controller's config may keep the key, false, and its zookeeper.connect.
+    assert!(with("zookeeper.metadata.migration.enable=false").is_ok());
+    assert!(with("zookeeper.connect=zk:2181").is_ok());
+    assert!(err_with("zookeeper.metadata.migration.enable=yes")
+        .starts_with("invalid value 'yes' for zookeeper.metadata.migration.enable"));
+}
+
+#[test]
 fn process_roles() {
     assert!(
         err(&without("process.roles")).starts_with("missing required configuration process.roles")
