@@ -7,6 +7,7 @@
 mod add_scram;
 mod checkpoint;
 mod dump;
+mod release_versions;
 
 use checkpoint::compare_checkpoints;
 
