@@ -154,15 +154,25 @@ pub fn controller_families(f: &mut Exposition, c: &ControllerSample, e: &EventMa
 
     // One gauge per registered broker (`…,name=BrokerRegistrationState,broker=<id>`), and on
     // the active controller one per broker for its heartbeats.
-    per_broker_gauge(
-        f,
-        "BrokerRegistrationState",
-        " (-1 unregistered, 10 fenced, 20 controlled shutdown, 30 active)",
+    let help = "kafka.controller:type=KafkaController,name=";
+    f.gauge_by(
+        [KAFKA_CONTROLLER, "BrokerRegistrationState"],
+        [
+            help,
+            "BrokerRegistrationState",
+            " (-1 unregistered, 10 fenced, 20 controlled shutdown, 30 active)",
+        ],
+        "broker",
         c.broker_states.iter().map(|&(id, s)| (id, f64::from(s))),
     );
-    let heartbeats = c.since_last_heartbeat_ms.iter();
-    let heartbeats = heartbeats.map(|&(id, ms)| (id, ms as f64));
-    per_broker_gauge(f, "TimeSinceLastHeartbeatReceivedMs", "", heartbeats);
+    f.gauge_by(
+        [KAFKA_CONTROLLER, "TimeSinceLastHeartbeatReceivedMs"],
+        [help, "TimeSinceLastHeartbeatReceivedMs"],
+        "broker",
+        c.since_last_heartbeat_ms
+            .iter()
+            .map(|&(id, ms)| (id, ms as f64)),
+    );
 
     let events = "kafka_controller_controllereventmanager_";
     f.gauge(
@@ -198,27 +208,5 @@ pub fn controller_families(f: &mut Exposition, c: &ControllerSample, e: &EventMa
             ["kafka.controller:type=ControllerStats,name=", bean],
             count as f64,
         );
-    }
-}
-
-/// A `type=KafkaController` gauge with a `broker` label, one sample per broker (none: no family,
-/// as Java registers these per broker).
-fn per_broker_gauge(
-    f: &mut Exposition,
-    bean: &str,
-    help_suffix: &str,
-    values: impl ExactSizeIterator<Item = (i32, f64)>,
-) {
-    if values.len() == 0 {
-        return;
-    }
-    let help = [
-        "kafka.controller:type=KafkaController,name=",
-        bean,
-        help_suffix,
-    ];
-    f.family([KAFKA_CONTROLLER, bean], help, Kind::Gauge);
-    for (id, value) in values {
-        f.keyed("broker", id, value);
     }
 }

@@ -2,7 +2,7 @@
 //! operator of the quorum needs (the runbook's disk, snapshot, replication and election
 //! questions). docs/monitoring.md lists them.
 
-use super::text::{Exposition, Kind};
+use super::text::Exposition;
 use crate::log::fsync_latency::FsyncLatency;
 use crate::raft::metrics::VoterProgress;
 use crate::server::disk_space::DiskSpace;
@@ -99,8 +99,7 @@ pub fn kraftd_families(f: &mut Exposition, s: &KraftdSample) {
         "Leaders this node saw take office.",
         s.leader_changes as f64,
     );
-    per_node_gauge(
-        f,
+    f.gauge_by(
         "kraftd_voter_fetch_lag_records",
         "On the leader: records between its log end and each voter's, as of the voter's last fetch.",
         "voter",
@@ -108,8 +107,7 @@ pub fn kraftd_families(f: &mut Exposition, s: &KraftdSample) {
             .iter()
             .filter_map(|v| v.lag_records.map(|l| (v.id, l as f64))),
     );
-    per_node_gauge(
-        f,
+    f.gauge_by(
         "kraftd_voter_last_fetch_age_seconds",
         "On the leader: seconds since each voter's last fetch.",
         "voter",
@@ -117,15 +115,13 @@ pub fn kraftd_families(f: &mut Exposition, s: &KraftdSample) {
             .iter()
             .filter_map(|v| v.since_last_fetch_ms.map(|ms| (v.id, ms as f64 / 1000.0))),
     );
-    per_node_gauge(
-        f,
+    f.gauge_by(
         "kraftd_peer_rtt_seconds",
         "The last round trip of a request (a long-polling Fetch aside) to each controller.",
         "peer",
         s.peer_rtt_seconds.iter().copied(),
     );
-    per_node_gauge(
-        f,
+    f.gauge_by(
         "kraftd_leader_clock_offset_ms",
         "On a follower: the leader's wall clock minus this node's, estimated from the append times of the batches it replicates.",
         "leader",
@@ -133,22 +129,4 @@ pub fn kraftd_families(f: &mut Exposition, s: &KraftdSample) {
             .iter()
             .map(|&(id, ms)| (id, ms as f64)),
     );
-}
-
-/// A gauge with one sample per node id under `label` (none: no family).
-fn per_node_gauge(
-    f: &mut Exposition,
-    name: &str,
-    help: &str,
-    label: &str,
-    values: impl Iterator<Item = (i32, f64)>,
-) {
-    let mut values = values.peekable();
-    if values.peek().is_none() {
-        return;
-    }
-    f.family(name, help, Kind::Gauge);
-    for (id, value) in values {
-        f.keyed(label, id, value);
-    }
 }

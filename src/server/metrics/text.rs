@@ -171,6 +171,25 @@ impl Exposition {
         out.push(b'\n');
     }
 
+    /// A gauge with one sample per value of its one integer label `label` (a broker's or a
+    /// controller's id); no family at all when there are none, as Java registers these per id.
+    pub fn gauge_by(
+        &mut self,
+        name: impl Parts,
+        help: impl Parts,
+        label: &str,
+        values: impl IntoIterator<Item = (i32, f64)>,
+    ) {
+        let mut values = values.into_iter().peekable();
+        if values.peek().is_none() {
+            return;
+        }
+        self.family(name, help, Kind::Gauge);
+        for (key, value) in values {
+            self.keyed(label, key, value);
+        }
+    }
+
     pub fn gauge(&mut self, name: impl Parts, help: impl Parts, value: f64) {
         self.family(name, help, Kind::Gauge);
         self.sample(&[], value);
