@@ -467,6 +467,10 @@ fn topic_changes(kafka: &Kafka, via: &str, topic: &str) {
             "3",
         ],
     );
+    // The create is answered once the controller commits it, but the broker serves
+    // kafka-topics from its own image, which can lag by a fetch; right after a failover
+    // the broker may still be finding the new leader (as with Java controllers).
+    describe_until(kafka, via, topic, |d| d.len() == 12);
     topics(
         kafka,
         via,
