@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -46,7 +46,8 @@ pub const MAX_CONNECTIONS: usize = 64;
 /// The largest request head (request line and headers) read; larger ones get 431.
 pub const MAX_HEAD_BYTES: usize = 16 * 1024;
 pub const MAX_HEADERS: usize = 64;
-/// A request head must arrive within this.
+/// A request head must arrive within this (on a kept-alive connection, from the previous
+/// answer on: an idle connection is closed then).
 pub const HEAD_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// A connection lives at most this long (Prometheus reconnects).
 pub const CONNECTION_LIFETIME: Duration = Duration::from_secs(300);
@@ -118,9 +119,19 @@ pub async fn serve(listener: TcpListener, state: Arc<HttpState>) {
         };
         let state = state.clone();
         tokio::spawn(async move {
+            // Requests answered on this connection: a timeout after one is a kept-alive
+            // connection left idle (Prometheus keeps one per target between scrapes), not a
+            // bad client.
+            let answered = Arc::new(AtomicUsize::new(0));
+            let counted = answered.clone();
             let service = service_fn(move |req| {
                 let state = state.clone();
-                async move { Ok::<_, Infallible>(route(&state, req).await) }
+                let counted = counted.clone();
+                async move {
+                    let answer = route(&state, req).await;
+                    counted.fetch_add(1, Ordering::Relaxed);
+                    Ok::<_, Infallible>(answer)
+                }
             });
             let mut builder = http1::Builder::new();
             builder
@@ -134,7 +145,12 @@ pub async fn serve(listener: TcpListener, state: Arc<HttpState>) {
             let conn = builder.serve_connection(TokioIo::new(stream), service);
             match tokio::time::timeout(CONNECTION_LIFETIME, conn).await {
                 Ok(Ok(())) => {}
-                Ok(Err(e)) => warn!(target: "kraftd::http", "bad HTTP from {peer}: {e}"),
+                Ok(Err(e)) => match bad_http(e.is_timeout(), answered.load(Ordering::Relaxed)) {
+                    true => warn!(target: "kraftd::http", "bad HTTP from {peer}: {e}"),
+                    false => {
+                        debug!(target: "kraftd::http", "closing the connection from {peer}: idle for {HEAD_READ_TIMEOUT:?} after a request")
+                    }
+                },
                 Err(_) => {
                     debug!(target: "kraftd::http", "closing the connection from {peer} after {CONNECTION_LIFETIME:?}")
                 }
@@ -142,6 +158,13 @@ pub async fn serve(listener: TcpListener, state: Arc<HttpState>) {
             drop(slot);
         });
     }
+}
+
+/// Whether a connection that ended in an error (`timed_out`: no request head in time) after
+/// `answered` requests had a bad client, worth a warning. A timeout after an answer is a
+/// kept-alive connection left idle, as Prometheus leaves one between scrapes.
+fn bad_http(timed_out: bool, answered: usize) -> bool {
+    !(timed_out && answered > 0)
 }
 
 type Answer = Response<Full<Bytes>>;

@@ -154,3 +154,27 @@ async fn connections_beyond_the_bound_are_closed_and_the_rest_served() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(status(&get(addr, "/healthz").await), Some(200));
 }
+
+// Waits out the real head timeout (a paused clock needs tokio's test-util, which would build
+// tokio a second time, with other features, for the tests alone).
+#[tokio::test]
+async fn an_idle_kept_alive_connection_is_closed_quietly_and_a_silent_one_as_bad_http() {
+    let (addr, _) = listening(temp_dir("idle")).await;
+    // A scraper's kept connection: one answer, then nothing for longer than the head timeout.
+    let mut kept = TcpStream::connect(addr).await.unwrap();
+    kept.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let mut buf = vec![0u8; 4096];
+    let n = kept.read(&mut buf).await.unwrap();
+    assert_eq!(status(&String::from_utf8_lossy(&buf[..n])), Some(200));
+    // A client that connects and never sends a request head.
+    let mut silent = TcpStream::connect(addr).await.unwrap();
+    tokio::time::sleep(HEAD_READ_TIMEOUT + Duration::from_secs(1)).await;
+    assert_eq!(kept.read(&mut buf).await.unwrap(), 0, "closed after idling");
+    assert_eq!(silent.read(&mut buf).await.unwrap(), 0, "closed unanswered");
+    // How each is logged: the idle one quietly (debug), the silent one as bad HTTP (a warning).
+    assert!(!bad_http(true, 1));
+    assert!(bad_http(true, 0));
+    assert!(bad_http(false, 3));
+}
