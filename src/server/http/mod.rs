@@ -145,12 +145,12 @@ pub async fn serve(listener: TcpListener, state: Arc<HttpState>) {
             let conn = builder.serve_connection(TokioIo::new(stream), service);
             match tokio::time::timeout(CONNECTION_LIFETIME, conn).await {
                 Ok(Ok(())) => {}
-                Ok(Err(e)) => match bad_http(e.is_timeout(), answered.load(Ordering::Relaxed)) {
-                    true => warn!(target: "kraftd::http", "bad HTTP from {peer}: {e}"),
-                    false => {
-                        debug!(target: "kraftd::http", "closing the connection from {peer}: idle for {HEAD_READ_TIMEOUT:?} after a request")
-                    }
-                },
+                Ok(Err(e)) if bad_http(e.is_timeout(), answered.load(Ordering::Relaxed)) => {
+                    warn!(target: "kraftd::http", "bad HTTP from {peer}: {e}")
+                }
+                Ok(Err(_)) => {
+                    debug!(target: "kraftd::http", "closing the connection from {peer}: idle for {HEAD_READ_TIMEOUT:?} after a request")
+                }
                 Err(_) => {
                     debug!(target: "kraftd::http", "closing the connection from {peer} after {CONNECTION_LIFETIME:?}")
                 }

@@ -103,7 +103,10 @@ pub struct EventManagerSample {
     pub processing_time_ms: [f64; 6],
 }
 
+/// The exporter's name prefix for `type=KafkaController` beans, and the beans' own name prefix
+/// (each family's help).
 const KAFKA_CONTROLLER: &str = "kafka_controller_kafkacontroller_";
+const KAFKA_CONTROLLER_BEAN: &str = "kafka.controller:type=KafkaController,name=";
 
 pub fn controller_families(f: &mut Exposition, c: &ControllerSample, e: &EventManagerSample) {
     let gauges: [(&str, f64); 18] = [
@@ -148,17 +151,19 @@ pub fn controller_families(f: &mut Exposition, c: &ControllerSample, e: &EventMa
         ),
     ];
     for (bean, value) in gauges {
-        let help = ["kafka.controller:type=KafkaController,name=", bean];
-        f.gauge([KAFKA_CONTROLLER, bean], help, value);
+        f.gauge(
+            [KAFKA_CONTROLLER, bean],
+            [KAFKA_CONTROLLER_BEAN, bean],
+            value,
+        );
     }
 
     // One gauge per registered broker (`…,name=BrokerRegistrationState,broker=<id>`), and on
     // the active controller one per broker for its heartbeats.
-    let help = "kafka.controller:type=KafkaController,name=";
     f.gauge_by(
         [KAFKA_CONTROLLER, "BrokerRegistrationState"],
         [
-            help,
+            KAFKA_CONTROLLER_BEAN,
             "BrokerRegistrationState",
             " (-1 unregistered, 10 fenced, 20 controlled shutdown, 30 active)",
         ],
@@ -167,7 +172,7 @@ pub fn controller_families(f: &mut Exposition, c: &ControllerSample, e: &EventMa
     );
     f.gauge_by(
         [KAFKA_CONTROLLER, "TimeSinceLastHeartbeatReceivedMs"],
-        [help, "TimeSinceLastHeartbeatReceivedMs"],
+        [KAFKA_CONTROLLER_BEAN, "TimeSinceLastHeartbeatReceivedMs"],
         "broker",
         c.since_last_heartbeat_ms
             .iter()
